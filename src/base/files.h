@@ -1,0 +1,43 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Safe file creation and reading. Output files are created exclusively (O_CREAT|O_EXCL, which
+// never follows a link planted at the final path component) with owner-only permissions, so a
+// profiled process never clobbers or appends to a file it did not create.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "jitscope/base/scoped_resource.h"
+#include "jitscope/base/status.h"
+
+namespace jitscope::base {
+
+// Creates `directory`/`name` for reading and writing. Fails if anything exists at that path.
+StatusOr<ScopedFd> CreateExclusive(const std::string& directory, const std::string& name,
+                                   mode_t mode = 0600);
+
+// A whole file mapped read-only; an empty file maps to an empty span.
+class MappedFile {
+ public:
+  static StatusOr<MappedFile> Open(const std::string& path);
+
+  const uint8_t* data() const { return static_cast<const uint8_t*>(mapping_.data()); }
+  size_t size() const { return size_; }
+  std::string_view bytes() const {
+    return {reinterpret_cast<const char*>(data()), size_};
+  }
+
+ private:
+  MappedFile(ScopedMmap mapping, size_t size) : mapping_(std::move(mapping)), size_(size) {}
+  ScopedMmap mapping_;
+  size_t size_ = 0;
+};
+
+// Writes all of `data` to `fd`, retrying on EINTR and short writes.
+Status WriteAll(int fd, const void* data, size_t size);
+
+}  // namespace jitscope::base

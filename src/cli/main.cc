@@ -1,0 +1,33 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The `jitscope` command. Exceptions from argument parsing stop here: every failure becomes one
+// clear line on stderr and a non-zero exit code.
+#include <cstdio>
+
+#include <CLI/CLI.hpp>
+
+#include "jitscope/cli/dump_command.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"jitscope: see and profile code generated at run time (JIT code)", "jitscope"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "jitscope 0.1.0");
+
+  jitscope::cli::DumpOptions dump;
+  jitscope::cli::AddDumpCommand(app, dump);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "jitscope: error: %s\nRun 'jitscope --help' for usage.\n", e.what());
+    return 2;
+  }
+  if (app.got_subcommand("dump")) return jitscope::cli::RunDump(dump, stdout, stderr);
+  return 2;
+}

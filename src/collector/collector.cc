@@ -1,0 +1,153 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "jitscope/collector/collector.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "jitscope/base/clock.h"
+#include "jitscope/collector/event_decoder.h"
+#include "jitscope/collector/trace_sink.h"
+
+namespace jitscope::collector {
+namespace {
+
+// Bumped in every fork()ed child, so thread-local caches filled by the parent are refreshed.
+std::atomic<uint32_t> fork_generation{1};
+
+uint32_t CurrentThreadId() {
+  // gettid() and getpid() are syscalls (glibc no longer caches the pid); cache the tid per
+  // thread, and tell a cache inherited across fork() by the fork generation.
+  static const bool registered = [] {
+    ::pthread_atfork(nullptr, nullptr,
+                     [] { fork_generation.fetch_add(1, std::memory_order_relaxed); });
+    return true;
+  }();
+  (void)registered;
+  thread_local uint32_t cached_generation = 0;
+  thread_local uint32_t cached_tid = 0;
+  const uint32_t generation = fork_generation.load(std::memory_order_relaxed);
+  if (cached_generation != generation) {
+    cached_tid = static_cast<uint32_t>(::syscall(SYS_gettid));
+    cached_generation = generation;
+  }
+  return cached_tid;
+}
+
+uint64_t RealtimeNowNs() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+std::string ExecutablePath() {
+  char buffer[PATH_MAX];
+  const ssize_t size = ::readlink("/proc/self/exe", buffer, sizeof(buffer));
+  return size > 0 ? std::string(buffer, static_cast<size_t>(size)) : std::string();
+}
+
+bool IsTopLevelLoad(uint32_t api_event) {
+  return api_event == trace::kEventMethodLoadFinished ||
+         api_event == trace::kEventMethodLoadFinishedV2 ||
+         api_event == trace::kEventMethodLoadFinishedV3;
+}
+
+}  // namespace
+
+Environment SystemEnvironment() { return Environment{&base::MonotonicNowNs, &CurrentThreadId}; }
+
+base::StatusOr<std::unique_ptr<Collector>> Collector::Create(const Config& config, Log log,
+                                                             Environment environment) {
+  std::vector<std::unique_ptr<Sink>> sinks;
+  if (config.formats & kFormatTrace) {
+    trace::TraceIdentity identity{static_cast<uint32_t>(::getpid()), ExecutablePath(),
+                                  environment.now_ns(), RealtimeNowNs()};
+    ASSIGN_OR_RETURN(auto sink, TraceSink::Create(config.output_dir, identity));
+    log.Printf("recording JIT events to %s", sink->path().c_str());
+    sinks.push_back(std::move(sink));
+  }
+  return CreateForTesting(std::move(sinks), std::move(log), environment);
+}
+
+std::unique_ptr<Collector> Collector::CreateForTesting(std::vector<std::unique_ptr<Sink>> sinks,
+                                                       Log log, Environment environment) {
+  return std::unique_ptr<Collector>(new Collector(std::move(sinks), std::move(log), environment));
+}
+
+std::string Collector::WriteErrors() const {
+  std::string errors;
+  for (const auto& sink : sinks_) {
+    const base::Status error = sink->error();
+    if (error.ok()) continue;
+    if (!errors.empty()) errors += "; ";
+    errors += error.message();
+  }
+  return errors.empty() ? std::string("no details") : errors;
+}
+
+Sink::Result Collector::WriteAll(const trace::Record& record) {
+  Sink::Result result = Sink::Result::kOk;
+  for (const auto& sink : sinks_) {
+    const Sink::Result written = sink->Write(record);
+    if (result == Sink::Result::kOk) result = written;
+  }
+  return result;
+}
+
+int Collector::Reject(uint32_t event_type, trace::RejectReason reason, uint64_t timestamp,
+                      uint32_t tid) {
+  const uint64_t count =
+      rejected_[static_cast<size_t>(reason)].fetch_add(1, std::memory_order_relaxed);
+  if (count == 0 && reason == trace::RejectReason::kWriteFailed) {
+    log_.Printf("cannot write the JIT events any more; further events are refused (%s)",
+                WriteErrors().c_str());
+  } else if (count == 0) {
+    const char* name = trace::ApiEventName(event_type);
+    log_.Printf("rejected %s event (type %u): %s; further rejections for this reason are "
+                "counted in the trace, not logged",
+                name ? name : "an unknown", event_type, trace::RejectReasonName(reason));
+  }
+  // Best effort: if the trace itself is what failed, this write fails too and the counter above
+  // is what remains.
+  if (reason != trace::RejectReason::kWriteFailed) {
+    WriteAll(trace::Record{timestamp, tid, trace::RejectedEvent{event_type, reason}});
+  }
+  return 0;
+}
+
+int Collector::Notify(uint32_t event_type, const void* payload) {
+  const uint64_t timestamp = environment_.now_ns();
+  const uint32_t tid = environment_.thread_id();
+  DecodeResult decoded = DecodeEvent(event_type, payload);
+  if (const auto* reason = std::get_if<trace::RejectReason>(&decoded)) {
+    return Reject(event_type, *reason, timestamp, tid);
+  }
+  trace::Record record{timestamp, tid, std::move(std::get<trace::Event>(decoded))};
+
+  if (const auto* code = std::get_if<trace::CodeEvent>(&record.event)) {
+    if (code->api_event == trace::kEventMethodInlineLoadFinished) {
+      if (!inline_registry_.AddChild(code->parent_method_id, code->address, code->size)) {
+        return Reject(event_type, trace::RejectReason::kInlineOverlap, timestamp, tid);
+      }
+    } else if (IsTopLevelLoad(code->api_event)) {
+      inline_registry_.ForgetChildren(code->method_id);
+    }
+  } else if (const auto* unload = std::get_if<trace::UnloadEvent>(&record.event)) {
+    inline_registry_.ForgetChildren(unload->method_id);
+  }
+
+  switch (WriteAll(record)) {
+    case Sink::Result::kOk: return 1;
+    case Sink::Result::kTooLarge:
+      return Reject(event_type, trace::RejectReason::kTooLarge, timestamp, tid);
+    case Sink::Result::kWriteFailed:
+      return Reject(event_type, trace::RejectReason::kWriteFailed, timestamp, tid);
+  }
+  return 0;
+}
+
+}  // namespace jitscope::collector

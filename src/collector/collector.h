@@ -1,0 +1,71 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The collector: intake of iJIT_NotifyEvent events, validation, and fan-out to the sinks.
+//
+// Data flow: Notify(type, payload) → DecodeEvent (validation against the seeds' rules) →
+// inline-overlap check (inline events only) → every sink's Write(). A refused event is counted
+// per reason, logged the first time that reason occurs, and written to the trace as a
+// "rejected" record, so nothing is silently lost and the trace stays valid.
+//
+// Threading: Notify is called concurrently from the host's threads. The common path touches
+// only thread-local state, a relaxed atomic counter on rejection, and the sinks (which are
+// lock-free on their common path); inline events take one of 64 sharded locks.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "jitscope/base/status.h"
+#include "jitscope/collector/config.h"
+#include "jitscope/collector/inline_registry.h"
+#include "jitscope/collector/log.h"
+#include "jitscope/collector/sink.h"
+
+namespace jitscope::collector {
+
+// The outside world the collector reads, behind function pointers so tests can drive it with
+// a fixed clock and thread id.
+struct Environment {
+  uint64_t (*now_ns)();
+  uint32_t (*thread_id)();
+};
+Environment SystemEnvironment();
+
+class Collector {
+ public:
+  // Creates the configured sinks (e.g. the trace file). Fails if one cannot be created.
+  static base::StatusOr<std::unique_ptr<Collector>> Create(const Config& config, Log log,
+                                                           Environment environment);
+  // For tests: a collector over the given sinks.
+  static std::unique_ptr<Collector> CreateForTesting(std::vector<std::unique_ptr<Sink>> sinks,
+                                                     Log log, Environment environment);
+
+  // iJIT_NotifyEvent's collector side. Returns 1 when the event was accepted and recorded
+  // (SHUTDOWN: 1 on success, as the API documents), 0 when it was refused.
+  int Notify(uint32_t event_type, const void* payload);
+
+  uint64_t rejected(trace::RejectReason reason) const {
+    return rejected_[static_cast<size_t>(reason)].load(std::memory_order_relaxed);
+  }
+  const std::vector<std::unique_ptr<Sink>>& sinks() const { return sinks_; }
+
+ private:
+  Collector(std::vector<std::unique_ptr<Sink>> sinks, Log log, Environment environment)
+      : sinks_(std::move(sinks)), log_(std::move(log)), environment_(environment) {}
+  int Reject(uint32_t event_type, trace::RejectReason reason, uint64_t timestamp, uint32_t tid);
+  // Writes to every sink; returns the first failure, if any.
+  Sink::Result WriteAll(const trace::Record& record);
+  std::string WriteErrors() const;
+
+  std::vector<std::unique_ptr<Sink>> sinks_;
+  Log log_;
+  Environment environment_;
+  InlineRegistry inline_registry_;
+  std::array<std::atomic<uint64_t>, trace::kMaxRejectReason + 1> rejected_{};
+};
+
+}  // namespace jitscope::collector

@@ -1,0 +1,26 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Turns an (event type, payload) pair from iJIT_NotifyEvent into a trace::Event, validating it
+// against the seeds' rules (../shared/seeds/000_*.txt "Usage Tips" and 001_*.txt): a NULL name,
+// a NULL address or a zero size mean the event "is not accepted"; method ids must not be 0;
+// an inline event needs its parent's id. Ids between 1 and 998 are accepted: Intel's current
+// stub hands them out and oneDNN uses them.
+//
+// Only the fields each event is documented to carry are read: for METHOD_LOAD_FINISHED the first
+// nine (so callers built with the 80-byte legacy struct work), for UNLOAD_START only the leading
+// method id (LLVM passes a bare unsigned int there). The returned views point into the caller's
+// memory and are valid only during the call.
+#pragma once
+
+#include <cstdint>
+#include <variant>
+
+#include "jitscope/trace/event.h"
+
+namespace jitscope::collector {
+
+using DecodeResult = std::variant<trace::Event, trace::RejectReason>;
+
+DecodeResult DecodeEvent(uint32_t event_type, const void* payload);
+
+}  // namespace jitscope::collector

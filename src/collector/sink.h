@@ -1,0 +1,26 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// A sink turns accepted events into one output format (the native trace now; perf jitdump and
+// perf map later). The collector fans every accepted event out to each configured sink. Sinks
+// are called concurrently from the host's threads and must not take a global lock on their
+// common path.
+#pragma once
+
+#include "jitscope/base/status.h"
+#include "jitscope/trace/event.h"
+
+namespace jitscope::collector {
+
+class Sink {
+ public:
+  enum class Result { kOk, kTooLarge, kWriteFailed };
+
+  virtual ~Sink() = default;
+  // Called during iJIT_NotifyEvent: views in `record` (and the code at a CodeEvent's address)
+  // are valid only until it returns.
+  virtual Result Write(const trace::Record& record) = 0;
+  // Why the sink stopped writing, once Write() returned kWriteFailed; OK otherwise.
+  virtual base::Status error() const { return base::Status::Ok(); }
+};
+
+}  // namespace jitscope::collector

@@ -1,0 +1,135 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The on-disk layout of the native trace (jit-<pid>.jsc), byte for byte. The prose description
+// is docs/trace-format.md; this header is the single source of truth for the numbers.
+//
+// Why this shape: the collector must get every acknowledged record into the file without a
+// syscall per event and without a global lock (DESIGN.md, "Files and safety"). So the writer
+// maps the file MAP_SHARED and each thread claims a private *chunk* of it; a thread appends
+// records to its own chunk and publishes each one by storing its 8-byte header last. A store
+// into a shared file mapping is in the page cache the moment it is made, so a SIGKILL right
+// after iJIT_NotifyEvent returns loses nothing.
+//
+// Everything is little-endian and made of fixed-width fields with explicit padding, so 32- and
+// 64-bit writers produce the same format.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace jitscope::trace {
+
+// The only place the format version lives. Bump it on any incompatible change.
+inline constexpr uint32_t kFormatVersion = 1;
+
+inline constexpr char kFileMagic[8] = {'J', 'S', 'C', 'T', 'R', 'A', 'C', 'E'};
+inline constexpr uint32_t kChunkMagic = 0x4B43534A;  // "JSCK" on disk
+// Chunks start on granule boundaries. A reader that finds no chunk magic at a boundary (a
+// claimed-but-never-written chunk, or the unused tail of the file) moves one granule on.
+inline constexpr uint32_t kGranule = 4096;
+
+// Offset 0 of the file. The first chunk starts at `header_size`, a multiple of `granule`.
+struct FileHeader {
+  char magic[8];               // kFileMagic
+  uint32_t version;            // kFormatVersion
+  uint32_t header_size;        // bytes from the start of the file to the first chunk
+  uint32_t granule;            // chunk alignment in bytes (kGranule when written)
+  uint32_t pid;                // process that wrote the trace
+  uint64_t start_monotonic_ns; // CLOCK_MONOTONIC when the trace was created
+  uint64_t start_realtime_ns;  // CLOCK_REALTIME at the same moment, to show wall time
+  uint32_t pointer_size;       // writer's sizeof(void*): 4 or 8 (informational)
+  uint32_t exe_path_size;      // bytes of the executable path that follow this struct
+  // char exe_path[exe_path_size];  (no terminating NUL)
+};
+static_assert(sizeof(FileHeader) == 48);
+
+// At the start of every chunk. `magic` is stored last, so a chunk whose magic is present has a
+// valid tid and size.
+struct ChunkHeader {
+  uint32_t magic;  // kChunkMagic
+  uint32_t tid;    // the thread that owns every record in this chunk
+  uint64_t size;   // bytes in the chunk, header included; a multiple of the granule
+};
+static_assert(sizeof(ChunkHeader) == 16);
+
+enum class RecordType : uint16_t {
+  kCode = 1,         // METHOD_LOAD_FINISHED (13), _V2 (21), _V3 (22), INLINE_LOAD (16), UPDATE (15)
+  kRangeUpdate = 2,  // METHOD_UPDATE_V2 (17)
+  kUnload = 3,       // METHOD_UNLOAD_START (14)
+  kShutdown = 4,     // SHUTDOWN (2)
+  kRejected = 5,     // an event the collector refused, with the reason
+};
+
+// Every record starts with this. The writer stores `size`/`type`/`reserved` as one 8-byte word
+// after the body, so a zero word means "no record here (yet)": the end of the chunk's records,
+// or a record torn by a crash. Records are 8-byte aligned; `size` includes this header.
+struct RecordHeader {
+  uint32_t size;
+  uint16_t type;      // RecordType
+  uint16_t reserved;  // 0
+};
+static_assert(sizeof(RecordHeader) == 8);
+
+// Body of kCode. Followed by `line_count` LineEntry values, then the present strings in the
+// order name, class_file, source_file, module (no NULs), then zero padding to 8 bytes.
+inline constexpr uint32_t kAbsentString = 0xFFFFFFFF;
+struct CodeRecord {
+  uint64_t timestamp;  // CLOCK_MONOTONIC ns when the event arrived
+  uint64_t address;    // method_load_address
+  uint32_t api_event;  // the iJVM_EVENT_TYPE_* value it was reported with
+  uint32_t method_id;
+  uint32_t parent_method_id;  // INLINE_LOAD only, else 0
+  uint32_t size;              // method_size
+  uint32_t class_id;          // LOAD_FINISHED only (obsolete field, kept for completeness)
+  uint32_t arch;              // iJIT_CodeArchitecture, V3 only, else 0
+  uint32_t line_count;
+  // String sizes in bytes; kAbsentString when the caller passed NULL (NULL and "" differ).
+  uint32_t name_size;
+  uint32_t class_file_size;
+  uint32_t source_file_size;
+  uint32_t module_size;
+  uint32_t reserved;  // 0
+};
+static_assert(sizeof(CodeRecord) == 64);
+
+// One entry of a line table, exactly the layout of Intel's LineNumberInfo: `offset` *ends* the
+// code range that starts at the previous entry's offset (or 0). Stored as reported.
+struct LineEntry {
+  uint32_t offset;
+  uint32_t line;
+};
+static_assert(sizeof(LineEntry) == 8);
+
+// Body of kRangeUpdate, followed by the data_format string (if present) and padding.
+struct RangeUpdateRecord {
+  uint64_t timestamp;
+  uint64_t address;
+  uint32_t size;
+  uint32_t segment_type;      // iJIT_SegmentType
+  uint32_t data_format_size;  // UINT32_MAX when data_format was NULL
+  uint32_t reserved;
+};
+static_assert(sizeof(RangeUpdateRecord) == 32);
+
+struct UnloadRecord {
+  uint64_t timestamp;
+  uint32_t method_id;
+  uint32_t reserved;
+};
+static_assert(sizeof(UnloadRecord) == 16);
+
+struct ShutdownRecord {
+  uint64_t timestamp;
+};
+static_assert(sizeof(ShutdownRecord) == 8);
+
+struct RejectedRecord {
+  uint64_t timestamp;
+  uint32_t api_event;  // the event type the caller passed
+  uint32_t reason;     // RejectReason
+};
+static_assert(sizeof(RejectedRecord) == 16);
+
+constexpr size_t AlignTo8(size_t n) { return (n + 7) & ~size_t{7}; }
+
+}  // namespace jitscope::trace

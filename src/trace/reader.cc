@@ -1,0 +1,149 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "jitscope/trace/reader.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "jitscope/trace/format.h"
+#include "jitscope/trace/record_codec.h"
+
+namespace jitscope::trace {
+namespace {
+
+template <typename T>
+T Load(const uint8_t* p) {
+  T value;
+  std::memcpy(&value, p, sizeof(T));
+  return value;
+}
+
+bool AllZero(std::span<const uint8_t> bytes) {
+  return std::all_of(bytes.begin(), bytes.end(), [](uint8_t b) { return b == 0; });
+}
+
+class Parser {
+ public:
+  Parser(std::span<const uint8_t> bytes, ParsedTrace& out) : bytes_(bytes), out_(out) {}
+
+  void ParseChunks(uint64_t first_chunk, uint32_t granule) {
+    uint64_t offset = first_chunk;
+    while (offset < bytes_.size() && bytes_.size() - offset >= sizeof(ChunkHeader)) {
+      const auto header = Load<ChunkHeader>(bytes_.data() + offset);
+      if (header.magic != kChunkMagic) {
+        // Zero: a granule nobody claimed (or claimed by a thread killed before it wrote the
+        // chunk header). Anything else is damage.
+        const uint64_t span = std::min<uint64_t>(granule, bytes_.size() - offset);
+        if (!AllZero(bytes_.subspan(offset, span))) Damage(offset, "invalid chunk header");
+        offset += granule;
+        continue;
+      }
+      if (header.size < granule || header.size % granule != 0) {
+        Damage(offset, "invalid chunk size");
+        offset += granule;
+        continue;
+      }
+      ++out_.stats.chunks;
+      // A chunk cut short by a truncated copy of the file is parsed as far as it goes.
+      const uint64_t end = std::min<uint64_t>(offset + header.size, bytes_.size());
+      ParseRecords(offset + sizeof(ChunkHeader), end, header.tid);
+      offset += header.size;
+    }
+  }
+
+ private:
+  void ParseRecords(uint64_t offset, uint64_t end, uint32_t tid) {
+    while (end - offset >= sizeof(RecordHeader)) {
+      const auto header = Load<RecordHeader>(bytes_.data() + offset);
+      if (header.size == 0 && header.type == 0 && header.reserved == 0) {
+        // End of this chunk's records. Bytes after it mean a record was being written when the
+        // process died: a torn record, skipped.
+        if (!AllZero(bytes_.subspan(offset, end - offset))) ++out_.stats.torn_records;
+        return;
+      }
+      if (header.size < sizeof(RecordHeader) + 8 || header.size % 8 != 0 ||
+          header.size > end - offset) {
+        Damage(offset, "invalid record size");
+        return;
+      }
+      const auto type = static_cast<RecordType>(header.type);
+      auto body = bytes_.subspan(offset + sizeof(RecordHeader), header.size - sizeof(RecordHeader));
+      if (header.type < static_cast<uint16_t>(RecordType::kCode) ||
+          header.type > static_cast<uint16_t>(RecordType::kRejected)) {
+        ++out_.stats.unknown_records;
+      } else if (auto record = DecodeRecordBody(type, body); record.ok()) {
+        record->tid = tid;
+        out_.records.push_back(std::move(record).value());
+        ++out_.stats.records;
+      } else {
+        Damage(offset, record.status().message().c_str());
+      }
+      offset += header.size;
+    }
+  }
+
+  void Damage(uint64_t offset, const char* what) {
+    ++out_.stats.damaged_regions;
+    if (out_.damage.ok()) {
+      out_.damage = base::Status::Error("damaged trace at offset %llu: %s",
+                                        static_cast<unsigned long long>(offset), what);
+    }
+  }
+
+  std::span<const uint8_t> bytes_;
+  ParsedTrace& out_;
+};
+
+}  // namespace
+
+bool LooksLikeTrace(std::span<const uint8_t> bytes) {
+  return bytes.size() >= sizeof(kFileMagic) &&
+         std::memcmp(bytes.data(), kFileMagic, sizeof(kFileMagic)) == 0;
+}
+
+base::StatusOr<ParsedTrace> ParseTrace(std::span<const uint8_t> bytes) {
+  if (!LooksLikeTrace(bytes)) return base::Status::Error("not a jitscope trace (bad magic)");
+  if (bytes.size() < sizeof(FileHeader)) return base::Status::Error("trace header is truncated");
+  const auto header = Load<FileHeader>(bytes.data());
+  if (header.version != kFormatVersion) {
+    return base::Status::Error("unsupported trace version %u (this reader reads version %u)",
+                               header.version, kFormatVersion);
+  }
+  if (header.granule < 512 || header.granule > (1u << 20) ||
+      (header.granule & (header.granule - 1)) != 0) {
+    return base::Status::Error("invalid granule size %u in trace header", header.granule);
+  }
+  if (header.exe_path_size > header.header_size - std::min<uint32_t>(header.header_size,
+                                                                     sizeof(FileHeader)) ||
+      header.header_size < sizeof(FileHeader) || header.header_size % header.granule != 0) {
+    return base::Status::Error("invalid header size in trace header");
+  }
+  if (header.header_size > bytes.size()) return base::Status::Error("trace header is truncated");
+
+  ParsedTrace trace;
+  trace.header.version = header.version;
+  trace.header.pid = header.pid;
+  trace.header.pointer_size = header.pointer_size;
+  trace.header.start_monotonic_ns = header.start_monotonic_ns;
+  trace.header.start_realtime_ns = header.start_realtime_ns;
+  trace.header.exe_path = std::string_view(
+      reinterpret_cast<const char*>(bytes.data() + sizeof(FileHeader)), header.exe_path_size);
+  Parser(bytes, trace).ParseChunks(header.header_size, header.granule);
+  std::stable_sort(trace.records.begin(), trace.records.end(),
+                   [](const Record& a, const Record& b) { return a.timestamp < b.timestamp; });
+  return trace;
+}
+
+base::StatusOr<TraceFile> TraceFile::Open(const std::string& path) {
+  ASSIGN_OR_RETURN(base::MappedFile file, base::MappedFile::Open(path));
+  auto parsed = ParseTrace({file.data(), file.size()});
+  if (!parsed.ok()) {
+    return base::Status::Error("%s: %s", path.c_str(), parsed.status().message().c_str());
+  }
+  ParsedTrace trace = std::move(parsed).value();
+  if (!trace.damage.ok()) {
+    trace.damage = base::Status::Error("%s: %s", path.c_str(), trace.damage.message().c_str());
+  }
+  return TraceFile(std::move(file), std::move(trace));
+}
+
+}  // namespace jitscope::trace

@@ -1,0 +1,60 @@
+/* Copyright 2026 The jitscope Authors
+ * SPDX-License-Identifier: Apache-2.0 */
+
+/*
+ * A stand-in collector for the stub tests. It speaks the collector protocol (fact sheet
+ * ../shared/reference/intel-jit-api.md, 4.4: exports `unsigned int Initialize(void)` and
+ * `unsigned int NotifyEvent(unsigned int, void*)`) and records what arrives, so stub_probe can
+ * ask it afterwards through the FakeCollector* functions.
+ *
+ * One source, four libraries (tests/api/CMakeLists.txt):
+ *   fake_collector_ok            Initialize returns 1
+ *   fake_collector_init_zero     FAKE_INITIALIZE_RESULT=0
+ *   fake_collector_no_notify     FAKE_WITHOUT_NOTIFY_EVENT: exports no NotifyEvent
+ *   fake_collector_no_initialize FAKE_WITHOUT_INITIALIZE: exports no Initialize
+ */
+
+#define _POSIX_C_SOURCE 200809L
+
+#include <stddef.h>
+#include <time.h>
+
+#ifndef FAKE_INITIALIZE_RESULT
+#define FAKE_INITIALIZE_RESULT 1u
+#endif
+
+static unsigned int g_initialize_calls;
+static unsigned int g_notify_calls;
+static unsigned int g_last_event;
+static void* g_last_payload;
+
+#ifndef FAKE_WITHOUT_INITIALIZE
+unsigned int Initialize(void) {
+  /* Keep the stub's loading window open long enough that racing first calls really overlap. */
+  struct timespec delay = {0, 30 * 1000 * 1000};
+  __atomic_add_fetch(&g_initialize_calls, 1u, __ATOMIC_SEQ_CST);
+  nanosleep(&delay, NULL);
+  return FAKE_INITIALIZE_RESULT;
+}
+#endif
+
+#ifndef FAKE_WITHOUT_NOTIFY_EVENT
+/* Returns 100 + event type, so a test can tell the collector's answer from the stub's own 0/1. */
+unsigned int NotifyEvent(unsigned int event_type, void* data) {
+  __atomic_store_n(&g_last_event, event_type, __ATOMIC_SEQ_CST);
+  __atomic_store_n(&g_last_payload, data, __ATOMIC_SEQ_CST);
+  __atomic_add_fetch(&g_notify_calls, 1u, __ATOMIC_SEQ_CST);
+  return 100u + event_type;
+}
+#endif
+
+unsigned int FakeCollectorInitializeCalls(void) {
+  return __atomic_load_n(&g_initialize_calls, __ATOMIC_SEQ_CST);
+}
+unsigned int FakeCollectorNotifyCalls(void) {
+  return __atomic_load_n(&g_notify_calls, __ATOMIC_SEQ_CST);
+}
+unsigned int FakeCollectorLastEvent(void) {
+  return __atomic_load_n(&g_last_event, __ATOMIC_SEQ_CST);
+}
+void* FakeCollectorLastPayload(void) { return __atomic_load_n(&g_last_payload, __ATOMIC_SEQ_CST); }
