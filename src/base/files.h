@@ -27,9 +27,7 @@ class MappedFile {
 
   const uint8_t* data() const { return static_cast<const uint8_t*>(mapping_.data()); }
   size_t size() const { return size_; }
-  std::string_view bytes() const {
-    return {reinterpret_cast<const char*>(data()), size_};
-  }
+  std::string_view bytes() const { return {reinterpret_cast<const char*>(data()), size_}; }
 
  private:
   MappedFile(ScopedMmap mapping, size_t size) : mapping_(std::move(mapping)), size_(size) {}

@@ -41,7 +41,7 @@ class Status {
 template <typename T>
 class StatusOr {
  public:
-  StatusOr(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  StatusOr(T value) : value_(std::move(value)) {}         // NOLINT: implicit by design
   StatusOr(Status status) : status_(std::move(status)) {  // NOLINT: implicit by design
     assert(!status_.ok() && "StatusOr constructed from an OK status without a value");
     if (status_.ok()) status_ = Status::Error("internal error: OK status without a value");
@@ -70,10 +70,10 @@ class StatusOr {
 
 // Returns the status of `expr` from the enclosing function if it is not OK. `expr` is evaluated
 // exactly once.
-#define RETURN_IF_ERROR(expr)                                   \
-  do {                                                          \
-    ::jitscope::base::Status jitscope_status_ = (expr);         \
-    if (!jitscope_status_.ok()) return jitscope_status_;        \
+#define RETURN_IF_ERROR(expr)                            \
+  do {                                                   \
+    ::jitscope::base::Status jitscope_status_ = (expr);  \
+    if (!jitscope_status_.ok()) return jitscope_status_; \
   } while (0)
 
 // `ASSIGN_OR_RETURN(lhs, expr)`: evaluates `expr` (a StatusOr) once; returns its status if not

@@ -41,7 +41,8 @@ std::string FormatText(const trace::Record& record) {
       }
       line += fmt::format(" addr={:#x} size={} name={} class={} source={}", e.address, e.size,
                           Quote(e.name), Quote(e.class_file), Quote(e.source_file));
-      if (e.api_event == trace::kEventMethodLoadFinished) line += fmt::format(" class_id={}", e.class_id);
+      if (e.api_event == trace::kEventMethodLoadFinished)
+        line += fmt::format(" class_id={}", e.class_id);
       if (e.api_event == trace::kEventMethodLoadFinishedV2 ||
           e.api_event == trace::kEventMethodLoadFinishedV3) {
         line += fmt::format(" module={}", Quote(e.module));
@@ -54,8 +55,8 @@ std::string FormatText(const trace::Record& record) {
       return line + "]";
     }
     std::string operator()(const trace::RangeUpdateEvent& e) const {
-      return fmt::format("METHOD_UPDATE_V2 addr={:#x} size={} type={} format={}", e.address,
-                         e.size, e.segment_type, Quote(e.data_format));
+      return fmt::format("METHOD_UPDATE_V2 addr={:#x} size={} type={} format={}", e.address, e.size,
+                         e.segment_type, Quote(e.data_format));
     }
     std::string operator()(const trace::UnloadEvent& e) const {
       return fmt::format("METHOD_UNLOAD_START id={}", e.method_id);
@@ -87,7 +88,8 @@ json ToJson(const trace::Record& record) {
       out["source_file"] = Text(e.source_file);
       out["module"] = Text(e.module);
       json lines = json::array();
-      for (const auto& entry : e.lines) lines.push_back({{"offset", entry.offset}, {"line", entry.line}});
+      for (const auto& entry : e.lines)
+        lines.push_back({{"offset", entry.offset}, {"line", entry.line}});
       out["lines"] = std::move(lines);
     }
     void operator()(const trace::RangeUpdateEvent& e) const {
@@ -136,7 +138,8 @@ std::array<uint64_t, trace::kMaxRejectReason + 1> CountRejections(const trace::P
 }  // namespace
 
 void AddDumpCommand(CLI::App& app, DumpOptions& options) {
-  CLI::App* dump = app.add_subcommand("dump", "Print every record of a jitscope trace (jit-<pid>.jsc)");
+  CLI::App* dump =
+      app.add_subcommand("dump", "Print every record of a jitscope trace (jit-<pid>.jsc)");
   dump->add_option("FILE", options.path, "Trace file written by the collector")->required();
   dump->add_flag("--json", options.json,
                  "One JSON object per line: a header, every record with all its fields, a summary");
@@ -184,8 +187,10 @@ int RunDump(const DumpOptions& options, std::FILE* out, std::FILE* err) {
                    trace::RejectReasonName(static_cast<trace::RejectReason>(i)), rejections[i]);
       }
     }
-    if (t.stats.torn_records != 0) fmt::print(out, ", {} torn (process died mid-write)", t.stats.torn_records);
-    if (t.stats.unknown_records != 0) fmt::print(out, ", {} of unknown type skipped", t.stats.unknown_records);
+    if (t.stats.torn_records != 0)
+      fmt::print(out, ", {} torn (process died mid-write)", t.stats.torn_records);
+    if (t.stats.unknown_records != 0)
+      fmt::print(out, ", {} of unknown type skipped", t.stats.unknown_records);
     fmt::print(out, "\n");
   }
   std::fflush(out);

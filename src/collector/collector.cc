@@ -107,9 +107,10 @@ int Collector::Reject(uint32_t event_type, trace::RejectReason reason, uint64_t 
                 WriteErrors().c_str());
   } else if (count == 0) {
     const char* name = trace::ApiEventName(event_type);
-    log_.Printf("rejected %s event (type %u): %s; further rejections for this reason are "
-                "counted in the trace, not logged",
-                name ? name : "an unknown", event_type, trace::RejectReasonName(reason));
+    log_.Printf(
+        "rejected %s event (type %u): %s; further rejections for this reason are "
+        "counted in the trace, not logged",
+        name ? name : "an unknown", event_type, trace::RejectReasonName(reason));
   }
   // Best effort: if the trace itself is what failed, this write fails too and the counter above
   // is what remains.
@@ -141,7 +142,8 @@ int Collector::Notify(uint32_t event_type, const void* payload) {
   }
 
   switch (WriteAll(record)) {
-    case Sink::Result::kOk: return 1;
+    case Sink::Result::kOk:
+      return 1;
     case Sink::Result::kTooLarge:
       return Reject(event_type, trace::RejectReason::kTooLarge, timestamp, tid);
     case Sink::Result::kWriteFailed:

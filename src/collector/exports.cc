@@ -24,7 +24,7 @@ namespace jitscope::collector {
 namespace {
 
 std::atomic<Collector*> active_collector{nullptr};
-std::mutex create_mutex;   // serialises creation; never taken once a collector exists
+std::mutex create_mutex;     // serialises creation; never taken once a collector exists
 bool create_failed = false;  // sticky per process: a failed setup is not retried per event
 
 // A host whose code reports events from inside our own call (through a signal handler, or an
@@ -35,7 +35,8 @@ Collector* CreateCollector() {
   std::lock_guard lock(create_mutex);
   if (Collector* existing = active_collector.load(std::memory_order_acquire)) return existing;
   if (create_failed) return nullptr;
-  auto config = ConfigFromEnvironment([](const char* name) -> const char* { return ::getenv(name); });
+  auto config =
+      ConfigFromEnvironment([](const char* name) -> const char* { return ::getenv(name); });
   if (!config.ok()) {
     Log().Printf("%s; JIT profiling is off", config.status().message().c_str());
     create_failed = true;

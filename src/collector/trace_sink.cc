@@ -8,8 +8,8 @@
 
 namespace jitscope::collector {
 
-base::StatusOr<std::unique_ptr<TraceSink>> TraceSink::Create(
-    const std::string& directory, const trace::TraceIdentity& identity) {
+base::StatusOr<std::unique_ptr<TraceSink>> TraceSink::Create(const std::string& directory,
+                                                             const trace::TraceIdentity& identity) {
   constexpr int kAttempts = 100;
   base::Status last;
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
@@ -19,7 +19,8 @@ base::StatusOr<std::unique_ptr<TraceSink>> TraceSink::Create(
     auto fd = base::CreateExclusive(directory, name, 0600);
     if (!fd.ok()) {
       last = fd.status();
-      if (last.errno_value() == EEXIST) continue;  // a file (or a planted link) is there: try the next name
+      if (last.errno_value() == EEXIST)
+        continue;  // a file (or a planted link) is there: try the next name
       return last;
     }
     ASSIGN_OR_RETURN(auto writer, trace::TraceWriter::Create(std::move(fd).value(), identity));
@@ -31,9 +32,12 @@ base::StatusOr<std::unique_ptr<TraceSink>> TraceSink::Create(
 
 Sink::Result TraceSink::Write(const trace::Record& record) {
   switch (writer_->Append(record.event, record.timestamp, record.tid)) {
-    case trace::TraceWriter::AppendResult::kOk: return Result::kOk;
-    case trace::TraceWriter::AppendResult::kTooLarge: return Result::kTooLarge;
-    case trace::TraceWriter::AppendResult::kWriteFailed: return Result::kWriteFailed;
+    case trace::TraceWriter::AppendResult::kOk:
+      return Result::kOk;
+    case trace::TraceWriter::AppendResult::kTooLarge:
+      return Result::kTooLarge;
+    case trace::TraceWriter::AppendResult::kWriteFailed:
+      return Result::kWriteFailed;
   }
   return Result::kWriteFailed;
 }

@@ -31,18 +31,18 @@ enum ApiEvent : uint32_t {
 
 // Why the collector refused an event. Values are stored in the trace: append only.
 enum class RejectReason : uint32_t {
-  kNullPayload = 1,        // an event that needs a payload got NULL
-  kNullName = 2,           // method_name is NULL
-  kNullAddress = 3,        // method_load_address is NULL ("not accepted")
-  kZeroSize = 4,           // method_size is 0 ("not accepted")
-  kZeroMethodId = 5,       // method_id is 0
-  kZeroParentId = 6,       // inline event with parent_method_id 0
-  kNullLineTable = 7,      // line_number_table NULL with a non-zero line_number_size
-  kInlineOverlap = 8,      // an inline region overlaps a sibling of the same parent
-  kUnknownEvent = 9,       // event type not defined by the API
-  kTooLarge = 10,          // the record would not fit the trace's 32-bit record size
-  kWriteFailed = 11,       // the trace could not be extended (disk full, I/O error)
-  kMissingDataFormat = 12, // UPDATE_V2 of a DATA segment without data_format
+  kNullPayload = 1,         // an event that needs a payload got NULL
+  kNullName = 2,            // method_name is NULL
+  kNullAddress = 3,         // method_load_address is NULL ("not accepted")
+  kZeroSize = 4,            // method_size is 0 ("not accepted")
+  kZeroMethodId = 5,        // method_id is 0
+  kZeroParentId = 6,        // inline event with parent_method_id 0
+  kNullLineTable = 7,       // line_number_table NULL with a non-zero line_number_size
+  kInlineOverlap = 8,       // an inline region overlaps a sibling of the same parent
+  kUnknownEvent = 9,        // event type not defined by the API
+  kTooLarge = 10,           // the record would not fit the trace's 32-bit record size
+  kWriteFailed = 11,        // the trace could not be extended (disk full, I/O error)
+  kMissingDataFormat = 12,  // UPDATE_V2 of a DATA segment without data_format
 };
 inline constexpr uint32_t kMaxRejectReason = 12;
 

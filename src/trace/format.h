@@ -30,15 +30,15 @@ inline constexpr uint32_t kGranule = 4096;
 
 // Offset 0 of the file. The first chunk starts at `header_size`, a multiple of `granule`.
 struct FileHeader {
-  char magic[8];               // kFileMagic
-  uint32_t version;            // kFormatVersion
-  uint32_t header_size;        // bytes from the start of the file to the first chunk
-  uint32_t granule;            // chunk alignment in bytes (kGranule when written)
-  uint32_t pid;                // process that wrote the trace
-  uint64_t start_monotonic_ns; // CLOCK_MONOTONIC when the trace was created
-  uint64_t start_realtime_ns;  // CLOCK_REALTIME at the same moment, to show wall time
-  uint32_t pointer_size;       // writer's sizeof(void*): 4 or 8 (informational)
-  uint32_t exe_path_size;      // bytes of the executable path that follow this struct
+  char magic[8];                // kFileMagic
+  uint32_t version;             // kFormatVersion
+  uint32_t header_size;         // bytes from the start of the file to the first chunk
+  uint32_t granule;             // chunk alignment in bytes (kGranule when written)
+  uint32_t pid;                 // process that wrote the trace
+  uint64_t start_monotonic_ns;  // CLOCK_MONOTONIC when the trace was created
+  uint64_t start_realtime_ns;   // CLOCK_REALTIME at the same moment, to show wall time
+  uint32_t pointer_size;        // writer's sizeof(void*): 4 or 8 (informational)
+  uint32_t exe_path_size;       // bytes of the executable path that follow this struct
   // char exe_path[exe_path_size];  (no terminating NUL)
 };
 static_assert(sizeof(FileHeader) == 48);

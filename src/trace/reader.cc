@@ -112,8 +112,8 @@ base::StatusOr<ParsedTrace> ParseTrace(std::span<const uint8_t> bytes) {
       (header.granule & (header.granule - 1)) != 0) {
     return base::Status::Error("invalid granule size %u in trace header", header.granule);
   }
-  if (header.exe_path_size > header.header_size - std::min<uint32_t>(header.header_size,
-                                                                     sizeof(FileHeader)) ||
+  if (header.exe_path_size >
+          header.header_size - std::min<uint32_t>(header.header_size, sizeof(FileHeader)) ||
       header.header_size < sizeof(FileHeader) || header.header_size % header.granule != 0) {
     return base::Status::Error("invalid header size in trace header");
   }

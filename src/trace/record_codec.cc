@@ -96,8 +96,8 @@ base::Status Truncated(RecordType type) {
 size_t EncodedRecordSize(const Event& event) {
   struct Visitor {
     size_t operator()(const CodeEvent& e) const {
-      if (!FitsSizeField(e.name) || !FitsSizeField(e.class_file) ||
-          !FitsSizeField(e.source_file) || !FitsSizeField(e.module)) {
+      if (!FitsSizeField(e.name) || !FitsSizeField(e.class_file) || !FitsSizeField(e.source_file) ||
+          !FitsSizeField(e.module)) {
         return 0;
       }
       const uint64_t lines = uint64_t{e.lines.size()} * sizeof(LineEntry);
@@ -143,8 +143,12 @@ RecordHeader EncodeRecordBody(const Event& event, uint64_t timestamp, uint8_t* o
     out = PutString(out, code->module);
   } else if (const auto* update = std::get_if<RangeUpdateEvent>(&event)) {
     type = RecordType::kRangeUpdate;
-    const RangeUpdateRecord fixed{timestamp, update->address, update->size,
-                                  update->segment_type, StringSizeField(update->data_format), 0};
+    const RangeUpdateRecord fixed{timestamp,
+                                  update->address,
+                                  update->size,
+                                  update->segment_type,
+                                  StringSizeField(update->data_format),
+                                  0};
     out = Put(out, &fixed, sizeof(fixed));
     out = PutString(out, update->data_format);
   } else if (const auto* unload = std::get_if<UnloadEvent>(&event)) {
@@ -196,7 +200,8 @@ base::StatusOr<Record> DecodeRecordBody(RecordType type, std::span<const uint8_t
     case RecordType::kRangeUpdate: {
       RangeUpdateRecord fixed{};
       RangeUpdateEvent update;
-      if (!reader.ReadFixed(fixed) || !reader.ReadString(fixed.data_format_size, update.data_format)) {
+      if (!reader.ReadFixed(fixed) ||
+          !reader.ReadString(fixed.data_format_size, update.data_format)) {
         return Truncated(type);
       }
       update.address = fixed.address;

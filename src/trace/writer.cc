@@ -91,8 +91,8 @@ base::Status TraceWriter::AddSegment(uint64_t min_size) {
   const uint64_t offset = file_size_;
   // Reserve the blocks now: a store into a mapping of a hole that the filesystem cannot back
   // raises SIGBUS in the host process, while a failed fallocate is an error we can report.
-  if (const int error = ::posix_fallocate(fd_.get(), static_cast<off_t>(offset),
-                                          static_cast<off_t>(size));
+  if (const int error =
+          ::posix_fallocate(fd_.get(), static_cast<off_t>(offset), static_cast<off_t>(size));
       error != 0) {
     return base::Status::Error("cannot extend the trace by %llu bytes: %s",
                                static_cast<unsigned long long>(size), std::strerror(error));

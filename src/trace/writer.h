@@ -34,7 +34,7 @@ struct TraceIdentity {
 class TraceWriter {
  public:
   struct Options {
-    uint64_t chunk_size = 64 * 1024;        // per-thread chunk (a multiple of kGranule)
+    uint64_t chunk_size = 64 * 1024;          // per-thread chunk (a multiple of kGranule)
     uint64_t segment_size = 4 * 1024 * 1024;  // file growth step (a multiple of kGranule)
   };
 

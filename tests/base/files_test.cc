@@ -1,0 +1,75 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "jitscope/base/files.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace jitscope::base {
+namespace {
+
+class FilesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/jitscope-files-test.XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override { std::system(("rm -rf " + dir_).c_str()); }
+  std::string dir_;
+};
+
+TEST_F(FilesTest, CreateExclusiveMakesAnOwnerOnlyFile) {
+  const mode_t old_umask = ::umask(0);
+  auto fd = CreateExclusive(dir_, "a.bin");
+  ::umask(old_umask);
+  ASSERT_TRUE(fd.ok()) << fd.status().message();
+  struct stat st {};
+  ASSERT_EQ(::stat((dir_ + "/a.bin").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+}
+
+TEST_F(FilesTest, CreateExclusiveNeverClobbersAnExistingFile) {
+  ASSERT_TRUE(CreateExclusive(dir_, "a.bin").ok());
+  auto again = CreateExclusive(dir_, "a.bin");
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.status().errno_value(), EEXIST);
+}
+
+TEST_F(FilesTest, CreateExclusiveDoesNotFollowAPlantedLink) {
+  const std::string target = dir_ + "/target";
+  ASSERT_EQ(::symlink(target.c_str(), (dir_ + "/link").c_str()), 0);
+  auto fd = CreateExclusive(dir_, "link");
+  ASSERT_FALSE(fd.ok());
+  EXPECT_EQ(fd.status().errno_value(), EEXIST);
+  EXPECT_NE(::access(target.c_str(), F_OK), 0) << "the link's target must not have been created";
+}
+
+TEST_F(FilesTest, MappedFileReadsWhatWasWritten) {
+  auto fd = CreateExclusive(dir_, "data");
+  ASSERT_TRUE(fd.ok());
+  ASSERT_TRUE(WriteAll(fd->get(), "hello", 5).ok());
+  auto file = MappedFile::Open(dir_ + "/data");
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  EXPECT_EQ(file->bytes(), "hello");
+}
+
+TEST_F(FilesTest, MappedFileOfAMissingFileSaysWhich) {
+  auto file = MappedFile::Open(dir_ + "/missing");
+  ASSERT_FALSE(file.ok());
+  EXPECT_EQ(file.status().message(), "cannot open " + dir_ + "/missing: No such file or directory");
+}
+
+TEST_F(FilesTest, MappedFileOfADirectoryIsAnError) {
+  auto file = MappedFile::Open(dir_);
+  ASSERT_FALSE(file.ok());
+  EXPECT_EQ(file.status().message(), dir_ + " is not a regular file");
+}
+
+}  // namespace
+}  // namespace jitscope::base

@@ -1,0 +1,131 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// `jitscope dump` on traces written here with the trace writer: exact text output, and what a
+// damaged or foreign file gives.
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "../support/subprocess.h"
+#include "jitscope/base/files.h"
+#include "jitscope/trace/format.h"
+#include "jitscope/trace/writer.h"
+
+namespace jitscope {
+namespace {
+
+using test_support::RunProgram;
+using test_support::TempDir;
+
+std::string WriteTrace(const std::string& dir) {
+  auto fd = base::CreateExclusive(dir, "t.jsc");
+  EXPECT_TRUE(fd.ok());
+  auto writer = trace::TraceWriter::Create(std::move(fd).value(), {99, "/bin/jit", 5, 6});
+  EXPECT_TRUE(writer.ok());
+  static constexpr trace::LineEntry kLines[] = {{1, 2}, {12, 4}};
+  trace::CodeEvent v3;
+  v3.api_event = trace::kEventMethodLoadFinishedV3;
+  v3.method_id = 1000;
+  v3.address = 0x1000;
+  v3.size = 12;
+  v3.name = "say \"hi\"\n";
+  v3.source_file = "a.js";
+  v3.module = "tier1";
+  v3.arch = 2;
+  v3.lines = kLines;
+  trace::CodeEvent in;
+  in.api_event = trace::kEventMethodInlineLoadFinished;
+  in.method_id = 2000;
+  in.parent_method_id = 1000;
+  in.address = 0x1004;
+  in.size = 4;
+  in.name = "callee";
+  (*writer)->Append(v3, 10, 3);
+  (*writer)->Append(in, 11, 3);
+  (*writer)->Append(trace::RangeUpdateEvent{0x1008, 4, 1, std::nullopt}, 12, 3);
+  // Another thread: its records land in a chunk of their own (the tid is per chunk).
+  std::thread([&] {
+    (*writer)->Append(trace::UnloadEvent{1000}, 13, 4);
+    (*writer)->Append(trace::RejectedEvent{13, trace::RejectReason::kNullName}, 14, 4);
+    (*writer)->Append(trace::ShutdownEvent{}, 15, 4);
+  }).join();
+  return dir + "/t.jsc";
+}
+
+TEST(DumpCommandTest, TextHasOneStableLinePerRecord) {
+  TempDir dir;
+  const std::string path = WriteTrace(dir.path());
+  auto dump = RunProgram({JITSCOPE_CLI, "dump", path});
+  ASSERT_EQ(dump.exit_code, 0) << dump.err;
+  EXPECT_EQ(
+      dump.out,
+      "# jitscope trace v1 pid=99 exe=\"/bin/jit\" start_monotonic_ns=5\n"
+      "10 tid=3 METHOD_LOAD_FINISHED_V3 id=1000 addr=0x1000 size=12 name=\"say \\\"hi\\\"\\n\" "
+      "class=- source=\"a.js\" module=\"tier1\" arch=2 lines=[1:2 12:4]\n"
+      "11 tid=3 METHOD_INLINE_LOAD_FINISHED id=2000 parent=1000 addr=0x1004 size=4 "
+      "name=\"callee\" class=- source=- lines=[]\n"
+      "12 tid=3 METHOD_UPDATE_V2 addr=0x1008 size=4 type=1 format=-\n"
+      "13 tid=4 METHOD_UNLOAD_START id=1000\n"
+      "14 tid=4 REJECTED event=METHOD_LOAD_FINISHED reason=null_name\n"
+      "15 tid=4 SHUTDOWN\n"
+      "# 6 records, rejected null_name=1\n");
+  EXPECT_EQ(dump.err, "");
+}
+
+TEST(DumpCommandTest, DamagedFilePrintsWhatIsReadableThenOneErrorLine) {
+  TempDir dir;
+  const std::string path = WriteTrace(dir.path());
+  {
+    // Break the size of the third record of the first chunk, found by walking the chunk.
+    std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+    uint64_t offset = trace::kGranule + sizeof(trace::ChunkHeader);
+    for (int i = 0; i < 2; ++i) {
+      uint32_t size = 0;
+      file.seekg(static_cast<std::streamoff>(offset));
+      file.read(reinterpret_cast<char*>(&size), sizeof(size));
+      offset += size;
+    }
+    const uint32_t bad = 12;
+    file.seekp(static_cast<std::streamoff>(offset));
+    file.write(reinterpret_cast<const char*>(&bad), sizeof(bad));
+  }
+  auto dump = RunProgram({JITSCOPE_CLI, "dump", path});
+  EXPECT_EQ(dump.exit_code, 1);
+  EXPECT_NE(dump.out.find("11 tid=3 METHOD_INLINE_LOAD_FINISHED"), std::string::npos);
+  EXPECT_EQ(dump.out.find("METHOD_UPDATE_V2"), std::string::npos);
+  EXPECT_NE(dump.out.find("13 tid=4 METHOD_UNLOAD_START"), std::string::npos)
+      << "records of other chunks are still read";
+  EXPECT_EQ(dump.err, "jitscope dump: error: " + path +
+                          ": damaged trace at offset 4304: invalid record size\n");
+}
+
+TEST(DumpCommandTest, ForeignAndMissingFiles) {
+  TempDir dir;
+  std::ofstream(dir.path() + "/text") << "hello";
+  auto dump = RunProgram({JITSCOPE_CLI, "dump", dir.path() + "/text"});
+  EXPECT_EQ(dump.exit_code, 1);
+  EXPECT_EQ(dump.out, "");
+  EXPECT_EQ(dump.err,
+            "jitscope dump: error: " + dir.path() + "/text: not a jitscope trace (bad magic)\n");
+  dump = RunProgram({JITSCOPE_CLI, "dump", dir.path() + "/missing"});
+  EXPECT_EQ(dump.exit_code, 1);
+  EXPECT_EQ(dump.err, "jitscope dump: error: cannot open " + dir.path() +
+                          "/missing: No such file or directory\n");
+}
+
+TEST(CommandLineTest, WrongArgumentsGiveOneLineAndAUsageHint) {
+  auto result = RunProgram({JITSCOPE_CLI, "dump"});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.err, "jitscope: error: FILE is required\nRun 'jitscope --help' for usage.\n");
+  result = RunProgram({JITSCOPE_CLI, "frobnicate"});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("Run 'jitscope --help' for usage."), std::string::npos);
+  result = RunProgram({JITSCOPE_CLI, "--help"});
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_NE(result.out.find("dump"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace jitscope

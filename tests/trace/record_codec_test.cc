@@ -1,0 +1,118 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "jitscope/trace/record_codec.h"
+
+#include <cstring>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "trace_test_util.h"
+
+namespace jitscope::trace {
+namespace {
+
+constexpr LineEntry kLines[] = {{1, 2}, {12, 4}, {15, 2}, {18, 1}, {21, 30}};
+
+std::string RoundTrip(const Event& event, uint64_t timestamp) {
+  const size_t size = EncodedRecordSize(event);
+  EXPECT_GT(size, 0u);
+  EXPECT_EQ(size % 8, 0u);
+  std::vector<uint64_t> storage(size / 8, 0xAAAAAAAAAAAAAAAAull);  // 8-aligned, dirty
+  auto* bytes = reinterpret_cast<uint8_t*>(storage.data());
+  const RecordHeader header = EncodeRecordBody(event, timestamp, bytes + sizeof(RecordHeader));
+  EXPECT_EQ(header.size, size);
+  EXPECT_EQ(header.reserved, 0);
+  auto decoded = DecodeRecordBody(static_cast<RecordType>(header.type),
+                                  {bytes + sizeof(RecordHeader), size - sizeof(RecordHeader)});
+  if (!decoded.ok()) return "error: " + decoded.status().message();
+  decoded->tid = 7;
+  return Describe(*decoded);
+}
+
+TEST(RecordCodecTest, CodeEventRoundTripsEveryField) {
+  CodeEvent code;
+  code.api_event = kEventMethodLoadFinishedV3;
+  code.method_id = 1000;
+  code.parent_method_id = 0;
+  code.address = 0x7f0012345678;
+  code.size = 21;
+  code.class_id = 3;
+  code.arch = 2;
+  code.name = "answer";
+  code.class_file = "Answer.class";
+  code.source_file = "demo.js";
+  code.module = "tier1";
+  code.lines = kLines;
+  EXPECT_EQ(RoundTrip(code, 123),
+            "123 tid=7 code event=22 id=1000 parent=0 addr=139638282147448 size=21 class_id=3 "
+            "arch=2 name=\"answer\" class=\"Answer.class\" source=\"demo.js\" module=\"tier1\" "
+            "lines=1:2,12:4,15:2,18:1,21:30,");
+}
+
+TEST(RecordCodecTest, AbsentAndEmptyStringsStayDistinct) {
+  CodeEvent code;
+  code.api_event = kEventMethodInlineLoadFinished;
+  code.method_id = 2000;
+  code.parent_method_id = 1000;
+  code.address = 8;
+  code.size = 1;
+  code.name = "";
+  EXPECT_EQ(RoundTrip(code, 1),
+            "1 tid=7 code event=16 id=2000 parent=1000 addr=8 size=1 class_id=0 arch=0 name=\"\" "
+            "class=null source=null module=null lines=");
+}
+
+TEST(RecordCodecTest, OtherEventsRoundTrip) {
+  EXPECT_EQ(RoundTrip(RangeUpdateEvent{0x1000, 16, 2, "%d"}, 5),
+            "5 tid=7 range_update addr=4096 size=16 type=2 format=\"%d\"");
+  EXPECT_EQ(RoundTrip(RangeUpdateEvent{0x1000, 16, 1, std::nullopt}, 5),
+            "5 tid=7 range_update addr=4096 size=16 type=1 format=null");
+  EXPECT_EQ(RoundTrip(UnloadEvent{1234}, 6), "6 tid=7 unload id=1234");
+  EXPECT_EQ(RoundTrip(ShutdownEvent{}, 7), "7 tid=7 shutdown");
+  EXPECT_EQ(RoundTrip(RejectedEvent{99, RejectReason::kUnknownEvent}, 8),
+            "8 tid=7 rejected event=99 reason=unknown_event");
+}
+
+TEST(RecordCodecTest, PaddingIsZeroed) {
+  CodeEvent code;
+  code.api_event = kEventMethodLoadFinished;
+  code.method_id = 1;
+  code.address = 1;
+  code.size = 1;
+  code.name = "abc";  // 64 + 3 bytes of body: 5 bytes of padding
+  const size_t size = EncodedRecordSize(code);
+  std::vector<uint8_t> bytes(size, 0xEE);
+  EncodeRecordBody(code, 0, bytes.data() + sizeof(RecordHeader));
+  for (size_t i = sizeof(RecordHeader) + sizeof(CodeRecord) + 3; i < size; ++i) {
+    EXPECT_EQ(bytes[i], 0) << "offset " << i;
+  }
+}
+
+TEST(RecordCodecTest, TruncatedBodiesAreErrorsNotCrashes) {
+  CodeEvent code;
+  code.api_event = kEventMethodLoadFinished;
+  code.method_id = 1;
+  code.address = 1;
+  code.size = 1;
+  code.name = "a-long-enough-name";
+  code.lines = kLines;
+  const size_t size = EncodedRecordSize(code);
+  std::vector<uint64_t> storage(size / 8);
+  auto* bytes = reinterpret_cast<uint8_t*>(storage.data());
+  EncodeRecordBody(code, 0, bytes + sizeof(RecordHeader));
+  const size_t body = size - sizeof(RecordHeader);
+  for (size_t cut = 0; cut < body - 8; ++cut) {
+    auto decoded = DecodeRecordBody(RecordType::kCode, {bytes + sizeof(RecordHeader), cut});
+    ASSERT_FALSE(decoded.ok()) << "cut at " << cut;
+    EXPECT_EQ(decoded.status().message(), "record of type 1 is shorter than its fields say");
+  }
+  // A line count that claims more entries than the body holds.
+  CodeRecord fixed{};
+  std::memcpy(&fixed, bytes + sizeof(RecordHeader), sizeof(fixed));
+  fixed.line_count = 0xFFFFFFFF;
+  std::memcpy(bytes + sizeof(RecordHeader), &fixed, sizeof(fixed));
+  EXPECT_FALSE(DecodeRecordBody(RecordType::kCode, {bytes + sizeof(RecordHeader), body}).ok());
+}
+
+}  // namespace
+}  // namespace jitscope::trace

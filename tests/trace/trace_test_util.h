@@ -1,0 +1,42 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Test helpers: a one-line description of a record that names every field, so tests compare
+// whole records exactly.
+#pragma once
+
+#include <sstream>
+#include <string>
+#include <variant>
+
+#include "jitscope/trace/event.h"
+
+namespace jitscope::trace {
+
+inline std::string DescribeText(const std::optional<std::string_view>& s) {
+  return s ? "\"" + std::string(*s) + "\"" : "null";
+}
+
+inline std::string Describe(const Record& record) {
+  std::ostringstream out;
+  out << record.timestamp << " tid=" << record.tid << " ";
+  if (const auto* e = std::get_if<CodeEvent>(&record.event)) {
+    out << "code event=" << e->api_event << " id=" << e->method_id
+        << " parent=" << e->parent_method_id << " addr=" << e->address << " size=" << e->size
+        << " class_id=" << e->class_id << " arch=" << e->arch << " name=" << DescribeText(e->name)
+        << " class=" << DescribeText(e->class_file) << " source=" << DescribeText(e->source_file)
+        << " module=" << DescribeText(e->module) << " lines=";
+    for (const auto& l : e->lines) out << l.offset << ":" << l.line << ",";
+  } else if (const auto* u = std::get_if<RangeUpdateEvent>(&record.event)) {
+    out << "range_update addr=" << u->address << " size=" << u->size << " type=" << u->segment_type
+        << " format=" << DescribeText(u->data_format);
+  } else if (const auto* u = std::get_if<UnloadEvent>(&record.event)) {
+    out << "unload id=" << u->method_id;
+  } else if (std::holds_alternative<ShutdownEvent>(record.event)) {
+    out << "shutdown";
+  } else if (const auto* r = std::get_if<RejectedEvent>(&record.event)) {
+    out << "rejected event=" << r->api_event << " reason=" << RejectReasonName(r->reason);
+  }
+  return out.str();
+}
+
+}  // namespace jitscope::trace
