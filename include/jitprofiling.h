@@ -39,8 +39,7 @@
 #ifndef __JITPROFILING_H__
 #define __JITPROFILING_H__
 
-/* ---- Enumerations (fact sheet section 1; the numbers never changed between Intel's releases) ----
- */
+/* ---- Enumerations (fact sheet section 1; the values never changed between releases) ---- */
 
 /* Event types for iJIT_NotifyEvent. Values 0, 1, 3-12 and 18 were never defined; 19 and 20 are
  * the legacy NIDS events and stay reserved in the current API. */
@@ -110,7 +109,7 @@ typedef enum _iJDEnvironmentType { iJDE_JittingAPI = 2 } iJDEnvironmentType;
 typedef struct _LineNumberInfo {
   unsigned int Offset;     /* end of the range, in bytes from the method start */
   unsigned int LineNumber; /* source line of that range */
-} * pLineNumberInfo, LineNumberInfo;
+} LineNumberInfo, *pLineNumberInfo;
 
 /* Payload of METHOD_LOAD_FINISHED (13), METHOD_UPDATE (15) and, by its first field, of
  * METHOD_UNLOAD_START (14). */
@@ -129,7 +128,7 @@ typedef struct _iJIT_Method_Load {
   unsigned int user_data_size; /* obsolete */
   iJDEnvironmentType env;      /* obsolete */
 #endif
-} * piJIT_Method_Load, iJIT_Method_Load;
+} iJIT_Method_Load, *piJIT_Method_Load;
 
 /* Payload of METHOD_LOAD_FINISHED_V2 (21). Like iJIT_Method_Load without class_id, plus a module
  * name; for one method id the first module name reported wins (seed 000, usage tips). */
@@ -143,7 +142,7 @@ typedef struct _iJIT_Method_Load_V2 {
   char* class_file_name;  /* may be NULL */
   char* source_file_name; /* may be NULL */
   char* module_name;      /* may be NULL; groups methods by JIT engine */
-} * piJIT_Method_Load_V2, iJIT_Method_Load_V2;
+} iJIT_Method_Load_V2, *piJIT_Method_Load_V2;
 
 /* Payload of METHOD_LOAD_FINISHED_V3 (22): iJIT_Method_Load_V2 plus the code's architecture. */
 typedef struct _iJIT_Method_Load_V3 {
@@ -157,7 +156,7 @@ typedef struct _iJIT_Method_Load_V3 {
   char* source_file_name;
   char* module_name;
   iJIT_CodeArchitecture module_arch; /* 32- and 64-bit code of one module become two modules */
-} * piJIT_Method_Load_V3, iJIT_Method_Load_V3;
+} iJIT_Method_Load_V3, *piJIT_Method_Load_V3;
 
 /* Payload of METHOD_INLINE_LOAD_FINISHED (16): code of method_id inlined into parent_method_id.
  * Inlines of one parent must not overlap; report the whole tree before the parent runs. */
@@ -171,7 +170,7 @@ typedef struct _iJIT_Method_Inline_Load {
   pLineNumberInfo line_number_table;
   char* class_file_name;
   char* source_file_name;
-} * piJIT_Method_Inline_Load, iJIT_Method_Inline_Load;
+} iJIT_Method_Inline_Load, *piJIT_Method_Inline_Load;
 
 /* Payload of METHOD_UPDATE_V2 (17): new content for part of an already reported method. There is
  * no method id; the collector finds the method by address. */
@@ -180,20 +179,20 @@ typedef struct _iJIT_Method_Update {
   unsigned int size;       /* bytes in the updated range */
   iJIT_SegmentType type;   /* what the range now holds */
   const char* data_format; /* printf-style format for iJIT_CT_DATA content */
-} * piJIT_Method_Update, iJIT_Method_Update;
+} iJIT_Method_Update, *piJIT_Method_Update;
 
 #ifdef JITSCOPE_JIT_LEGACY_API
 /* Legacy: a bare method id (older UNLOAD_START payload). */
 typedef struct _iJIT_Method_Id {
   unsigned int method_id;
-} * piJIT_Method_Id, iJIT_Method_Id;
+} iJIT_Method_Id, *piJIT_Method_Id;
 
 /* Legacy: payload of ENTER_NIDS/LEAVE_NIDS. */
 typedef struct _iJIT_Method_NIDS {
   unsigned int method_id;
   unsigned int stack_id; /* filled in by legacy stubs; jitscope's stub leaves it alone */
   char* method_name;
-} * piJIT_Method_NIDS, iJIT_Method_NIDS;
+} iJIT_Method_NIDS, *piJIT_Method_NIDS;
 #endif /* JITSCOPE_JIT_LEGACY_API */
 
 #pragma pack(pop)

@@ -18,6 +18,8 @@
  * Differences from Intel's stub (fact sheet 4.3-4.9), all invisible to well-behaved callers:
  *  - Thread-safe: concurrent first calls load the collector and call Initialize exactly once,
  *    and iJIT_GetNewMethodID never hands out an id twice. Intel's stub has no locking at all.
+ *  - A child forked while another thread of its parent was loading the collector loads it afresh
+ *    rather than waiting for a thread that does not exist in the child.
  *  - A NULL payload for an event that needs one returns 0 instead of crashing.
  *  - Method ids start at 1000, not 1, so they also pass collectors that follow the old
  *    "ids below 999 are reserved" rule (seed 000; fact sheet 5).
@@ -38,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The collector's two exports (fact sheet 4.4). Both return unsigned int; NotifyEvent's result is
  * handed to the caller of iJIT_NotifyEvent cast to int, unchanged. */
@@ -64,23 +67,33 @@ typedef unsigned int(JITAPI_CDECL* JitscopeNotifyEventFn)(unsigned int, void*);
 
 /* ---- Collector state ----
  *
- * g_state is a one-way state machine, read and written only through __atomic builtins:
+ * g_state is a one-way state machine in one word, read and written only through __atomic
+ * builtins:
  *
- *   kUnloaded --(first caller wins the CAS)--> kLoading --> kReady       (collector in use)
- *                                                       \-> kNoCollector (sticky: never retried)
+ *   kUnloaded --(first caller wins the CAS)--> Loading(pid) --> kReady       (collector in use)
+ *                                                           \-> kNoCollector (sticky: never
+ * retried)
  *
- * The thread that moves kUnloaded to kLoading is the only one that runs dlopen and Initialize. It
- * writes g_notify and g_mode with plain stores and then publishes them with a release store of the
- * final state; every reader loads g_state with acquire before touching them, so it sees both.
- * Afterwards g_notify and g_mode never change, and the hot path takes no lock: one acquire load
- * (a plain mov on x86) and a branch. Threads that arrive while another thread is loading yield
- * until the state leaves kLoading; that happens once per process.
+ * Loading(pid) = kLoadingBase + the loading process's pid. The thread that wins the CAS is the
+ * only one that runs dlopen and Initialize. It writes g_notify and g_mode with plain stores and
+ * then publishes them with a release store of the final state; every reader loads g_state with
+ * acquire before touching them, so it sees both. Afterwards g_notify and g_mode never change, and
+ * the hot path takes no lock: one acquire load (a plain mov on x86), a compare and a branch.
+ * Threads that arrive while another thread of the process is loading yield until the state
+ * leaves Loading; that happens once per process.
+ *
+ * Why the pid: a process that forks while one of its threads is loading leaves the child with
+ * Loading(parent) and no thread to finish it (only the forking thread survives fork). Waiting
+ * would hang the child for ever, so a child that sees another process's Loading state claims the
+ * load itself with the same CAS and loads the collector afresh, which is what Intel's stub does in
+ * a child in that case (its flags are still unset there). Pids fit: Linux caps them at 2^22.
  *
  * Rejected alternatives: pthread_once would need libpthread on glibc before 2.34, which the
- * vendoring rule forbids, and it cannot report "still loading" to a re-entrant caller (below). A
- * mutex on every call would put a lock on the hot path. Intel's unguarded flags let two threads
- * each dlopen and each call Initialize (fact sheet 4.9). */
-enum { kUnloaded = 0, kLoading = 1, kReady = 2, kNoCollector = 3 };
+ * vendoring rule forbids; it cannot answer a re-entrant caller (below), and it hangs a child forked
+ * mid-load. pthread_atfork handlers would need registering before the first load. A mutex on every
+ * call would put a lock on the hot path. Intel's unguarded flags let two threads each dlopen and
+ * each call Initialize (fact sheet 4.9). */
+enum { kUnloaded = 0, kReady = 1, kNoCollector = 2, kLoadingBase = 3 };
 
 static unsigned int g_state = kUnloaded;
 static JitscopeNotifyEventFn g_notify;
@@ -101,8 +114,7 @@ static void ReportLoadFailure(const char* why) {
           JITSCOPE_COLLECTOR_ENV, why);
 }
 
-/* dlsym returns an object pointer. POSIX guarantees that it can hold a function pointer; copying
- * the bytes avoids the object-to-function cast that ISO C (-pedantic) and C++ both frown on. */
+/* Looks up one of the collector's exports, saying why on failure. */
 static void* LookUp(void* handle, const char* name) {
   void* symbol;
   (void)dlerror(); /* clear a stale error so the message below is about this lookup */
@@ -114,8 +126,7 @@ static void* LookUp(void* handle, const char* name) {
   return symbol;
 }
 
-/* Runs once per process, on the thread that won the kUnloaded -> kLoading transition. Returns the
- * final state. */
+/* Runs once per process, on the thread that claimed the load. Returns the final state. */
 static unsigned int LoadCollector(void) {
   const char* path = getenv(JITSCOPE_COLLECTOR_ENV);
   void* handle;
@@ -146,6 +157,8 @@ static unsigned int LoadCollector(void) {
   if (notify_symbol == NULL) return kNoCollector;
   initialize_symbol = LookUp(handle, "Initialize");
   if (initialize_symbol == NULL) return kNoCollector;
+  /* dlsym returns an object pointer. POSIX guarantees that it can hold a function pointer;
+   * copying the bytes avoids the object-to-function cast that ISO C and C++ both frown on. */
   memcpy(&g_notify, &notify_symbol, sizeof g_notify);
   memcpy(&initialize, &initialize_symbol, sizeof initialize);
 #ifdef JITSCOPE_JIT_LEGACY_API
@@ -161,28 +174,37 @@ static unsigned int LoadCollector(void) {
   return kReady;
 }
 
-/* Waits while another thread loads the collector; returns the state once it is not kLoading. */
-static unsigned int WaitWhileLoading(void) {
+/* The Loading state of this process. */
+static unsigned int LoadingHere(void) { return kLoadingBase + (unsigned int)getpid(); }
+
+/* Waits while another thread of this process loads the collector; returns the state after. */
+static unsigned int WaitWhileLoading(unsigned int loading_here) {
   unsigned int state;
-  while ((state = __atomic_load_n(&g_state, __ATOMIC_ACQUIRE)) == kLoading) sched_yield();
+  while ((state = __atomic_load_n(&g_state, __ATOMIC_ACQUIRE)) == loading_here) sched_yield();
   return state;
 }
 
 /* The slow path of the first calls: loads the collector unless that has been decided already.
- * Returns kReady or kNoCollector (or, for a re-entrant call from Initialize, kLoading). Kept out of
- * line so the hot path of the public functions stays a load, a compare and a branch. */
+ * Returns kReady or kNoCollector (or, for a re-entrant call from Initialize, the Loading state).
+ * Kept out of line so the hot path of the public functions stays a load, a compare and a branch. */
 JITSCOPE_COLD static unsigned int EnsureLoaded(void) {
-  unsigned int expected = kUnloaded;
-  unsigned int state;
-  if (__atomic_compare_exchange_n(&g_state, &expected, kLoading, 0, __ATOMIC_ACQUIRE,
-                                  __ATOMIC_ACQUIRE)) {
-    state = LoadCollector();
-    __atomic_store_n(&g_state, state, __ATOMIC_RELEASE); /* publishes g_notify and g_mode */
-    return state;
+  const unsigned int loading_here = LoadingHere();
+  unsigned int state = __atomic_load_n(&g_state, __ATOMIC_ACQUIRE);
+  for (;;) {
+    if (state == kReady || state == kNoCollector) return state;
+    if (state == loading_here) {
+      if (t_loading_here) return state;
+      state = WaitWhileLoading(loading_here);
+      continue;
+    }
+    /* kUnloaded, or a load another process started before forking us: claim it. */
+    if (__atomic_compare_exchange_n(&g_state, &state, loading_here, 0, __ATOMIC_ACQUIRE,
+                                    __ATOMIC_ACQUIRE)) {
+      state = LoadCollector();
+      __atomic_store_n(&g_state, state, __ATOMIC_RELEASE); /* publishes g_notify and g_mode */
+      return state;
+    }
   }
-  if (expected != kLoading) return expected;
-  if (t_loading_here) return kLoading;
-  return WaitWhileLoading();
 }
 
 /* True if the collector is (now) loaded. The no-collector case is decided by the first branch,
@@ -274,10 +296,11 @@ void JITAPI FinalizeProcess(void) {
   /* Legacy stubs dlclose the collector but keep calling its NotifyEvent afterwards. We first make
    * the stub collector-less for good (so later calls return 0 and nothing loads again), then
    * unload. The caller guarantees that no other thread is inside the API, as with Intel's. */
-  unsigned int state = WaitWhileLoading();
+  const unsigned int loading_here = LoadingHere();
+  unsigned int state = WaitWhileLoading(loading_here);
   while (!__atomic_compare_exchange_n(&g_state, &state, kNoCollector, 0, __ATOMIC_ACQ_REL,
                                       __ATOMIC_ACQUIRE)) {
-    if (state == kLoading) state = WaitWhileLoading();
+    if (state == loading_here) state = WaitWhileLoading(loading_here);
   }
   if (state == kReady && g_handle != NULL) {
     dlclose(g_handle);

@@ -5,6 +5,13 @@
 #include <cstring>
 
 namespace jitscope::base {
+namespace {
+// Namespace scope, not a function-local static: no initialisation guard that a fork() could
+// leave locked in a child of the profiled process.
+const std::string empty_message;
+}  // namespace
+
+const std::string& Status::EmptyMessage() { return empty_message; }
 
 std::string Status::Format(const char* format, va_list args) {
   va_list copy;

@@ -25,14 +25,12 @@ class Status {
   [[gnu::format(printf, 2, 3)]] static Status Errno(int error, const char* format, ...);
 
   bool ok() const { return !error_.has_value(); }
-  const std::string& message() const {
-    static const std::string kEmpty;
-    return error_ ? *error_ : kEmpty;
-  }
+  const std::string& message() const { return error_ ? *error_ : EmptyMessage(); }
   int errno_value() const { return errno_value_; }  // 0 unless made by Errno()
 
  private:
   static std::string Format(const char* format, va_list args);
+  static const std::string& EmptyMessage();
 
   std::optional<std::string> error_;
   int errno_value_ = 0;

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "jitscope/base/clock.h"
+#include "jitscope/base/thread_local.h"
 #include "jitscope/collector/event_decoder.h"
 #include "jitscope/collector/trace_sink.h"
 
@@ -18,18 +19,20 @@ namespace {
 
 // Bumped in every fork()ed child, so thread-local caches filled by the parent are refreshed.
 std::atomic<uint32_t> fork_generation{1};
+// Registered when the library is loaded, before any thread can report: a function-local static
+// here would be a guard that a fork() in the middle of its initialisation leaves locked forever
+// in the child.
+[[maybe_unused]] const bool fork_generation_registered = [] {
+  ::pthread_atfork(nullptr, nullptr,
+                   [] { fork_generation.fetch_add(1, std::memory_order_relaxed); });
+  return true;
+}();
 
 uint32_t CurrentThreadId() {
   // gettid() and getpid() are syscalls (glibc no longer caches the pid); cache the tid per
   // thread, and tell a cache inherited across fork() by the fork generation.
-  static const bool registered = [] {
-    ::pthread_atfork(nullptr, nullptr,
-                     [] { fork_generation.fetch_add(1, std::memory_order_relaxed); });
-    return true;
-  }();
-  (void)registered;
-  thread_local uint32_t cached_generation = 0;
-  thread_local uint32_t cached_tid = 0;
+  JITSCOPE_THREAD_LOCAL uint32_t cached_generation = 0;
+  JITSCOPE_THREAD_LOCAL uint32_t cached_tid = 0;
   const uint32_t generation = fork_generation.load(std::memory_order_relaxed);
   if (cached_generation != generation) {
     cached_tid = static_cast<uint32_t>(::syscall(SYS_gettid));

@@ -17,6 +17,7 @@
 #include <mutex>
 #include <new>
 
+#include "jitscope/base/thread_local.h"
 #include "jitscope/collector/collector.h"
 #include "jitscope/collector/config.h"
 
@@ -29,7 +30,7 @@ bool create_failed = false;  // sticky per process: a failed setup is not retrie
 
 // A host whose code reports events from inside our own call (through a signal handler, or an
 // allocator hook that reports JIT code) must not re-enter the collector on the same thread.
-thread_local bool inside_collector = false;
+JITSCOPE_THREAD_LOCAL bool inside_collector = false;
 
 Collector* CreateCollector() {
   std::lock_guard lock(create_mutex);

@@ -9,7 +9,9 @@ bool InlineRegistry::AddChild(uint32_t parent_id, uint64_t address, uint64_t siz
   const Range range{address, address + size};
   Shard& shard = ShardFor(parent_id);
   std::lock_guard lock(shard.mutex);
-  auto& siblings = shard.children[parent_id];
+  auto [entry, inserted] = shard.children.try_emplace(parent_id);
+  if (inserted) shard.parents.fetch_add(1, std::memory_order_relaxed);
+  auto& siblings = entry->second;
   // Siblings are kept sorted by start, so only the neighbours of the insertion point can
   // overlap the new range.
   auto next = std::lower_bound(siblings.begin(), siblings.end(), range,
@@ -22,8 +24,9 @@ bool InlineRegistry::AddChild(uint32_t parent_id, uint64_t address, uint64_t siz
 
 void InlineRegistry::ForgetChildren(uint32_t parent_id) {
   Shard& shard = ShardFor(parent_id);
+  if (shard.parents.load(std::memory_order_relaxed) == 0) return;
   std::lock_guard lock(shard.mutex);
-  shard.children.erase(parent_id);
+  if (shard.children.erase(parent_id) != 0) shard.parents.fetch_sub(1, std::memory_order_relaxed);
 }
 
 }  // namespace jitscope::collector

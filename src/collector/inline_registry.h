@@ -9,6 +9,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <unordered_map>
@@ -31,6 +32,9 @@ class InlineRegistry {
     uint64_t end;
   };
   struct Shard {
+    // How many parents have children here. Loads and unloads of methods that never had inline
+    // children (nearly all of them) check this and skip the lock.
+    std::atomic<uint32_t> parents{0};
     std::mutex mutex;
     std::unordered_map<uint32_t, std::vector<Range>> children;
   };

@@ -24,6 +24,13 @@ extern "C" const size_t kJitscopeAbiCSizeCount;
 
 namespace {
 
+// Distinct suite names keep the two builds' CTest names apart.
+#ifdef JITSCOPE_JIT_LEGACY_API
+#define JITSCOPE_ABI_SUITE ApiAbiLegacyTest
+#else
+#define JITSCOPE_ABI_SUITE ApiAbiTest
+#endif
+
 struct TypeSize {
   std::string name;
   size_t size;
@@ -32,7 +39,7 @@ struct TypeSize {
 #define JITSCOPE_ABI_ENTRY(type) TypeSize{#type, sizeof(type)},
 const std::vector<TypeSize> kCxxSizes = {JITSCOPE_ABI_TYPES(JITSCOPE_ABI_ENTRY)};
 
-TEST(ApiAbiTest, CAndCxxAgreeOnEverySize) {
+TEST(JITSCOPE_ABI_SUITE, CAndCxxAgreeOnEverySize) {
   ASSERT_EQ(kJitscopeAbiCSizeCount, kCxxSizes.size());
   for (size_t i = 0; i < kCxxSizes.size(); ++i) {
     EXPECT_EQ(kJitscopeAbiCSizes[i], kCxxSizes[i].size) << kCxxSizes[i].name;
@@ -45,7 +52,7 @@ TEST(ApiAbiTest, CAndCxxAgreeOnEverySize) {
 JITSCOPE_ABI_TYPES(JITSCOPE_ABI_PLAIN)
 
 #if defined(__x86_64__)
-TEST(ApiAbiTest, ExpectedSizesOnX86_64) {
+TEST(JITSCOPE_ABI_SUITE, ExpectedSizesOnX86_64) {
 #ifdef JITSCOPE_JIT_LEGACY_API
   EXPECT_EQ(80u, sizeof(iJIT_Method_Load));
   EXPECT_EQ(16u, sizeof(iJIT_Method_NIDS));

@@ -22,5 +22,6 @@ list(TRANSFORM _names REPLACE "@.*$" "")
 list(SORT _names)
 set(_expected ${_node} ${_api})
 if(NOT _names STREQUAL _expected)
-  message(FATAL_ERROR "unexpected exports of ${LIBRARY}:\n  got      ${_names}\n  expected ${_expected}")
+  message(FATAL_ERROR
+    "unexpected exports of ${LIBRARY}:\n  got      ${_names}\n  expected ${_expected}")
 endif()

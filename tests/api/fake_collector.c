@@ -12,10 +12,13 @@
  *   fake_collector_init_zero     FAKE_INITIALIZE_RESULT=0
  *   fake_collector_no_notify     FAKE_WITHOUT_NOTIFY_EVENT: exports no NotifyEvent
  *   fake_collector_no_initialize FAKE_WITHOUT_INITIALIZE: exports no Initialize
+ *   fake_collector_reentrant     FAKE_REENTER: Initialize calls iJIT_IsProfilingActive, as a
+ *                                collector that is itself a JIT client might
  */
 
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* RTLD_DEFAULT */
 
+#include <dlfcn.h>
 #include <stddef.h>
 #include <time.h>
 
@@ -27,6 +30,7 @@ static unsigned int g_initialize_calls;
 static unsigned int g_notify_calls;
 static unsigned int g_last_event;
 static void* g_last_payload;
+static int g_reentry_result = -1; /* FAKE_REENTER: what the nested call returned */
 
 #ifndef FAKE_WITHOUT_INITIALIZE
 unsigned int Initialize(void) {
@@ -34,6 +38,13 @@ unsigned int Initialize(void) {
   struct timespec delay = {0, 30 * 1000 * 1000};
   __atomic_add_fetch(&g_initialize_calls, 1u, __ATOMIC_SEQ_CST);
   nanosleep(&delay, NULL);
+#ifdef FAKE_REENTER
+  {
+    /* Found in whichever stub loaded us, if that stub's symbols are global (libjitprofiling.so). */
+    void* symbol = dlsym(RTLD_DEFAULT, "iJIT_IsProfilingActive");
+    if (symbol != NULL) g_reentry_result = ((int (*)(void))symbol)();
+  }
+#endif
   return FAKE_INITIALIZE_RESULT;
 }
 #endif
@@ -57,4 +68,5 @@ unsigned int FakeCollectorNotifyCalls(void) {
 unsigned int FakeCollectorLastEvent(void) {
   return __atomic_load_n(&g_last_event, __ATOMIC_SEQ_CST);
 }
+int FakeCollectorReentryResult(void) { return g_reentry_result; }
 void* FakeCollectorLastPayload(void) { return __atomic_load_n(&g_last_payload, __ATOMIC_SEQ_CST); }

@@ -5,28 +5,36 @@
 // and sticky, so each scenario is a fresh process: the test starts this program with a chosen
 // environment and a list of commands and compares its output exactly. One line per command:
 //
-//   active                        active=<iJIT_IsProfilingActive()>
+//   active                  -> active=<iJIT_IsProfilingActive()>
 //   notify EVENT KIND [ID [PARENT]]
-//                                 notify(EVENT,KIND)=<result> forwarded=<n>[ type=<t>
-//                                 payload=same|other] KIND is the payload: null load update unload
-//                                 inline v2 v3 update_v2 (ID and PARENT default to 1000). forwarded
-//                                 counts the calls that reached the fake collector; type and
-//                                 payload are what it received.
-//   collector                     collector=absent | collector=loaded initialize_calls=<n>
-//   notify_calls=<n> newid                         id=<iJIT_GetNewMethodID()> ids THREADS
-//   PER_THREAD        ids=<n> distinct=<distinct non-zero> zeros=<n> min=<smallest non-zero> race
-//   THREADS                  race active=<values> notify=<values>: THREADS threads make their
-//                                 first API call at once (even: IsProfilingActive, odd:
-//                                 NotifyEvent)
-//   setenv PATH | unsetenv        env=PATH | env=unset: changes the collector variable mid-run
-//   callback                      callback calls=<n> flags=<last>   (JITSCOPE_JIT_LEGACY_API
-//   builds) finalize                      finalize (JITSCOPE_JIT_LEGACY_API builds)
+//                           -> notify(EVENT,KIND)=<result> forwarded=<n>[ type=<t> payload=<p>]
+//       KIND picks the payload: null load update unload inline v2 v3 update_v2; ID and PARENT
+//       default to 1000. forwarded counts the calls that reached the fake collector; type and
+//       payload (same|other) are what it received.
+//   collector               -> collector=absent
+//                           or collector=loaded initialize_calls=<n> notify_calls=<n>
+//   newid                   -> id=<iJIT_GetNewMethodID()>
+//   ids THREADS PER_THREAD  -> ids=<n> distinct=<distinct non-zero> zeros=<n> min=<least non-zero>
+//   race THREADS            -> race active=<values> notify=<values>
+//       THREADS threads make their first API call at once (even: IsProfilingActive, odd:
+//       NotifyEvent); the values are the distinct results.
+//   reentry                 -> reentry=<what iJIT_IsProfilingActive returned inside Initialize>
+//                           or reentry=absent (fake_collector_reentrant only)
+//   forkload                -> forkload child active=<a> notify=<n> initialize_calls=<i>
+//                              forkload parent active=<a>
+//       A thread makes the first API call; while the fake collector's Initialize runs, the main
+//       thread forks. The child makes its own calls, the parent then finishes its own.
+//   setenv PATH | unsetenv  -> env=PATH | env=unset (changes the collector variable mid-run)
+//   callback                -> callback calls=<n> flags=<last>  (JITSCOPE_JIT_LEGACY_API builds)
+//   finalize                -> finalize                         (JITSCOPE_JIT_LEGACY_API builds)
 //
 // The fake collector is found with dlopen(RTLD_NOLOAD) on the path the collector variable held at
 // start-up, so the probe sees the very instance the stub loaded, and never loads one itself.
 
 #include <dlfcn.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -178,6 +186,12 @@ bool Run(const std::vector<std::string>& args, size_t* i) {
       std::printf("collector=loaded initialize_calls=%u notify_calls=%u\n", *initialize_calls,
                   NotifyCalls());
     }
+  } else if (command == "reentry") {
+    if (const auto result = AskCollector<int>("FakeCollectorReentryResult")) {
+      std::printf("reentry=%d\n", *result);
+    } else {
+      std::printf("reentry=absent\n");
+    }
   } else if (command == "newid") {
     std::printf("id=%u\n", iJIT_GetNewMethodID());
   } else if (command == "ids") {
@@ -224,6 +238,27 @@ bool Run(const std::vector<std::string>& args, size_t* i) {
     }
     for (unsigned t = 0; t < threads; ++t) (t % 2 == 0 ? active : notified).push_back(results[t]);
     std::printf("race active=%s notify=%s\n", Distinct(active).c_str(), Distinct(notified).c_str());
+  } else if (command == "forkload") {
+    int parent_active = -1;
+    std::jthread loader([&] { parent_active = static_cast<int>(iJIT_IsProfilingActive()); });
+    while (AskCollector<unsigned>("FakeCollectorInitializeCalls").value_or(0) == 0) {
+      std::this_thread::yield();
+    }
+    const pid_t child = fork();
+    if (child == 0) {
+      const int active = static_cast<int>(iJIT_IsProfilingActive());
+      void* payload = nullptr;
+      g_payloads.Get("load", 1000, 1000, &payload);
+      const int notified = iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, payload);
+      std::printf("forkload child active=%d notify=%d initialize_calls=%u\n", active, notified,
+                  *AskCollector<unsigned>("FakeCollectorInitializeCalls"));
+      std::fflush(stdout);
+      _exit(0);
+    }
+    int status = 0;
+    if (child < 0 || waitpid(child, &status, 0) != child || status != 0) return false;
+    loader.join();
+    std::printf("forkload parent active=%d\n", parent_active);
   } else if (command == "setenv") {
     if (*i >= args.size()) return false;
     setenv(kCollectorEnv, args[*i].c_str(), 1);

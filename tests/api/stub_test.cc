@@ -14,8 +14,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdint>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -29,6 +33,8 @@ namespace {
 
 constexpr const char* kCollectorEnv =
     sizeof(void*) == 4 ? "INTEL_JIT_PROFILER32" : "INTEL_JIT_PROFILER64";
+
+constexpr std::chrono::seconds kProbeTimeout{30};
 
 struct ProbeRun {
   int exit_code = -1;
@@ -78,11 +84,22 @@ ProbeRun RunProbe(const std::string& probe, const std::optional<std::string>& co
   close(err_pipe[1]);
   EXPECT_EQ(0, spawn_error) << "cannot start " << probe;
 
-  // Drain both pipes together, so neither can fill up and block the probe.
+  // Drain both pipes together, so neither can fill up and block the probe. A probe that hangs
+  // (a deadlocked stub) is killed after kProbeTimeout rather than stalling the whole test run.
   std::array<pollfd, 2> fds{{{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}}};
   std::array<std::string*, 2> sinks{&run.out, &run.err};
+  const auto deadline = std::chrono::steady_clock::now() + kProbeTimeout;
   for (int open_fds = 2; open_fds > 0;) {
-    if (poll(fds.data(), fds.size(), -1) < 0) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    const int ready =
+        poll(fds.data(), fds.size(), static_cast<int>(std::max<int64_t>(left.count(), 0)));
+    if (ready == 0) {
+      ADD_FAILURE() << probe << " did not finish within " << kProbeTimeout.count() << " s";
+      if (spawn_error == 0) kill(pid, SIGKILL);
+      break;
+    }
+    if (ready < 0) {
       if (errno == EINTR) continue;
       break;
     }
@@ -98,6 +115,9 @@ ProbeRun RunProbe(const std::string& probe, const std::optional<std::string>& co
         --open_fds;
       }
     }
+  }
+  for (const pollfd& fd : fds) {
+    if (fd.fd >= 0) close(fd.fd);
   }
   int status = 0;
   if (spawn_error == 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status)) {
@@ -203,6 +223,28 @@ TEST(StubLoadingTest, InitializeRunsOnceWhenEightThreadsRaceTheFirstCall) {
         << "attempt " << attempt;
     EXPECT_EQ("", run.err) << "attempt " << attempt;  // sanitizer builds report races here
   }
+}
+
+TEST(StubLoadingTest, InitializeCallingBackIntoTheApiDoesNotDeadlock) {
+  // The nested call, on the loading thread, answers "nothing running" instead of waiting for the
+  // load it is part of. The shared stub is used because its symbols are visible to the collector.
+  const ProbeRun run = RunProbe(JITSCOPE_STUB_PROBE_SHARED, JITSCOPE_FAKE_COLLECTOR_REENTRANT,
+                                {"active", "reentry", "notify", "13", "load"});
+  EXPECT_EQ(
+      Lines({"active=1", "reentry=0", "notify(13,load)=113 forwarded=1 type=13 payload=same"}),
+      run.out);
+}
+
+TEST(StubLoadingTest, ChildForkedDuringTheLoadLoadsTheCollectorItself) {
+  // The parent's loader thread does not exist in the child, so the child must not wait for it.
+  // Initialize runs twice in the child's copy of the address space: the parent's call that was in
+  // flight at fork time, and the child's own.
+  const ProbeRun run = RunProbe(kProbe, kOk, {"forkload", "collector"});
+  EXPECT_EQ(
+      Lines({"forkload child active=1 notify=113 initialize_calls=2", "forkload parent active=1",
+             "collector=loaded initialize_calls=1 notify_calls=0"}),
+      run.out);
+  EXPECT_EQ("", run.err);
 }
 
 TEST(StubLoadingTest, RacingFirstCallsWithoutCollectorAgree) {

@@ -22,6 +22,8 @@
 
 #include "jitprofiling.h"
 
+extern "C" int NotifyRaw(unsigned int event_type, void* data);
+
 namespace {
 
 char* NewCode(size_t size) {
@@ -104,7 +106,7 @@ int AllEvents() {
   iJIT_Method_Load bad = load;
   bad.method_size = 0;
   iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, &bad);
-  iJIT_NotifyEvent(static_cast<iJIT_JVM_EVENT>(99), &load);
+  NotifyRaw(99, &load);  // an event type the API does not define
 
   iJIT_NotifyEvent(iJVM_EVENT_TYPE_SHUTDOWN, nullptr);
   return 0;

@@ -144,9 +144,19 @@ TEST(CollectorEndToEnd, SigkillLosesNoAcknowledgedEvent) {
     TempDir dir;
     test_support::Process client({JITSCOPE_CLIENT, "ack-loop"}, CollectorEnv(dir.path()));
     ASSERT_GT(client.pid(), 0);
-    std::this_thread::sleep_for(std::chrono::milliseconds(5 + random() % 60));
+    // Wait for the first acknowledgement (start-up time varies with load), then kill at a
+    // random moment while both threads are reporting.
+    char first_ack[4];
+    size_t have = 0;
+    while (have < sizeof(first_ack)) {
+      const ssize_t n = ::read(client.stdout_fd(), first_ack + have, sizeof(first_ack) - have);
+      ASSERT_GT(n, 0) << "run " << run << ": the client died before reporting anything";
+      have += static_cast<size_t>(n);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(random() % 40));
     ::kill(client.pid(), SIGKILL);
-    const auto result = client.Wait();
+    auto result = client.Wait();
+    result.out.insert(0, first_ack, sizeof(first_ack));
     ASSERT_EQ(result.exit_code, -SIGKILL) << result.err;
     std::set<uint32_t> acked;
     for (size_t i = 0; i + 4 <= result.out.size(); i += 4) {

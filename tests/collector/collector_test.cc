@@ -51,8 +51,7 @@ class CollectorTest : public ::testing::Test {
     sinks.push_back(std::move(sink));
     collector_ = Collector::CreateForTesting(std::move(sinks), Log(), kFakeEnvironment);
   }
-  int Notify(iJIT_JVM_EVENT type, const void* payload) { return collector_->Notify(type, payload); }
-  static uint64_t Address(uint64_t a) { return a; }
+  int Notify(uint32_t type, const void* payload) { return collector_->Notify(type, payload); }
 
   RecordingSink* sink_ = nullptr;
   std::unique_ptr<Collector> collector_;
@@ -152,7 +151,7 @@ TEST_F(CollectorTest, EveryRejectionIsCountedPerReasonAndRecorded) {
   EXPECT_EQ(Notify(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, &m), 0);  // NULL name
   EXPECT_EQ(Notify(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, &m), 0);
   EXPECT_EQ(Notify(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, nullptr), 0);
-  EXPECT_EQ(Notify(static_cast<iJIT_JVM_EVENT>(42), &m), 0);
+  EXPECT_EQ(Notify(42, &m), 0);
   EXPECT_EQ(collector_->rejected(RejectReason::kNullName), 2u);
   EXPECT_EQ(collector_->rejected(RejectReason::kNullPayload), 1u);
   EXPECT_EQ(collector_->rejected(RejectReason::kUnknownEvent), 1u);
