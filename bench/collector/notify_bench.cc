@@ -19,6 +19,7 @@
 #include <benchmark/benchmark.h>
 
 #include "jitprofiling.h"
+#include "jitscope/collector/collector.h"
 #include "jitscope/trace/event.h"
 #include "jitscope/trace/record_codec.h"
 
@@ -74,6 +75,29 @@ void BM_CollectorNotify(benchmark::State& state) {
                           static_cast<int64_t>(RecordBytes().size()));
 }
 BENCHMARK(BM_CollectorNotify)->Threads(1)->Threads(2)->UseRealTime();
+
+// The collector's own CPU work (decoding, validation, timestamp, fan-out) with a sink that
+// discards: what an event costs before any byte is stored.
+class DiscardSink : public jitscope::collector::Sink {
+ public:
+  Result Write(const jitscope::trace::Record& record) override {
+    benchmark::DoNotOptimize(&record);
+    return Result::kOk;
+  }
+};
+
+void BM_CollectorPathDiscardSink(benchmark::State& state) {
+  std::vector<std::unique_ptr<jitscope::collector::Sink>> sinks;
+  sinks.push_back(std::make_unique<DiscardSink>());
+  auto collector = jitscope::collector::Collector::CreateForTesting(
+      std::move(sinks), jitscope::collector::Log(), jitscope::collector::SystemEnvironment());
+  unsigned id = 1000;
+  for (auto _ : state) {
+    iJIT_Method_Load load = MakeLoad(++id);
+    benchmark::DoNotOptimize(collector->Notify(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, &load));
+  }
+}
+BENCHMARK(BM_CollectorPathDiscardSink);
 
 void BM_PageCacheFloor64KiB(benchmark::State& state) {
   const std::vector<uint8_t> record = RecordBytes();

@@ -126,11 +126,11 @@ int Collector::Reject(uint32_t event_type, trace::RejectReason reason, uint64_t 
 int Collector::Notify(uint32_t event_type, const void* payload) {
   const uint64_t timestamp = environment_.now_ns();
   const uint32_t tid = environment_.thread_id();
-  DecodeResult decoded = DecodeEvent(event_type, payload);
-  if (const auto* reason = std::get_if<trace::RejectReason>(&decoded)) {
-    return Reject(event_type, *reason, timestamp, tid);
+  trace::Record record{timestamp, tid, trace::ShutdownEvent{}};
+  if (const auto reason = DecodeEvent(event_type, payload, record.event);
+      reason != trace::RejectReason::kNone) {
+    return Reject(event_type, reason, timestamp, tid);
   }
-  trace::Record record{timestamp, tid, std::move(std::get<trace::Event>(decoded))};
 
   if (const auto* code = std::get_if<trace::CodeEvent>(&record.event)) {
     if (code->api_event == trace::kEventMethodInlineLoadFinished) {

@@ -23,8 +23,9 @@ std::optional<std::string_view> Text(const char* s) {
 
 // The fields every code-carrying struct has, gathered before validation.
 template <typename Struct>
-CodeEvent CommonFields(uint32_t event_type, const Struct& s) {
-  CodeEvent code;
+CodeEvent& CommonFields(uint32_t event_type, const Struct& s, trace::Event& out) {
+  // Built in place: the event is copied nowhere on the way to the sinks.
+  CodeEvent& code = out.emplace<CodeEvent>();
   code.api_event = event_type;
   code.method_id = s.method_id;
   code.address = reinterpret_cast<uintptr_t>(s.method_load_address);
@@ -42,7 +43,7 @@ CodeEvent CommonFields(uint32_t event_type, const Struct& s) {
 // The rules shared by every code event. `s` is the caller's struct, checked for the line table
 // (a NULL table with entries is an error, a table with zero entries is just empty).
 template <typename Struct>
-DecodeResult Validate(const CodeEvent& code, const Struct& s, bool name_required) {
+RejectReason Validate(const CodeEvent& code, const Struct& s, bool name_required) {
   if (code.method_id == 0) return RejectReason::kZeroMethodId;
   if (name_required && !code.name) return RejectReason::kNullName;
   if (code.address == 0) return RejectReason::kNullAddress;
@@ -50,7 +51,7 @@ DecodeResult Validate(const CodeEvent& code, const Struct& s, bool name_required
   if (s.line_number_table == nullptr && s.line_number_size != 0) {
     return RejectReason::kNullLineTable;
   }
-  return trace::Event(code);
+  return RejectReason::kNone;
 }
 
 // Copies the caller's struct out of `payload`. memcpy, not a cast, because nothing promises the
@@ -64,16 +65,17 @@ Struct Read(const void* payload) {
 
 }  // namespace
 
-DecodeResult DecodeEvent(uint32_t event_type, const void* payload) {
+RejectReason DecodeEvent(uint32_t event_type, const void* payload, trace::Event& out) {
   switch (event_type) {
     case iJVM_EVENT_TYPE_SHUTDOWN:
-      return trace::Event(trace::ShutdownEvent{});
+      out.emplace<trace::ShutdownEvent>();
+      return RejectReason::kNone;
     case iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED:
     case iJVM_EVENT_TYPE_METHOD_UPDATE: {
       if (payload == nullptr) return RejectReason::kNullPayload;
       // Reads the nine fields common to the current 64-byte and the legacy 80-byte layouts.
       const auto s = Read<iJIT_Method_Load>(payload);
-      CodeEvent code = CommonFields(event_type, s);
+      CodeEvent& code = CommonFields(event_type, s, out);
       code.class_id = s.class_id;
       // METHOD_UPDATE requires only id, address and size (001_*.txt).
       return Validate(code, s, event_type == iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED);
@@ -81,14 +83,14 @@ DecodeResult DecodeEvent(uint32_t event_type, const void* payload) {
     case iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED_V2: {
       if (payload == nullptr) return RejectReason::kNullPayload;
       const auto s = Read<iJIT_Method_Load_V2>(payload);
-      CodeEvent code = CommonFields(event_type, s);
+      CodeEvent& code = CommonFields(event_type, s, out);
       code.module = Text(s.module_name);
       return Validate(code, s, true);
     }
     case iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED_V3: {
       if (payload == nullptr) return RejectReason::kNullPayload;
       const auto s = Read<iJIT_Method_Load_V3>(payload);
-      CodeEvent code = CommonFields(event_type, s);
+      CodeEvent& code = CommonFields(event_type, s, out);
       code.module = Text(s.module_name);
       code.arch = static_cast<uint32_t>(s.module_arch);
       return Validate(code, s, true);
@@ -96,7 +98,7 @@ DecodeResult DecodeEvent(uint32_t event_type, const void* payload) {
     case iJVM_EVENT_TYPE_METHOD_INLINE_LOAD_FINISHED: {
       if (payload == nullptr) return RejectReason::kNullPayload;
       const auto s = Read<iJIT_Method_Inline_Load>(payload);
-      CodeEvent code = CommonFields(event_type, s);
+      CodeEvent& code = CommonFields(event_type, s, out);
       code.parent_method_id = s.parent_method_id;
       if (code.method_id != 0 && code.parent_method_id == 0) return RejectReason::kZeroParentId;
       return Validate(code, s, true);
@@ -104,7 +106,7 @@ DecodeResult DecodeEvent(uint32_t event_type, const void* payload) {
     case iJVM_EVENT_TYPE_METHOD_UPDATE_V2: {
       if (payload == nullptr) return RejectReason::kNullPayload;
       const auto s = Read<iJIT_Method_Update>(payload);
-      trace::RangeUpdateEvent update;
+      auto& update = out.emplace<trace::RangeUpdateEvent>();
       update.address = reinterpret_cast<uintptr_t>(s.load_address);
       update.size = s.size;
       update.segment_type = static_cast<uint32_t>(s.type);
@@ -112,7 +114,7 @@ DecodeResult DecodeEvent(uint32_t event_type, const void* payload) {
       if (update.address == 0) return RejectReason::kNullAddress;
       if (update.size == 0) return RejectReason::kZeroSize;
       if (s.type == iJIT_CT_DATA && !update.data_format) return RejectReason::kMissingDataFormat;
-      return trace::Event(update);
+      return RejectReason::kNone;
     }
     case iJVM_EVENT_TYPE_METHOD_UNLOAD_START: {
       if (payload == nullptr) return RejectReason::kNullPayload;
@@ -121,7 +123,8 @@ DecodeResult DecodeEvent(uint32_t event_type, const void* payload) {
       unsigned int method_id = 0;
       std::memcpy(&method_id, payload, sizeof(method_id));
       if (method_id == 0) return RejectReason::kZeroMethodId;
-      return trace::Event(trace::UnloadEvent{method_id});
+      out.emplace<trace::UnloadEvent>(trace::UnloadEvent{method_id});
+      return RejectReason::kNone;
     }
     default:
       return RejectReason::kUnknownEvent;

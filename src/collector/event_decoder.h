@@ -13,14 +13,14 @@
 #pragma once
 
 #include <cstdint>
-#include <variant>
 
 #include "jitscope/trace/event.h"
 
 namespace jitscope::collector {
 
-using DecodeResult = std::variant<trace::Event, trace::RejectReason>;
-
-DecodeResult DecodeEvent(uint32_t event_type, const void* payload);
+// Decodes into `out`; returns why the event is refused, or RejectReason::kNone when it is
+// accepted (then `out` holds it; otherwise `out` is unspecified). A plain enum rather than an
+// optional: the optional's byte-sized flag cost a store-forwarding stall per event.
+trace::RejectReason DecodeEvent(uint32_t event_type, const void* payload, trace::Event& out);
 
 }  // namespace jitscope::collector

@@ -2,6 +2,7 @@
 #include "jitscope/collector/trace_sink.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <string>
 
 #include "jitscope/base/files.h"
@@ -13,9 +14,12 @@ base::StatusOr<std::unique_ptr<TraceSink>> TraceSink::Create(const std::string& 
   constexpr int kAttempts = 100;
   base::Status last;
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
-    std::string name = "jit-" + std::to_string(identity.pid);
-    if (attempt > 0) name += "." + std::to_string(attempt);
-    name += ".jsc";
+    char name[64];
+    if (attempt == 0) {
+      std::snprintf(name, sizeof(name), "jit-%u.jsc", identity.pid);
+    } else {
+      std::snprintf(name, sizeof(name), "jit-%u.%d.jsc", identity.pid, attempt);
+    }
     auto fd = base::CreateExclusive(directory, name, 0600);
     if (!fd.ok()) {
       last = fd.status();
@@ -24,7 +28,8 @@ base::StatusOr<std::unique_ptr<TraceSink>> TraceSink::Create(const std::string& 
       return last;
     }
     ASSIGN_OR_RETURN(auto writer, trace::TraceWriter::Create(std::move(fd).value(), identity));
-    const std::string path = directory + "/" + name;
+    std::string path = directory + "/";
+    path += name;
     return std::unique_ptr<TraceSink>(new TraceSink(std::move(writer), path));
   }
   return last;

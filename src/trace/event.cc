@@ -5,6 +5,8 @@ namespace jitscope::trace {
 
 const char* RejectReasonName(RejectReason reason) {
   switch (reason) {
+    case RejectReason::kNone:
+      return "none";
     case RejectReason::kNullPayload:
       return "null_payload";
     case RejectReason::kNullName:

@@ -31,6 +31,7 @@ enum ApiEvent : uint32_t {
 
 // Why the collector refused an event. Values are stored in the trace: append only.
 enum class RejectReason : uint32_t {
+  kNone = 0,                // not rejected (never stored)
   kNullPayload = 1,         // an event that needs a payload got NULL
   kNullName = 2,            // method_name is NULL
   kNullAddress = 3,         // method_load_address is NULL ("not accepted")

@@ -27,9 +27,17 @@ iJIT_Method_Load ValidLoad() {
 }
 
 std::optional<RejectReason> Rejection(uint32_t type, const void* payload) {
-  DecodeResult result = DecodeEvent(type, payload);
-  if (const auto* reason = std::get_if<RejectReason>(&result)) return *reason;
-  return std::nullopt;
+  trace::Event event;
+  const RejectReason reason = DecodeEvent(type, payload, event);
+  if (reason == RejectReason::kNone) return std::nullopt;
+  return reason;
+}
+
+// Decodes an event that must be accepted.
+trace::Event Accepted(uint32_t type, const void* payload) {
+  trace::Event event;
+  EXPECT_EQ(DecodeEvent(type, payload, event), RejectReason::kNone);
+  return event;
 }
 
 TEST(EventDecoderTest, AcceptsAValidLoadAndKeepsEveryField) {
@@ -37,8 +45,8 @@ TEST(EventDecoderTest, AcceptsAValidLoadAndKeepsEveryField) {
   m.class_id = 9;
   m.class_file_name = const_cast<char*>("C");
   m.source_file_name = const_cast<char*>("f.js");
-  DecodeResult result = DecodeEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, &m);
-  const auto& code = std::get<trace::CodeEvent>(std::get<trace::Event>(result));
+  trace::Event result = Accepted(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, &m);
+  const auto& code = std::get<trace::CodeEvent>(result);
   EXPECT_EQ(code.api_event, 13u);
   EXPECT_EQ(code.method_id, 1u);
   EXPECT_EQ(code.address, reinterpret_cast<uintptr_t>(code_bytes));
@@ -110,12 +118,12 @@ TEST(EventDecoderTest, V2AndV3CarryModuleAndArchitecture) {
   m.method_size = 8;
   m.module_name = const_cast<char*>("tier2");
   m.module_arch = iJIT_CA_64;
-  DecodeResult v3 = DecodeEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED_V3, &m);
-  const auto& code = std::get<trace::CodeEvent>(std::get<trace::Event>(v3));
+  trace::Event v3 = Accepted(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED_V3, &m);
+  const auto& code = std::get<trace::CodeEvent>(v3);
   EXPECT_EQ(*code.module, "tier2");
   EXPECT_EQ(code.arch, 2u);
-  DecodeResult v2 = DecodeEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED_V2, &m);
-  const auto& code2 = std::get<trace::CodeEvent>(std::get<trace::Event>(v2));
+  trace::Event v2 = Accepted(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED_V2, &m);
+  const auto& code2 = std::get<trace::CodeEvent>(v2);
   EXPECT_EQ(*code2.module, "tier2");
   EXPECT_EQ(code2.arch, 0u) << "V2 has no architecture field";
 }
@@ -130,8 +138,8 @@ TEST(EventDecoderTest, InlineNeedsItsParent) {
   EXPECT_EQ(Rejection(iJVM_EVENT_TYPE_METHOD_INLINE_LOAD_FINISHED, &m),
             RejectReason::kZeroParentId);
   m.parent_method_id = 1000;
-  DecodeResult ok = DecodeEvent(iJVM_EVENT_TYPE_METHOD_INLINE_LOAD_FINISHED, &m);
-  EXPECT_EQ(std::get<trace::CodeEvent>(std::get<trace::Event>(ok)).parent_method_id, 1000u);
+  trace::Event ok = Accepted(iJVM_EVENT_TYPE_METHOD_INLINE_LOAD_FINISHED, &m);
+  EXPECT_EQ(std::get<trace::CodeEvent>(ok).parent_method_id, 1000u);
   m.method_id = 0;
   EXPECT_EQ(Rejection(iJVM_EVENT_TYPE_METHOD_INLINE_LOAD_FINISHED, &m),
             RejectReason::kZeroMethodId);
@@ -139,11 +147,11 @@ TEST(EventDecoderTest, InlineNeedsItsParent) {
 
 TEST(EventDecoderTest, UnloadReadsOnlyTheLeadingId) {
   const unsigned int bare_id = 77;  // LLVM MCJIT passes a bare unsigned int
-  DecodeResult result = DecodeEvent(iJVM_EVENT_TYPE_METHOD_UNLOAD_START, &bare_id);
-  EXPECT_EQ(std::get<trace::UnloadEvent>(std::get<trace::Event>(result)).method_id, 77u);
+  trace::Event result = Accepted(iJVM_EVENT_TYPE_METHOD_UNLOAD_START, &bare_id);
+  EXPECT_EQ(std::get<trace::UnloadEvent>(result).method_id, 77u);
   const uint64_t orc_id = 78;  // LLVM ORC passes a uint64_t
-  result = DecodeEvent(iJVM_EVENT_TYPE_METHOD_UNLOAD_START, &orc_id);
-  EXPECT_EQ(std::get<trace::UnloadEvent>(std::get<trace::Event>(result)).method_id, 78u);
+  result = Accepted(iJVM_EVENT_TYPE_METHOD_UNLOAD_START, &orc_id);
+  EXPECT_EQ(std::get<trace::UnloadEvent>(result).method_id, 78u);
   const unsigned int zero = 0;
   EXPECT_EQ(Rejection(iJVM_EVENT_TYPE_METHOD_UNLOAD_START, &zero), RejectReason::kZeroMethodId);
 }
