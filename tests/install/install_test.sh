@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs the build into a scratch prefix and builds a consumer against it three ways:
+# find_package (static and shared stub) and pkg-config; each runs with the installed collector.
+set -euo pipefail
+build=$1 source=$2
+prefix=$(mktemp -d) work=$(mktemp -d)
+trap 'rm -rf "$prefix" "$work"' EXIT
+
+cmake --install "$build" --prefix "$prefix" >/dev/null
+for f in bin/jitscope include/jitprofiling.h lib/libjitprofiling.a lib/libjitprofiling.so \
+         lib/libjitprofiling.so.1 lib/libjitscope-collector.so lib/pkgconfig/jitprofiling.pc \
+         lib/cmake/jitscope/jitscopeConfig.cmake; do
+  [[ -e "$prefix/$f" ]] || { echo "not installed: $f"; exit 1; }
+done
+
+cmake -S "$source/consumer" -B "$work/build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake --build "$work/build" >/dev/null
+export INTEL_JIT_PROFILER64="$prefix/lib/libjitscope-collector.so" JITSCOPE_OUTPUT_DIR="$work"
+export JITSCOPE_LOG="$work/log"
+for exe in consumer_static consumer_shared; do
+  out=$(LD_LIBRARY_PATH="$prefix/lib" "$work/build/$exe")
+  [[ "$out" == "active=1 notify=1" ]] || { echo "$exe printed: $out"; exit 1; }
+done
+
+pc_flags=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs jitprofiling)
+cc -std=c99 "$source/consumer/consumer.c" -o "$work/pc" $pc_flags
+out=$(LD_LIBRARY_PATH="$prefix/lib" "$work/pc")
+[[ "$out" == "active=1 notify=1" ]] || { echo "pkg-config build printed: $out"; exit 1; }
+
+traces=$(ls "$work"/jit-*.jsc | wc -l)
+[[ $traces -eq 3 ]] || { echo "expected 3 traces, found $traces"; exit 1; }
+"$prefix/bin/jitscope" dump "$(ls "$work"/jit-*.jsc | head -1)" | grep -q 'name="installed"'
+echo "install test passed"
