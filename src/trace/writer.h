@@ -6,7 +6,7 @@
 // chunk of a MAP_SHARED mapping of the file and publishes it with one release store of its
 // header. The common path takes no lock and makes no syscall; a thread only touches shared
 // state when its chunk is full (one atomic add on the current segment) and a mutex only when the
-// segment is full (the file is extended with posix_fallocate and the next segment mapped).
+// segment is full (the file is extended with zeros and the next segment mapped).
 // Because the records live in the page cache as soon as they are stored, a record whose
 // Append() returned survives a SIGKILL of the process.
 #pragma once
@@ -69,6 +69,7 @@ class TraceWriter {
   TraceWriter(base::ScopedFd fd, const Options& options, uint64_t first_chunk_offset);
   uint8_t* ClaimChunk(uint64_t size, uint32_t tid);
   base::Status AddSegment(uint64_t min_size);
+  base::Status AppendZeros(uint64_t offset, uint64_t size);
 
   const uint64_t id_;  // tells thread-local chunk caches of different writers apart
   const Options options_;
