@@ -1,0 +1,371 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "parser.h"
+
+#include <cstdio>
+#include <limits>
+#include <utility>
+
+#include "lexer.h"
+
+namespace jitscope::jitvm {
+namespace {
+
+// Deeper nesting than this is refused: every later stage recurses over the tree, and a hostile
+// file must not overflow the native stack.
+constexpr int kMaxNesting = 200;
+
+class Parser {
+ public:
+  Parser(std::vector<Token> tokens, const std::string& path)
+      : tokens_(std::move(tokens)), path_(path) {}
+
+  base::StatusOr<Program> ParseProgram() {
+    Program program;
+    program.path = path_;
+    while (Peek().kind != TokenKind::kEnd) {
+      Function function;
+      if (!ParseFunction(function)) return error_;
+      program.functions.push_back(std::move(function));
+    }
+    return program;
+  }
+
+ private:
+  const Token& Peek(size_t ahead = 0) const {
+    const size_t at = pos_ + ahead;
+    return at < tokens_.size() ? tokens_[at] : tokens_.back();
+  }
+  const Token& Next() {
+    const Token& token = Peek();
+    if (pos_ + 1 < tokens_.size()) ++pos_;
+    return token;
+  }
+  bool Is(std::string_view text) const {
+    const Token& t = Peek();
+    return (t.kind == TokenKind::kPunctuation || t.kind == TokenKind::kKeyword) && t.text == text;
+  }
+  bool Accept(std::string_view text) {
+    if (!Is(text)) return false;
+    Next();
+    return true;
+  }
+  bool Fail(const Token& at, const std::string& message) {
+    if (error_.ok()) {
+      error_ = base::Status::Error("%s:%u:%u: error: %s", path_.c_str(), at.line, at.column,
+                                   message.c_str());
+    }
+    return false;
+  }
+  std::string Describe(const Token& token) const {
+    if (token.kind == TokenKind::kEnd) return "end of file";
+    return "'" + std::string(token.text) + "'";
+  }
+  bool Expect(std::string_view text) {
+    if (Accept(text)) return true;
+    return Fail(Peek(), "expected '" + std::string(text) + "' but found " + Describe(Peek()));
+  }
+  bool ExpectName(std::string& name) {
+    if (Peek().kind != TokenKind::kIdentifier) {
+      return Fail(Peek(), "expected a name but found " + Describe(Peek()));
+    }
+    name = std::string(Next().text);
+    return true;
+  }
+  bool ParseType(Type& type) {
+    if (Accept("int")) {
+      type = Type::kInt;
+    } else if (Accept("float")) {
+      type = Type::kFloat;
+    } else {
+      return Fail(Peek(), "expected a type (int or float) but found " + Describe(Peek()));
+    }
+    return true;
+  }
+
+  // Counts nesting on the way down; the destructor undoes it on every path out.
+  class NestingScope {
+   public:
+    explicit NestingScope(Parser& parser) : parser_(parser) { ++parser_.nesting_; }
+    ~NestingScope() { --parser_.nesting_; }
+    bool ok() const { return parser_.nesting_ <= kMaxNesting; }
+
+   private:
+    Parser& parser_;
+  };
+
+  bool ParseFunction(Function& function) {
+    const Token& fn = Peek();
+    if (!Expect("fn")) return false;
+    function.line = fn.line;
+    if (!ExpectName(function.name) || !Expect("(")) return false;
+    if (!Is(")")) {
+      do {
+        Local param;
+        if (!ExpectName(param.name) || !Expect(":") || !ParseType(param.type)) return false;
+        function.locals.push_back(std::move(param));
+      } while (Accept(","));
+    }
+    if (!Expect(")")) return false;
+    function.param_count = static_cast<uint32_t>(function.locals.size());
+    if (Accept("->") && !ParseType(function.return_type)) return false;
+    return ParseBlock(function.body, &function.end_line);
+  }
+
+  bool ParseBlock(std::vector<std::unique_ptr<Stmt>>& body, uint32_t* end_line = nullptr) {
+    NestingScope scope(*this);
+    if (!scope.ok()) return Fail(Peek(), "blocks nested too deeply");
+    if (!Expect("{")) return false;
+    while (!Is("}")) {
+      if (Peek().kind == TokenKind::kEnd) return Fail(Peek(), "expected '}' but found end of file");
+      auto stmt = ParseStatement();
+      if (!stmt) return false;
+      body.push_back(std::move(stmt));
+    }
+    if (end_line != nullptr) *end_line = Peek().line;
+    return Expect("}");
+  }
+
+  std::unique_ptr<Stmt> ParseStatement() {
+    auto stmt = std::make_unique<Stmt>();
+    const Token& first = Peek();
+    stmt->line = first.line;
+    stmt->column = first.column;
+    if (Accept("var")) {
+      stmt->kind = StmtKind::kVar;
+      if (!ExpectName(stmt->name) || !Expect("=")) return nullptr;
+      if (!(stmt->expr = ParseExpr()) || !Expect(";")) return nullptr;
+    } else if (Is("if")) {
+      return ParseIf();
+    } else if (Accept("while")) {
+      stmt->kind = StmtKind::kWhile;
+      if (!(stmt->expr = ParseExpr()) || !ParseBlock(stmt->body)) return nullptr;
+    } else if (Accept("return")) {
+      stmt->kind = StmtKind::kReturn;
+      if (!(stmt->expr = ParseExpr()) || !Expect(";")) return nullptr;
+    } else if (first.kind == TokenKind::kIdentifier && Peek(1).kind == TokenKind::kPunctuation &&
+               Peek(1).text == "=") {
+      stmt->kind = StmtKind::kAssign;
+      stmt->name = std::string(Next().text);
+      Next();  // '='
+      if (!(stmt->expr = ParseExpr()) || !Expect(";")) return nullptr;
+    } else {
+      stmt->kind = StmtKind::kExpr;
+      if (!(stmt->expr = ParseExpr()) || !Expect(";")) return nullptr;
+    }
+    return stmt;
+  }
+
+  std::unique_ptr<Stmt> ParseIf() {
+    NestingScope scope(*this);
+    if (!scope.ok()) return Fail(Peek(), "statements nested too deeply"), nullptr;
+    auto stmt = std::make_unique<Stmt>();
+    stmt->kind = StmtKind::kIf;
+    stmt->line = Peek().line;
+    stmt->column = Peek().column;
+    Next();  // 'if'
+    if (!(stmt->expr = ParseExpr()) || !ParseBlock(stmt->body)) return nullptr;
+    if (Accept("else")) {
+      if (Is("if")) {
+        auto nested = ParseIf();
+        if (!nested) return nullptr;
+        stmt->else_body.push_back(std::move(nested));
+      } else if (!ParseBlock(stmt->else_body)) {
+        return nullptr;
+      }
+    }
+    return stmt;
+  }
+
+  static std::unique_ptr<Expr> MakeExpr(ExprKind kind, const Token& at) {
+    auto expr = std::make_unique<Expr>();
+    expr->kind = kind;
+    expr->line = at.line;
+    expr->column = at.column;
+    return expr;
+  }
+  static std::unique_ptr<Expr> MakeBinary(Op op, const Token& at, std::unique_ptr<Expr> lhs,
+                                          std::unique_ptr<Expr> rhs) {
+    auto expr = MakeExpr(ExprKind::kBinary, at);
+    expr->op = op;
+    expr->operands.push_back(std::move(lhs));
+    expr->operands.push_back(std::move(rhs));
+    return expr;
+  }
+
+  std::unique_ptr<Expr> ParseExpr() {
+    NestingScope scope(*this);
+    if (!scope.ok()) return Fail(Peek(), "expression nested too deeply"), nullptr;
+    return ParseOr();
+  }
+
+  std::unique_ptr<Expr> ParseOr() {
+    auto lhs = ParseAnd();
+    while (lhs && Is("||")) {
+      const Token& op = Next();
+      auto rhs = ParseAnd();
+      if (!rhs) return nullptr;
+      lhs = MakeBinary(Op::kOr, op, std::move(lhs), std::move(rhs));
+    }
+    return lhs;
+  }
+
+  std::unique_ptr<Expr> ParseAnd() {
+    auto lhs = ParseCompare();
+    while (lhs && Is("&&")) {
+      const Token& op = Next();
+      auto rhs = ParseCompare();
+      if (!rhs) return nullptr;
+      lhs = MakeBinary(Op::kAnd, op, std::move(lhs), std::move(rhs));
+    }
+    return lhs;
+  }
+
+  std::unique_ptr<Expr> ParseCompare() {
+    static constexpr std::pair<std::string_view, Op> kComparisons[] = {
+        {"==", Op::kEq}, {"!=", Op::kNe}, {"<", Op::kLt},
+        {"<=", Op::kLe}, {">", Op::kGt},  {">=", Op::kGe}};
+    auto lhs = ParseSum();
+    if (!lhs) return nullptr;
+    for (const auto& [text, op] : kComparisons) {
+      if (Is(text)) {
+        const Token& at = Next();
+        auto rhs = ParseSum();
+        if (!rhs) return nullptr;
+        lhs = MakeBinary(op, at, std::move(lhs), std::move(rhs));
+        for (const auto& [again, unused] : kComparisons) {
+          if (Is(again)) {
+            Fail(Peek(), "comparisons do not chain; use && between them");
+            return nullptr;
+          }
+        }
+        break;
+      }
+    }
+    return lhs;
+  }
+
+  std::unique_ptr<Expr> ParseSum() {
+    auto lhs = ParseProduct();
+    while (lhs && (Is("+") || Is("-"))) {
+      const Token& at = Next();
+      auto rhs = ParseProduct();
+      if (!rhs) return nullptr;
+      lhs = MakeBinary(at.text == "+" ? Op::kAdd : Op::kSub, at, std::move(lhs), std::move(rhs));
+    }
+    return lhs;
+  }
+
+  std::unique_ptr<Expr> ParseProduct() {
+    auto lhs = ParseUnary();
+    while (lhs && (Is("*") || Is("/") || Is("%"))) {
+      const Token& at = Next();
+      const Op op = at.text == "*" ? Op::kMul : at.text == "/" ? Op::kDiv : Op::kMod;
+      auto rhs = ParseUnary();
+      if (!rhs) return nullptr;
+      lhs = MakeBinary(op, at, std::move(lhs), std::move(rhs));
+    }
+    return lhs;
+  }
+
+  std::unique_ptr<Expr> ParseUnary() {
+    if (Is("-") || Is("!")) {
+      NestingScope scope(*this);
+      if (!scope.ok()) return Fail(Peek(), "expression nested too deeply"), nullptr;
+      const Token& at = Next();
+      // -9223372036854775808 is the one literal that is only valid negated.
+      negated_literal_ = at.text == "-" && Peek().kind == TokenKind::kIntLiteral;
+      auto operand = ParseUnary();
+      negated_literal_ = false;
+      if (!operand) return nullptr;
+      auto expr = MakeExpr(ExprKind::kUnary, at);
+      expr->op = at.text == "-" ? Op::kNeg : Op::kNot;
+      expr->operands.push_back(std::move(operand));
+      return expr;
+    }
+    return ParsePrimary();
+  }
+
+  std::unique_ptr<Expr> ParsePrimary() {
+    const Token& at = Peek();
+    switch (at.kind) {
+      case TokenKind::kIntLiteral: {
+        Next();
+        if (at.int_value == std::numeric_limits<int64_t>::min() && !negated_literal_) {
+          Fail(at, "integer literal out of range");
+          return nullptr;
+        }
+        auto expr = MakeExpr(ExprKind::kIntLiteral, at);
+        expr->int_value = at.int_value;
+        return expr;
+      }
+      case TokenKind::kFloatLiteral: {
+        Next();
+        auto expr = MakeExpr(ExprKind::kFloatLiteral, at);
+        expr->type = Type::kFloat;
+        expr->float_value = at.float_value;
+        return expr;
+      }
+      case TokenKind::kIdentifier: {
+        Next();
+        if (!Is("(")) {
+          auto expr = MakeExpr(ExprKind::kLocal, at);
+          expr->name = std::string(at.text);
+          return expr;
+        }
+        auto expr = MakeExpr(ExprKind::kCall, at);
+        expr->name = std::string(at.text);
+        return ParseArguments(std::move(expr));
+      }
+      case TokenKind::kKeyword:
+        if (at.text == "int" || at.text == "float") {
+          Next();
+          auto expr = MakeExpr(ExprKind::kBuiltin, at);
+          expr->builtin = at.text == "int" ? Builtin::kToInt : Builtin::kToFloat;
+          return ParseArguments(std::move(expr));
+        }
+        break;
+      case TokenKind::kPunctuation:
+        if (at.text == "(") {
+          Next();
+          auto inner = ParseExpr();
+          if (!inner || !Expect(")")) return nullptr;
+          return inner;
+        }
+        break;
+      case TokenKind::kEnd:
+        break;
+    }
+    Fail(at, "expected an expression but found " + Describe(at));
+    return nullptr;
+  }
+
+  std::unique_ptr<Expr> ParseArguments(std::unique_ptr<Expr> call) {
+    if (!Expect("(")) return nullptr;
+    if (!Is(")")) {
+      do {
+        auto argument = ParseExpr();
+        if (!argument) return nullptr;
+        call->operands.push_back(std::move(argument));
+      } while (Accept(","));
+    }
+    if (!Expect(")")) return nullptr;
+    return call;
+  }
+
+  std::vector<Token> tokens_;
+  const std::string& path_;
+  size_t pos_ = 0;
+  int nesting_ = 0;
+  bool negated_literal_ = false;
+  base::Status error_;
+};
+
+}  // namespace
+
+base::StatusOr<Program> Parse(std::string_view source, const std::string& path) {
+  ASSIGN_OR_RETURN(std::vector<Token> tokens, Tokenize(source, path));
+  Parser parser(std::move(tokens), path);
+  return parser.ParseProgram();
+}
+
+}  // namespace jitscope::jitvm
