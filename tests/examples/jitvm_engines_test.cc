@@ -268,6 +268,28 @@ fn main() -> int {
   EXPECT_EQ(o.result, "test.jv:1: runtime error: stack overflow (recursion too deep)");
 }
 
+TEST(Engines, ReplacedCodeIsFreedOnlyOnceNoFrameReturnsIntoIt) {
+  // rec is optimized at its 10th call, nine baseline frames deep; at the bottom of the
+  // recursion `later` (too big to inline) is compiled for the first time while those frames
+  // still wait to return into the replaced baseline code. Freeing it then (its memory would be
+  // filled with int3 or reused for `later`) would crash or corrupt the result.
+  const Program program = FromSource(R"(fn later(x: int) -> int {
+  var a = x; var b = a + 1; var c = b * 2; var d = c - a; var e = d * d + c * b - a;
+  var f = e % 97 + d % 13 - c % 7; var g = f * f - e + d - c + b - a;
+  return g - g + x * 2;
+}
+fn rec(n: int) -> int {
+  if n == 0 { return later(1); }
+  return rec(n - 1) + 1;
+}
+fn main(n: int) -> int { return rec(n); }
+)");
+  const Outcome o = RunIn(program, ExecutionMode::kTiered, {50}, 10);
+  EXPECT_EQ(o.result, "52");
+  EXPECT_EQ(o.stats.optimized_compiles, 1u);
+  EXPECT_EQ(o.stats.unloads, 1u) << "freed at the end of the run, when no frame was left";
+}
+
 TEST(Engines, AVmRunsAgainAndKeepsItsCode) {
   const Program program = Load("fib.jv");
   Output output;
