@@ -198,26 +198,33 @@ class Parser {
     return ParseOr();
   }
 
-  std::unique_ptr<Expr> ParseOr() {
-    auto lhs = ParseAnd();
-    while (lhs && Is("||")) {
-      const Token& op = Next();
-      auto rhs = ParseAnd();
+  // operand (op operand)*, left-associative, for the operators in `ops`.
+  template <size_t N>
+  std::unique_ptr<Expr> ParseChain(const std::pair<std::string_view, Op> (&ops)[N],
+                                   std::unique_ptr<Expr> (Parser::*operand)()) {
+    auto lhs = (this->*operand)();
+    while (lhs) {
+      const std::pair<std::string_view, Op>* matched = nullptr;
+      for (const auto& op : ops) {
+        if (Is(op.first)) matched = &op;
+      }
+      if (matched == nullptr) break;
+      const Token& at = Next();
+      auto rhs = (this->*operand)();
       if (!rhs) return nullptr;
-      lhs = MakeBinary(Op::kOr, op, std::move(lhs), std::move(rhs));
+      lhs = MakeBinary(matched->second, at, std::move(lhs), std::move(rhs));
     }
     return lhs;
   }
 
+  std::unique_ptr<Expr> ParseOr() {
+    static constexpr std::pair<std::string_view, Op> kOps[] = {{"||", Op::kOr}};
+    return ParseChain(kOps, &Parser::ParseAnd);
+  }
+
   std::unique_ptr<Expr> ParseAnd() {
-    auto lhs = ParseCompare();
-    while (lhs && Is("&&")) {
-      const Token& op = Next();
-      auto rhs = ParseCompare();
-      if (!rhs) return nullptr;
-      lhs = MakeBinary(Op::kAnd, op, std::move(lhs), std::move(rhs));
-    }
-    return lhs;
+    static constexpr std::pair<std::string_view, Op> kOps[] = {{"&&", Op::kAnd}};
+    return ParseChain(kOps, &Parser::ParseCompare);
   }
 
   std::unique_ptr<Expr> ParseCompare() {
@@ -245,26 +252,14 @@ class Parser {
   }
 
   std::unique_ptr<Expr> ParseSum() {
-    auto lhs = ParseProduct();
-    while (lhs && (Is("+") || Is("-"))) {
-      const Token& at = Next();
-      auto rhs = ParseProduct();
-      if (!rhs) return nullptr;
-      lhs = MakeBinary(at.text == "+" ? Op::kAdd : Op::kSub, at, std::move(lhs), std::move(rhs));
-    }
-    return lhs;
+    static constexpr std::pair<std::string_view, Op> kOps[] = {{"+", Op::kAdd}, {"-", Op::kSub}};
+    return ParseChain(kOps, &Parser::ParseProduct);
   }
 
   std::unique_ptr<Expr> ParseProduct() {
-    auto lhs = ParseUnary();
-    while (lhs && (Is("*") || Is("/") || Is("%"))) {
-      const Token& at = Next();
-      const Op op = at.text == "*" ? Op::kMul : at.text == "/" ? Op::kDiv : Op::kMod;
-      auto rhs = ParseUnary();
-      if (!rhs) return nullptr;
-      lhs = MakeBinary(op, at, std::move(lhs), std::move(rhs));
-    }
-    return lhs;
+    static constexpr std::pair<std::string_view, Op> kOps[] = {
+        {"*", Op::kMul}, {"/", Op::kDiv}, {"%", Op::kMod}};
+    return ParseChain(kOps, &Parser::ParseUnary);
   }
 
   std::unique_ptr<Expr> ParseUnary() {

@@ -14,6 +14,25 @@ constexpr int64_t kIntMin = std::numeric_limits<int64_t>::min();
 // C++20.
 int64_t Wrap(uint64_t value) { return static_cast<int64_t>(value); }
 
+// 1 or 0. For doubles every comparison with NaN is false except !=, as IEEE says.
+template <typename T>
+uint64_t Compare(Op op, T a, T b) {
+  switch (op) {
+    case Op::kEq:
+      return a == b;
+    case Op::kNe:
+      return a != b;
+    case Op::kLt:
+      return a < b;
+    case Op::kLe:
+      return a <= b;
+    case Op::kGt:
+      return a > b;
+    default:
+      return a >= b;
+  }
+}
+
 std::optional<uint64_t> IntBinary(Op op, int64_t a, int64_t b) {
   const uint64_t ua = static_cast<uint64_t>(a);
   const uint64_t ub = static_cast<uint64_t>(b);
@@ -32,25 +51,12 @@ std::optional<uint64_t> IntBinary(Op op, int64_t a, int64_t b) {
       if (b == 0) return std::nullopt;
       if (b == -1) return 0;
       return static_cast<uint64_t>(a % b);
-    case Op::kEq:
-      return a == b;
-    case Op::kNe:
-      return a != b;
-    case Op::kLt:
-      return a < b;
-    case Op::kLe:
-      return a <= b;
-    case Op::kGt:
-      return a > b;
-    case Op::kGe:
-      return a >= b;
     case Op::kAnd:
       return a != 0 && b != 0;
     case Op::kOr:
       return a != 0 || b != 0;
-    case Op::kNeg:
-    case Op::kNot:
-      break;
+    default:
+      break;  // comparisons: Compare(); unary: EvaluateUnary()
   }
   return 0;
 }
@@ -65,18 +71,6 @@ std::optional<uint64_t> FloatBinary(Op op, double a, double b) {
       return FloatBits(a * b);
     case Op::kDiv:
       return FloatBits(a / b);  // IEEE: x/0 is inf or nan, not an error
-    case Op::kEq:
-      return a == b;
-    case Op::kNe:
-      return a != b;
-    case Op::kLt:
-      return a < b;
-    case Op::kLe:
-      return a <= b;
-    case Op::kGt:
-      return a > b;
-    case Op::kGe:
-      return a >= b;
     default:
       break;  // % && || ! are int-only (checker.h)
   }
@@ -96,6 +90,10 @@ const char* RuntimeErrorText(RuntimeError error) {
 }
 
 std::optional<uint64_t> EvaluateBinary(Op op, Type operand_type, uint64_t lhs, uint64_t rhs) {
+  if (IsComparison(op)) {
+    return operand_type == Type::kInt ? Compare(op, Wrap(lhs), Wrap(rhs))
+                                      : Compare(op, BitsFloat(lhs), BitsFloat(rhs));
+  }
   if (operand_type == Type::kInt) return IntBinary(op, Wrap(lhs), Wrap(rhs));
   return FloatBinary(op, BitsFloat(lhs), BitsFloat(rhs));
 }

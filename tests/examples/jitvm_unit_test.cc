@@ -11,6 +11,7 @@
 
 #include "checker.h"
 #include "code_heap.h"
+#include "constant_folding.h"
 #include "frame_plan.h"
 #include "line_table.h"
 
@@ -50,6 +51,29 @@ TEST(LineTable, EmptyRangesLeaveNoEntryAndEqualNeighboursMerge) {
   builder.Mark(9, 5);  // same line: no new range
   builder.Mark(12, 7);
   EXPECT_EQ(Pairs(builder.Finish(12)), (Table{{12, 5}}));  // line 7 ended up empty too
+}
+
+// The value main returns, folded, or "not constant".
+std::string Folded(const char* expression) {
+  const std::string source = std::string("fn f() -> int { return 1; }\nfn main(x: int) -> int {\n"
+                                         "  return ") + expression + ";\n}\n";
+  auto program = Compile(source, "fold.jv");
+  if (!program.ok()) return program.status().message();
+  const Function& main = program->functions[program->main_index];
+  auto value = FoldConstant(*main.body.back()->expr);
+  return value ? std::to_string(static_cast<int64_t>(*value)) : "not constant";
+}
+
+TEST(ConstantFolding, FoldsWhatCannotChangeAndLeavesTheRestToRunTime) {
+  EXPECT_EQ(Folded("2 * 3 + 1"), "7");
+  EXPECT_EQ(Folded("-9223372036854775808 / -1"), "-9223372036854775808");
+  EXPECT_EQ(Folded("int(sqrt(16.0) * 2.5)"), "10");
+  EXPECT_EQ(Folded("0 && f()"), "0") << "the call never runs";
+  EXPECT_EQ(Folded("1 || f()"), "1");
+  EXPECT_EQ(Folded("1 && f()"), "not constant");
+  EXPECT_EQ(Folded("7 / 0"), "not constant") << "the error must happen at run time";
+  EXPECT_EQ(Folded("x + 1"), "not constant");
+  EXPECT_EQ(Folded("print(1)"), "not constant");
 }
 
 TEST(CodeHeap, FreedBlocksAreReusedFirstFitFromTheLowestAddress) {
