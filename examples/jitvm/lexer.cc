@@ -24,98 +24,95 @@ bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 }  // namespace
 
-base::StatusOr<std::vector<Token>> Tokenize(std::string_view source, const std::string& path) {
-  std::vector<Token> tokens;
-  uint32_t line = 1;
-  size_t line_start = 0;
-  size_t i = 0;
-  auto error = [&](size_t at, const char* what) {
-    return base::Status::Error("%s:%u:%zu: error: %s", path.c_str(), line, at - line_start + 1,
-                               what);
-  };
+Token Lexer::Fail(size_t at, const char* what) {
+  error_ =
+      base::Status::Error("%s:%u:%zu: error: %s", path_.c_str(), line_, at - line_start_ + 1, what);
+  pos_ = source_.size();
+  Token end;
+  end.line = line_;
+  return end;
+}
+
+Token Lexer::Next() {
+  const std::string_view source = source_;
+  size_t& i = pos_;
   while (i < source.size()) {
     const char c = source[i];
     if (c == '\n') {
-      ++line;
-      line_start = ++i;
-      continue;
-    }
-    if (c == ' ' || c == '\t' || c == '\r') {
+      ++line_;
+      line_start_ = ++i;
+    } else if (c == ' ' || c == '\t' || c == '\r') {
       ++i;
-      continue;
-    }
-    if (c == '#') {
+    } else if (c == '#') {
       while (i < source.size() && source[i] != '\n') ++i;
-      continue;
-    }
-    Token token;
-    token.line = line;
-    token.column = static_cast<uint32_t>(i - line_start + 1);
-    const size_t start = i;
-    if (IsIdentifierStart(c)) {
-      while (i < source.size() && (IsIdentifierStart(source[i]) || IsDigit(source[i]))) ++i;
-      token.text = source.substr(start, i - start);
-      token.kind = TokenKind::kIdentifier;
-      for (std::string_view keyword : kKeywords) {
-        if (token.text == keyword) token.kind = TokenKind::kKeyword;
-      }
-    } else if (IsDigit(c)) {
-      while (i < source.size() && IsDigit(source[i])) ++i;
-      bool is_float = false;
-      if (i + 1 < source.size() && source[i] == '.' && IsDigit(source[i + 1])) {
-        is_float = true;
-        for (++i; i < source.size() && IsDigit(source[i]);) ++i;
-      }
-      if (i < source.size() && (source[i] == 'e' || source[i] == 'E')) {
-        size_t j = i + 1;
-        if (j < source.size() && (source[j] == '+' || source[j] == '-')) ++j;
-        if (j < source.size() && IsDigit(source[j])) {
-          is_float = true;
-          for (i = j; i < source.size() && IsDigit(source[i]);) ++i;
-        }
-      }
-      if (i < source.size() && IsIdentifierStart(source[i])) {
-        return error(i, "a number must not run into a name");
-      }
-      token.text = source.substr(start, i - start);
-      if (is_float) {
-        token.kind = TokenKind::kFloatLiteral;
-        // strtod needs a terminated string; literals are short.
-        const std::string text(token.text);
-        errno = 0;
-        token.float_value = std::strtod(text.c_str(), nullptr);
-        if (errno == ERANGE) return error(start, "floating-point literal out of range");
-      } else {
-        token.kind = TokenKind::kIntLiteral;
-        uint64_t value = 0;
-        auto [end, ec] =
-            std::from_chars(token.text.data(), token.text.data() + token.text.size(), value);
-        // 9223372036854775808 is allowed so that its negation spells the smallest int.
-        if (ec != std::errc() || end != token.text.data() + token.text.size() ||
-            value > (uint64_t{1} << 63)) {
-          return error(start, "integer literal out of range");
-        }
-        token.int_value = static_cast<int64_t>(value);
-      }
     } else {
-      for (std::string_view p : kPunctuation) {
-        if (source.substr(i, p.size()) == p) {
-          token.kind = TokenKind::kPunctuation;
-          token.text = p;
-          i += p.size();
-          break;
-        }
-      }
-      if (token.kind != TokenKind::kPunctuation) return error(i, "unexpected character");
+      break;
     }
-    tokens.push_back(token);
   }
-  Token end;
-  end.kind = TokenKind::kEnd;
-  end.line = line;
-  end.column = static_cast<uint32_t>(i - line_start + 1);
-  tokens.push_back(end);
-  return tokens;
+  Token token;
+  token.line = line_;
+  token.column = static_cast<uint32_t>(i - line_start_ + 1);
+  if (i >= source.size() || !error_.ok()) return token;  // kEnd
+  const char c = source[i];
+  const size_t start = i;
+  if (IsIdentifierStart(c)) {
+    while (i < source.size() && (IsIdentifierStart(source[i]) || IsDigit(source[i]))) ++i;
+    token.text = source.substr(start, i - start);
+    token.kind = TokenKind::kIdentifier;
+    for (std::string_view keyword : kKeywords) {
+      if (token.text == keyword) token.kind = TokenKind::kKeyword;
+    }
+    return token;
+  }
+  if (IsDigit(c)) {
+    while (i < source.size() && IsDigit(source[i])) ++i;
+    bool is_float = false;
+    if (i + 1 < source.size() && source[i] == '.' && IsDigit(source[i + 1])) {
+      is_float = true;
+      for (++i; i < source.size() && IsDigit(source[i]);) ++i;
+    }
+    if (i < source.size() && (source[i] == 'e' || source[i] == 'E')) {
+      size_t j = i + 1;
+      if (j < source.size() && (source[j] == '+' || source[j] == '-')) ++j;
+      if (j < source.size() && IsDigit(source[j])) {
+        is_float = true;
+        for (i = j; i < source.size() && IsDigit(source[i]);) ++i;
+      }
+    }
+    if (i < source.size() && IsIdentifierStart(source[i])) {
+      return Fail(i, "a number must not run into a name");
+    }
+    token.text = source.substr(start, i - start);
+    if (is_float) {
+      token.kind = TokenKind::kFloatLiteral;
+      // strtod needs a terminated string; literals are short.
+      const std::string text(token.text);
+      errno = 0;
+      token.float_value = std::strtod(text.c_str(), nullptr);
+      if (errno == ERANGE) return Fail(start, "floating-point literal out of range");
+    } else {
+      token.kind = TokenKind::kIntLiteral;
+      uint64_t value = 0;
+      auto [end, ec] =
+          std::from_chars(token.text.data(), token.text.data() + token.text.size(), value);
+      // 9223372036854775808 is allowed so that its negation spells the smallest int.
+      if (ec != std::errc() || end != token.text.data() + token.text.size() ||
+          value > (uint64_t{1} << 63)) {
+        return Fail(start, "integer literal out of range");
+      }
+      token.int_value = static_cast<int64_t>(value);
+    }
+    return token;
+  }
+  for (std::string_view p : kPunctuation) {
+    if (source.substr(i, p.size()) == p) {
+      token.kind = TokenKind::kPunctuation;
+      token.text = p;
+      i += p.size();
+      return token;
+    }
+  }
+  return Fail(i, "unexpected character");
 }
 
 }  // namespace jitscope::jitvm

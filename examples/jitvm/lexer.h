@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "jitscope/base/status.h"
 
@@ -31,7 +30,26 @@ struct Token {
   double float_value = 0;
 };
 
-// Tokenizes `source`; the last token is kEnd. `path` only prefixes error messages.
-base::StatusOr<std::vector<Token>> Tokenize(std::string_view source, const std::string& path);
+// Produces the tokens of `source` one at a time, so a large program is never held as a token
+// array (a million generated functions would need gigabytes). `path` only prefixes errors.
+class Lexer {
+ public:
+  Lexer(std::string_view source, const std::string& path) : source_(source), path_(path) {}
+
+  // The next token; kEnd at the end of the source and after an error, from then on.
+  Token Next();
+  // Why the lexer stopped early, if it did.
+  const base::Status& error() const { return error_; }
+
+ private:
+  Token Fail(size_t at, const char* what);
+
+  std::string_view source_;
+  const std::string& path_;
+  size_t pos_ = 0;
+  uint32_t line_ = 1;
+  size_t line_start_ = 0;
+  base::Status error_;
+};
 
 }  // namespace jitscope::jitvm

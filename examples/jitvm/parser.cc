@@ -16,8 +16,7 @@ constexpr int kMaxNesting = 200;
 
 class Parser {
  public:
-  Parser(std::vector<Token> tokens, const std::string& path)
-      : tokens_(std::move(tokens)), path_(path) {}
+  Parser(std::string_view source, const std::string& path) : lexer_(source, path), path_(path) {}
 
   base::StatusOr<Program> ParseProgram() {
     Program program;
@@ -27,21 +26,27 @@ class Parser {
       if (!ParseFunction(function)) return error_;
       program.functions.push_back(std::move(function));
     }
+    if (!error_.ok()) return error_;  // the lexer stopped early
     return program;
   }
 
  private:
-  const Token& Peek(size_t ahead = 0) const {
-    const size_t at = pos_ + ahead;
-    return at < tokens_.size() ? tokens_[at] : tokens_.back();
+  // The parser looks at most two tokens ahead (an assignment starts `name =`).
+  Token Peek(size_t ahead = 0) {
+    while (buffered_ <= ahead) {
+      lookahead_[buffered_++] = lexer_.Next();
+      if (!lexer_.error().ok() && error_.ok()) error_ = lexer_.error();
+    }
+    return lookahead_[ahead];
   }
-  const Token& Next() {
-    const Token& token = Peek();
-    if (pos_ + 1 < tokens_.size()) ++pos_;
+  Token Next() {
+    Token token = Peek();
+    lookahead_[0] = lookahead_[1];
+    --buffered_;
     return token;
   }
-  bool Is(std::string_view text) const {
-    const Token& t = Peek();
+  bool Is(std::string_view text) {
+    const Token t = Peek();
     return (t.kind == TokenKind::kPunctuation || t.kind == TokenKind::kKeyword) && t.text == text;
   }
   bool Accept(std::string_view text) {
@@ -56,7 +61,7 @@ class Parser {
     }
     return false;
   }
-  std::string Describe(const Token& token) const {
+  static std::string Describe(const Token& token) {
     if (token.kind == TokenKind::kEnd) return "end of file";
     return "'" + std::string(token.text) + "'";
   }
@@ -94,7 +99,7 @@ class Parser {
   };
 
   bool ParseFunction(Function& function) {
-    const Token& fn = Peek();
+    const Token fn = Peek();
     if (!Expect("fn")) return false;
     function.line = fn.line;
     if (!ExpectName(function.name) || !Expect("(")) return false;
@@ -127,7 +132,7 @@ class Parser {
 
   std::unique_ptr<Stmt> ParseStatement() {
     auto stmt = std::make_unique<Stmt>();
-    const Token& first = Peek();
+    const Token first = Peek();
     stmt->line = first.line;
     stmt->column = first.column;
     if (Accept("var")) {
@@ -209,7 +214,7 @@ class Parser {
         if (Is(op.first)) matched = &op;
       }
       if (matched == nullptr) break;
-      const Token& at = Next();
+      const Token at = Next();
       auto rhs = (this->*operand)();
       if (!rhs) return nullptr;
       lhs = MakeBinary(matched->second, at, std::move(lhs), std::move(rhs));
@@ -235,7 +240,7 @@ class Parser {
     if (!lhs) return nullptr;
     for (const auto& [text, op] : kComparisons) {
       if (Is(text)) {
-        const Token& at = Next();
+        const Token at = Next();
         auto rhs = ParseSum();
         if (!rhs) return nullptr;
         lhs = MakeBinary(op, at, std::move(lhs), std::move(rhs));
@@ -266,7 +271,7 @@ class Parser {
     if (Is("-") || Is("!")) {
       NestingScope scope(*this);
       if (!scope.ok()) return Fail(Peek(), "expression nested too deeply"), nullptr;
-      const Token& at = Next();
+      const Token at = Next();
       // -9223372036854775808 is the one literal that is only valid negated.
       negated_literal_ = at.text == "-" && Peek().kind == TokenKind::kIntLiteral;
       auto operand = ParseUnary();
@@ -281,7 +286,7 @@ class Parser {
   }
 
   std::unique_ptr<Expr> ParsePrimary() {
-    const Token& at = Peek();
+    const Token at = Peek();
     switch (at.kind) {
       case TokenKind::kIntLiteral: {
         Next();
@@ -347,9 +352,10 @@ class Parser {
     return call;
   }
 
-  std::vector<Token> tokens_;
+  Lexer lexer_;
+  Token lookahead_[2];
+  size_t buffered_ = 0;
   const std::string& path_;
-  size_t pos_ = 0;
   int nesting_ = 0;
   bool negated_literal_ = false;
   base::Status error_;
@@ -358,8 +364,7 @@ class Parser {
 }  // namespace
 
 base::StatusOr<Program> Parse(std::string_view source, const std::string& path) {
-  ASSIGN_OR_RETURN(std::vector<Token> tokens, Tokenize(source, path));
-  Parser parser(std::move(tokens), path);
+  Parser parser(source, path);
   return parser.ParseProgram();
 }
 
