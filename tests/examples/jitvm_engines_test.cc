@@ -87,15 +87,15 @@ TEST(Engines, Primes) {
 }
 
 TEST(Engines, Mandelbrot) {
-  const Outcome o = ExpectSameInAllModes(Load("mandelbrot.jv"), {60});
+  const Outcome o = ExpectSameInAllModes(Load("mandelbrot.jv"), {40});
   EXPECT_FALSE(o.output.empty());
 }
 
 TEST(Engines, Hotspot) {
   const Program program = Load("hotspot.jv");
-  ExpectSameInAllModes(program, {10});
+  ExpectSameInAllModes(program, {4});
   // With a low threshold every phase of the program is exercised.
-  const Outcome tiered = RunIn(program, ExecutionMode::kTiered, {30}, 5);
+  const Outcome tiered = RunIn(program, ExecutionMode::kTiered, {8}, 5);
   EXPECT_EQ(tiered.stats.optimized_compiles, 4u) << "series, checksum, mix and rotate";
   // checksum inlines mix and, inside it, rotate twice; mix inlines rotate twice.
   EXPECT_EQ(tiered.stats.inlined_calls, 5u);
