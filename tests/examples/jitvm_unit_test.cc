@@ -55,8 +55,10 @@ TEST(LineTable, EmptyRangesLeaveNoEntryAndEqualNeighboursMerge) {
 
 // The value main returns, folded, or "not constant".
 std::string Folded(const char* expression) {
-  const std::string source = std::string("fn f() -> int { return 1; }\nfn main(x: int) -> int {\n"
-                                         "  return ") + expression + ";\n}\n";
+  const std::string source = std::string(
+                                 "fn f() -> int { return 1; }\nfn main(x: int) -> int {\n"
+                                 "  return ") +
+                             expression + ";\n}\n";
   auto program = Compile(source, "fold.jv");
   if (!program.ok()) return program.status().message();
   const Function& main = program->functions[program->main_index];
