@@ -1,0 +1,359 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "jitscope/collector/jitdump_sink.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <string_view>
+
+#include "jitscope/base/files.h"
+#include "jitscope/formats/jitdump_writer.h"
+
+namespace jitscope::collector {
+namespace {
+
+using formats::LineRange;
+
+// iJIT_CT_DATA (jitprofiling.h, iJIT_SegmentType): an UPDATE_V2 of data patches no code.
+constexpr uint32_t kSegmentData = 2;
+
+bool IsTopLevelLoad(uint32_t api_event) {
+  return api_event == trace::kEventMethodLoadFinished ||
+         api_event == trace::kEventMethodLoadFinishedV2 ||
+         api_event == trace::kEventMethodLoadFinishedV3 || api_event == trace::kEventMethodUpdate;
+}
+
+// Copies the code the engine reported from its own memory. process_vm_readv on ourselves fails
+// cleanly (EFAULT) where a buggy engine reported an address that is not mapped, instead of
+// crashing the host. Sandboxes that filter the call (Docker's default seccomp profile answers
+// EPERM) fall back to a plain copy, trusting the address as VTune does.
+bool CopyOwnCode(pid_t self, uint64_t address, std::span<uint8_t> out) {
+  if (out.empty()) return true;
+  iovec local{out.data(), out.size()};
+  iovec remote{reinterpret_cast<void*>(static_cast<uintptr_t>(address)), out.size()};
+  const ssize_t copied = ::process_vm_readv(self, &local, 1, &remote, 1, 0);
+  if (copied == static_cast<ssize_t>(out.size())) return true;
+  if (copied < 0 && (errno == ENOSYS || errno == EPERM)) {
+    std::memcpy(out.data(), remote.iov_base, out.size());
+    return true;
+  }
+  return false;
+}
+
+// Creates `directory`/`name`, or, when that name is taken, the same name inside a fresh
+// directory made next to it. perf needs the exact basename jit-<pid>.dump (§1.4), so the
+// trace sink's numbered-suffix fallback is not an option here.
+base::StatusOr<std::pair<base::ScopedFd, std::string>> CreateDumpFile(const std::string& directory,
+                                                                      const std::string& name,
+                                                                      uint32_t pid) {
+  auto fd = base::CreateExclusive(directory, name, 0600);
+  if (fd.ok()) return std::make_pair(std::move(fd).value(), directory + "/" + name);
+  if (fd.status().errno_value() != EEXIST) return fd.status();
+  std::string fresh = directory + "/jitscope-" + std::to_string(pid) + "-XXXXXX";
+  if (::mkdtemp(fresh.data()) == nullptr) {
+    return base::Status::Errno(errno, "%s/%s exists and cannot create a directory %s",
+                               directory.c_str(), name.c_str(), fresh.c_str());
+  }
+  ASSIGN_OR_RETURN(auto fallback, base::CreateExclusive(fresh, name, 0600));
+  return std::make_pair(std::move(fallback), fresh + "/" + name);
+}
+
+}  // namespace
+
+base::StatusOr<std::unique_ptr<JitdumpSink>> JitdumpSink::Create(const std::string& directory,
+                                                                 uint32_t pid, uint64_t now_ns,
+                                                                 Log log) {
+  ASSIGN_OR_RETURN(auto created, CreateDumpFile(directory, formats::JitdumpFileName(pid), pid));
+  auto& [fd, path] = created;
+  base::TagCreatedByJitscope(fd.get(), "jitdump");
+  // Appending keeps every record whole even if a second descriptor of the file ever wrote to it.
+  const int flags = ::fcntl(fd.get(), F_GETFL);
+  if (flags < 0 || ::fcntl(fd.get(), F_SETFL, flags | O_APPEND) != 0) {
+    return base::Status::Errno(errno, "cannot set %s to append", path.c_str());
+  }
+  std::vector<uint8_t> header;
+  formats::AppendJitdumpHeader(header, pid, now_ns);
+  if (base::Status written = base::WriteAll(fd.get(), header.data(), header.size());
+      !written.ok()) {
+    return base::Status::Error("cannot write %s: %s", path.c_str(), written.message().c_str());
+  }
+  // The marker (§1.4): perf record logs only executable mappings, so this one page, mapped
+  // PROT_EXEC, is how perf.data learns where the dump is. The descriptor is open for reading
+  // too (CreateExclusive opens O_RDWR): a write-only file cannot be mapped.
+  const long page = ::sysconf(_SC_PAGESIZE);
+  const size_t page_size = page > 0 ? static_cast<size_t>(page) : 4096;
+  void* marker = ::mmap(nullptr, page_size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd.get(), 0);
+  if (marker == MAP_FAILED) {
+    return base::Status::Errno(errno,
+                               "cannot map %s executable, which perf needs to find the dump "
+                               "(is its directory on a noexec filesystem?)",
+                               path.c_str());
+  }
+  return std::unique_ptr<JitdumpSink>(
+      new JitdumpSink(std::move(fd), base::ScopedMmap(marker, page_size), std::move(path), pid,
+                      now_ns, std::move(log)));
+}
+
+base::Status JitdumpSink::error() const {
+  std::lock_guard lock(mutex_);
+  return error_;
+}
+
+JitdumpSink::Counters JitdumpSink::counters() const {
+  std::lock_guard lock(mutex_);
+  return counters_;
+}
+
+Sink::Result JitdumpSink::Write(const trace::Record& record) {
+  if (failed_.load(std::memory_order_relaxed)) return Result::kWriteFailed;
+  std::lock_guard lock(mutex_);
+  if (const auto* code = std::get_if<trace::CodeEvent>(&record.event)) {
+    if (code->api_event == trace::kEventMethodInlineLoadFinished) {
+      return AddInline(*code, record.timestamp, record.tid);
+    }
+    if (IsTopLevelLoad(code->api_event)) return LoadRegion(*code, record.timestamp, record.tid);
+    return Result::kOk;
+  }
+  if (const auto* update = std::get_if<trace::RangeUpdateEvent>(&record.event)) {
+    return UpdateRange(*update, record.timestamp, record.tid);
+  }
+  if (const auto* unload = std::get_if<trace::UnloadEvent>(&record.event)) {
+    Unload(unload->method_id);
+    return Result::kOk;
+  }
+  if (std::holds_alternative<trace::ShutdownEvent>(record.event)) {
+    buffer_.clear();
+    formats::AppendJitdumpClose(buffer_, NextTimestamp(record.timestamp));
+    const Result result = WriteBuffer();
+    closed_ = result == Result::kOk;
+    return result;
+  }
+  return Result::kOk;  // a rejected event: nothing perf could show
+}
+
+void JitdumpSink::AtExit(uint64_t timestamp) {
+  // A thread may be inside Write() while the process exits; JIT_CODE_CLOSE is optional for perf
+  // (§1.3), so rather skip it than wait.
+  std::unique_lock lock(mutex_, std::try_to_lock);
+  if (!lock.owns_lock() || closed_ || failed_.load(std::memory_order_relaxed)) return;
+  buffer_.clear();
+  formats::AppendJitdumpClose(buffer_, NextTimestamp(timestamp));
+  closed_ = WriteBuffer() == Result::kOk;
+}
+
+uint64_t JitdumpSink::NextTimestamp(uint64_t timestamp) {
+  // Strictly increasing in file order: a re-load of an address must sort after the load it
+  // replaces even if both arrived within one clock tick, or perf could keep the old name.
+  last_timestamp_ = std::max(timestamp, last_timestamp_ + 1);
+  return last_timestamp_;
+}
+
+void JitdumpSink::CountAndLogOnce(uint64_t& counter, const char* message) {
+  if (counter++ == 0) log_.Printf("jitdump %s: %s", path_.c_str(), message);
+}
+
+std::vector<LineRange> JitdumpSink::LinesFor(const trace::CodeEvent& code,
+                                             const std::optional<std::string>& source_file) {
+  if (code.lines.empty()) return {};
+  if (!source_file) {
+    CountAndLogOnce(counters_.lines_without_file,
+                    "a line table came without any source file name for its method; perf "
+                    "cannot show lines without a file, so such tables are left out");
+    return {};
+  }
+  return formats::RangesFromLineTable(code.lines, code.size, 0);
+}
+
+std::map<uint64_t, JitdumpSink::Region>::iterator JitdumpSink::FindEnclosing(uint64_t address) {
+  auto it = regions_.upper_bound(address);
+  if (it == regions_.begin()) return regions_.end();
+  --it;
+  return address < it->second.address + it->second.size ? it : regions_.end();
+}
+
+void JitdumpSink::EraseOverlapping(uint64_t address, uint64_t end) {
+  // A region that starts before `address` may still reach into it.
+  auto it = regions_.lower_bound(address);
+  if (it != regions_.begin() &&
+      std::prev(it)->second.address + std::prev(it)->second.size > address) {
+    --it;
+  }
+  while (it != regions_.end() && it->second.address < end) {
+    auto [first, last] = starts_by_method_.equal_range(it->second.method_id);
+    for (auto entry = first; entry != last; ++entry) {
+      if (entry->second == it->first) {
+        starts_by_method_.erase(entry);
+        break;
+      }
+    }
+    it = regions_.erase(it);
+  }
+}
+
+void JitdumpSink::Unload(uint32_t method_id) {
+  auto [first, last] = starts_by_method_.equal_range(method_id);
+  for (auto entry = first; entry != last; ++entry) regions_.erase(entry->second);
+  starts_by_method_.erase(method_id);
+  names_.Forget(method_id);
+}
+
+Sink::Result JitdumpSink::LoadRegion(const trace::CodeEvent& code, uint64_t timestamp,
+                                     uint32_t tid) {
+  MethodSymbol symbol = names_.Resolve(code);
+  Region region;
+  region.address = code.address;
+  region.size = code.size;
+  region.method_id = code.method_id;
+  region.ranges = LinesFor(code, symbol.source_file);
+  region.name = std::move(symbol.name);
+  region.source_file = std::move(symbol.source_file);
+  // The new code replaces whatever it overlaps, inline trees included (000_*.txt, Usage Tips).
+  EraseOverlapping(region.address, region.address + region.size);
+  // Inline regions reported before their enclosing region now find it.
+  auto adopted = std::stable_partition(
+      pending_inlines_.begin(), pending_inlines_.end(), [&](const Inline& pending) {
+        return pending.address < region.address || pending.address >= region.address + region.size;
+      });
+  region.inlines.assign(std::make_move_iterator(adopted),
+                        std::make_move_iterator(pending_inlines_.end()));
+  pending_inlines_.erase(adopted, pending_inlines_.end());
+
+  const Result result = EmitLoad(region, region.address, region.size, timestamp, tid);
+  starts_by_method_.emplace(region.method_id, region.address);
+  regions_.emplace(region.address, std::move(region));
+  return result;
+}
+
+Sink::Result JitdumpSink::AddInline(const trace::CodeEvent& code, uint64_t timestamp,
+                                    uint32_t tid) {
+  MethodSymbol symbol = names_.Resolve(code);
+  Inline inline_region;
+  inline_region.address = code.address;
+  inline_region.size = code.size;
+  inline_region.ranges = LinesFor(code, symbol.source_file);
+  inline_region.source_file = std::move(symbol.source_file);
+  const auto enclosing = FindEnclosing(code.address);
+  if (enclosing == regions_.end()) {
+    // Bounded: an engine that never loads the parents must not grow this without end.
+    constexpr size_t kMaxPending = 4096;
+    if (pending_inlines_.size() >= kMaxPending) {
+      pending_inlines_.erase(pending_inlines_.begin());
+      CountAndLogOnce(counters_.detached_inlines,
+                      "inline regions arrived that no loaded region encloses; their lines are "
+                      "not in the dump");
+    }
+    pending_inlines_.push_back(std::move(inline_region));
+    return Result::kOk;
+  }
+  Region& region = enclosing->second;
+  region.inlines.push_back(std::move(inline_region));
+  return EmitLoad(region, region.address, region.size, timestamp, tid);
+}
+
+Sink::Result JitdumpSink::UpdateRange(const trace::RangeUpdateEvent& update, uint64_t timestamp,
+                                      uint32_t tid) {
+  if (update.segment_type == kSegmentData) return Result::kOk;
+  const auto enclosing = FindEnclosing(update.address);
+  if (enclosing == regions_.end()) {
+    CountAndLogOnce(counters_.detached_updates,
+                    "METHOD_UPDATE_V2 patched code that no loaded region encloses; perf cannot "
+                    "name it, so it is not in the dump");
+    return Result::kOk;
+  }
+  const Region& region = enclosing->second;
+  const uint64_t end =
+      std::min<uint64_t>(update.address + update.size, region.address + region.size);
+  return EmitLoad(region, update.address, static_cast<uint32_t>(end - update.address), timestamp,
+                  tid);
+}
+
+Sink::Result JitdumpSink::EmitLoad(const Region& region, uint64_t address, uint32_t size,
+                                   uint64_t timestamp, uint32_t tid) {
+  // The region's lines with its inlines' laid over them, largest first: a nested inline lies
+  // inside its parent inline, so it ends up on top whatever order the events came in.
+  std::vector<std::string_view> files;
+  auto file_index = [&files](std::string_view name) {
+    const auto found = std::find(files.begin(), files.end(), name);
+    if (found != files.end()) return static_cast<uint32_t>(found - files.begin());
+    files.push_back(name);
+    return static_cast<uint32_t>(files.size() - 1);
+  };
+  std::vector<LineRange> ranges = region.ranges;
+  if (region.source_file) {
+    const uint32_t own = file_index(*region.source_file);
+    for (LineRange& range : ranges) range.file = own;
+  }
+  std::vector<const Inline*> inlines;
+  for (const Inline& inline_region : region.inlines) inlines.push_back(&inline_region);
+  std::stable_sort(inlines.begin(), inlines.end(),
+                   [](const Inline* a, const Inline* b) { return a->size > b->size; });
+  for (const Inline* inline_region : inlines) {
+    if (inline_region->ranges.empty()) continue;
+    const uint32_t file = file_index(*inline_region->source_file);
+    std::vector<LineRange> overlay = formats::ShiftRanges(
+        inline_region->ranges, static_cast<uint32_t>(inline_region->address - region.address),
+        region.size);
+    for (LineRange& range : overlay) range.file = file;
+    formats::OverlayRanges(ranges, overlay);
+  }
+  const auto offset = static_cast<uint32_t>(address - region.address);
+  if (offset != 0 || size != region.size) {
+    ranges = formats::SliceRanges(ranges, offset, offset + size);
+  }
+
+  const uint64_t stamp = NextTimestamp(timestamp);
+  buffer_.clear();
+  if (!ranges.empty()) {
+    const auto lines = formats::JitdumpLinesFromRanges(address, ranges);
+    if (!formats::AppendJitdumpDebugInfo(buffer_, stamp, address, lines, files)) {
+      CountAndLogOnce(counters_.oversized_debug_info,
+                      "a line table is too large for a DEBUG_INFO record; its code is loaded "
+                      "without lines");
+    }
+  }
+  formats::JitdumpCodeLoadFields fields;
+  fields.timestamp = stamp;
+  fields.pid = pid_;
+  fields.tid = tid;
+  fields.code_address = address;
+  fields.code_size = size;
+  fields.code_index = next_code_index_;
+  fields.name = region.name;
+  const auto code = formats::AppendJitdumpCodeLoad(buffer_, fields);
+  if (!code) return Result::kTooLarge;
+  if (!CopyOwnCode(self_, address, *code)) {
+    CountAndLogOnce(counters_.unreadable_code,
+                    "the code of a reported region could not be read (its address is not "
+                    "mapped readable); such regions are left out");
+    buffer_.clear();  // its debug info would attach to the next load
+    return Result::kOk;
+  }
+  const Result result = WriteBuffer();
+  if (result == Result::kOk) {
+    ++next_code_index_;
+    ++counters_.loads;
+  }
+  return result;
+}
+
+Sink::Result JitdumpSink::WriteBuffer() {
+  if (buffer_.empty()) return Result::kOk;
+  // One write() per event (see the header). WriteAll continues after a short write, which
+  // only a full disk or a fatal signal causes; the record it leaves torn is then the last.
+  base::Status written = base::WriteAll(fd_.get(), buffer_.data(), buffer_.size());
+  if (!written.ok()) {
+    error_ = base::Status::Error("cannot write %s: %s", path_.c_str(), written.message().c_str());
+    failed_.store(true, std::memory_order_relaxed);
+    return Result::kWriteFailed;
+  }
+  closed_ = false;
+  return Result::kOk;
+}
+
+}  // namespace jitscope::collector
