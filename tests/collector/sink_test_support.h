@@ -1,42 +1,18 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// Helpers for the sink tests: a scratch directory and events built the way the collector's
-// decoder builds them (views into the caller's memory).
+// Helpers for the sink tests: events built the way the collector's decoder builds them (views
+// into the caller's memory).
 #pragma once
 
-#include <stdlib.h>
-
 #include <cstdint>
-#include <filesystem>
 #include <optional>
 #include <span>
 #include <string>
 
 #include "jitscope/trace/event.h"
+#include "scratch_directory.h"
 
 namespace jitscope::testing {
-
-// A fresh directory under $TMPDIR (or /tmp), removed with everything in it.
-class ScratchDirectory {
- public:
-  ScratchDirectory() {
-    const char* base = ::getenv("TMPDIR");
-    std::string pattern =
-        std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/jitscope-test-XXXXXX";
-    path_ = ::mkdtemp(pattern.data()) != nullptr ? pattern : std::string();
-  }
-  ~ScratchDirectory() {
-    std::error_code ignored;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
-  }
-  ScratchDirectory(const ScratchDirectory&) = delete;
-  ScratchDirectory& operator=(const ScratchDirectory&) = delete;
-
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 struct CodeSpec {
   uint32_t api_event = trace::kEventMethodLoadFinished;
