@@ -17,6 +17,7 @@
 
 #include "jitscope/base/files.h"
 #include "jitscope/base/scoped_resource.h"
+#include "scratch_directory.h"
 
 namespace jitscope::cli {
 namespace {
@@ -33,19 +34,15 @@ ProcessTable::Process FakeLookup(uint32_t pid) {
 class CleanCommandTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char pattern[] = "/tmp/jitscope-clean-test-XXXXXX";
-    ASSERT_NE(nullptr, ::mkdtemp(pattern));
-    root_ = pattern;
+    ASSERT_FALSE(scratch_.path().empty());
+    root_ = scratch_.path();
     maps_ = root_ + "/maps";
     out_ = root_ + "/out";
     std::filesystem::create_directories(maps_);
     std::filesystem::create_directories(out_);
     fake_processes = &processes_;
   }
-  void TearDown() override {
-    fake_processes = nullptr;
-    std::filesystem::remove_all(root_);
-  }
+  void TearDown() override { fake_processes = nullptr; }
 
   // A file as the collector leaves it: tagged, last written at kWritten.
   void Make(const std::string& path, bool tagged = true) {
@@ -77,6 +74,7 @@ class CleanCommandTest : public ::testing::Test {
     return ::lstat(path.c_str(), &st) == 0;
   }
 
+  testing::ScratchDirectory scratch_;
   std::string root_, maps_, out_;
   std::map<uint32_t, ProcessTable::Process> processes_;
 };
