@@ -29,21 +29,22 @@ bool IsTopLevelLoad(uint32_t api_event) {
          api_event == trace::kEventMethodLoadFinishedV3 || api_event == trace::kEventMethodUpdate;
 }
 
-// Copies the code the engine reported from its own memory. process_vm_readv on ourselves fails
-// cleanly (EFAULT) where a buggy engine reported an address that is not mapped, instead of
-// crashing the host. Sandboxes that filter the call (Docker's default seccomp profile answers
-// EPERM) fall back to a plain copy, trusting the address as VTune does.
-bool CopyOwnCode(pid_t self, uint64_t address, std::span<uint8_t> out) {
-  if (out.empty()) return true;
-  iovec local{out.data(), out.size()};
-  iovec remote{reinterpret_cast<void*>(static_cast<uintptr_t>(address)), out.size()};
-  const ssize_t copied = ::process_vm_readv(self, &local, 1, &remote, 1, 0);
-  if (copied == static_cast<ssize_t>(out.size())) return true;
-  if (copied < 0 && (errno == ENOSYS || errno == EPERM)) {
-    std::memcpy(out.data(), remote.iov_base, out.size());
-    return true;
+// Whether [address, address + size) of our own memory can be read, without risking a fault:
+// process_vm_readv on ourselves fails cleanly (EFAULT) where a buggy engine reported an address
+// that is not mapped. Only asked after a write failed. Where a sandbox filters the call
+// (Docker's default seccomp profile answers EPERM), the answer is "readable", so the failure
+// counts as a write failure.
+bool CodeIsReadable(pid_t self, uint64_t address, uint64_t size) {
+  uint8_t page[4096];
+  for (uint64_t done = 0; done < size; done += sizeof(page)) {
+    const size_t chunk = static_cast<size_t>(std::min<uint64_t>(sizeof(page), size - done));
+    iovec local{page, chunk};
+    iovec remote{reinterpret_cast<void*>(static_cast<uintptr_t>(address + done)), chunk};
+    const ssize_t copied = ::process_vm_readv(self, &local, 1, &remote, 1, 0);
+    if (copied < 0 && (errno == ENOSYS || errno == EPERM)) return true;
+    if (copied != static_cast<ssize_t>(chunk)) return false;
   }
-  return false;
+  return true;
 }
 
 // Creates `directory`/`name`, or, when that name is taken, the same name inside a fresh
@@ -97,7 +98,7 @@ base::StatusOr<std::unique_ptr<JitdumpSink>> JitdumpSink::Create(const std::stri
   }
   return std::unique_ptr<JitdumpSink>(
       new JitdumpSink(std::move(fd), base::ScopedMmap(marker, page_size), std::move(path), pid,
-                      now_ns, std::move(log)));
+                      now_ns, header.size(), std::move(log)));
 }
 
 base::Status JitdumpSink::error() const {
@@ -130,7 +131,7 @@ Sink::Result JitdumpSink::Write(const trace::Record& record) {
   if (std::holds_alternative<trace::ShutdownEvent>(record.event)) {
     buffer_.clear();
     formats::AppendJitdumpClose(buffer_, NextTimestamp(record.timestamp));
-    const Result result = WriteBuffer();
+    const Result result = WriteBuffer(0, 0);
     closed_ = result == Result::kOk;
     return result;
   }
@@ -144,7 +145,7 @@ void JitdumpSink::AtExit(uint64_t timestamp) {
   if (!lock.owns_lock() || closed_ || failed_.load(std::memory_order_relaxed)) return;
   buffer_.clear();
   formats::AppendJitdumpClose(buffer_, NextTimestamp(timestamp));
-  closed_ = WriteBuffer() == Result::kOk;
+  closed_ = WriteBuffer(0, 0) == Result::kOk;
 }
 
 uint64_t JitdumpSink::NextTimestamp(uint64_t timestamp) {
@@ -325,35 +326,47 @@ Sink::Result JitdumpSink::EmitLoad(const Region& region, uint64_t address, uint3
   fields.code_size = size;
   fields.code_index = next_code_index_;
   fields.name = region.name;
-  const auto code = formats::AppendJitdumpCodeLoad(buffer_, fields);
-  if (!code) return Result::kTooLarge;
-  if (!CopyOwnCode(self_, address, *code)) {
-    CountAndLogOnce(counters_.unreadable_code,
-                    "the code of a reported region could not be read (its address is not "
-                    "mapped readable); such regions are left out");
-    buffer_.clear();  // its debug info would attach to the next load
-    return Result::kOk;
-  }
-  const Result result = WriteBuffer();
-  if (result == Result::kOk) {
+  if (!formats::AppendJitdumpCodeLoadPrefix(buffer_, fields)) return Result::kTooLarge;
+  const Result result = WriteBuffer(address, size);
+  if (result == Result::kOk && written_code_) {
     ++next_code_index_;
     ++counters_.loads;
   }
   return result;
 }
 
-Sink::Result JitdumpSink::WriteBuffer() {
-  if (buffer_.empty()) return Result::kOk;
-  // One write() per event (see the header). WriteAll continues after a short write, which
-  // only a full disk or a fatal signal causes; the record it leaves torn is then the last.
-  base::Status written = base::WriteAll(fd_.get(), buffer_.data(), buffer_.size());
-  if (!written.ok()) {
-    error_ = base::Status::Error("cannot write %s: %s", path_.c_str(), written.message().c_str());
-    failed_.store(true, std::memory_order_relaxed);
-    return Result::kWriteFailed;
+Sink::Result JitdumpSink::WriteBuffer(uint64_t code_address, uint64_t code_size) {
+  // One writev() per event (see the header): the records in buffer_, then the code straight from
+  // the engine's memory, so the kernel makes the only copy.
+  iovec parts[2] = {{buffer_.data(), buffer_.size()},
+                    {reinterpret_cast<void*>(static_cast<uintptr_t>(code_address)),
+                     static_cast<size_t>(code_size)}};
+  const uint64_t total = buffer_.size() + code_size;
+  written_code_ = false;
+  ssize_t written;
+  do {
+    written = ::writev(fd_.get(), parts, code_size != 0 ? 2 : 1);
+  } while (written < 0 && errno == EINTR);
+  if (written >= 0 && static_cast<uint64_t>(written) == total) {
+    file_size_ += total;
+    closed_ = false;
+    written_code_ = code_size != 0;
+    return Result::kOk;
   }
-  closed_ = false;
-  return Result::kOk;
+  int error = written < 0 ? errno : ENOSPC;
+  // A short write (a full disk, or code that stops being readable part way) must not leave a
+  // torn record that later records would follow: cut the file back to the last whole record.
+  if (written > 0 && ::ftruncate(fd_.get(), static_cast<off_t>(file_size_)) != 0) {
+    error = errno;
+  } else if (code_size != 0 && !CodeIsReadable(self_, code_address, code_size)) {
+    CountAndLogOnce(counters_.unreadable_code,
+                    "the code of a reported region could not be read (its address is not "
+                    "mapped readable); such regions are left out");
+    return Result::kOk;
+  }
+  error_ = base::Status::Errno(error, "cannot write %s", path_.c_str());
+  failed_.store(true, std::memory_order_relaxed);
+  return Result::kWriteFailed;
 }
 
 }  // namespace jitscope::collector

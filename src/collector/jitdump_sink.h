@@ -20,12 +20,16 @@
 //   - METHOD_UNLOAD_START: nothing to write (jitdump has no unload); the method is forgotten.
 //   - SHUTDOWN, and process exit: JIT_CODE_CLOSE.
 //
-// Crash safety: every event is encoded into one buffer (DEBUG_INFO and CODE_LOAD together, since
-// perf attaches debug info to the *next* load) and handed to the kernel with one write() on an
-// O_APPEND descriptor. When Write() returns, the records are in the page cache and survive a
-// SIGKILL; a kill during the write() can at worst leave the last record torn, which perf inject
-// reads up to (§8). The file never has a zero-filled tail (perf stops at a zero record, §8), which
-// is why this sink does not map the file the way the native trace does.
+// Crash safety: every event goes to the kernel in one writev() on an O_APPEND descriptor: a
+// buffer with the DEBUG_INFO and the CODE_LOAD up to its code (they stay together, since perf
+// attaches debug info to the *next* load), then the code straight from the engine's memory. So
+// the code is copied once, during the call, by the kernel, and an address that is not readable
+// makes the call fail (EFAULT) instead of crashing the host. When Write() returns, the records are
+// in the page cache and survive a SIGKILL. A write cut short (a full disk) is truncated back to
+// the last whole record, so a torn record can only be the last one — what a kill during the
+// writev() leaves, and what perf inject reads up to (§8). The file never has a zero-filled tail
+// (perf stops at a zero record, §8), which is why this sink does not map the file the way the
+// native trace does: perf needs every record it finds to be whole.
 //
 // Threading: one mutex serialises the region table, the code index and the write, so records
 // reach the file in timestamp order and DEBUG_INFO stays next to its CODE_LOAD. Other jitdump
@@ -100,12 +104,13 @@ class JitdumpSink : public Sink {
   };
 
   JitdumpSink(base::ScopedFd fd, base::ScopedMmap marker, std::string path, uint32_t pid,
-              uint64_t header_timestamp, Log log)
+              uint64_t header_timestamp, uint64_t file_size, Log log)
       : fd_(std::move(fd)),
         marker_(std::move(marker)),
         path_(std::move(path)),
         pid_(pid),
         last_timestamp_(header_timestamp),
+        file_size_(file_size),
         log_(std::move(log)) {}
 
   // All of these run with mutex_ held.
@@ -116,7 +121,8 @@ class JitdumpSink : public Sink {
   // Encodes [address, address + size) of `region` (DEBUG_INFO + CODE_LOAD) and writes it.
   Result EmitLoad(const Region& region, uint64_t address, uint32_t size, uint64_t timestamp,
                   uint32_t tid);
-  Result WriteBuffer();
+  // Writes buffer_ and then `code_size` bytes of code from `code_address` as one record group.
+  Result WriteBuffer(uint64_t code_address, uint64_t code_size);
   uint64_t NextTimestamp(uint64_t timestamp);
   std::map<uint64_t, Region>::iterator FindEnclosing(uint64_t address);
   void EraseOverlapping(uint64_t address, uint64_t end);
@@ -134,6 +140,8 @@ class JitdumpSink : public Sink {
 
   mutable std::mutex mutex_;  // guards everything below
   uint64_t last_timestamp_;
+  uint64_t file_size_;         // bytes of whole records: where a failed write is cut back to
+  bool written_code_ = false;  // the last WriteBuffer() wrote a load's code
   uint64_t next_code_index_ = 1;
   bool closed_ = false;  // the last record written is JIT_CODE_CLOSE
   std::atomic<bool> failed_{false};

@@ -11,15 +11,20 @@
 namespace jitscope::formats {
 namespace {
 
+void AppendBytes(std::vector<uint8_t>& out, const void* bytes, size_t size) {
+  // Same element type on both sides: insert() becomes one memmove, without zero-filling first.
+  const auto* begin = static_cast<const uint8_t*>(bytes);
+  out.insert(out.end(), begin, begin + size);
+}
+
 template <typename T>
 void AppendStruct(std::vector<uint8_t>& out, const T& value) {
-  const auto* bytes = reinterpret_cast<const uint8_t*>(&value);
-  out.insert(out.end(), bytes, bytes + sizeof(T));
+  AppendBytes(out, &value, sizeof(T));
 }
 
 // A string and its terminating NUL.
 void AppendCString(std::vector<uint8_t>& out, std::string_view text) {
-  out.insert(out.end(), text.begin(), text.end());
+  AppendBytes(out, text.data(), text.size());
   out.push_back(0);
 }
 
@@ -107,11 +112,9 @@ bool AppendJitdumpDebugInfo(std::vector<uint8_t>& out, uint64_t timestamp, uint6
   return true;
 }
 
-std::optional<std::span<uint8_t>> AppendJitdumpCodeLoad(std::vector<uint8_t>& out,
-                                                        const JitdumpCodeLoadFields& fields) {
+bool AppendJitdumpCodeLoadPrefix(std::vector<uint8_t>& out, const JitdumpCodeLoadFields& fields) {
   const uint64_t size = sizeof(JitdumpCodeLoad) + fields.name.size() + 1 + fields.code_size;
-  if (size > kMaxRecordSize) return std::nullopt;
-  out.reserve(out.size() + size);
+  if (size > kMaxRecordSize) return false;
   JitdumpCodeLoad load{};
   load.prefix = Prefix(JitdumpRecordId::kCodeLoad, size, fields.timestamp);
   load.pid = fields.pid;
@@ -122,9 +125,7 @@ std::optional<std::span<uint8_t>> AppendJitdumpCodeLoad(std::vector<uint8_t>& ou
   load.code_index = fields.code_index;
   AppendStruct(out, load);
   AppendCString(out, fields.name);
-  const size_t code_at = out.size();
-  out.resize(code_at + fields.code_size);
-  return std::span<uint8_t>(out.data() + code_at, fields.code_size);
+  return true;
 }
 
 void AppendJitdumpClose(std::vector<uint8_t>& out, uint64_t timestamp) {

@@ -67,11 +67,11 @@ struct JitdumpCodeLoadFields {
   std::string_view name;
 };
 
-// Appends a CODE_LOAD record and returns the span of code_size bytes at its end for the caller to
-// fill with the code (no padding follows: perf finds the code at record end - code_size, §1.3).
-// Returns nullopt, appending nothing, if the record would not fit its 32-bit size.
-std::optional<std::span<uint8_t>> AppendJitdumpCodeLoad(std::vector<uint8_t>& out,
-                                                        const JitdumpCodeLoadFields& fields);
+// Appends a CODE_LOAD record up to its code: the fixed part and the name. Exactly code_size code
+// bytes must follow in the file (no padding: perf finds the code at record end - code_size,
+// §1.3); the caller writes them straight from where the code lives. Returns false, appending
+// nothing, if the record would not fit its 32-bit size.
+bool AppendJitdumpCodeLoadPrefix(std::vector<uint8_t>& out, const JitdumpCodeLoadFields& fields);
 
 void AppendJitdumpClose(std::vector<uint8_t>& out, uint64_t timestamp);
 

@@ -5,10 +5,12 @@
 #include "jitscope/collector/jitdump_sink.h"
 
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <numeric>
 #include <set>
@@ -312,6 +314,32 @@ TEST_F(JitdumpSinkTest, UnreadableCodeIsLeftOutAndCounted) {
   const auto dump = Read();
   ASSERT_EQ(1u, dump.records.size());  // not even the bogus region's DEBUG_INFO
   EXPECT_EQ("real", dump.records[0].name);
+  EXPECT_EQ(1u, sink_->counters().unreadable_code);
+}
+
+TEST_F(JitdumpSinkTest, CodeThatStopsBeingReadablePartWayLeavesNoTornRecord) {
+  // Two pages, the second inaccessible: the kernel copies the first page, then faults.
+  const long page = ::sysconf(_SC_PAGESIZE);
+  void* memory =
+      ::mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(MAP_FAILED, memory);
+  auto* bytes = static_cast<uint8_t*>(memory);
+  std::fill(bytes, bytes + page, 0xc3);
+  ASSERT_EQ(0, ::mprotect(bytes + page, page, PROT_NONE));
+  Write(CodeRecord(2000, {.method_id = 7, .address = bytes, .size = 64, .name = "whole"}));
+  Write(CodeRecord(2001, {.method_id = 8,
+                          .address = bytes + page - 64,
+                          .size = static_cast<uint32_t>(128),
+                          .name = "straddles"}));
+  Write(CodeRecord(2002, {.method_id = 9, .address = bytes + 64, .size = 64, .name = "after"}));
+  ::munmap(memory, 2 * page);
+  const auto dump = Read();
+  EXPECT_EQ(0u, dump.torn_tail_bytes);
+  const auto loads = dump.Loads();
+  ASSERT_EQ(2u, loads.size());
+  EXPECT_EQ("whole", loads[0]->name);
+  EXPECT_EQ("after", loads[1]->name);
+  EXPECT_EQ(loads[0]->code_index + 1, loads[1]->code_index);
   EXPECT_EQ(1u, sink_->counters().unreadable_code);
 }
 
