@@ -171,79 +171,59 @@ std::vector<LineRange> JitdumpSink::LinesFor(const trace::CodeEvent& code,
   return formats::RangesFromLineTable(code.lines, code.size, 0);
 }
 
-std::map<uint64_t, JitdumpSink::Region>::iterator JitdumpSink::FindEnclosing(uint64_t address) {
-  auto it = regions_.upper_bound(address);
-  if (it == regions_.begin()) return regions_.end();
-  --it;
-  return address < it->second.address + it->second.size ? it : regions_.end();
-}
-
-void JitdumpSink::EraseOverlapping(uint64_t address, uint64_t end) {
-  // A region that starts before `address` may still reach into it.
-  auto it = regions_.lower_bound(address);
-  if (it != regions_.begin() &&
-      std::prev(it)->second.address + std::prev(it)->second.size > address) {
-    --it;
-  }
-  while (it != regions_.end() && it->second.address < end) {
-    auto [first, last] = starts_by_method_.equal_range(it->second.method_id);
-    for (auto entry = first; entry != last; ++entry) {
-      if (entry->second == it->first) {
-        starts_by_method_.erase(entry);
-        break;
-      }
-    }
-    it = regions_.erase(it);
-  }
-}
-
 void JitdumpSink::Unload(uint32_t method_id) {
-  auto [first, last] = starts_by_method_.equal_range(method_id);
-  for (auto entry = first; entry != last; ++entry) regions_.erase(entry->second);
-  starts_by_method_.erase(method_id);
+  for (const Region& region : regions_.Remove(method_id)) ForgetInlines(region);
   names_.Forget(method_id);
+}
+
+void JitdumpSink::ForgetInlines(const Region& region) {
+  for (const Inline& inline_region : region.payload.inlines) names_.Forget(inline_region.method_id);
 }
 
 Sink::Result JitdumpSink::LoadRegion(const trace::CodeEvent& code, uint64_t timestamp,
                                      uint32_t tid) {
-  MethodSymbol symbol = names_.Resolve(code);
   Region region;
   region.address = code.address;
   region.size = code.size;
   region.method_id = code.method_id;
-  region.ranges = LinesFor(code, symbol.source_file);
-  region.name = std::move(symbol.name);
-  region.source_file = std::move(symbol.source_file);
-  // The new code replaces whatever it overlaps, inline trees included (000_*.txt, Usage Tips).
-  EraseOverlapping(region.address, region.address + region.size);
+  // The new code replaces whatever it overlaps, inline trees included, and a method left without
+  // code is gone (000_*.txt, Usage Tips). Placed before its name is resolved, so a method that
+  // re-JITs itself over its only region starts afresh too.
+  for (const Region& dropped : regions_.Place(region)) {
+    ForgetInlines(dropped);
+    if (!regions_.Contains(dropped.method_id)) names_.Forget(dropped.method_id);
+  }
+  Region& placed = *regions_.FindEnclosing(code.address);
+  MethodSymbol symbol = names_.Resolve(code);
+  placed.payload.ranges = LinesFor(code, symbol.source_file);
+  placed.payload.name = std::move(symbol.name);
+  placed.payload.source_file = std::move(symbol.source_file);
   // Inline regions reported before their enclosing region now find it.
   auto adopted = std::stable_partition(
       pending_inlines_.begin(), pending_inlines_.end(), [&](const Inline& pending) {
-        return pending.address < region.address || pending.address >= region.address + region.size;
+        return pending.address < placed.address || pending.address >= placed.address + placed.size;
       });
-  region.inlines.assign(std::make_move_iterator(adopted),
-                        std::make_move_iterator(pending_inlines_.end()));
+  placed.payload.inlines.assign(std::make_move_iterator(adopted),
+                                std::make_move_iterator(pending_inlines_.end()));
   pending_inlines_.erase(adopted, pending_inlines_.end());
-
-  const Result result = EmitLoad(region, region.address, region.size, timestamp, tid);
-  starts_by_method_.emplace(region.method_id, region.address);
-  regions_.emplace(region.address, std::move(region));
-  return result;
+  return EmitLoad(placed, placed.address, static_cast<uint32_t>(placed.size), timestamp, tid);
 }
 
 Sink::Result JitdumpSink::AddInline(const trace::CodeEvent& code, uint64_t timestamp,
                                     uint32_t tid) {
   MethodSymbol symbol = names_.Resolve(code);
   Inline inline_region;
+  inline_region.method_id = code.method_id;
   inline_region.address = code.address;
   inline_region.size = code.size;
   inline_region.ranges = LinesFor(code, symbol.source_file);
   inline_region.source_file = std::move(symbol.source_file);
-  const auto enclosing = FindEnclosing(code.address);
-  if (enclosing == regions_.end()) {
+  Region* enclosing = regions_.FindEnclosing(code.address);
+  if (enclosing == nullptr) {
     // Bounded: an engine that never loads the parents must not grow this without end.
     constexpr size_t kMaxPending = 4096;
     if (pending_inlines_.size() >= kMaxPending) {
+      names_.Forget(pending_inlines_.front().method_id);
       pending_inlines_.erase(pending_inlines_.begin());
       CountAndLogOnce(counters_.detached_inlines,
                       "inline regions arrived that no loaded region encloses; their lines are "
@@ -252,22 +232,22 @@ Sink::Result JitdumpSink::AddInline(const trace::CodeEvent& code, uint64_t times
     pending_inlines_.push_back(std::move(inline_region));
     return Result::kOk;
   }
-  Region& region = enclosing->second;
-  region.inlines.push_back(std::move(inline_region));
-  return EmitLoad(region, region.address, region.size, timestamp, tid);
+  enclosing->payload.inlines.push_back(std::move(inline_region));
+  return EmitLoad(*enclosing, enclosing->address, static_cast<uint32_t>(enclosing->size), timestamp,
+                  tid);
 }
 
 Sink::Result JitdumpSink::UpdateRange(const trace::RangeUpdateEvent& update, uint64_t timestamp,
                                       uint32_t tid) {
   if (update.segment_type == kSegmentData) return Result::kOk;
-  const auto enclosing = FindEnclosing(update.address);
-  if (enclosing == regions_.end()) {
+  const Region* enclosing = regions_.FindEnclosing(update.address);
+  if (enclosing == nullptr) {
     CountAndLogOnce(counters_.detached_updates,
                     "METHOD_UPDATE_V2 patched code that no loaded region encloses; perf cannot "
                     "name it, so it is not in the dump");
     return Result::kOk;
   }
-  const Region& region = enclosing->second;
+  const Region& region = *enclosing;
   const uint64_t end =
       std::min<uint64_t>(update.address + update.size, region.address + region.size);
   return EmitLoad(region, update.address, static_cast<uint32_t>(end - update.address), timestamp,
@@ -285,13 +265,13 @@ Sink::Result JitdumpSink::EmitLoad(const Region& region, uint64_t address, uint3
     files.push_back(name);
     return static_cast<uint32_t>(files.size() - 1);
   };
-  std::vector<LineRange> ranges = region.ranges;
-  if (region.source_file) {
-    const uint32_t own = file_index(*region.source_file);
+  std::vector<LineRange> ranges = region.payload.ranges;
+  if (region.payload.source_file) {
+    const uint32_t own = file_index(*region.payload.source_file);
     for (LineRange& range : ranges) range.file = own;
   }
   std::vector<const Inline*> inlines;
-  for (const Inline& inline_region : region.inlines) inlines.push_back(&inline_region);
+  for (const Inline& inline_region : region.payload.inlines) inlines.push_back(&inline_region);
   std::stable_sort(inlines.begin(), inlines.end(),
                    [](const Inline* a, const Inline* b) { return a->size > b->size; });
   for (const Inline* inline_region : inlines) {
@@ -299,7 +279,7 @@ Sink::Result JitdumpSink::EmitLoad(const Region& region, uint64_t address, uint3
     const uint32_t file = file_index(*inline_region->source_file);
     std::vector<LineRange> overlay = formats::ShiftRanges(
         inline_region->ranges, static_cast<uint32_t>(inline_region->address - region.address),
-        region.size);
+        static_cast<uint32_t>(region.size));
     for (LineRange& range : overlay) range.file = file;
     formats::OverlayRanges(ranges, overlay);
   }
@@ -325,7 +305,7 @@ Sink::Result JitdumpSink::EmitLoad(const Region& region, uint64_t address, uint3
   fields.code_address = address;
   fields.code_size = size;
   fields.code_index = next_code_index_;
-  fields.name = region.name;
+  fields.name = region.payload.name;
   if (!formats::AppendJitdumpCodeLoadPrefix(buffer_, fields)) return Result::kTooLarge;
   const Result result = WriteBuffer(address, size);
   if (result == Result::kOk && written_code_) {

@@ -41,18 +41,17 @@
 
 #include <atomic>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "jitscope/base/scoped_resource.h"
 #include "jitscope/base/status.h"
 #include "jitscope/collector/log.h"
 #include "jitscope/collector/method_names.h"
+#include "jitscope/collector/region_map.h"
 #include "jitscope/collector/sink.h"
 #include "jitscope/formats/line_ranges.h"
 
@@ -85,23 +84,22 @@ class JitdumpSink : public Sink {
   Counters counters() const;
 
  private:
-  // An inline region's lines, as offsets in its enclosing region's code.
+  // An inline region and its own lines.
   struct Inline {
+    uint32_t method_id = 0;
     uint64_t address = 0;
     uint32_t size = 0;
     std::optional<std::string> source_file;
     std::vector<formats::LineRange> ranges;  // offsets from `address`; file 0 = source_file
   };
-  // A region loaded at top level and still valid.
-  struct Region {
-    uint64_t address = 0;
-    uint32_t size = 0;
-    uint32_t method_id = 0;
+  // What a region loaded at top level and still valid needs for loading it again.
+  struct RegionData {
     std::string name;
     std::optional<std::string> source_file;
     std::vector<formats::LineRange> ranges;  // the region's own lines; file 0 = source_file
     std::vector<Inline> inlines;
   };
+  using Region = RegionMap<RegionData>::Region;
 
   JitdumpSink(base::ScopedFd fd, base::ScopedMmap marker, std::string path, uint32_t pid,
               uint64_t header_timestamp, uint64_t file_size, Log log)
@@ -118,14 +116,14 @@ class JitdumpSink : public Sink {
   Result AddInline(const trace::CodeEvent& code, uint64_t timestamp, uint32_t tid);
   Result UpdateRange(const trace::RangeUpdateEvent& update, uint64_t timestamp, uint32_t tid);
   void Unload(uint32_t method_id);
+  // Forgets the names of the inline methods in a region that is gone.
+  void ForgetInlines(const Region& region);
   // Encodes [address, address + size) of `region` (DEBUG_INFO + CODE_LOAD) and writes it.
   Result EmitLoad(const Region& region, uint64_t address, uint32_t size, uint64_t timestamp,
                   uint32_t tid);
   // Writes buffer_ and then `code_size` bytes of code from `code_address` as one record group.
   Result WriteBuffer(uint64_t code_address, uint64_t code_size);
   uint64_t NextTimestamp(uint64_t timestamp);
-  std::map<uint64_t, Region>::iterator FindEnclosing(uint64_t address);
-  void EraseOverlapping(uint64_t address, uint64_t end);
   std::vector<formats::LineRange> LinesFor(const trace::CodeEvent& code,
                                            const std::optional<std::string>& source_file);
   // Logs `message` the first time `counter` goes from 0 to 1.
@@ -146,8 +144,7 @@ class JitdumpSink : public Sink {
   bool closed_ = false;  // the last record written is JIT_CODE_CLOSE
   std::atomic<bool> failed_{false};
   base::Status error_;
-  std::map<uint64_t, Region> regions_;  // by start address; never overlapping
-  std::unordered_multimap<uint32_t, uint64_t> starts_by_method_;
+  RegionMap<RegionData> regions_;
   std::vector<Inline> pending_inlines_;
   std::vector<uint8_t> buffer_;  // reused: no allocation per event once warm
   Counters counters_;

@@ -60,6 +60,10 @@ base::Status PerfMapSink::error() const {
 Sink::Result PerfMapSink::Write(const trace::Record& record) {
   if (failed_.load(std::memory_order_relaxed)) return Result::kWriteFailed;
   if (const auto* unload = std::get_if<trace::UnloadEvent>(&record.event)) {
+    {
+      std::lock_guard lock(regions_mutex_);
+      regions_.Remove(unload->method_id);
+    }
     names_.Forget(unload->method_id);
     return Result::kOk;
   }
@@ -67,6 +71,14 @@ Sink::Result PerfMapSink::Write(const trace::Record& record) {
   if (code == nullptr || code->api_event == trace::kEventMethodInlineLoadFinished) {
     return Result::kOk;
   }
+  std::vector<uint32_t> gone;
+  {
+    std::lock_guard lock(regions_mutex_);
+    for (const auto& dropped : regions_.Place({code->address, code->size, code->method_id, {}})) {
+      if (!regions_.Contains(dropped.method_id)) gone.push_back(dropped.method_id);
+    }
+  }
+  for (const uint32_t method_id : gone) names_.Forget(method_id);
   const std::string line =
       formats::FormatPerfMapLine(code->address, code->size, names_.Resolve(*code).name);
   // One write() per line and no retry: finishing a short write with a second call could put

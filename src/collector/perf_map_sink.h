@@ -17,7 +17,10 @@
 // with this pid, or another writer in this very process such as oneDNN with DNNL_JIT_PROFILE=2 —
 // is never appended to or truncated: Create() fails with the reason and the collector warns and
 // goes on without the map. Each line is one write() on an O_APPEND descriptor, so concurrent lines
-// never interleave and a reader never sees half a line; no lock is taken.
+// never interleave and a reader never sees half a line, and no lock is held across it.
+//
+// Memory: method names are kept while the method has code (region_map.h), so the tables follow
+// the live code; a short lock guards that bookkeeping.
 #pragma once
 
 #include <atomic>
@@ -29,6 +32,7 @@
 #include "jitscope/base/scoped_resource.h"
 #include "jitscope/base/status.h"
 #include "jitscope/collector/method_names.h"
+#include "jitscope/collector/region_map.h"
 #include "jitscope/collector/sink.h"
 
 namespace jitscope::collector {
@@ -49,6 +53,9 @@ class PerfMapSink : public Sink {
   base::ScopedFd fd_;
   const std::string path_;
   MethodNames names_;
+  struct NoPayload {};
+  std::mutex regions_mutex_;  // guards regions_
+  RegionMap<NoPayload> regions_;
   std::atomic<bool> failed_{false};
   mutable std::mutex error_mutex_;  // taken only when a write fails
   base::Status error_;

@@ -275,6 +275,18 @@ TEST_F(JitdumpSinkTest, UpdatesAreNewLoadsUnderTheMethodsName) {
   EXPECT_EQ(4u, loads[2]->code.size());  // clipped to the enclosing region
 }
 
+TEST_F(JitdumpSinkTest, AMethodWhoseCodeIsAllOverwrittenIsGone) {
+  // "Such a method becomes invalid and its memory region is treated as unloaded": when its id
+  // comes back, its first notification is a new one.
+  const auto a = Code(16, 0), b = Code(16, 0x40);
+  Write(CodeRecord(2000, {.method_id = 5, .address = a.data(), .size = 16, .name = "old"}));
+  Write(CodeRecord(2001, {.method_id = 6, .address = a.data(), .size = 16, .name = "over"}));
+  Write(CodeRecord(2002, {.method_id = 5, .address = b.data(), .size = 16, .name = "new"}));
+  const auto loads = Read().Loads();
+  ASSERT_EQ(3u, loads.size());
+  EXPECT_EQ("new", loads[2]->name);
+}
+
 TEST_F(JitdumpSinkTest, ModuleNamesAreShownAsModuleBangName) {
   const auto code = Code(8, 0);
   Write(CodeRecord(2000, {.api_event = trace::kEventMethodLoadFinishedV3,

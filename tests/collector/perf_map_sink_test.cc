@@ -67,11 +67,16 @@ TEST(PerfMapSink, OneLinePerRegionNamedByItsMethod) {
   write(trace::Record{7, 1, trace::UnloadEvent{5}});
   write(CodeRecord(8, {.method_id = 5, .address = code, .size = 16, .name = "reused id"}));
   write(trace::Record{9, 1, trace::ShutdownEvent{}});
+  // Method 5 loses all its code to method 10, so when id 5 comes back it is a new method.
+  write(CodeRecord(10, {.method_id = 10, .address = code, .size = 32, .name = "over"}));
+  write(CodeRecord(11, {.method_id = 5, .address = code + 32, .size = 8, .name = "again"}));
   EXPECT_EQ(Hex(code) + " 10 first\n" +           //
                 Hex(code + 32) + " 8 first\n" +   // split region: the first name wins
                 Hex(code + 48) + " 10 dnn!k\n" +  //
                 Hex(code + 48) + " 8 dnn!k\n" +   // METHOD_UPDATE
-                Hex(code) + " 10 reused id\n",    // after the unload, the id starts afresh
+                Hex(code) + " 10 reused id\n" +   // after the unload, the id starts afresh
+                Hex(code) + " 20 over\n" +        //
+                Hex(code + 32) + " 8 again\n",    // after being overwritten, too
             ReadFile((*sink)->path()));
 }
 
