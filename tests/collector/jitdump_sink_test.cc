@@ -282,7 +282,8 @@ TEST_F(JitdumpSinkTest, AMethodWhoseCodeIsAllOverwrittenIsGone) {
   Write(CodeRecord(2000, {.method_id = 5, .address = a.data(), .size = 16, .name = "old"}));
   Write(CodeRecord(2001, {.method_id = 6, .address = a.data(), .size = 16, .name = "over"}));
   Write(CodeRecord(2002, {.method_id = 5, .address = b.data(), .size = 16, .name = "new"}));
-  const auto loads = Read().Loads();
+  const auto dump = Read();
+  const auto loads = dump.Loads();
   ASSERT_EQ(3u, loads.size());
   EXPECT_EQ("new", loads[2]->name);
 }

@@ -19,9 +19,9 @@
 // down, to show that what the collector wrote so far is usable.
 #include <signal.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -32,8 +32,6 @@
 #include "jitprofiling.h"
 
 namespace {
-
-constexpr int kImulBytes = 4;  // imul rax, rax, 7 = 48 6b c0 07
 
 // One generated loop: uint64_t f(uint64_t iterations), with its segments' offsets.
 struct Loop {
@@ -97,11 +95,19 @@ void ReportLoop(unsigned id, const char* name, const char* source, void* address
   Notify(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, &load);
 }
 
+// CPU time, not wall time: on a busy machine the process may wait for a CPU during the
+// calibration, and the profiler's samples count CPU time too.
+double CpuSeconds() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
 double SecondsFor(LoopFunction f, uint64_t iterations) {
-  const auto start = std::chrono::steady_clock::now();
+  const double start = CpuSeconds();
   volatile uint64_t sink = f(iterations);
   (void)sink;
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return CpuSeconds() - start;
 }
 
 }  // namespace

@@ -28,7 +28,7 @@ CommandResult PerfInject(const std::string& in, const std::string& out,
 
 CommandResult PerfReport(const std::string& data, const std::string& sort,
                          const std::string& scratch_dir) {
-  return RunCommand({"perf", "report", "-i", data, "--stdio", "--sort", sort, "-g", "none",
+  return RunCommand({"perf", "report", "-i", data, "--stdio", "-n", "--sort", sort, "-g", "none",
                      "--no-children", "--percent-limit", "0"},
                     {}, scratch_dir);
 }
@@ -46,6 +46,11 @@ std::vector<ReportRow> ParseReport(const std::string& text, bool with_srcline) {
     ReportRow row;
     try {
       row.percent = std::stod(line.substr(first, percent - first));
+    } catch (...) {
+      continue;
+    }
+    try {
+      row.samples = std::stoull(line.substr(percent + 1, bracket - percent));
     } catch (...) {
       continue;
     }
@@ -70,6 +75,12 @@ std::map<std::string, double> SharesByName(const std::vector<ReportRow>& rows) {
   std::map<std::string, double> shares;
   for (const ReportRow& row : rows) shares[row.symbol] += row.percent;
   return shares;
+}
+
+std::map<std::string, uint64_t> SamplesByName(const std::vector<ReportRow>& rows) {
+  std::map<std::string, uint64_t> samples;
+  for (const ReportRow& row : rows) samples[row.symbol] += row.samples;
+  return samples;
 }
 
 long FindNumber(const std::string& text, const std::string& key) {

@@ -5,6 +5,7 @@
 // perf is missing (scripts/setup installs Debian's linux-perf).
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -27,13 +28,16 @@ CommandResult PerfReport(const std::string& data, const std::string& sort,
 
 struct ReportRow {
   double percent = 0;
+  uint64_t samples = 0;
   std::string symbol;
   std::string srcline;  // with --sort sym,srcline
 };
-// The rows of a `perf report --stdio` table ("  26.66%  [.] name   file:line").
+// The rows of a `perf report --stdio -n` table ("  26.66%   145  [.] name   file:line").
 std::vector<ReportRow> ParseReport(const std::string& text, bool with_srcline);
 // Percent of all samples per symbol name (perf lists equal names at different addresses apart).
 std::map<std::string, double> SharesByName(const std::vector<ReportRow>& rows);
+// Samples per symbol name.
+std::map<std::string, uint64_t> SamplesByName(const std::vector<ReportRow>& rows);
 
 // The number after "<key> " on a line of `text` ("pid 1234"), or -1.
 long FindNumber(const std::string& text, const std::string& key);
