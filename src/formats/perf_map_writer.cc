@@ -1,8 +1,8 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "jitscope/formats/perf_map_writer.h"
 
-#include <cinttypes>
-#include <cstdio>
+#include <algorithm>
+#include <charconv>
 
 #include "jitscope/formats/pid_file_name.h"
 
@@ -15,14 +15,20 @@ std::optional<uint32_t> ParsePerfMapFileName(std::string_view name) {
 }
 
 std::string FormatPerfMapLine(uint64_t start, uint64_t size, std::string_view name) {
-  char numbers[2 * 16 + 3];
-  const int length =
-      std::snprintf(numbers, sizeof(numbers), "%" PRIx64 " %" PRIx64 " ", start, size);
   if (name.empty()) name = "[unnamed]";
+  char numbers[2 * 16 + 2];
+  char* end = std::to_chars(numbers, numbers + 16, start, 16).ptr;  // lowercase, no "0x"
+  *end++ = ' ';
+  end = std::to_chars(end, end + 16, size, 16).ptr;
+  *end++ = ' ';
   std::string line;
-  line.reserve(static_cast<size_t>(length) + name.size() + 1);
-  line.append(numbers, static_cast<size_t>(length));
-  for (const char c : name) line.push_back(c == '\n' || c == '\r' ? ' ' : c);
+  line.reserve(static_cast<size_t>(end - numbers) + name.size() + 1);
+  line.append(numbers, end);
+  const size_t name_at = line.size();
+  line.append(name);
+  std::replace_if(
+      line.begin() + static_cast<ptrdiff_t>(name_at), line.end(),
+      [](char c) { return c == '\n' || c == '\r'; }, ' ');
   line.push_back('\n');
   return line;
 }
