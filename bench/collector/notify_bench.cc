@@ -7,11 +7,20 @@
 //   - the page-cache floor: the records built in memory and written with 64 KiB write() calls
 //     (what a buffered writer costs, but a buffered writer loses its buffer on a crash);
 //   - one write() per record: crash-safe the way wasmtime's and oneDNN's jitdump writers are.
-// Output goes to $JITSCOPE_BENCH_DIR (default /tmp), one fresh directory per run.
+//
+// Then the same notification through each output format of the collector (the collector core
+// in-process over its real sinks, BM_Sinks/<JITSCOPE_FORMATS>/<code bytes>), for a method with a
+// source file, an 8-entry line table and 256 or 4096 bytes of code (the jitdump copies the code,
+// the perf map writes one line), next to the same two floors for the bytes each format writes
+// (BM_PageCacheFloor64KiB/<bytes>, BM_WritePerRecord/<bytes>).
+//
+// Output goes to $JITSCOPE_BENCH_DIR (default /tmp), one fresh directory per run. Figures:
+// docs/performance.md.
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -20,6 +29,8 @@
 
 #include "jitprofiling.h"
 #include "jitscope/collector/collector.h"
+#include "jitscope/formats/jitdump_writer.h"
+#include "jitscope/formats/perf_map_writer.h"
 #include "jitscope/trace/event.h"
 #include "jitscope/trace/record_codec.h"
 
@@ -99,8 +110,10 @@ void BM_CollectorPathDiscardSink(benchmark::State& state) {
 }
 BENCHMARK(BM_CollectorPathDiscardSink);
 
+// The floors take the record size as their argument: RecordBytes().size() for the trace, the
+// sizes of the perf formats' records for theirs (registered in RegisterBenchmarks()).
 void BM_PageCacheFloor64KiB(benchmark::State& state) {
-  const std::vector<uint8_t> record = RecordBytes();
+  const std::vector<uint8_t> record(static_cast<size_t>(state.range(0)), 0x5a);
   const int fd = OpenScratch("floor");
   std::vector<uint8_t> buffer(64 * 1024);
   size_t used = 0;
@@ -116,17 +129,141 @@ void BM_PageCacheFloor64KiB(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
                           static_cast<int64_t>(record.size()));
 }
-BENCHMARK(BM_PageCacheFloor64KiB)->UseRealTime();
 
 void BM_WritePerRecord(benchmark::State& state) {
-  const std::vector<uint8_t> record = RecordBytes();
+  const std::vector<uint8_t> record(static_cast<size_t>(state.range(0)), 0x5a);
   const int fd = OpenScratch("per-record");
   for (auto _ : state) benchmark::DoNotOptimize(write(fd, record.data(), record.size()));
   close(fd);
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
                           static_cast<int64_t>(record.size()));
 }
-BENCHMARK(BM_WritePerRecord)->UseRealTime();
+
+// ---- Per output format: the collector core over its real sinks, in this process ----
+
+constexpr char kSinkName[] = "org.example.Benchmark.method(I)V";
+constexpr char kSinkSource[] = "/src/org/example/Benchmark.java";
+constexpr unsigned kSinkMethods = 4096;  // ids cycle, so the name tables reach a steady size
+
+struct SinkEvent {
+  std::vector<uint8_t> code;
+  std::vector<LineNumberInfo> table;
+  iJIT_Method_Load load{};
+
+  explicit SinkEvent(size_t code_size) : code(code_size, 0x90) {
+    for (unsigned i = 1; i <= 8; ++i) {
+      table.push_back({static_cast<unsigned>(code_size * i / 8), 10 + i});
+    }
+    load.method_name = const_cast<char*>(kSinkName);
+    load.source_file_name = const_cast<char*>(kSinkSource);
+    load.method_load_address = code.data();
+    load.method_size = static_cast<unsigned>(code_size);
+    load.line_number_size = static_cast<unsigned>(table.size());
+    load.line_number_table = table.data();
+  }
+};
+
+// What the jitdump sink writes for one SinkEvent: DEBUG_INFO and CODE_LOAD with the code.
+int64_t JitdumpBytes(size_t code_size) {
+  SinkEvent event(code_size);
+  std::vector<jitscope::trace::LineEntry> table;
+  for (const auto& entry : event.table) table.push_back({entry.Offset, entry.LineNumber});
+  const auto ranges = jitscope::formats::RangesFromLineTable(table, event.load.method_size, 0);
+  const auto lines = jitscope::formats::JitdumpLinesFromRanges(0x1000, ranges);
+  const std::vector<std::string_view> files = {kSinkSource};
+  std::vector<uint8_t> out;
+  jitscope::formats::AppendJitdumpDebugInfo(out, 0, 0x1000, lines, files);
+  jitscope::formats::JitdumpCodeLoadFields fields;
+  fields.code_size = code_size;
+  fields.name = kSinkName;
+  jitscope::formats::AppendJitdumpCodeLoadPrefix(out, fields);
+  return static_cast<int64_t>(out.size() + code_size);
+}
+int64_t PerfMapBytes(size_t code_size) {
+  return static_cast<int64_t>(
+      jitscope::formats::FormatPerfMapLine(0x7f0000000000, code_size, kSinkName).size());
+}
+
+// One collector per run, shared by the run's threads.
+jitscope::collector::Collector* sinks_collector = nullptr;
+
+std::string SinksDirectory(uint32_t formats) {
+  return bench_dir + "/sinks-" + std::to_string(formats);
+}
+
+void BM_Sinks(benchmark::State& state, uint32_t formats) {
+  if (state.thread_index() == 0) {
+    const std::string dir = SinksDirectory(formats);
+    std::system(("rm -rf '" + dir + "' && mkdir '" + dir + "'").c_str());
+    jitscope::collector::Config config;
+    config.output_dir = dir;
+    config.perf_map_dir = dir;
+    config.formats = formats;
+    auto collector = jitscope::collector::Collector::Create(
+        config, jitscope::collector::Log(), jitscope::collector::SystemEnvironment());
+    if (!collector.ok()) {
+      state.SkipWithError(collector.status().message().c_str());
+      return;
+    }
+    sinks_collector = std::move(collector).value().release();
+  }
+  SinkEvent event(static_cast<size_t>(state.range(0)));
+  const unsigned first_id = 1000 + static_cast<unsigned>(state.thread_index()) * kSinkMethods;
+  unsigned i = 0;
+  for (auto _ : state) {
+    event.load.method_id = first_id + (i++ % kSinkMethods);
+    benchmark::DoNotOptimize(
+        sinks_collector->Notify(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, &event.load));
+  }
+  if (state.thread_index() == 0) {
+    delete sinks_collector;
+    sinks_collector = nullptr;
+    std::system(("rm -rf '" + SinksDirectory(formats) + "'").c_str());
+  }
+}
+
+// Registers the per-format benchmarks and every floor. Iterations are capped so that no run
+// writes much more than 256 MiB.
+void RegisterBenchmarks() {
+  using jitscope::collector::kFormatJitdump;
+  using jitscope::collector::kFormatPerfMap;
+  using jitscope::collector::kFormatTrace;
+  auto iterations = [](int64_t bytes) {
+    return std::min<int64_t>(200000, (int64_t{256} << 20) / std::max<int64_t>(bytes, 1));
+  };
+  std::vector<int64_t> floor_sizes = {static_cast<int64_t>(RecordBytes().size())};
+  for (const int64_t code_size : {256, 4096}) {
+    const int64_t jitdump = JitdumpBytes(static_cast<size_t>(code_size));
+    floor_sizes.push_back(jitdump);
+    floor_sizes.push_back(PerfMapBytes(static_cast<size_t>(code_size)));
+    struct Variant {
+      const char* name;
+      uint32_t formats;
+    };
+    for (const Variant& v :
+         {Variant{"trace", kFormatTrace}, Variant{"jitdump", kFormatJitdump},
+          Variant{"perfmap", kFormatPerfMap},
+          Variant{"trace,jitdump,perfmap", kFormatTrace | kFormatJitdump | kFormatPerfMap}}) {
+      benchmark::RegisterBenchmark(("BM_Sinks/" + std::string(v.name)).c_str(), BM_Sinks, v.formats)
+          ->Arg(code_size)
+          ->Iterations(iterations(jitdump))
+          ->Threads(1)
+          ->Threads(2)
+          ->UseRealTime();
+    }
+  }
+  std::sort(floor_sizes.begin(), floor_sizes.end());
+  floor_sizes.erase(std::unique(floor_sizes.begin(), floor_sizes.end()), floor_sizes.end());
+  for (const int64_t bytes : floor_sizes) {
+    benchmark::RegisterBenchmark("BM_PageCacheFloor64KiB", BM_PageCacheFloor64KiB)
+        ->Arg(bytes)
+        ->UseRealTime();
+    benchmark::RegisterBenchmark("BM_WritePerRecord", BM_WritePerRecord)
+        ->Arg(bytes)
+        ->Iterations(iterations(bytes))
+        ->UseRealTime();
+  }
+}
 
 }  // namespace
 
@@ -148,6 +285,7 @@ int main(int argc, char** argv) {
             bench_dir.c_str());
     return 1;
   }
+  RegisterBenchmarks();
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

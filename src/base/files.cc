@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -53,6 +54,18 @@ Status WriteAll(int fd, const void* data, size_t size) {
     size -= static_cast<size_t>(written);
   }
   return Status::Ok();
+}
+
+namespace {
+constexpr char kCreatedByAttribute[] = "user.jitscope";
+}  // namespace
+
+bool TagCreatedByJitscope(int fd, std::string_view what) {
+  return ::fsetxattr(fd, kCreatedByAttribute, what.data(), what.size(), 0) == 0;
+}
+
+bool IsTaggedCreatedByJitscope(const std::string& path) {
+  return ::lgetxattr(path.c_str(), kCreatedByAttribute, nullptr, 0) >= 0;
 }
 
 }  // namespace jitscope::base

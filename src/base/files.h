@@ -38,4 +38,11 @@ class MappedFile {
 // Writes all of `data` to `fd`, retrying on EINTR and short writes.
 Status WriteAll(int fd, const void* data, size_t size);
 
+// Tags a file jitscope created with an extended attribute (user.jitscope), so `jitscope clean`
+// can tell its own leftovers from other writers' files of the same name (a perf map oneDNN or a
+// JVM agent wrote). Best effort: returns false where the filesystem keeps no user attributes.
+bool TagCreatedByJitscope(int fd, std::string_view what);
+// True when `path` itself (never a link's target) carries that tag.
+bool IsTaggedCreatedByJitscope(const std::string& path);
+
 }  // namespace jitscope::base

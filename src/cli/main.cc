@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "jitscope/cli/clean_command.h"
 #include "jitscope/cli/dump_command.h"
 
 int main(int argc, char** argv) {
@@ -15,6 +16,8 @@ int main(int argc, char** argv) {
 
   jitscope::cli::DumpOptions dump;
   jitscope::cli::AddDumpCommand(app, dump);
+  jitscope::cli::CleanOptions clean;
+  jitscope::cli::AddCleanCommand(app, clean);
 
   try {
     app.parse(argc, argv);
@@ -29,5 +32,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (app.got_subcommand("dump")) return jitscope::cli::RunDump(dump, stdout, stderr);
+  if (app.got_subcommand("clean")) {
+    return jitscope::cli::RunClean(clean, jitscope::cli::SystemProcessTable(), stdout, stderr);
+  }
   return 2;
 }

@@ -12,6 +12,8 @@
 #include "jitscope/base/clock.h"
 #include "jitscope/base/thread_local.h"
 #include "jitscope/collector/event_decoder.h"
+#include "jitscope/collector/jitdump_sink.h"
+#include "jitscope/collector/perf_map_sink.h"
 #include "jitscope/collector/trace_sink.h"
 
 namespace jitscope::collector {
@@ -73,6 +75,24 @@ base::StatusOr<std::unique_ptr<Collector>> Collector::Create(const Config& confi
     log.Printf("recording JIT events to %s", sink->path().c_str());
     sinks.push_back(std::move(sink));
   }
+  const auto pid = static_cast<uint32_t>(::getpid());
+  if (config.formats & kFormatJitdump) {
+    Log sink_log = config.log_path.empty() ? Log() : Log::Open(config.log_path);
+    ASSIGN_OR_RETURN(auto sink, JitdumpSink::Create(config.output_dir, pid, environment.now_ns(),
+                                                    std::move(sink_log)));
+    log.Printf("writing a perf jitdump to %s", sink->path().c_str());
+    sinks.push_back(std::move(sink));
+  }
+  if (config.formats & kFormatPerfMap) {
+    auto sink = PerfMapSink::Create(config.perf_map_dir, pid);
+    if (sink.ok()) {
+      log.Printf("writing a perf map to %s", (*sink)->path().c_str());
+      sinks.push_back(std::move(sink).value());
+    } else {
+      log.Printf("no perf map: %s", sink.status().message().c_str());
+    }
+  }
+  if (sinks.empty()) return base::Status::Error("no output could be created");
   return CreateForTesting(std::move(sinks), std::move(log), environment);
 }
 
@@ -90,6 +110,11 @@ std::string Collector::WriteErrors() const {
     errors += error.message();
   }
   return errors.empty() ? std::string("no details") : errors;
+}
+
+void Collector::AtExit() {
+  const uint64_t now = environment_.now_ns();
+  for (const auto& sink : sinks_) sink->AtExit(now);
 }
 
 Sink::Result Collector::WriteAll(const trace::Record& record) {

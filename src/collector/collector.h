@@ -37,7 +37,8 @@ Environment SystemEnvironment();
 
 class Collector {
  public:
-  // Creates the configured sinks (e.g. the trace file). Fails if one cannot be created.
+  // Creates the configured sinks (e.g. the trace file). Fails if one cannot be created, except
+  // the perf map, which is skipped with a warning (perf_map_sink.h), or if none could be.
   static base::StatusOr<std::unique_ptr<Collector>> Create(const Config& config, Log log,
                                                            Environment environment);
   // For tests: a collector over the given sinks.
@@ -47,6 +48,9 @@ class Collector {
   // iJIT_NotifyEvent's collector side. Returns 1 when the event was accepted and recorded
   // (SHUTDOWN: 1 on success, as the API documents), 0 when it was refused.
   int Notify(uint32_t event_type, const void* payload);
+
+  // At process exit: lets every sink finish its file (jitdump: JIT_CODE_CLOSE).
+  void AtExit();
 
   uint64_t rejected(trace::RejectReason reason) const {
     return rejected_[static_cast<size_t>(reason)].load(std::memory_order_relaxed);

@@ -12,6 +12,8 @@ struct FormatName {
 };
 constexpr FormatName kFormats[] = {
     {"trace", kFormatTrace},
+    {"jitdump", kFormatJitdump},
+    {"perfmap", kFormatPerfMap},
 };
 
 std::string_view Trim(std::string_view s) {
@@ -62,6 +64,9 @@ base::StatusOr<Config> ConfigFromEnvironment(GetEnvFunction getenv) {
   }
   if (const char* formats = getenv("JITSCOPE_FORMATS"); formats != nullptr && *formats != '\0') {
     ASSIGN_OR_RETURN(config.formats, ParseFormats(formats));
+  }
+  if (const char* dir = getenv("JITSCOPE_PERF_MAP_DIR"); dir != nullptr && *dir != '\0') {
+    config.perf_map_dir = dir;
   }
   if (const char* log = getenv("JITSCOPE_LOG"); log != nullptr && *log != '\0') {
     config.log_path = log;

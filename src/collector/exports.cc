@@ -81,6 +81,19 @@ class ReentryGuard {
   bool entered_;
 };
 
+// Runs as the process exits (or the library is unloaded): lets the sinks finish their files.
+// The collector itself stays allocated, since other threads may still be reporting.
+[[gnu::destructor]] void FinishAtExit() {
+  if (inside_collector) return;
+  inside_collector = true;
+  try {
+    if (Collector* collector = active_collector.load(std::memory_order_acquire))
+      collector->AtExit();
+  } catch (...) {  // nothing may throw out of a destructor function
+  }
+  inside_collector = false;
+}
+
 }  // namespace
 }  // namespace jitscope::collector
 

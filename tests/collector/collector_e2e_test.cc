@@ -120,8 +120,8 @@ TEST(CollectorEndToEnd, BadConfigurationTurnsProfilingOffWithOneClearMessage) {
   auto client = RunProgram({JITSCOPE_CLIENT, "all-events"}, env);
   ASSERT_EQ(client.exit_code, 0);
   EXPECT_TRUE(Traces(dir.path()).empty());
-  EXPECT_NE(client.err.find("]: JITSCOPE_FORMATS: unknown format 'vtune' (known: trace); JIT "
-                            "profiling is off\n"),
+  EXPECT_NE(client.err.find("]: JITSCOPE_FORMATS: unknown format 'vtune' (known: trace, jitdump, "
+                            "perfmap); JIT profiling is off\n"),
             std::string::npos)
       << client.err;
 

@@ -47,7 +47,8 @@ TEST(ConfigTest, UnknownFormatIsAClearError) {
   environment = {{"JITSCOPE_FORMATS", "trace,vtune"}};
   auto config = ConfigFromEnvironment(&FakeGetEnv);
   ASSERT_FALSE(config.ok());
-  EXPECT_EQ(config.status().message(), "JITSCOPE_FORMATS: unknown format 'vtune' (known: trace)");
+  EXPECT_EQ(config.status().message(),
+            "JITSCOPE_FORMATS: unknown format 'vtune' (known: trace, jitdump, perfmap)");
 }
 
 TEST(ConfigTest, AListOfOnlyCommasNamesNoFormat) {

@@ -1,0 +1,95 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "perf_tools.h"
+
+#include <sstream>
+
+namespace jitscope::testing {
+
+std::string PerfUnavailable(const std::string& scratch_dir) {
+  const CommandResult version = RunCommand({"perf", "--version"}, {}, scratch_dir);
+  if (version.ok()) return {};
+  return "perf does not run (install Debian's linux-perf: scripts/setup): " + version.Describe();
+}
+
+CommandResult PerfRecord(const std::string& data, const std::vector<std::string>& command,
+                         const std::vector<std::string>& env, const std::string& scratch_dir) {
+  // -k 1: CLOCK_MONOTONIC sample times, which perf inject --jit requires (the jitdump's clock).
+  // -N: no copies of the binaries in ~/.debug.
+  std::vector<std::string> argv = {"perf", "record", "-k", "1",  "-e", "cpu-clock", "-F",
+                                   "4000", "-g",     "-N", "-q", "-o", data,        "--"};
+  argv.insert(argv.end(), command.begin(), command.end());
+  return RunCommand(argv, env, scratch_dir);
+}
+
+CommandResult PerfInject(const std::string& in, const std::string& out,
+                         const std::string& scratch_dir) {
+  return RunCommand({"perf", "inject", "--jit", "-i", in, "-o", out}, {}, scratch_dir);
+}
+
+CommandResult PerfReport(const std::string& data, const std::string& sort,
+                         const std::string& scratch_dir) {
+  return RunCommand({"perf", "report", "-i", data, "--stdio", "-n", "--sort", sort, "-g", "none",
+                     "--no-children", "--percent-limit", "0"},
+                    {}, scratch_dir);
+}
+
+std::vector<ReportRow> ParseReport(const std::string& text, bool with_srcline) {
+  std::vector<ReportRow> rows;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    const size_t first = line.find_first_not_of(' ');
+    if (first == std::string::npos || line[first] == '#') continue;
+    const size_t percent = line.find('%', first);
+    const size_t bracket = line.find("] ", percent);
+    if (percent == std::string::npos || bracket == std::string::npos) continue;
+    ReportRow row;
+    try {
+      row.percent = std::stod(line.substr(first, percent - first));
+    } catch (...) {
+      continue;
+    }
+    try {
+      row.samples = std::stoull(line.substr(percent + 1, bracket - percent));
+    } catch (...) {
+      continue;
+    }
+    std::string rest = line.substr(bracket + 2);
+    if (with_srcline) {
+      const size_t gap = rest.find("  ");
+      if (gap != std::string::npos) {
+        const size_t srcline = rest.find_first_not_of(' ', gap);
+        row.srcline = srcline == std::string::npos ? "" : rest.substr(srcline);
+        rest = rest.substr(0, gap);
+      }
+    }
+    while (!rest.empty() && rest.back() == ' ') rest.pop_back();
+    while (!row.srcline.empty() && row.srcline.back() == ' ') row.srcline.pop_back();
+    row.symbol = rest;
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::map<std::string, double> SharesByName(const std::vector<ReportRow>& rows) {
+  std::map<std::string, double> shares;
+  for (const ReportRow& row : rows) shares[row.symbol] += row.percent;
+  return shares;
+}
+
+std::map<std::string, uint64_t> SamplesByName(const std::vector<ReportRow>& rows) {
+  std::map<std::string, uint64_t> samples;
+  for (const ReportRow& row : rows) samples[row.symbol] += row.samples;
+  return samples;
+}
+
+long FindNumber(const std::string& text, const std::string& key) {
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind(key + " ", 0) == 0) return std::stol(line.substr(key.size() + 1));
+  }
+  return -1;
+}
+
+}  // namespace jitscope::testing
