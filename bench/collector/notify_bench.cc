@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <benchmark/benchmark.h>
@@ -231,11 +232,15 @@ void RegisterBenchmarks() {
   auto iterations = [](int64_t bytes) {
     return std::min<int64_t>(200000, (int64_t{256} << 20) / std::max<int64_t>(bytes, 1));
   };
-  std::vector<int64_t> floor_sizes = {static_cast<int64_t>(RecordBytes().size())};
+  // Floors per format and code size, named "<format>@<code bytes>" with the record bytes as the
+  // argument, so bench/run-perf-formats can pair every format with its own floors.
+  std::vector<std::pair<std::string, int64_t>> floors = {
+      {"trace", static_cast<int64_t>(RecordBytes().size())}};
   for (const int64_t code_size : {256, 4096}) {
     const int64_t jitdump = JitdumpBytes(static_cast<size_t>(code_size));
-    floor_sizes.push_back(jitdump);
-    floor_sizes.push_back(PerfMapBytes(static_cast<size_t>(code_size)));
+    const std::string at = "@" + std::to_string(code_size);
+    floors.emplace_back("jitdump" + at, jitdump);
+    floors.emplace_back("perfmap" + at, PerfMapBytes(static_cast<size_t>(code_size)));
     struct Variant {
       const char* name;
       uint32_t formats;
@@ -252,13 +257,12 @@ void RegisterBenchmarks() {
           ->UseRealTime();
     }
   }
-  std::sort(floor_sizes.begin(), floor_sizes.end());
-  floor_sizes.erase(std::unique(floor_sizes.begin(), floor_sizes.end()), floor_sizes.end());
-  for (const int64_t bytes : floor_sizes) {
-    benchmark::RegisterBenchmark("BM_PageCacheFloor64KiB", BM_PageCacheFloor64KiB)
+  for (const auto& [label, bytes] : floors) {
+    benchmark::RegisterBenchmark(("BM_PageCacheFloor64KiB/" + label).c_str(),
+                                 BM_PageCacheFloor64KiB)
         ->Arg(bytes)
         ->UseRealTime();
-    benchmark::RegisterBenchmark("BM_WritePerRecord", BM_WritePerRecord)
+    benchmark::RegisterBenchmark(("BM_WritePerRecord/" + label).c_str(), BM_WritePerRecord)
         ->Arg(bytes)
         ->Iterations(iterations(bytes))
         ->UseRealTime();

@@ -258,30 +258,35 @@ Sink::Result JitdumpSink::EmitLoad(const Region& region, uint64_t address, uint3
                                    uint64_t timestamp, uint32_t tid) {
   // The region's lines with its inlines' laid over them, largest first: a nested inline lies
   // inside its parent inline, so it ends up on top whatever order the events came in.
-  std::vector<std::string_view> files;
+  // Scratch vectors are members (mutex_ is held), so a warm sink allocates nothing here.
+  std::vector<std::string_view>& files = scratch_files_;
+  files.clear();
   auto file_index = [&files](std::string_view name) {
     const auto found = std::find(files.begin(), files.end(), name);
     if (found != files.end()) return static_cast<uint32_t>(found - files.begin());
     files.push_back(name);
     return static_cast<uint32_t>(files.size() - 1);
   };
-  std::vector<LineRange> ranges = region.payload.ranges;
+  std::vector<LineRange>& ranges = scratch_ranges_;
+  ranges.assign(region.payload.ranges.begin(), region.payload.ranges.end());
   if (region.payload.source_file) {
     const uint32_t own = file_index(*region.payload.source_file);
     for (LineRange& range : ranges) range.file = own;
   }
-  std::vector<const Inline*> inlines;
-  for (const Inline& inline_region : region.payload.inlines) inlines.push_back(&inline_region);
-  std::stable_sort(inlines.begin(), inlines.end(),
-                   [](const Inline* a, const Inline* b) { return a->size > b->size; });
-  for (const Inline* inline_region : inlines) {
-    if (inline_region->ranges.empty()) continue;
-    const uint32_t file = file_index(*inline_region->source_file);
-    std::vector<LineRange> overlay = formats::ShiftRanges(
-        inline_region->ranges, static_cast<uint32_t>(inline_region->address - region.address),
-        static_cast<uint32_t>(region.size));
-    for (LineRange& range : overlay) range.file = file;
-    formats::OverlayRanges(ranges, overlay);
+  if (!region.payload.inlines.empty()) {
+    std::vector<const Inline*> inlines;
+    for (const Inline& inline_region : region.payload.inlines) inlines.push_back(&inline_region);
+    std::stable_sort(inlines.begin(), inlines.end(),
+                     [](const Inline* a, const Inline* b) { return a->size > b->size; });
+    for (const Inline* inline_region : inlines) {
+      if (inline_region->ranges.empty()) continue;
+      const uint32_t file = file_index(*inline_region->source_file);
+      std::vector<LineRange> overlay = formats::ShiftRanges(
+          inline_region->ranges, static_cast<uint32_t>(inline_region->address - region.address),
+          static_cast<uint32_t>(region.size));
+      for (LineRange& range : overlay) range.file = file;
+      formats::OverlayRanges(ranges, overlay);
+    }
   }
   const auto offset = static_cast<uint32_t>(address - region.address);
   if (offset != 0 || size != region.size) {

@@ -146,7 +146,9 @@ class JitdumpSink : public Sink {
   base::Status error_;
   RegionMap<RegionData> regions_;
   std::vector<Inline> pending_inlines_;
-  std::vector<uint8_t> buffer_;  // reused: no allocation per event once warm
+  std::vector<uint8_t> buffer_;                  // reused: no allocation per event once warm
+  std::vector<std::string_view> scratch_files_;  // EmitLoad's, reused likewise
+  std::vector<formats::LineRange> scratch_ranges_;
   Counters counters_;
   Log log_;
 };

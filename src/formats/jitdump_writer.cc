@@ -102,12 +102,22 @@ bool AppendJitdumpDebugInfo(std::vector<uint8_t>& out, uint64_t timestamp, uint6
     size += sizeof(JitdumpDebugEntry) + files[line.file].size() + 1;
   }
   if (size > kMaxRecordSize) return false;
-  out.reserve(out.size() + size);
-  AppendStruct(out, JitdumpDebugInfo{Prefix(JitdumpRecordId::kCodeDebugInfo, size, timestamp),
-                                     code_address, lines.size()});
+  // Sized once and filled in place: a record has an entry and a file name per line.
+  const size_t start = out.size();
+  out.resize(start + size);
+  uint8_t* at = out.data() + start;
+  auto put = [&at](const void* bytes, size_t count) {
+    std::memcpy(at, bytes, count);
+    at += count;
+  };
+  const JitdumpDebugInfo fixed{Prefix(JitdumpRecordId::kCodeDebugInfo, size, timestamp),
+                               code_address, lines.size()};
+  put(&fixed, sizeof(fixed));
   for (const JitdumpLine& line : lines) {
-    AppendStruct(out, JitdumpDebugEntry{line.address, line.line, 0});
-    AppendCString(out, files[line.file]);
+    const JitdumpDebugEntry entry{line.address, line.line, 0};
+    put(&entry, sizeof(entry));
+    put(files[line.file].data(), files[line.file].size());
+    *at++ = 0;
   }
   return true;
 }
