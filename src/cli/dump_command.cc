@@ -9,6 +9,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "jitscope/base/files.h"
+#include "jitscope/cli/dump_oprofile.h"
+#include "jitscope/formats/oprofile_dump_reader.h"
 #include "jitscope/trace/reader.h"
 
 namespace jitscope::cli {
@@ -16,15 +19,30 @@ namespace {
 
 using nlohmann::json;
 
-std::string Quote(const std::optional<std::string_view>& s) {
+json Text(const std::optional<std::string_view>& s) {
+  return s ? json(std::string(*s)) : json(nullptr);
+}
+
+}  // namespace
+
+std::string Quote(std::optional<std::string_view> s) {
   if (!s) return "-";
   // JSON string escaping gives an unambiguous one-line form for any bytes.
   return json(std::string(*s)).dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-json Text(const std::optional<std::string_view>& s) {
-  return s ? json(std::string(*s)) : json(nullptr);
+std::string HexBytes(std::span<const uint8_t> bytes) {
+  std::string hex;
+  hex.reserve(bytes.size() * 2);
+  for (const uint8_t byte : bytes) hex += fmt::format("{:02x}", byte);
+  return hex;
 }
+
+std::string DumpJson(const nlohmann::json& value) {
+  return value.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+namespace {
 
 std::string EventName(uint32_t api_event) {
   const char* name = trace::ApiEventName(api_event);
@@ -65,6 +83,33 @@ std::string FormatText(const trace::Record& record) {
     std::string operator()(const trace::RejectedEvent& e) const {
       return fmt::format("REJECTED event={} reason={}", EventName(e.api_event),
                          trace::RejectReasonName(e.reason));
+    }
+    std::string operator()(const trace::OprofileOpenEvent& e) const {
+      return fmt::format("op_open_agent agent={}", e.agent);
+    }
+    std::string operator()(const trace::OprofileCloseEvent& e) const {
+      return fmt::format("op_close_agent agent={}", e.agent);
+    }
+    std::string operator()(const trace::OprofileCodeLoadEvent& e) const {
+      return fmt::format(
+          "op_write_native_code agent={} addr={:#x} size={} code_addr={:#x} "
+          "code_bytes={} name={}",
+          e.agent, e.address, e.size, e.code_address, e.code.size(), Quote(e.name));
+    }
+    std::string operator()(const trace::OprofileDebugLinesEvent& e) const {
+      std::string line = fmt::format(
+          "op_write_debug_line_info agent={} addr={:#x} size={} "
+          "code_addr={:#x} lines=[",
+          e.agent, e.address, e.size, e.code_address);
+      for (size_t i = 0; i < e.lines.size(); ++i) {
+        line += fmt::format("{}{:#x}:{}:{}", i ? " " : "", e.lines[i].address, e.lines[i].line,
+                            Quote(e.files[e.lines[i].file]));
+      }
+      return line + "]";
+    }
+    std::string operator()(const trace::OprofileUnloadEvent& e) const {
+      return fmt::format("op_unload_native_code agent={} addr={:#x} size={}", e.agent, e.address,
+                         e.size);
     }
   };
   return prefix + std::visit(Visitor{}, record.event);
@@ -114,13 +159,51 @@ json ToJson(const trace::Record& record) {
       out["event"] = EventName(e.api_event);
       out["reason"] = trace::RejectReasonName(e.reason);
     }
+    void operator()(const trace::OprofileOpenEvent& e) const {
+      out["type"] = "oprofile_open";
+      out["event"] = "op_open_agent";
+      out["agent"] = e.agent;
+    }
+    void operator()(const trace::OprofileCloseEvent& e) const {
+      out["type"] = "oprofile_close";
+      out["event"] = "op_close_agent";
+      out["agent"] = e.agent;
+    }
+    void operator()(const trace::OprofileCodeLoadEvent& e) const {
+      out["type"] = "oprofile_code_load";
+      out["event"] = "op_write_native_code";
+      out["agent"] = e.agent;
+      out["address"] = e.address;
+      out["size"] = e.size;
+      out["code_address"] = e.code_address;
+      out["name"] = std::string(e.name);
+      out["code"] = HexBytes(e.code);
+    }
+    void operator()(const trace::OprofileDebugLinesEvent& e) const {
+      out["type"] = "oprofile_debug_lines";
+      out["event"] = "op_write_debug_line_info";
+      out["agent"] = e.agent;
+      out["address"] = e.address;
+      out["size"] = e.size;
+      out["code_address"] = e.code_address;
+      json lines = json::array();
+      for (const auto& entry : e.lines) {
+        lines.push_back({{"address", entry.address},
+                         {"line", entry.line},
+                         {"file", std::string(e.files[entry.file])}});
+      }
+      out["lines"] = std::move(lines);
+    }
+    void operator()(const trace::OprofileUnloadEvent& e) const {
+      out["type"] = "oprofile_unload";
+      out["event"] = "op_unload_native_code";
+      out["agent"] = e.agent;
+      out["address"] = e.address;
+      out["size"] = e.size;
+    }
   };
   std::visit(Visitor{out}, record.event);
   return out;
-}
-
-std::string DumpJson(const json& value) {
-  return value.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 // Rejected events counted per reason, in reason order.
@@ -138,14 +221,21 @@ std::array<uint64_t, trace::kMaxRejectReason + 1> CountRejections(const trace::P
 }  // namespace
 
 void AddDumpCommand(CLI::App& app, DumpOptions& options) {
-  CLI::App* dump =
-      app.add_subcommand("dump", "Print every record of a jitscope trace (jit-<pid>.jsc)");
-  dump->add_option("FILE", options.path, "Trace file written by the collector")->required();
+  CLI::App* dump = app.add_subcommand(
+      "dump", "Print every record of a jitscope trace (jit-<pid>.jsc) or an OProfile JIT dump");
+  dump->add_option("FILE", options.path,
+                   "Trace file written by the collector, or <pid>.dump written by libopagent")
+      ->required();
   dump->add_flag("--json", options.json,
                  "One JSON object per line: a header, every record with all its fields, a summary");
 }
 
 int RunDump(const DumpOptions& options, std::FILE* out, std::FILE* err) {
+  // OProfile's dump (what libopagent writes) is told apart by its magic.
+  if (auto mapped = base::MappedFile::Open(options.path);
+      mapped.ok() && formats::LooksLikeOprofileDump({mapped->data(), mapped->size()})) {
+    return RunOprofileDump(options, {mapped->data(), mapped->size()}, out, err);
+  }
   auto file = trace::TraceFile::Open(options.path);
   if (!file.ok()) {
     fmt::print(err, "jitscope dump: error: {}\n", file.status().message());

@@ -133,6 +133,11 @@ int Collector::Reject(uint32_t event_type, trace::RejectReason reason, uint64_t 
   if (count == 0 && reason == trace::RejectReason::kWriteFailed) {
     log_.Printf("cannot write the JIT events any more; further events are refused (%s)",
                 WriteErrors().c_str());
+  } else if (count == 0 && trace::IsOprofileCall(event_type)) {
+    log_.Printf(
+        "refused a %s call: %s; further refusals for this reason are counted in the "
+        "trace, not logged",
+        trace::ApiEventName(event_type), trace::RejectReasonName(reason));
   } else if (count == 0) {
     const char* name = trace::ApiEventName(event_type);
     log_.Printf(
@@ -146,6 +151,27 @@ int Collector::Reject(uint32_t event_type, trace::RejectReason reason, uint64_t 
     WriteAll(trace::Record{timestamp, tid, trace::RejectedEvent{event_type, reason}});
   }
   return 0;
+}
+
+std::optional<trace::RejectReason> Collector::Submit(const trace::Event& event) {
+  const uint64_t timestamp = environment_.now_ns();
+  const uint32_t tid = environment_.thread_id();
+  const uint32_t call = trace::CallOf(event);
+  switch (WriteAll(trace::Record{timestamp, tid, event})) {
+    case Sink::Result::kOk:
+      return std::nullopt;
+    case Sink::Result::kTooLarge:
+      Reject(call, trace::RejectReason::kTooLarge, timestamp, tid);
+      return trace::RejectReason::kTooLarge;
+    case Sink::Result::kWriteFailed:
+      Reject(call, trace::RejectReason::kWriteFailed, timestamp, tid);
+      return trace::RejectReason::kWriteFailed;
+  }
+  return trace::RejectReason::kWriteFailed;
+}
+
+void Collector::Refuse(uint32_t call, trace::RejectReason reason) {
+  Reject(call, reason, environment_.now_ns(), environment_.thread_id());
 }
 
 int Collector::Notify(uint32_t event_type, const void* payload) {

@@ -16,6 +16,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,14 @@ class Collector {
 
   // At process exit: lets every sink finish its file (jitdump: JIT_CODE_CLOSE).
   void AtExit();
+  // The intake of an API that validates its calls itself (OProfile's agent API, src/opagent):
+  // stamps `event` with the time and thread and writes it to every sink. Returns nullopt when it
+  // was written, else why it was refused (kTooLarge, kWriteFailed), counted and recorded as for
+  // Notify.
+  std::optional<trace::RejectReason> Submit(const trace::Event& event);
+  // Counts, logs (the first time per reason) and records a call of such an API that its intake
+  // refused; `call` is its number in the api_event space (e.g. trace::kCallOpWriteNativeCode).
+  void Refuse(uint32_t call, trace::RejectReason reason);
 
   uint64_t rejected(trace::RejectReason reason) const {
     return rejected_[static_cast<size_t>(reason)].load(std::memory_order_relaxed);

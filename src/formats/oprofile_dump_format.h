@@ -76,7 +76,7 @@ struct OprofileCodeLoad {
   uint64_t vma;        // where the code runs
   uint64_t code_addr;  // the caller's `code` pointer; 0 when it passed NULL (no bytes stored)
   uint32_t code_size;
-  uint32_t align;      // 0
+  uint32_t align;  // 0
 };
 static_assert(sizeof(OprofileCodeLoad) == 40);
 
@@ -100,7 +100,7 @@ struct OprofileDebugInfo {
   OprofileRecordPrefix prefix;
   uint64_t code_addr;  // the `code` pointer the caller passed (that of its earlier code load)
   uint32_t nr_entry;
-  uint32_t align;      // 0
+  uint32_t align;  // 0
 };
 static_assert(sizeof(OprofileDebugInfo) == 32);
 

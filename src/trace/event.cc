@@ -31,6 +31,14 @@ const char* RejectReasonName(RejectReason reason) {
       return "write_failed";
     case RejectReason::kMissingDataFormat:
       return "missing_data_format";
+    case RejectReason::kInvalidHandle:
+      return "invalid_handle";
+    case RejectReason::kUnknownCode:
+      return "unknown_code";
+    case RejectReason::kUnknownAddress:
+      return "unknown_address";
+    case RejectReason::kNullFileName:
+      return "null_file_name";
   }
   return "unknown_reason";
 }
@@ -53,8 +61,38 @@ const char* ApiEventName(uint32_t api_event) {
       return "METHOD_LOAD_FINISHED_V2";
     case kEventMethodLoadFinishedV3:
       return "METHOD_LOAD_FINISHED_V3";
+    case kCallOpOpenAgent:
+      return "op_open_agent";
+    case kCallOpCloseAgent:
+      return "op_close_agent";
+    case kCallOpWriteNativeCode:
+      return "op_write_native_code";
+    case kCallOpWriteDebugLineInfo:
+      return "op_write_debug_line_info";
+    case kCallOpUnloadNativeCode:
+      return "op_unload_native_code";
   }
   return nullptr;
+}
+
+bool IsOprofileCall(uint32_t api_event) {
+  return api_event >= kCallOpOpenAgent && api_event <= kCallOpUnloadNativeCode;
+}
+
+uint32_t CallOf(const Event& event) {
+  struct Visitor {
+    uint32_t operator()(const CodeEvent& e) const { return e.api_event; }
+    uint32_t operator()(const RangeUpdateEvent&) const { return kEventMethodUpdateV2; }
+    uint32_t operator()(const UnloadEvent&) const { return kEventMethodUnloadStart; }
+    uint32_t operator()(const ShutdownEvent&) const { return kEventShutdown; }
+    uint32_t operator()(const RejectedEvent& e) const { return e.api_event; }
+    uint32_t operator()(const OprofileOpenEvent&) const { return kCallOpOpenAgent; }
+    uint32_t operator()(const OprofileCloseEvent&) const { return kCallOpCloseAgent; }
+    uint32_t operator()(const OprofileCodeLoadEvent&) const { return kCallOpWriteNativeCode; }
+    uint32_t operator()(const OprofileDebugLinesEvent&) const { return kCallOpWriteDebugLineInfo; }
+    uint32_t operator()(const OprofileUnloadEvent&) const { return kCallOpUnloadNativeCode; }
+  };
+  return std::visit(Visitor{}, event);
 }
 
 }  // namespace jitscope::trace

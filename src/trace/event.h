@@ -29,6 +29,17 @@ enum ApiEvent : uint32_t {
   kEventMethodLoadFinishedV3 = 22,
 };
 
+// The functions of OProfile's agent API (opagent.h, seed 004), numbered in the same space as the
+// iJVM_EVENT_TYPE_* values so a RejectedEvent can say which call was refused. Far above Intel's
+// values ("OP" in the top bytes), so the two never collide.
+enum OprofileCall : uint32_t {
+  kCallOpOpenAgent = 0x4F500001,
+  kCallOpCloseAgent = 0x4F500002,
+  kCallOpWriteNativeCode = 0x4F500003,
+  kCallOpWriteDebugLineInfo = 0x4F500004,
+  kCallOpUnloadNativeCode = 0x4F500005,
+};
+
 // Why the collector refused an event. Values are stored in the trace: append only.
 enum class RejectReason : uint32_t {
   kNone = 0,                // not rejected (never stored)
@@ -44,11 +55,16 @@ enum class RejectReason : uint32_t {
   kTooLarge = 10,           // the record would not fit the trace's 32-bit record size
   kWriteFailed = 11,        // the trace could not be extended (disk full, I/O error)
   kMissingDataFormat = 12,  // UPDATE_V2 of a DATA segment without data_format
+  kInvalidHandle = 13,      // OProfile: a NULL, unknown or already closed op_agent_t
+  kUnknownCode = 14,        // OProfile: debug lines for code that is not loaded (or was unloaded)
+  kUnknownAddress = 15,     // OProfile: unload of an address where no code is loaded
+  kNullFileName = 16,       // OProfile: a debug_line_info entry with a NULL filename
 };
-inline constexpr uint32_t kMaxRejectReason = 12;
+inline constexpr uint32_t kMaxRejectReason = 16;
 
 const char* RejectReasonName(RejectReason reason);
-// The iJVM_EVENT_TYPE_* name without the prefix ("METHOD_LOAD_FINISHED_V2"), or nullptr.
+// The iJVM_EVENT_TYPE_* name without the prefix ("METHOD_LOAD_FINISHED_V2"), the OProfile
+// function name for an OprofileCall ("op_write_native_code"), or nullptr.
 const char* ApiEventName(uint32_t api_event);
 
 // METHOD_LOAD_FINISHED(_V2/_V3), METHOD_INLINE_LOAD_FINISHED and METHOD_UPDATE.
@@ -86,7 +102,76 @@ struct RejectedEvent {
   RejectReason reason = RejectReason::kUnknownEvent;
 };
 
-using Event = std::variant<CodeEvent, RangeUpdateEvent, UnloadEvent, ShutdownEvent, RejectedEvent>;
+// ---- OProfile's agent API (opagent.h; seed 004; fact sheet §4) ----
+//
+// These events keep the API's own model rather than being squeezed into Intel's: code is named by
+// its address (no method ids), line tables carry absolute addresses and a file per entry, and
+// debug lines arrive *after* the code they describe. `agent` numbers the op_open_agent handles
+// of one process from 1 in opening order, so the records of two engines can be told apart.
+
+// op_open_agent returned a new handle.
+struct OprofileOpenEvent {
+  uint32_t agent = 0;
+};
+
+// op_close_agent on a valid handle. The handle's code stays loaded: OProfile ends a symbol's
+// life only with an unload (opjitconv ignores CLOSE), and so does jitscope.
+struct OprofileCloseEvent {
+  uint32_t agent = 0;
+};
+
+// op_write_native_code: `size` bytes of code run at `address` from now until an unload of
+// `address` (or a later load over it).
+struct OprofileCodeLoadEvent {
+  uint32_t agent = 0;
+  uint64_t address = 0;           // the `vma` argument
+  uint64_t code_address = 0;      // the `code` argument: where the bytes were read; 0 for NULL
+  uint32_t size = 0;              // the `code_size` argument
+  std::string_view name;          // the `symbol_name` argument (never NULL once accepted)
+  std::span<const uint8_t> code;  // `size` bytes at code_address; empty when `code` was NULL
+};
+
+// The distinct file names of one line table, each stored once: name i is the bytes from
+// ends[i-1] (0 for i = 0) to ends[i] of `names`. Also the on-disk layout.
+struct FileTable {
+  std::span<const uint32_t> ends;
+  std::string_view names;
+
+  size_t size() const { return ends.size(); }
+  // Precondition: i < size(); the reader has checked that `ends` is ascending and in bounds.
+  std::string_view operator[](size_t i) const {
+    const uint32_t begin = i == 0 ? 0 : ends[i - 1];
+    return names.substr(begin, ends[i] - begin);
+  }
+};
+
+// op_write_debug_line_info for code loaded before. The call names the code by the `code` pointer
+// it passed to op_write_native_code; the collector resolves it to the live load, whose address
+// and size are recorded here so a reader needs no other record to place the lines.
+struct OprofileDebugLinesEvent {
+  uint32_t agent = 0;
+  uint64_t code_address = 0;                 // the `code` argument
+  uint64_t address = 0;                      // `vma` of the load it belongs to
+  uint32_t size = 0;                         // `code_size` of that load
+  std::span<const OprofileLineEntry> lines;  // in the caller's order (format.h)
+  FileTable files;
+};
+
+// op_unload_native_code of live code: the load at `address` (of `size` bytes) ends now; a later
+// load at the same address is a new, separate symbol.
+struct OprofileUnloadEvent {
+  uint32_t agent = 0;
+  uint64_t address = 0;
+  uint32_t size = 0;
+};
+
+using Event = std::variant<CodeEvent, RangeUpdateEvent, UnloadEvent, ShutdownEvent, RejectedEvent,
+                           OprofileOpenEvent, OprofileCloseEvent, OprofileCodeLoadEvent,
+                           OprofileDebugLinesEvent, OprofileUnloadEvent>;
+
+// The iJVM_EVENT_TYPE_* value (or OprofileCall) an event was reported with.
+uint32_t CallOf(const Event& event);
+bool IsOprofileCall(uint32_t api_event);
 
 // One record of a trace: an event with when and on which thread it arrived.
 struct Record {

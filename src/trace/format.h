@@ -58,7 +58,16 @@ enum class RecordType : uint16_t {
   kUnload = 3,       // METHOD_UNLOAD_START (14)
   kShutdown = 4,     // SHUTDOWN (2)
   kRejected = 5,     // an event the collector refused, with the reason
+  // OProfile's agent API (opagent.h, seed 004). Appended in format version 1: a reader that
+  // predates them counts them as unknown records and skips them.
+  kOprofileOpen = 6,        // op_open_agent
+  kOprofileClose = 7,       // op_close_agent
+  kOprofileCodeLoad = 8,    // op_write_native_code
+  kOprofileDebugLines = 9,  // op_write_debug_line_info
+  kOprofileUnload = 10,     // op_unload_native_code
 };
+inline constexpr RecordType kFirstRecordType = RecordType::kCode;
+inline constexpr RecordType kLastRecordType = RecordType::kOprofileUnload;
 
 // Every record starts with this. The writer stores `size`/`type`/`reserved` as one 8-byte word
 // after the body, so a zero word means "no record here (yet)": the end of the chunk's records,
@@ -129,6 +138,62 @@ struct RejectedRecord {
   uint32_t reason;     // RejectReason
 };
 static_assert(sizeof(RejectedRecord) == 16);
+
+// Body of kOprofileOpen and kOprofileClose.
+struct OprofileAgentRecord {
+  uint64_t timestamp;
+  uint32_t agent;  // 1, 2, ... in the order the process opened its handles
+  uint32_t reserved;
+};
+static_assert(sizeof(OprofileAgentRecord) == 16);
+
+// Body of kOprofileCodeLoad, followed by the name (no NUL), then `code_bytes` bytes of code,
+// then zero padding to 8 bytes.
+struct OprofileCodeLoadRecord {
+  uint64_t timestamp;
+  uint64_t address;       // vma
+  uint64_t code_address;  // the `code` pointer; 0 when the caller passed NULL
+  uint32_t size;          // code_size
+  uint32_t agent;
+  uint32_t name_size;
+  uint32_t code_bytes;  // size when code_address != 0, else 0
+};
+static_assert(sizeof(OprofileCodeLoadRecord) == 40);
+
+// One entry of an op_write_debug_line_info line table. Unlike Intel's end-offset LineEntry the
+// address is absolute and *starts* the range of its line, which runs to the next entry's address
+// (the array "can contain holes", seed 004); every entry names its own file.
+struct OprofileLineEntry {
+  uint64_t address;  // as the caller passed it (normally inside [vma, vma + size))
+  uint32_t line;
+  uint32_t file;  // index into the record's file table
+};
+static_assert(sizeof(OprofileLineEntry) == 16);
+
+// Body of kOprofileDebugLines, followed by `line_count` OprofileLineEntry values, `file_count`
+// u32 end offsets of the file names (ascending), the `names_size` bytes of the names
+// concatenated (no NULs), then zero padding to 8 bytes.
+struct OprofileDebugLinesRecord {
+  uint64_t timestamp;
+  uint64_t code_address;  // the `code` pointer the caller passed
+  uint64_t address;       // vma of the live load it was resolved to
+  uint32_t size;          // code_size of that load
+  uint32_t agent;
+  uint32_t line_count;
+  uint32_t file_count;
+  uint32_t names_size;
+  uint32_t reserved;
+};
+static_assert(sizeof(OprofileDebugLinesRecord) == 48);
+
+// Body of kOprofileUnload.
+struct OprofileUnloadRecord {
+  uint64_t timestamp;
+  uint64_t address;  // vma of the load that ended
+  uint32_t size;     // its code_size
+  uint32_t agent;
+};
+static_assert(sizeof(OprofileUnloadRecord) == 24);
 
 constexpr size_t AlignTo8(size_t n) { return (n + 7) & ~size_t{7}; }
 

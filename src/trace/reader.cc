@@ -67,8 +67,8 @@ class Parser {
       }
       const auto type = static_cast<RecordType>(header.type);
       auto body = bytes_.subspan(offset + sizeof(RecordHeader), header.size - sizeof(RecordHeader));
-      if (header.type < static_cast<uint16_t>(RecordType::kCode) ||
-          header.type > static_cast<uint16_t>(RecordType::kRejected)) {
+      if (header.type < static_cast<uint16_t>(kFirstRecordType) ||
+          header.type > static_cast<uint16_t>(kLastRecordType)) {
         ++out_.stats.unknown_records;
       } else if (auto record = DecodeRecordBody(type, body); record.ok()) {
         record->tid = tid;

@@ -66,18 +66,21 @@ class BodyReader {
     return true;
   }
 
-  bool ReadLines(uint32_t count, std::span<const LineEntry>& out) {
-    const uint64_t bytes = uint64_t{count} * sizeof(LineEntry);
+  // A table of `count` fixed-size entries, viewed in place. Record bodies are 8-byte aligned and
+  // every fixed part and table before a table is a multiple of its entries' alignment, so the
+  // check below only fails on a damaged record.
+  template <typename T>
+  bool ReadArray(uint32_t count, std::span<const T>& out) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    const uint64_t bytes = uint64_t{count} * sizeof(T);
     if (!Have(bytes)) return false;
-    if (reinterpret_cast<uintptr_t>(body_.data() + position_) % alignof(LineEntry) != 0) {
-      return false;
-    }
-    // Record bodies are 8-byte aligned and the table directly follows a 64-byte fixed part, so
-    // the entries are suitably aligned for LineEntry.
-    out = {reinterpret_cast<const LineEntry*>(body_.data() + position_), count};
+    if (reinterpret_cast<uintptr_t>(body_.data() + position_) % alignof(T) != 0) return false;
+    out = {reinterpret_cast<const T*>(body_.data() + position_), count};
     position_ += bytes;
     return true;
   }
+
+  bool ReadBytes(uint32_t size, std::span<const uint8_t>& out) { return ReadArray(size, out); }
 
  private:
   bool Have(uint64_t bytes) const { return bytes <= body_.size() - position_; }
@@ -111,6 +114,27 @@ size_t EncodedRecordSize(const Event& event) {
     size_t operator()(const UnloadEvent&) const { return Finish(sizeof(UnloadRecord)); }
     size_t operator()(const ShutdownEvent&) const { return Finish(sizeof(ShutdownRecord)); }
     size_t operator()(const RejectedEvent&) const { return Finish(sizeof(RejectedRecord)); }
+    size_t operator()(const OprofileOpenEvent&) const {
+      return Finish(sizeof(OprofileAgentRecord));
+    }
+    size_t operator()(const OprofileCloseEvent&) const {
+      return Finish(sizeof(OprofileAgentRecord));
+    }
+    size_t operator()(const OprofileCodeLoadEvent& e) const {
+      if (e.name.size() >= kAbsentString || e.code.size() >= kAbsentString) return 0;
+      return Finish(sizeof(OprofileCodeLoadRecord) + e.name.size() + e.code.size());
+    }
+    size_t operator()(const OprofileDebugLinesEvent& e) const {
+      if (e.lines.size() >= kAbsentString || e.files.ends.size() >= kAbsentString ||
+          e.files.names.size() >= kAbsentString) {
+        return 0;
+      }
+      return Finish(sizeof(OprofileDebugLinesRecord) + e.lines.size_bytes() +
+                    e.files.ends.size_bytes() + e.files.names.size());
+    }
+    size_t operator()(const OprofileUnloadEvent&) const {
+      return Finish(sizeof(OprofileUnloadRecord));
+    }
   };
   return std::visit(Visitor{}, event);
 }
@@ -159,11 +183,50 @@ RecordHeader EncodeRecordBody(const Event& event, uint64_t timestamp, uint8_t* o
     type = RecordType::kShutdown;
     const ShutdownRecord fixed{timestamp};
     out = Put(out, &fixed, sizeof(fixed));
-  } else {
-    const auto& rejected = std::get<RejectedEvent>(event);
+  } else if (const auto* rejected = std::get_if<RejectedEvent>(&event)) {
     type = RecordType::kRejected;
-    const RejectedRecord fixed{timestamp, rejected.api_event,
-                               static_cast<uint32_t>(rejected.reason)};
+    const RejectedRecord fixed{timestamp, rejected->api_event,
+                               static_cast<uint32_t>(rejected->reason)};
+    out = Put(out, &fixed, sizeof(fixed));
+  } else if (const auto* open = std::get_if<OprofileOpenEvent>(&event)) {
+    type = RecordType::kOprofileOpen;
+    const OprofileAgentRecord fixed{timestamp, open->agent, 0};
+    out = Put(out, &fixed, sizeof(fixed));
+  } else if (const auto* close = std::get_if<OprofileCloseEvent>(&event)) {
+    type = RecordType::kOprofileClose;
+    const OprofileAgentRecord fixed{timestamp, close->agent, 0};
+    out = Put(out, &fixed, sizeof(fixed));
+  } else if (const auto* load = std::get_if<OprofileCodeLoadEvent>(&event)) {
+    type = RecordType::kOprofileCodeLoad;
+    const OprofileCodeLoadRecord fixed{timestamp,
+                                       load->address,
+                                       load->code_address,
+                                       load->size,
+                                       load->agent,
+                                       static_cast<uint32_t>(load->name.size()),
+                                       static_cast<uint32_t>(load->code.size())};
+    out = Put(out, &fixed, sizeof(fixed));
+    out = Put(out, load->name.data(), load->name.size());
+    out = Put(out, load->code.data(), load->code.size());
+  } else if (const auto* lines = std::get_if<OprofileDebugLinesEvent>(&event)) {
+    type = RecordType::kOprofileDebugLines;
+    const OprofileDebugLinesRecord fixed{timestamp,
+                                         lines->code_address,
+                                         lines->address,
+                                         lines->size,
+                                         lines->agent,
+                                         static_cast<uint32_t>(lines->lines.size()),
+                                         static_cast<uint32_t>(lines->files.ends.size()),
+                                         static_cast<uint32_t>(lines->files.names.size()),
+                                         0};
+    out = Put(out, &fixed, sizeof(fixed));
+    out = Put(out, lines->lines.data(), lines->lines.size_bytes());
+    out = Put(out, lines->files.ends.data(), lines->files.ends.size_bytes());
+    out = Put(out, lines->files.names.data(), lines->files.names.size());
+  } else {
+    const auto& unload = std::get<OprofileUnloadEvent>(event);
+    type = RecordType::kOprofileUnload;
+    const OprofileUnloadRecord fixed{timestamp, unload.address, unload.size, unload.agent};
     out = Put(out, &fixed, sizeof(fixed));
   }
   // Zero the padding explicitly: the chunk may be reused memory in tests, and the file must
@@ -179,7 +242,7 @@ base::StatusOr<Record> DecodeRecordBody(RecordType type, std::span<const uint8_t
     case RecordType::kCode: {
       CodeRecord fixed{};
       CodeEvent code;
-      if (!reader.ReadFixed(fixed) || !reader.ReadLines(fixed.line_count, code.lines) ||
+      if (!reader.ReadFixed(fixed) || !reader.ReadArray(fixed.line_count, code.lines) ||
           !reader.ReadString(fixed.name_size, code.name) ||
           !reader.ReadString(fixed.class_file_size, code.class_file) ||
           !reader.ReadString(fixed.source_file_size, code.source_file) ||
@@ -230,6 +293,75 @@ base::StatusOr<Record> DecodeRecordBody(RecordType type, std::span<const uint8_t
       if (!reader.ReadFixed(fixed)) return Truncated(type);
       record.timestamp = fixed.timestamp;
       record.event = RejectedEvent{fixed.api_event, static_cast<RejectReason>(fixed.reason)};
+      return record;
+    }
+    case RecordType::kOprofileOpen:
+    case RecordType::kOprofileClose: {
+      OprofileAgentRecord fixed{};
+      if (!reader.ReadFixed(fixed)) return Truncated(type);
+      record.timestamp = fixed.timestamp;
+      if (type == RecordType::kOprofileOpen) {
+        record.event = OprofileOpenEvent{fixed.agent};
+      } else {
+        record.event = OprofileCloseEvent{fixed.agent};
+      }
+      return record;
+    }
+    case RecordType::kOprofileCodeLoad: {
+      OprofileCodeLoadRecord fixed{};
+      OprofileCodeLoadEvent load;
+      std::optional<std::string_view> name;
+      if (!reader.ReadFixed(fixed) || !reader.ReadString(fixed.name_size, name) || !name ||
+          !reader.ReadBytes(fixed.code_bytes, load.code)) {
+        return Truncated(type);
+      }
+      load.agent = fixed.agent;
+      load.address = fixed.address;
+      load.code_address = fixed.code_address;
+      load.size = fixed.size;
+      load.name = *name;
+      record.timestamp = fixed.timestamp;
+      record.event = load;
+      return record;
+    }
+    case RecordType::kOprofileDebugLines: {
+      OprofileDebugLinesRecord fixed{};
+      OprofileDebugLinesEvent lines;
+      std::optional<std::string_view> names;
+      if (!reader.ReadFixed(fixed) || !reader.ReadArray(fixed.line_count, lines.lines) ||
+          !reader.ReadArray(fixed.file_count, lines.files.ends) ||
+          !reader.ReadString(fixed.names_size, names) || !names) {
+        return Truncated(type);
+      }
+      lines.files.names = *names;
+      // Every index and offset is checked here once, so FileTable::operator[] and consumers
+      // that index files by an entry's `file` can trust them.
+      uint32_t previous_end = 0;
+      for (const uint32_t end : lines.files.ends) {
+        if (end < previous_end || end > names->size()) {
+          return base::Status::Error("debug-lines record has an invalid file table");
+        }
+        previous_end = end;
+      }
+      for (const auto& entry : lines.lines) {
+        if (entry.file >= fixed.file_count) {
+          return base::Status::Error("debug-lines record names file %u of %u", entry.file,
+                                     fixed.file_count);
+        }
+      }
+      lines.agent = fixed.agent;
+      lines.code_address = fixed.code_address;
+      lines.address = fixed.address;
+      lines.size = fixed.size;
+      record.timestamp = fixed.timestamp;
+      record.event = lines;
+      return record;
+    }
+    case RecordType::kOprofileUnload: {
+      OprofileUnloadRecord fixed{};
+      if (!reader.ReadFixed(fixed)) return Truncated(type);
+      record.timestamp = fixed.timestamp;
+      record.event = OprofileUnloadEvent{fixed.agent, fixed.address, fixed.size};
       return record;
     }
   }

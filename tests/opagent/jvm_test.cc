@@ -1,0 +1,142 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// End to end with a real JVM: OpenJDK runs HotLoop (examples/jvmti-opagent/HotLoop.java) with
+// our JVMTI agent, which reports HotSpot's compiled methods through libopagent.so.1. The hot
+// method must reach jitscope's trace and OProfile's dump with its source lines.
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "jitscope/formats/oprofile_dump_reader.h"
+#include "jitscope/trace/reader.h"
+
+extern char** environ;
+
+namespace {
+
+using jitscope::formats::OprofileDumpCodeLoad;
+using jitscope::formats::OprofileDumpDebugInfo;
+
+constexpr char kHotMethod[] = "HotLoop.mix(JI)J";
+
+std::vector<uint8_t> ReadFile(const std::string& path) {
+  std::vector<uint8_t> bytes;
+  if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
+    int c;
+    while ((c = std::fgetc(f)) != EOF) bytes.push_back(static_cast<uint8_t>(c));
+    std::fclose(f);
+  }
+  return bytes;
+}
+
+class JvmTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char name[] = "/tmp/jitscope-jvm-XXXXXX";
+    dir_ = ::mkdtemp(name);
+  }
+  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
+
+  // Runs `java -agentpath:<agent> -cp <classes> HotLoop <millis>` with `formats`; returns its pid.
+  pid_t RunHotLoop(const std::string& formats, const char* millis) {
+    std::vector<std::string> env = {"JITSCOPE_OPAGENT_DIR=" + dir_, "JITSCOPE_OUTPUT_DIR=" + dir_,
+                                    "JITSCOPE_FORMATS=" + formats, "JITSCOPE_LOG=" + dir_ + "/log"};
+    for (char** e = environ; *e != nullptr; ++e) {
+      if (std::string(*e).rfind("JITSCOPE_", 0) != 0) env.emplace_back(*e);
+    }
+    std::vector<char*> envp;
+    for (auto& e : env) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    std::string agent = std::string("-agentpath:") + JITSCOPE_JVMTI_AGENT;
+    std::string java = JITSCOPE_JAVA, cp = "-cp", classes = JITSCOPE_HOTLOOP_CLASSES,
+                main = "HotLoop", time = millis;
+    char* argv[] = {java.data(), agent.data(), cp.data(), classes.data(),
+                    main.data(), time.data(),  nullptr};
+    pid_t pid = 0;
+    EXPECT_EQ(::posix_spawn(&pid, java.c_str(), nullptr, nullptr, argv, envp.data()), 0);
+    int status = 0;
+    EXPECT_EQ(::waitpid(pid, &status, 0), pid);
+    const std::vector<uint8_t> log = ReadFile(dir_ + "/log");
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        << "java failed; jitscope log:\n"
+        << std::string(log.begin(), log.end());
+    return pid;
+  }
+
+  std::string dir_;
+};
+
+TEST_F(JvmTest, HotJavaMethodsReachTheTraceAndTheDumpWithSourceLines) {
+  const pid_t pid = RunHotLoop("trace", "1000");
+
+  auto file = jitscope::trace::TraceFile::Open(dir_ + "/jit-" + std::to_string(pid) + ".jsc");
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  const auto& trace = file->trace();
+  EXPECT_TRUE(trace.damage.ok());
+  std::set<uint64_t> hot_loads;  // addresses of HotLoop.mix's compiled versions
+  std::set<uint32_t> hot_lines;  // source lines reported for them
+  bool interpreter = false, closed = false;
+  size_t rejected = 0;
+  for (const auto& record : trace.records) {
+    if (const auto* load = std::get_if<jitscope::trace::OprofileCodeLoadEvent>(&record.event)) {
+      if (load->name == kHotMethod) {
+        hot_loads.insert(load->address);
+        EXPECT_EQ(load->code.size(), load->size) << "the JVMTI agent passes the code pointer";
+      }
+      interpreter |= load->name == "Interpreter";
+    } else if (const auto* lines =
+                   std::get_if<jitscope::trace::OprofileDebugLinesEvent>(&record.event)) {
+      if (hot_loads.count(lines->address) == 0) continue;
+      for (const auto& entry : lines->lines) {
+        EXPECT_EQ(lines->files[entry.file], "HotLoop.java");
+        EXPECT_GE(entry.address, lines->address);
+        EXPECT_LT(entry.address, lines->address + lines->size);
+        hot_lines.insert(entry.line);
+      }
+    } else if (std::holds_alternative<jitscope::trace::RejectedEvent>(record.event)) {
+      ++rejected;
+    } else {
+      closed |= std::holds_alternative<jitscope::trace::OprofileCloseEvent>(record.event);
+    }
+  }
+  EXPECT_FALSE(hot_loads.empty()) << kHotMethod << " was never compiled";
+  // mix() spans HotLoop.java lines 9-16; its loop body (lines 11-14) is where the time goes.
+  ASSERT_FALSE(hot_lines.empty());
+  EXPECT_GE(*hot_lines.begin(), 9u);
+  EXPECT_LE(*hot_lines.rbegin(), 16u);
+  EXPECT_TRUE(hot_lines.count(11) || hot_lines.count(12) || hot_lines.count(13) ||
+              hot_lines.count(14));
+  EXPECT_TRUE(interpreter) << "DynamicCodeGenerated events reach op_write_native_code";
+  EXPECT_TRUE(closed) << "Agent_OnUnload closes the agent";
+  EXPECT_EQ(rejected, 0u);
+
+  // OProfile's dump has the same method, its code bytes and its lines, keyed by the code pointer.
+  const auto bytes = ReadFile(dir_ + "/" + std::to_string(pid) + ".dump");
+  auto dump = jitscope::formats::ParseOprofileDump(bytes);
+  ASSERT_TRUE(dump.ok()) << dump.status().message();
+  EXPECT_TRUE(dump->damage.ok());
+  std::set<uint64_t> dump_hot;
+  size_t dump_hot_lines = 0;
+  for (const auto& record : dump->records) {
+    if (const auto* load = std::get_if<OprofileDumpCodeLoad>(&record.body)) {
+      if (load->name == kHotMethod) {
+        dump_hot.insert(load->code_addr);
+        EXPECT_EQ(load->code.size(), load->code_size);
+      }
+    } else if (const auto* info = std::get_if<OprofileDumpDebugInfo>(&record.body)) {
+      if (dump_hot.count(info->code_addr) != 0) dump_hot_lines += info->lines.size();
+    }
+  }
+  EXPECT_EQ(dump_hot, hot_loads);
+  EXPECT_GT(dump_hot_lines, 0u);
+}
+
+}  // namespace
