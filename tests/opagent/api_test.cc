@@ -20,41 +20,22 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/le_bytes.h"
+#include "../support/subprocess.h"
 #include "jitscope/formats/oprofile_dump_reader.h"
 #include "jitscope/trace/reader.h"
 #include "opagent.h"
 
 namespace {
 
-using Bytes = std::vector<uint8_t>;
 using jitscope::formats::OprofileDumpCodeLoad;
 using jitscope::formats::OprofileDumpDebugInfo;
 using jitscope::formats::OprofileDumpUnload;
 using jitscope::formats::ParsedOprofileDump;
-
-Bytes ReadFile(const std::string& path) {
-  Bytes bytes;
-  if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
-    int c;
-    while ((c = std::fgetc(f)) != EOF) bytes.push_back(static_cast<uint8_t>(c));
-    std::fclose(f);
-  }
-  return bytes;
-}
-
-void U32(Bytes& b, uint32_t v) {
-  for (int i = 0; i < 4; ++i) b.push_back(static_cast<uint8_t>(v >> (8 * i)));
-}
-void U64(Bytes& b, uint64_t v) {
-  for (int i = 0; i < 8; ++i) b.push_back(static_cast<uint8_t>(v >> (8 * i)));
-}
-void Str(Bytes& b, const std::string& s) {
-  b.insert(b.end(), s.begin(), s.end());
-  b.push_back(0);
-}
-void Pad8(Bytes& b) {
-  while (b.size() % 8 != 0) b.push_back(0);
-}
+using jitscope::test_support::AsBytes;
+using jitscope::test_support::LeBytes;
+using jitscope::test_support::ReadFile;
+using jitscope::test_support::TempDir;
 
 // One line per trace record, without time and thread: what the engine's calls became.
 struct Describe {
@@ -102,15 +83,11 @@ struct Describe {
 class OpagentApiTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char name[] = "/tmp/jitscope-opagent-api-XXXXXX";
-    dir_ = ::mkdtemp(name);
     ::setenv("JITSCOPE_OPAGENT_DIR", dir_.c_str(), 1);
     ::setenv("JITSCOPE_OUTPUT_DIR", dir_.c_str(), 1);
     ::setenv("JITSCOPE_LOG", (dir_ + "/log").c_str(), 1);
     ::unsetenv("JITSCOPE_FORMATS");
   }
-  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
-
   std::string DumpPath() const { return dir_ + "/" + std::to_string(::getpid()) + ".dump"; }
   std::string TracePath(int generation = 0) const {
     std::string name = "/jit-" + std::to_string(::getpid());
@@ -120,7 +97,7 @@ class OpagentApiTest : public ::testing::Test {
 
   ParsedOprofileDump ParseDump() {
     dump_bytes_ = ReadFile(DumpPath());
-    auto dump = jitscope::formats::ParseOprofileDump(dump_bytes_);
+    auto dump = jitscope::formats::ParseOprofileDump(AsBytes(dump_bytes_));
     EXPECT_TRUE(dump.ok()) << dump.status().message();
     if (!dump.ok()) return {};
     EXPECT_TRUE(dump->damage.ok()) << dump->damage.message();
@@ -140,8 +117,9 @@ class OpagentApiTest : public ::testing::Test {
     return lines;
   }
 
-  std::string dir_;
-  Bytes dump_bytes_;
+  TempDir temp_;
+  const std::string dir_ = temp_.path();
+  std::string dump_bytes_;  // what ParseDump's views point into
 };
 
 // Expects `call` to fail with -1 (or NULL) and `error`.
@@ -277,7 +255,7 @@ TEST_F(OpagentApiTest, ErrnoMatrix) {
 
 // Replaces every timestamp of the dump (header and records) by 0 after checking it lies in
 // [before, after]: OProfile's clock is gettimeofday() seconds, the rest must match exactly.
-void ZeroTimestamps(Bytes& bytes, uint64_t before, uint64_t after) {
+void ZeroTimestamps(std::string& bytes, uint64_t before, uint64_t after) {
   auto check_and_zero = [&](size_t offset) {
     uint64_t t = 0;
     std::memcpy(&t, bytes.data() + offset, 8);
@@ -317,33 +295,25 @@ TEST_F(OpagentApiTest, TheDumpIsOprofilesFormatByteForByte) {
   ASSERT_EQ(op_close_agent(agent), 0);
   const uint64_t after = static_cast<uint64_t>(::time(nullptr));
 
-  Bytes e;
-  U32(e, 0x4F74496A), U32(e, 1), U32(e, 48), U32(e, 8), U32(e, 8), U32(e, 0), U64(e, 0);
-  Str(e, "elf64-x86-64");
-  Pad8(e);
+  LeBytes e;
+  e.U32(0x4F74496A).U32(1).U32(48).U32(8).U32(8).U32(0).U64(0).CString("elf64-x86-64").PadTo8();
   // CODE_LOAD: 40 + 13 + 5 = 58 → 64.
-  U32(e, 0), U32(e, 64), U64(e, 0), U64(e, vma), U64(e, reinterpret_cast<uintptr_t>(code)),
-      U32(e, 5), U32(e, 0);
-  Str(e, "pkg.A.run()V");
-  e.insert(e.end(), std::begin(code), std::end(code));
-  Pad8(e);
+  e.U32(0).U32(64).U64(0).U64(vma).U64(reinterpret_cast<uintptr_t>(code)).U32(5).U32(0);
+  e.CString("pkg.A.run()V").Raw({reinterpret_cast<const char*>(code), sizeof(code)}).PadTo8();
   // CODE_LOAD without code: 40 + 12 = 52 → 56.
-  U32(e, 0), U32(e, 56), U64(e, 0), U64(e, 0x7f1200004000), U64(e, 0), U32(e, 4096), U32(e, 0);
-  Str(e, "interpreter");
-  Pad8(e);
+  e.U32(0).U32(56).U64(0).U64(0x7f1200004000).U64(0).U32(4096).U32(0);
+  e.CString("interpreter").PadTo8();
   // DEBUG_INFO: 32 + 3 × (12 + 11) = 101 → 104.
-  U32(e, 3), U32(e, 104), U64(e, 0), U64(e, reinterpret_cast<uintptr_t>(code)), U32(e, 3),
-      U32(e, 0);
-  U64(e, vma), U32(e, 12), Str(e, "pkg/A.java");
-  U64(e, vma + 3), U32(e, 14), Str(e, "pkg/B.java");
-  U64(e, vma + 4), U32(e, 12), Str(e, "pkg/A.java");
-  Pad8(e);
-  U32(e, 1), U32(e, 24), U64(e, 0), U64(e, vma);  // UNLOAD
-  U32(e, 2), U32(e, 16), U64(e, 0);               // CLOSE
+  e.U32(3).U32(104).U64(0).U64(reinterpret_cast<uintptr_t>(code)).U32(3).U32(0);
+  e.U64(vma).U32(12).CString("pkg/A.java");
+  e.U64(vma + 3).U32(14).CString("pkg/B.java");
+  e.U64(vma + 4).U32(12).CString("pkg/A.java").PadTo8();
+  e.U32(1).U32(24).U64(0).U64(vma);  // UNLOAD
+  e.U32(2).U32(16).U64(0);           // CLOSE
 
-  Bytes actual = ReadFile(DumpPath());
+  std::string actual = ReadFile(DumpPath());
   ZeroTimestamps(actual, before, after);
-  EXPECT_EQ(actual, e);
+  EXPECT_EQ(actual, e.str());
 }
 
 TEST_F(OpagentApiTest, UnloadThenReloadAtTheSameAddressIsANewSymbol) {
@@ -532,8 +502,8 @@ TEST_F(OpagentApiTest, AForkedChildNeverWritesIntoItsParentsFiles) {
   const ParsedOprofileDump dump = ParseDump();
   ASSERT_EQ(dump.records.size(), 2u);
   EXPECT_EQ(std::get<OprofileDumpCodeLoad>(dump.records[0].body).name, "parent");
-  const Bytes child_dump = ReadFile(dir_ + "/" + std::to_string(child) + ".dump");
-  auto parsed = jitscope::formats::ParseOprofileDump(child_dump);
+  const std::string child_dump = ReadFile(dir_ + "/" + std::to_string(child) + ".dump");
+  auto parsed = jitscope::formats::ParseOprofileDump(AsBytes(child_dump));
   ASSERT_TRUE(parsed.ok());
   ASSERT_EQ(parsed->records.size(), 2u);
   EXPECT_EQ(std::get<OprofileDumpCodeLoad>(parsed->records[0].body).name, "child");

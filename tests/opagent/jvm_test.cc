@@ -3,22 +3,16 @@
 // End to end with a real JVM: OpenJDK runs HotLoop (examples/jvmti-opagent/HotLoop.java) with
 // our JVMTI agent, which reports HotSpot's compiled methods through libopagent.so.1. The hot
 // method must reach jitscope's trace and OProfile's dump with its source lines.
-#include <spawn.h>
-#include <stdlib.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdio>
 #include <set>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "../support/le_bytes.h"
+#include "../support/subprocess.h"
 #include "jitscope/formats/oprofile_dump_reader.h"
 #include "jitscope/trace/reader.h"
-
-extern char** environ;
 
 namespace {
 
@@ -27,51 +21,30 @@ using jitscope::formats::OprofileDumpDebugInfo;
 
 constexpr char kHotMethod[] = "HotLoop.mix(JI)J";
 
-std::vector<uint8_t> ReadFile(const std::string& path) {
-  std::vector<uint8_t> bytes;
-  if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
-    int c;
-    while ((c = std::fgetc(f)) != EOF) bytes.push_back(static_cast<uint8_t>(c));
-    std::fclose(f);
-  }
-  return bytes;
-}
+using jitscope::test_support::AsBytes;
+using jitscope::test_support::Process;
+using jitscope::test_support::ReadFile;
+using jitscope::test_support::TempDir;
 
 class JvmTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char name[] = "/tmp/jitscope-jvm-XXXXXX";
-    dir_ = ::mkdtemp(name);
-  }
-  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
-
   // Runs `java -agentpath:<agent> -cp <classes> HotLoop <millis>` with `formats`; returns its pid.
-  pid_t RunHotLoop(const std::string& formats, const char* millis) {
-    std::vector<std::string> env = {"JITSCOPE_OPAGENT_DIR=" + dir_, "JITSCOPE_OUTPUT_DIR=" + dir_,
-                                    "JITSCOPE_FORMATS=" + formats, "JITSCOPE_LOG=" + dir_ + "/log"};
-    for (char** e = environ; *e != nullptr; ++e) {
-      if (std::string(*e).rfind("JITSCOPE_", 0) != 0) env.emplace_back(*e);
-    }
-    std::vector<char*> envp;
-    for (auto& e : env) envp.push_back(e.data());
-    envp.push_back(nullptr);
-    std::string agent = std::string("-agentpath:") + JITSCOPE_JVMTI_AGENT;
-    std::string java = JITSCOPE_JAVA, cp = "-cp", classes = JITSCOPE_HOTLOOP_CLASSES,
-                main = "HotLoop", time = millis;
-    char* argv[] = {java.data(), agent.data(), cp.data(), classes.data(),
-                    main.data(), time.data(),  nullptr};
-    pid_t pid = 0;
-    EXPECT_EQ(::posix_spawn(&pid, java.c_str(), nullptr, nullptr, argv, envp.data()), 0);
-    int status = 0;
-    EXPECT_EQ(::waitpid(pid, &status, 0), pid);
-    const std::vector<uint8_t> log = ReadFile(dir_ + "/log");
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-        << "java failed; jitscope log:\n"
-        << std::string(log.begin(), log.end());
+  pid_t RunHotLoop(const std::string& formats, const std::string& millis) {
+    Process java({JITSCOPE_JAVA, std::string("-agentpath:") + JITSCOPE_JVMTI_AGENT, "-cp",
+                  JITSCOPE_HOTLOOP_CLASSES, "HotLoop", millis},
+                 {{"JITSCOPE_OPAGENT_DIR", dir_},
+                  {"JITSCOPE_OUTPUT_DIR", dir_},
+                  {"JITSCOPE_FORMATS", formats},
+                  {"JITSCOPE_LOG", dir_ + "/log"}});
+    const pid_t pid = java.pid();
+    const auto result = java.Wait();
+    EXPECT_EQ(result.exit_code, 0) << result.err << "\njitscope log:\n" << ReadFile(dir_ + "/log");
+    EXPECT_NE(result.out.find("HotLoop: "), std::string::npos) << result.out;
     return pid;
   }
 
-  std::string dir_;
+  TempDir temp_;
+  const std::string dir_ = temp_.path();
 };
 
 TEST_F(JvmTest, HotJavaMethodsReachTheTraceAndTheDumpWithSourceLines) {
@@ -119,8 +92,8 @@ TEST_F(JvmTest, HotJavaMethodsReachTheTraceAndTheDumpWithSourceLines) {
   EXPECT_EQ(rejected, 0u);
 
   // OProfile's dump has the same method, its code bytes and its lines, keyed by the code pointer.
-  const auto bytes = ReadFile(dir_ + "/" + std::to_string(pid) + ".dump");
-  auto dump = jitscope::formats::ParseOprofileDump(bytes);
+  const std::string bytes = ReadFile(dir_ + "/" + std::to_string(pid) + ".dump");
+  auto dump = jitscope::formats::ParseOprofileDump(AsBytes(bytes));
   ASSERT_TRUE(dump.ok()) << dump.status().message();
   EXPECT_TRUE(dump->damage.ok());
   std::set<uint64_t> dump_hot;

@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/subprocess.h"
 #include "jitscope/opagent/code_registry.h"
 #include "jitscope/opagent/dump_directory.h"
 #include "jitscope/opagent/handle_table.h"
@@ -111,19 +112,7 @@ TEST(CodeRegistryTest, ForgetsTheCodeOfAClosedAgent) {
   EXPECT_TRUE(registry.FindByCode(0x2000));
 }
 
-// A fresh directory per test, removed with its content.
-class TempDir {
- public:
-  TempDir() {
-    char name[] = "/tmp/jitscope-opagent-XXXXXX";
-    path_ = ::mkdtemp(name);
-  }
-  ~TempDir() { std::system(("rm -rf '" + path_ + "'").c_str()); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using test_support::TempDir;
 
 const char* NoEnv(const char*) { return nullptr; }
 std::string env_dir;
