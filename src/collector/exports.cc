@@ -17,6 +17,7 @@
 #include <mutex>
 #include <new>
 
+#include "jitscope/base/reentry_guard.h"
 #include "jitscope/base/thread_local.h"
 #include "jitscope/collector/collector.h"
 #include "jitscope/collector/config.h"
@@ -69,16 +70,8 @@ void StartChild() {
   return true;
 }();
 
-class ReentryGuard {
- public:
-  ReentryGuard() : entered_(!inside_collector) { inside_collector = true; }
-  ~ReentryGuard() {
-    if (entered_) inside_collector = false;
-  }
-  bool entered() const { return entered_; }
-
- private:
-  bool entered_;
+struct ReentryGuard : base::ReentryGuard {
+  ReentryGuard() : base::ReentryGuard(inside_collector) {}
 };
 
 // Runs as the process exits (or the library is unloaded): lets the sinks finish their files.

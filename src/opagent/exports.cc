@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <new>
 
+#include "jitscope/base/reentry_guard.h"
 #include "jitscope/opagent/agent.h"
 #include "opagent.h"
 
@@ -25,18 +26,6 @@ namespace {
 // the guide forbids, or a hook in an allocator we call) would deadlock on the agent's lock; it
 // gets EDEADLK instead.
 thread_local bool inside_agent = false;
-
-class ReentryGuard {
- public:
-  ReentryGuard() : entered_(!inside_agent) { inside_agent = true; }
-  ~ReentryGuard() {
-    if (entered_) inside_agent = false;
-  }
-  bool entered() const { return entered_; }
-
- private:
-  bool entered_;
-};
 
 Agent& TheAgent() {
   static Agent* const agent = [] {
@@ -51,7 +40,7 @@ Agent& TheAgent() {
 // Runs `call` (returning 0 or an errno value) under the guard and maps it onto the C ABI.
 template <typename Call>
 int Run(Call&& call) {
-  ReentryGuard guard;
+  base::ReentryGuard guard(inside_agent);
   if (!guard.entered()) {
     errno = EDEADLK;
     return -1;
