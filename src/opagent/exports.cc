@@ -16,6 +16,7 @@
 #include <new>
 
 #include "jitscope/base/reentry_guard.h"
+#include "jitscope/base/thread_local.h"
 #include "jitscope/opagent/agent.h"
 #include "opagent.h"
 
@@ -24,8 +25,9 @@ namespace {
 
 // A thread that re-enters the library from inside one of its own calls (a signal handler, which
 // the guide forbids, or a hook in an allocator we call) would deadlock on the agent's lock; it
-// gets EDEADLK instead.
-thread_local bool inside_agent = false;
+// gets EDEADLK instead. (Initial-exec TLS: the library is usually loaded by a dlopen()ed JVMTI
+// agent; see base/thread_local.h.)
+JITSCOPE_THREAD_LOCAL bool inside_agent = false;
 
 Agent& TheAgent() {
   static Agent* const agent = [] {
