@@ -128,6 +128,19 @@ Sink::Result JitdumpSink::Write(const trace::Record& record) {
     Unload(unload->method_id);
     return Result::kOk;
   }
+  if (const auto* load = std::get_if<trace::OprofileCodeLoadEvent>(&record.event)) {
+    return LoadOprofile(*load, record.timestamp, record.tid);
+  }
+  if (const auto* lines = std::get_if<trace::OprofileDebugLinesEvent>(&record.event)) {
+    return AddOprofileLines(*lines, record.timestamp, record.tid);
+  }
+  if (const auto* unload = std::get_if<trace::OprofileUnloadEvent>(&record.event)) {
+    if (const Region* region = regions_.FindEnclosing(unload->address);
+        region != nullptr && region->address == unload->address) {
+      regions_.Remove(region->method_id);
+    }
+    return Result::kOk;
+  }
   if (std::holds_alternative<trace::ShutdownEvent>(record.event)) {
     buffer_.clear();
     formats::AppendJitdumpClose(buffer_, NextTimestamp(record.timestamp));
@@ -209,6 +222,51 @@ Sink::Result JitdumpSink::LoadRegion(const trace::CodeEvent& code, uint64_t time
   return EmitLoad(placed, placed.address, static_cast<uint32_t>(placed.size), timestamp, tid);
 }
 
+Sink::Result JitdumpSink::LoadOprofile(const trace::OprofileCodeLoadEvent& load, uint64_t timestamp,
+                                       uint32_t tid) {
+  if (load.size == 0) return Result::kOk;  // nothing perf could map
+  Region region;
+  region.address = load.address;
+  region.size = load.size;
+  region.method_id = next_oprofile_region_id_++;
+  regions_.Place(region);
+  Region& placed = *regions_.FindEnclosing(load.address);
+  placed.payload.name = std::string(load.name);
+  return EmitLoad(placed, placed.address, static_cast<uint32_t>(placed.size), timestamp, tid);
+}
+
+Sink::Result JitdumpSink::AddOprofileLines(const trace::OprofileDebugLinesEvent& lines,
+                                           uint64_t timestamp, uint32_t tid) {
+  Region* region = regions_.FindEnclosing(lines.address);
+  if (region == nullptr || region->address != lines.address) return Result::kOk;
+  // Each entry starts its line's range, which runs to the next entry (or the end of the code).
+  std::vector<trace::OprofileLineEntry> entries;
+  for (const auto& entry : lines.lines) {
+    if (entry.address >= region->address && entry.address < region->address + region->size) {
+      entries.push_back(entry);
+    }
+  }
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const auto& a, const auto& b) { return a.address < b.address; });
+  std::vector<LineRange> ranges;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const uint64_t end =
+        i + 1 < entries.size() ? entries[i + 1].address : region->address + region->size;
+    if (end == entries[i].address) continue;
+    ranges.push_back({static_cast<uint32_t>(entries[i].address - region->address),
+                      static_cast<uint32_t>(end - region->address), entries[i].line,
+                      entries[i].file});
+  }
+  region->payload.files.clear();
+  for (size_t i = 0; i < lines.files.size(); ++i) {
+    region->payload.files.emplace_back(lines.files[i]);
+  }
+  region->payload.source_file.reset();
+  region->payload.ranges = std::move(ranges);
+  // perf attaches DEBUG_INFO to the next CODE_LOAD: load the code again, with its lines.
+  return EmitLoad(*region, region->address, static_cast<uint32_t>(region->size), timestamp, tid);
+}
+
 Sink::Result JitdumpSink::AddInline(const trace::CodeEvent& code, uint64_t timestamp,
                                     uint32_t tid) {
   MethodSymbol symbol = names_.Resolve(code);
@@ -272,6 +330,8 @@ Sink::Result JitdumpSink::EmitLoad(const Region& region, uint64_t address, uint3
   if (region.payload.source_file) {
     const uint32_t own = file_index(*region.payload.source_file);
     for (LineRange& range : ranges) range.file = own;
+  } else {
+    for (LineRange& range : ranges) range.file = file_index(region.payload.files[range.file]);
   }
   if (!region.payload.inlines.empty()) {
     std::vector<const Inline*> inlines;

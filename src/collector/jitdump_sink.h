@@ -98,6 +98,9 @@ class JitdumpSink : public Sink {
     std::optional<std::string> source_file;
     std::vector<formats::LineRange> ranges;  // the region's own lines; file 0 = source_file
     std::vector<Inline> inlines;
+    // OProfile's line tables name a file per entry: without a source_file, range.file indexes
+    // this list.
+    std::vector<std::string> files;
   };
   using Region = RegionMap<RegionData>::Region;
 
@@ -116,6 +119,10 @@ class JitdumpSink : public Sink {
   Result AddInline(const trace::CodeEvent& code, uint64_t timestamp, uint32_t tid);
   Result UpdateRange(const trace::RangeUpdateEvent& update, uint64_t timestamp, uint32_t tid);
   void Unload(uint32_t method_id);
+  // OProfile's agent API (trace/event.h): code named by address, lines arriving after the code.
+  Result LoadOprofile(const trace::OprofileCodeLoadEvent& load, uint64_t timestamp, uint32_t tid);
+  Result AddOprofileLines(const trace::OprofileDebugLinesEvent& lines, uint64_t timestamp,
+                          uint32_t tid);
   // Forgets the names of the inline methods in a region that is gone.
   void ForgetInlines(const Region& region);
   // Encodes [address, address + size) of `region` (DEBUG_INFO + CODE_LOAD) and writes it.
@@ -141,6 +148,8 @@ class JitdumpSink : public Sink {
   uint64_t file_size_;         // bytes of whole records: where a failed write is cut back to
   bool written_code_ = false;  // the last WriteBuffer() wrote a load's code
   uint64_t next_code_index_ = 1;
+  // OProfile code has no method ids; its regions get these (a sink is fed by one API only).
+  uint32_t next_oprofile_region_id_ = 0x80000000u;
   bool closed_ = false;  // the last record written is JIT_CODE_CLOSE
   std::atomic<bool> failed_{false};
   base::Status error_;

@@ -67,6 +67,9 @@ Sink::Result PerfMapSink::Write(const trace::Record& record) {
     names_.Forget(unload->method_id);
     return Result::kOk;
   }
+  if (const auto* load = std::get_if<trace::OprofileCodeLoadEvent>(&record.event)) {
+    return WriteLine(formats::FormatPerfMapLine(load->address, load->size, load->name));
+  }
   const auto* code = std::get_if<trace::CodeEvent>(&record.event);
   if (code == nullptr || code->api_event == trace::kEventMethodInlineLoadFinished) {
     return Result::kOk;
@@ -79,8 +82,11 @@ Sink::Result PerfMapSink::Write(const trace::Record& record) {
     }
   }
   for (const uint32_t method_id : gone) names_.Forget(method_id);
-  const std::string line =
-      formats::FormatPerfMapLine(code->address, code->size, names_.Resolve(*code).name);
+  return WriteLine(
+      formats::FormatPerfMapLine(code->address, code->size, names_.Resolve(*code).name));
+}
+
+Sink::Result PerfMapSink::WriteLine(const std::string& line) {
   // One write() per line and no retry: finishing a short write with a second call could put
   // another thread's line inside this one.
   ssize_t written;

@@ -48,6 +48,7 @@ class PerfMapSink : public Sink {
   const std::string& path() const { return path_; }
 
  private:
+  Result WriteLine(const std::string& line);
   PerfMapSink(base::ScopedFd fd, std::string path) : fd_(std::move(fd)), path_(std::move(path)) {}
 
   base::ScopedFd fd_;

@@ -74,6 +74,11 @@ int Agent::UnloadNativeCode(uintptr_t handle, uint64_t vma) {
   return session_->UnloadNativeCode(*agent, vma);
 }
 
+void Agent::AtExit() {
+  std::unique_lock lock(mutex_, std::try_to_lock);
+  if (lock.owns_lock() && session_) session_->FinishOutputs();
+}
+
 void Agent::StartChild() {
   handles_.CloseAll();
   (void)session_.release();  // intentionally leaked: its files and mappings are the parent's

@@ -47,6 +47,10 @@ class Agent {
   void ResumeParent() { mutex_.unlock(); }
   void StartChild();
 
+  // At process exit: lets the current session's sinks finish their files. Skipped if another
+  // thread is inside a call (it may never return while the process exits).
+  void AtExit();
+
   // Calls that named no open handle (counted even when no session exists to record them).
   uint64_t invalid_handles() const;
   // The current session, for tests; nullptr between sessions.

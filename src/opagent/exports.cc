@@ -11,6 +11,7 @@
 // threads (a JVM's compiler threads) may still report code while the process exits.
 #include <pthread.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <new>
@@ -29,14 +30,28 @@ namespace {
 // agent; see base/thread_local.h.)
 JITSCOPE_THREAD_LOCAL bool inside_agent = false;
 
+std::atomic<Agent*> created_agent{nullptr};  // for the exit hook, which must not create one
+
 Agent& TheAgent() {
   static Agent* const agent = [] {
     auto* created = new Agent(SystemAgentEnvironment());  // intentionally leaked
+    created_agent.store(created, std::memory_order_release);
     ::pthread_atfork([] { TheAgent().PrepareFork(); }, [] { TheAgent().ResumeParent(); },
                      [] { TheAgent().StartChild(); });
     return created;
   }();
   return *agent;
+}
+
+// Runs as the process exits (or the library is unloaded) with handles possibly still open: the
+// sinks finish their files (jitdump: JIT_CODE_CLOSE). The OProfile dump needs nothing.
+[[gnu::destructor]] void FinishAtExit() {
+  if (inside_agent) return;
+  base::ReentryGuard guard(inside_agent);
+  try {
+    if (Agent* agent = created_agent.load(std::memory_order_acquire)) agent->AtExit();
+  } catch (...) {  // nothing may throw out of a destructor function
+  }
 }
 
 // Runs `call` (returning 0 or an errno value) under the guard and maps it onto the C ABI.

@@ -46,6 +46,10 @@ class Session {
   // Reads the configuration, creates the dump and the collector's outputs. The error carries the
   // errno op_open_agent reports (EINVAL for a configuration error).
   static base::StatusOr<std::unique_ptr<Session>> Create(const AgentEnvironment& environment);
+  // The last handle closed: the sinks finish their files (jitdump: JIT_CODE_CLOSE).
+  ~Session() { FinishOutputs(); }
+  // Also at process exit with handles still open (an engine that never closes its agent).
+  void FinishOutputs() { collector_->AtExit(); }
 
   // Each returns 0 or the errno value of the failure (seed 004 §1-5).
   int OpenAgent(uint32_t agent);

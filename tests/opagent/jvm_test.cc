@@ -24,6 +24,7 @@ constexpr char kHotMethod[] = "HotLoop.mix(JI)J";
 using jitscope::test_support::AsBytes;
 using jitscope::test_support::Process;
 using jitscope::test_support::ReadFile;
+using jitscope::test_support::RunProgram;
 using jitscope::test_support::TempDir;
 
 class JvmTest : public ::testing::Test {
@@ -110,6 +111,32 @@ TEST_F(JvmTest, HotJavaMethodsReachTheTraceAndTheDumpWithSourceLines) {
   }
   EXPECT_EQ(dump_hot, hot_loads);
   EXPECT_GT(dump_hot_lines, 0u);
+}
+
+// The full perf chain: perf record -k 1 of the JVM writing a perf jitdump through the agent,
+// perf inject --jit, perf report: the hot method is named, with its source lines.
+TEST_F(JvmTest, PerfReportNamesTheHotJavaMethodWithItsLines) {
+  const std::string data = dir_ + "/perf.data", injected = dir_ + "/perf.jit.data";
+  Process record({JITSCOPE_PERF, "record", "-k", "1", "-F", "999", "-o", data, "--", JITSCOPE_JAVA,
+                  std::string("-agentpath:") + JITSCOPE_JVMTI_AGENT, "-cp",
+                  JITSCOPE_HOTLOOP_CLASSES, "HotLoop", "1000"},
+                 {{"JITSCOPE_OPAGENT_DIR", dir_},
+                  {"JITSCOPE_OUTPUT_DIR", dir_},
+                  {"JITSCOPE_FORMATS", "trace,jitdump"},
+                  {"JITSCOPE_LOG", dir_ + "/log"}});
+  const auto recorded = record.Wait();
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err << ReadFile(dir_ + "/log");
+  const auto inject = RunProgram({JITSCOPE_PERF, "inject", "--jit", "-i", data, "-o", injected});
+  ASSERT_EQ(inject.exit_code, 0) << inject.err;
+  const auto report = RunProgram({JITSCOPE_PERF, "report", "-i", injected, "--stdio",
+                                  "--no-children", "--sort", "sym,srcline", "-g", "none"});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  // The hottest line of the report is the hot method, at one of its loop's lines (11-14).
+  const size_t first = report.out.find("[.] ");
+  ASSERT_NE(first, std::string::npos) << report.out;
+  const std::string top = report.out.substr(first, report.out.find('\n', first) - first);
+  EXPECT_NE(top.find(kHotMethod), std::string::npos) << report.out;
+  EXPECT_NE(top.find("HotLoop.java:1"), std::string::npos) << report.out;
 }
 
 }  // namespace
