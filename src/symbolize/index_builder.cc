@@ -4,11 +4,17 @@
 #include <algorithm>
 #include <cstdarg>
 #include <map>
+#include <memory_resource>
 
 namespace jitscope::symbolize {
 namespace {
 
 constexpr uint32_t kNone = UINT32_MAX;
+
+size_t KeyHash(uint32_t space, uint64_t id) {
+  uint64_t h = (id ^ (uint64_t{space} << 40)) * 0x9E3779B97F4A7C15ull;
+  return static_cast<size_t>(h ^ (h >> 31));
+}
 
 [[gnu::format(printf, 1, 2)]] std::string Format(const char* format, ...) {
   va_list args;
@@ -29,11 +35,54 @@ void IndexBuilder::Warn(std::string message) {
   if (warnings_.size() < SymbolIndex::kMaxWarnings) warnings_.push_back(std::move(message));
 }
 
+// Whether (space, id) already went to the hash table (reported while it was too large for the
+// direct table, which has grown since).
+bool IndexBuilder::InSparseTable(uint32_t space, uint64_t id) const {
+  if (key_count_ == 0) return false;
+  const size_t mask = key_slots_.size() - 1;
+  for (size_t i = KeyHash(space, id) & mask; key_slots_[i].method_plus_one != 0;
+       i = (i + 1) & mask) {
+    if (key_slots_[i].id == id && key_slots_[i].space == space) return true;
+  }
+  return false;
+}
+
 uint32_t IndexBuilder::MethodFor(const CodeReport& code) {
   const auto method = static_cast<uint32_t>(method_ids_.size());
   if (code.method_id) {
-    auto [it, inserted] = methods_by_key_.try_emplace({code.id_space, *code.method_id}, method);
-    if (!inserted) return it->second;
+    const uint64_t id = *code.method_id;
+    if (code.id_space < 64 && id < 4 * (method_ids_.size() + 65536)) {
+      if (dense_.size() <= code.id_space) dense_.resize(code.id_space + 1);
+      std::vector<uint32_t>& table = dense_[code.id_space];
+      if (table.size() <= id) table.resize(std::max<size_t>(id + 1, table.size() * 2), 0);
+      if (table[id] != 0) return table[id] - 1;
+      if (!InSparseTable(code.id_space, id)) {
+        table[id] = method + 1;
+        method_ids_.push_back(id);
+        method_has_id_.push_back(1);
+        return method;
+      }
+    }
+    if ((key_count_ + 1) * 2 > key_slots_.size()) {
+      std::vector<KeySlot> slots(key_slots_.size() * 2);
+      for (const KeySlot& slot : key_slots_) {
+        if (slot.method_plus_one == 0) continue;
+        size_t i = KeyHash(slot.space, slot.id) & (slots.size() - 1);
+        while (slots[i].method_plus_one != 0) i = (i + 1) & (slots.size() - 1);
+        slots[i] = slot;
+      }
+      key_slots_ = std::move(slots);
+    }
+    const size_t mask = key_slots_.size() - 1;
+    for (size_t i = KeyHash(code.id_space, id) & mask;; i = (i + 1) & mask) {
+      KeySlot& slot = key_slots_[i];
+      if (slot.method_plus_one == 0) {
+        slot = {id, code.id_space, method + 1};
+        ++key_count_;
+        break;
+      }
+      if (slot.id == id && slot.space == code.id_space) return slot.method_plus_one - 1;
+    }
   }
   method_ids_.push_back(code.method_id.value_or(0));
   method_has_id_.push_back(code.method_id.has_value());
@@ -153,8 +202,8 @@ class IndexBuilder::Replay {
         named_(b.method_ids_.size(), 0) {
     out_.methods_.resize(b.method_ids_.size());
     for (size_t m = 0; m < b.method_ids_.size(); ++m) {
-      out_.methods_[m] = {b.method_ids_[m], 0, 0, SymbolIndex::kNoModule,
-                          b.method_has_id_[m] ? SymbolIndex::kHasId : 0u};
+      out_.methods_[m] = {b.method_ids_[m], 0, b.method_has_id_[m] ? SymbolIndex::kHasId : 0u, 0,
+                          SymbolIndex::kNoModule};
     }
   }
 
@@ -274,7 +323,10 @@ class IndexBuilder::Replay {
           static_cast<unsigned long long>(r.address), std::string(b_.strings_.Get(r.file)).c_str(),
           std::string(b_.strings_.Get(m.file)).c_str()));
     }
-    if (m.name == 0 && r.name != kInheritFile) m.name = r.name;
+    if ((m.name_size & ~SymbolIndex::kHasId) == 0 && r.name != kInheritFile) {
+      m.name_offset = b_.strings_.Offset(r.name);
+      m.name_size |= static_cast<uint32_t>(b_.strings_.Get(r.name).size());
+    }
     if (m.module == SymbolIndex::kNoModule) m.module = r.module;
   }
 
@@ -307,6 +359,8 @@ class IndexBuilder::Replay {
 
   std::vector<uint32_t> EndOverlapping(uint64_t start, uint64_t end, uint64_t t) {
     std::vector<uint32_t> ended;
+    // JIT engines mostly allocate upwards: code past every live region overlaps nothing.
+    if (live_.empty() || regions_[live_.rbegin()->second].end() <= start) return ended;
     auto it = live_.lower_bound(start);
     if (it != live_.begin() && regions_[std::prev(it)->second].end() > start) --it;
     while (it != live_.end() && it->first < end) {
@@ -372,11 +426,14 @@ class IndexBuilder::Replay {
     for (uint32_t i = 0; i < regions_.size(); ++i) {
       if (regions_[i].loaded < regions_[i].invalidated) order.push_back(i);
     }
-    std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+    auto by_start = [&](uint32_t x, uint32_t y) {
       const Region& a = regions_[x];
       const Region& c = regions_[y];
       return a.start != c.start ? a.start < c.start : a.loaded < c.loaded;
-    });
+    };
+    if (!std::is_sorted(order.begin(), order.end(), by_start)) {
+      std::sort(order.begin(), order.end(), by_start);
+    }
     std::vector<uint32_t> remap(regions_.size(), kNone);
     out_.regions_.resize(order.size());
     for (uint32_t i = 0; i < order.size(); ++i) {
@@ -403,8 +460,7 @@ class IndexBuilder::Replay {
     std::vector<uint32_t> active;
     size_t next = 0;
     uint64_t cut = 0;
-    out_.segment_starts_.reserve(regions.size());
-    out_.segment_regions_.reserve(regions.size());
+    out_.segments_.reserve(regions.size());
     while (next < regions.size() || !active.empty()) {
       if (active.empty()) cut = regions[next].start;
       std::erase_if(active, [&](uint32_t r) { return end_of(r) <= cut; });
@@ -414,24 +470,23 @@ class IndexBuilder::Replay {
       uint64_t following = next < regions.size() ? regions[next].start : kForever;
       for (uint32_t r : active) following = std::min(following, end_of(r));
       if (!active.empty()) {
-        out_.segment_starts_.push_back(cut);
         if (active.size() == 1) {
-          out_.segment_regions_.push_back(active[0]);
+          out_.segments_.push_back({cut, active[0], 0});
         } else {
           std::vector<uint32_t> by_load = active;
           std::sort(by_load.begin(), by_load.end(),
                     [&](uint32_t x, uint32_t y) { return regions[x].loaded < regions[y].loaded; });
-          out_.segment_regions_.push_back(SymbolIndex::kMulti |
-                                          static_cast<uint32_t>(out_.multi_.size()));
+          out_.segments_.push_back(
+              {cut, SymbolIndex::kMulti | static_cast<uint32_t>(out_.multi_.size()), 0});
           out_.multi_.push_back(static_cast<uint32_t>(by_load.size()));
           out_.multi_.insert(out_.multi_.end(), by_load.begin(), by_load.end());
         }
       }
       cut = following;
     }
-    const size_t count = out_.segment_starts_.size();
+    const size_t count = out_.segments_.size();
     if (count == 0) return;
-    out_.base_ = out_.segment_starts_.front();
+    out_.base_ = out_.segments_.front().start;
     out_.end_ = 0;
     for (uint32_t r = 0; r < regions.size(); ++r) out_.end_ = std::max(out_.end_, end_of(r));
     // About two buckets per segment: a bucket holds a couple of segments where code is dense.
@@ -444,7 +499,7 @@ class IndexBuilder::Replay {
     size_t segment = 0;
     for (uint64_t b = 0; b < buckets; ++b) {
       const uint64_t low = out_.base_ + (b << shift);
-      while (segment + 1 < count && out_.segment_starts_[segment + 1] <= low) ++segment;
+      while (segment + 1 < count && out_.segments_[segment + 1].start <= low) ++segment;
       out_.buckets_[b] = static_cast<uint32_t>(segment);
     }
     out_.buckets_[buckets] = static_cast<uint32_t>(count - 1);

@@ -41,6 +41,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "jitscope/symbolize/line_program.h"
@@ -128,6 +129,7 @@ class IndexBuilder {
   class Replay;
 
   uint32_t MethodFor(const CodeReport& code);
+  bool InSparseTable(uint32_t space, uint64_t id) const;
   uint32_t AddReport(const CodeReport& code, uint32_t method, uint32_t parent_method);
   void AddPlain(uint64_t time, OpKind kind, Plain plain);
 
@@ -140,12 +142,18 @@ class IndexBuilder {
   std::vector<Op> ops_;
   std::vector<uint64_t> method_ids_;  // per method: its id (if it has one)
   std::vector<uint8_t> method_has_id_;
-  struct MethodKeyHash {
-    size_t operator()(const std::pair<uint32_t, uint64_t>& k) const {
-      return std::hash<uint64_t>()(k.second * 0x9E3779B97F4A7C15ull ^ k.first);
-    }
+  // (id space, method id) → method index, open addressing: no heap node per method.
+  struct KeySlot {
+    uint64_t id = 0;
+    uint32_t space = 0;
+    uint32_t method_plus_one = 0;  // 0: empty
   };
-  std::unordered_map<std::pair<uint32_t, uint64_t>, uint32_t, MethodKeyHash> methods_by_key_;
+  std::vector<KeySlot> key_slots_ = std::vector<KeySlot>(1024);
+  size_t key_count_ = 0;
+  // Engines hand out small, mostly sequential ids (iJIT_GetNewMethodID, code_index): those map
+  // through a direct table per id space, method + 1 (0: none), kept at most a few times larger
+  // than the number of methods.
+  std::vector<std::vector<uint32_t>> dense_;
   std::vector<std::pair<StringId, CodeArch>> modules_;
   std::unordered_map<uint64_t, uint32_t> modules_by_key_;
   std::vector<std::string> warnings_;

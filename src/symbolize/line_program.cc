@@ -6,12 +6,13 @@
 namespace jitscope::symbolize {
 namespace {
 
-void PutVarint(std::vector<uint8_t>& out, uint64_t v) {
+inline uint8_t* PutVarint(uint8_t* p, uint64_t v) {
   while (v >= 0x80) {
-    out.push_back(static_cast<uint8_t>(v | 0x80));
+    *p++ = static_cast<uint8_t>(v | 0x80);
     v >>= 7;
   }
-  out.push_back(static_cast<uint8_t>(v));
+  *p++ = static_cast<uint8_t>(v);
+  return p;
 }
 
 inline uint64_t GetVarint(const uint8_t*& p) {
@@ -27,22 +28,26 @@ StringId FileFromCode(uint64_t code) {
 
 // Rows must be sorted by offset with no repeated offsets.
 uint32_t Encode(std::vector<uint8_t>& out, StringId region_file, std::span<const StartRow> rows) {
+  constexpr size_t kMaxVarint = 10;
   const auto start = static_cast<uint32_t>(out.size());
-  PutVarint(out, FileCode(region_file));
-  PutVarint(out, rows.size());
+  out.resize(start + kMaxVarint * (2 + 3 * rows.size()));
+  uint8_t* p = out.data() + start;
+  p = PutVarint(p, FileCode(region_file));
+  p = PutVarint(p, rows.size());
   uint32_t offset = 0;
   int64_t line = 0;
   StringId file = kInheritFile;  // rows start out in the region's file
   for (const StartRow& row : rows) {
     const bool file_changes = row.file != file;
-    PutVarint(out, (uint64_t{row.offset - offset} << 1) | (file_changes ? 1 : 0));
+    p = PutVarint(p, (uint64_t{row.offset - offset} << 1) | (file_changes ? 1 : 0));
     const int64_t delta = int64_t{row.line} - line;
-    PutVarint(out, (static_cast<uint64_t>(delta) << 1) ^ static_cast<uint64_t>(delta >> 63));
-    if (file_changes) PutVarint(out, FileCode(row.file));
+    p = PutVarint(p, (static_cast<uint64_t>(delta) << 1) ^ static_cast<uint64_t>(delta >> 63));
+    if (file_changes) p = PutVarint(p, FileCode(row.file));
     offset = row.offset;
     line = row.line;
     file = row.file;
   }
+  out.resize(static_cast<size_t>(p - out.data()));
   return start;
 }
 
@@ -50,11 +55,15 @@ uint32_t Encode(std::vector<uint8_t>& out, StringId region_file, std::span<const
 
 uint32_t AppendEndOffsetTable(std::vector<uint8_t>& out, StringId region_file,
                               std::span<const trace::LineEntry> entries) {
-  std::vector<trace::LineEntry> sorted(entries.begin(), entries.end());
-  std::stable_sort(sorted.begin(), sorted.end(),
-                   [](const auto& a, const auto& b) { return a.offset < b.offset; });
-  std::vector<StartRow> rows;
-  rows.reserve(sorted.size() + 1);
+  // Scratch space reused across calls: a table per method must not cost allocations.
+  thread_local std::vector<trace::LineEntry> sorted;
+  thread_local std::vector<StartRow> rows;
+  sorted.assign(entries.begin(), entries.end());
+  auto by_offset = [](const auto& a, const auto& b) { return a.offset < b.offset; };
+  if (!std::is_sorted(sorted.begin(), sorted.end(), by_offset)) {
+    std::stable_sort(sorted.begin(), sorted.end(), by_offset);
+  }
+  rows.clear();
   uint32_t range_start = 0;
   for (const auto& entry : sorted) {
     // An entry whose end equals the previous end covers nothing: the earlier line keeps the
@@ -69,8 +78,10 @@ uint32_t AppendEndOffsetTable(std::vector<uint8_t>& out, StringId region_file,
 
 uint32_t AppendStartRows(std::vector<uint8_t>& out, StringId region_file,
                          std::vector<StartRow>& rows) {
-  std::stable_sort(rows.begin(), rows.end(),
-                   [](const auto& a, const auto& b) { return a.offset < b.offset; });
+  auto by_offset = [](const auto& a, const auto& b) { return a.offset < b.offset; };
+  if (!std::is_sorted(rows.begin(), rows.end(), by_offset)) {
+    std::stable_sort(rows.begin(), rows.end(), by_offset);
+  }
   rows.erase(std::unique(rows.begin(), rows.end(),
                          [](const auto& a, const auto& b) { return a.offset == b.offset; }),
              rows.end());

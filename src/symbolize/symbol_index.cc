@@ -11,20 +11,25 @@ bool SymbolIndex::Covers(const Region& r, uint64_t address, uint64_t time) const
   return address - r.start < r.size && r.loaded <= time && time < r.invalidated;
 }
 
-const SymbolIndex::Region* SymbolIndex::FindRegion(uint64_t address, uint64_t time) const {
+const SymbolIndex::Segment* SymbolIndex::FindSegment(uint64_t address) const {
   if (address < base_ || address >= end_) return nullptr;
   const uint64_t bucket = (address - base_) >> shift_;
-  const uint64_t* starts = segment_starts_.data();
-  const uint64_t* segment =
-      std::upper_bound(starts + buckets_[bucket], starts + buckets_[bucket + 1] + 1, address) - 1;
-  const uint32_t word = segment_regions_[segment - starts];
-  if (!(word & kMulti)) {
-    const Region& r = regions_[word];
+  return std::upper_bound(segments_.data() + buckets_[bucket],
+                          segments_.data() + buckets_[bucket + 1] + 1, address,
+                          [](uint64_t a, const Segment& s) { return a < s.start; }) -
+         1;
+}
+
+const SymbolIndex::Region* SymbolIndex::PickRegion(const Segment* segment, uint64_t address,
+                                                   uint64_t time) const {
+  if (segment == nullptr) return nullptr;
+  if (!(segment->regions & kMulti)) {
+    const Region& r = regions_[segment->regions];
     if (time == kLatest) return address - r.start < r.size ? &r : nullptr;
     return Covers(r, address, time) ? &r : nullptr;
   }
   // Several regions covered this segment over time; they are in load order.
-  const uint32_t* list = multi_.data() + (word & ~kMulti);
+  const uint32_t* list = multi_.data() + (segment->regions & ~kMulti);
   const Region* found = nullptr;
   for (uint32_t i = 1; i <= list[0]; ++i) {
     const Region& r = regions_[list[i]];
@@ -42,8 +47,8 @@ Frame SymbolIndex::MakeFrame(uint32_t method, uint32_t program, uint64_t offset,
   const Method& m = methods_[method];
   const LineAt at = LookupLine(programs_.data() + program, offset);
   Frame frame;
-  frame.name = strings_.Get(m.name);
-  if (m.flags & kHasId) frame.method_id = m.id;
+  frame.name = strings_.Slice(m.name_offset, m.name_size & ~kHasId);
+  if (m.name_size & kHasId) frame.method_id = m.id;
   frame.module = m.module == kNoModule ? fallback_module : ModuleName(m.module);
   frame.file = strings_.Get(at.file == kInheritFile ? m.file : at.file);
   frame.line = at.line;
@@ -54,10 +59,18 @@ Frame SymbolIndex::MakeFrame(uint32_t method, uint32_t program, uint64_t offset,
 bool SymbolIndex::Resolve(uint64_t address, uint64_t time, Resolution& out) const {
   out.frames.clear();
   out.region = {};
-  const Region* r = FindRegion(address, time);
+  const Region* r = PickRegion(FindSegment(address), address, time);
   if (r == nullptr) return false;
-  const uint32_t method = r->method & ~kHasInlines;
   out.region = {r->start, r->size, r->loaded};
+  AppendFrames(*r, address, out.frames);
+  return true;
+}
+
+void SymbolIndex::AppendFrames(const Region& region, uint64_t address,
+                               std::vector<Frame>& frames) const {
+  const Region* r = &region;
+  const size_t first = frames.size();
+  const uint32_t method = r->method & ~kHasInlines;
   const std::string_view module = ModuleName(methods_[method].module);
   if (r->method & kHasInlines) {
     // Walk down from the top-level method: at each level, the inline region of the current
@@ -83,23 +96,61 @@ bool SymbolIndex::Resolve(uint64_t address, uint64_t time, Resolution& out) cons
       }
       if (next == nullptr) break;
       current = next;
-      out.frames.push_back(
-          MakeFrame(next->method, next->program, address - next->start, true, module));
+      frames.push_back(MakeFrame(next->method, next->program, address - next->start, true, module));
       parent = next->method;
     }
-    std::reverse(out.frames.begin(), out.frames.end());
+    std::reverse(frames.begin() + first, frames.end());
   }
-  out.frames.push_back(
-      MakeFrame(method, r->program, address - r->start + r->origin, false, module));
-  return true;
+  frames.push_back(MakeFrame(method, r->program, address - r->start + r->origin, false, module));
+}
+
+void SymbolIndex::ResolveBatch(std::span<const Query> queries, BatchResolution& out) const {
+  out.frames.clear();
+  out.frame_begin.assign(1, 0);
+  out.regions.clear();
+  // Stage by stage over a group of queries: each stage prefetches what the next one reads.
+  constexpr size_t kGroup = 16;
+  const Segment* segments[kGroup];
+  const Region* regions[kGroup];
+  for (size_t base = 0; base < queries.size(); base += kGroup) {
+    const size_t n = std::min(kGroup, queries.size() - base);
+    const Query* q = queries.data() + base;
+    for (size_t i = 0; i < n; ++i) {
+      if (q[i].address >= base_ && q[i].address < end_) {
+        __builtin_prefetch(&buckets_[(q[i].address - base_) >> shift_]);
+      }
+    }
+    for (size_t i = 0; i < n; ++i) {
+      if (q[i].address >= base_ && q[i].address < end_) {
+        __builtin_prefetch(&segments_[buckets_[(q[i].address - base_) >> shift_]]);
+      }
+    }
+    for (size_t i = 0; i < n; ++i) {
+      segments[i] = FindSegment(q[i].address);
+      if (segments[i] != nullptr && !(segments[i]->regions & kMulti)) {
+        __builtin_prefetch(&regions_[segments[i]->regions]);
+      }
+    }
+    for (size_t i = 0; i < n; ++i) {
+      regions[i] = PickRegion(segments[i], q[i].address, q[i].time);
+      if (regions[i] != nullptr) {
+        __builtin_prefetch(&methods_[regions[i]->method & ~kHasInlines]);
+        __builtin_prefetch(programs_.data() + regions[i]->program);
+      }
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const Region* r = regions[i];
+      out.regions.push_back(r ? MatchedRegion{r->start, r->size, r->loaded} : MatchedRegion{});
+      if (r != nullptr) AppendFrames(*r, q[i].address, out.frames);
+      out.frame_begin.push_back(static_cast<uint32_t>(out.frames.size()));
+    }
+  }
 }
 
 IndexMemory SymbolIndex::Memory() const {
   IndexMemory m;
   m.regions = regions_.capacity() * sizeof(Region);
-  m.segments = segment_starts_.capacity() * sizeof(uint64_t) +
-               segment_regions_.capacity() * sizeof(uint32_t) +
-               multi_.capacity() * sizeof(uint32_t);
+  m.segments = segments_.capacity() * sizeof(Segment) + multi_.capacity() * sizeof(uint32_t);
   m.buckets = buckets_.capacity() * sizeof(uint32_t);
   m.inlines = inlines_.capacity() * sizeof(InlineRegion);
   m.methods = methods_.capacity() * sizeof(Method) + modules_.capacity() * sizeof(StringId);

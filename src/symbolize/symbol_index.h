@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,6 +53,18 @@ struct Resolution {
   MatchedRegion region;
 };
 
+struct Query {
+  uint64_t address = 0;
+  uint64_t time = kLatest;
+};
+
+// The results of ResolveBatch: query i's frames are frames[frame_begin[i], frame_begin[i + 1]).
+struct BatchResolution {
+  std::vector<Frame> frames;
+  std::vector<uint32_t> frame_begin;
+  std::vector<MatchedRegion> regions;  // zero for an unresolved query
+};
+
 struct IndexMemory {
   size_t regions = 0, segments = 0, buckets = 0, inlines = 0, methods = 0, line_programs = 0,
          strings = 0;
@@ -69,6 +82,11 @@ class SymbolIndex {
   // Fills `out` (reusing its storage) and returns true if `address` was JIT code at `time`
   // (kLatest: the latest code loaded there). Frames point into the index.
   bool Resolve(uint64_t address, uint64_t time, Resolution& out) const;
+
+  // Resolves many queries (a profile's samples) with the same results as Resolve, faster: the
+  // memory accesses of a group of queries are prefetched stage by stage, so their cache misses
+  // overlap instead of following one another.
+  void ResolveBatch(std::span<const Query> queries, BatchResolution& out) const;
 
   size_t region_count() const { return regions_.size(); }
   size_t inline_count() const { return inlines_.size(); }
@@ -102,28 +120,38 @@ class SymbolIndex {
     uint32_t root;  // index of the top-level region
     uint32_t reserved;
   };
+  // The name is kept as its place in the string arena, not as a StringId, so a lookup reads no
+  // offset table for it (one cache miss less).
   struct Method {
     uint64_t id;
-    StringId name;
-    StringId file;    // kInheritFile-free: 0 ("") when none
-    uint32_t module;  // index into modules_, kNoModule when none
-    uint32_t flags;   // kHasId
+    uint32_t name_offset;
+    uint32_t name_size;  // kHasId set when the method has an id
+    StringId file;       // 0 ("") when none
+    uint32_t module;     // index into modules_, kNoModule when none
   };
-  static constexpr uint32_t kHasId = 1;
+  static constexpr uint32_t kHasId = 0x80000000u;
   static constexpr uint32_t kNoModule = UINT32_MAX;
-  // A segment's word: a region index, or (kMulti | index into multi_), where multi_ holds a count
-  // followed by that many region indices in load order.
+  // A segment: where it starts and which regions cover it, together in one cache line. `regions`
+  // is a region index, or (kMulti | index into multi_), where multi_ holds a count followed by
+  // that many region indices in load order.
+  struct Segment {
+    uint64_t start;
+    uint32_t regions;
+    uint32_t reserved;
+  };
   static constexpr uint32_t kMulti = 0x80000000u;
 
-  const Region* FindRegion(uint64_t address, uint64_t time) const;
+  // The steps of a lookup: bucket → segment → region (valid at the time) → frames.
+  const Segment* FindSegment(uint64_t address) const;
+  const Region* PickRegion(const Segment* segment, uint64_t address, uint64_t time) const;
+  void AppendFrames(const Region& region, uint64_t address, std::vector<Frame>& frames) const;
   bool Covers(const Region& r, uint64_t address, uint64_t time) const;
   Frame MakeFrame(uint32_t method, uint32_t program, uint64_t offset, bool inlined,
                   std::string_view fallback_module) const;
   std::string_view ModuleName(uint32_t module) const;
 
   std::vector<Region> regions_;
-  std::vector<uint64_t> segment_starts_;
-  std::vector<uint32_t> segment_regions_;
+  std::vector<Segment> segments_;
   std::vector<uint32_t> multi_;
   std::vector<uint32_t> buckets_;  // first candidate segment per bucket, plus a sentinel
   uint64_t base_ = 0;              // lowest segment start

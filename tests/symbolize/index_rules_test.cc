@@ -13,13 +13,13 @@
 namespace jitscope::symbolize {
 namespace {
 
+using testing::Check;
 using testing::Describe;
 using testing::Load;
-using testing::Query;
 using testing::Report;
 
-void ExpectAll(const SymbolIndex& index, const std::vector<Query>& queries, bool full = false) {
-  for (const Query& q : queries) {
+void ExpectAll(const SymbolIndex& index, const std::vector<Check>& queries, bool full = false) {
+  for (const Check& q : queries) {
     EXPECT_EQ(Describe(index, q.address, q.time, full), q.expected)
         << "address " << std::hex << q.address << " at time " << std::dec << q.time;
   }
@@ -191,7 +191,7 @@ TEST(IndexRules, NestedInlinesInAnyOrder) {
       .time = 12, .id = 3000, .name = "c", .address = 0x1020, .size = 0x10, .lines = {{0x10, 3}}};
   const Load d{
       .time = 13, .id = 2001, .name = "d", .address = 0x1080, .size = 0x20, .lines = {{0x20, 4}}};
-  const std::vector<Query> expected = {
+  const std::vector<Check> expected = {
       {0x1000, 20, "a:1"},
       {0x1010, 20, "b:2 (i) < a:1"},
       {0x1024, 20, "c:3 (i) < b:2 (i) < a:1"},
@@ -470,6 +470,56 @@ TEST(IndexRules, InvalidRangesAreIgnored) {
   EXPECT_EQ(index.region_count(), 0u);
   EXPECT_EQ(index.warnings().size(), 3u);
   EXPECT_EQ(Describe(index, 0x100, 1), "-");
+}
+
+}  // namespace
+}  // namespace jitscope::symbolize
+
+namespace jitscope::symbolize {
+namespace {
+
+// ResolveBatch answers exactly what Resolve answers, query by query.
+TEST(IndexRules, BatchMatchesSingleLookups) {
+  IndexBuilder b;
+  b.AddLoad(Report({.time = 10,
+                    .id = 1,
+                    .name = "a",
+                    .address = 0x1000,
+                    .size = 0x100,
+                    .lines = {{0x80, 1}, {0x100, 2}}}));
+  b.AddInlineLoad(Report({.time = 11, .id = 2, .name = "b", .address = 0x1010, .size = 0x40}), 1);
+  b.AddInlineLoad(Report({.time = 12, .id = 3, .name = "c", .address = 0x1020, .size = 0x10}), 2);
+  b.AddLoad(Report({.time = 20, .id = 4, .name = "over", .address = 0x10c0, .size = 0x80}));
+  b.AddLoad(Report({.time = 30, .id = 5, .name = "far", .address = 0x900000, .size = 0x10}));
+  const SymbolIndex index = std::move(b).Build();
+  std::vector<Query> queries;
+  for (uint64_t address = 0xff0; address < 0x1150; address += 3) {
+    for (uint64_t time : {uint64_t{5}, uint64_t{15}, uint64_t{25}, kLatest}) {
+      queries.push_back({address, time});
+    }
+  }
+  queries.push_back({0x900004, 31});
+  queries.push_back({0x900010, 31});
+  BatchResolution batch;
+  index.ResolveBatch(queries, batch);
+  ASSERT_EQ(batch.frame_begin.size(), queries.size() + 1);
+  Resolution single;
+  size_t resolved = 0;
+  for (size_t i = 0; i < queries.size(); ++i) {
+    SCOPED_TRACE(i);
+    const bool found = index.Resolve(queries[i].address, queries[i].time, single);
+    resolved += found;
+    ASSERT_EQ(batch.frame_begin[i + 1] - batch.frame_begin[i], single.frames.size());
+    for (size_t f = 0; f < single.frames.size(); ++f) {
+      const Frame& x = batch.frames[batch.frame_begin[i] + f];
+      EXPECT_EQ(x.name, single.frames[f].name);
+      EXPECT_EQ(x.line, single.frames[f].line);
+      EXPECT_EQ(x.inlined, single.frames[f].inlined);
+    }
+    EXPECT_EQ(batch.regions[i].start, single.region.start);
+    EXPECT_EQ(batch.regions[i].loaded, single.region.loaded);
+  }
+  EXPECT_GT(resolved, queries.size() / 3);  // both resolved and unresolved ones are compared
 }
 
 }  // namespace

@@ -60,7 +60,7 @@ inline std::string Describe(const SymbolIndex& index, uint64_t address, uint64_t
   return out;
 }
 
-struct Query {
+struct Check {
   uint64_t address;
   uint64_t time;
   std::string expected;
