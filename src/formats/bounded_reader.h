@@ -12,8 +12,11 @@
 #include <cstring>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <type_traits>
+
+#include "jitscope/base/status.h"
 
 namespace jitscope::formats {
 
@@ -78,5 +81,49 @@ class BoundedReader {
   std::span<const uint8_t> bytes_;
   bool swapped_;
 };
+
+// "FILE: offset N: WHAT", the shape of every reader error.
+inline base::Status RecordError(std::string_view file, uint64_t offset, const std::string& what) {
+  return base::Status::Error("%.*s: offset %llu: %s", static_cast<int>(file.size()), file.data(),
+                             static_cast<unsigned long long>(offset), what.c_str());
+}
+
+// The prefix every record of a perf jitdump and of an OProfile dump starts with (fact sheet
+// §1.2, §4.3): id, the record's total size (prefix included), timestamp.
+struct RecordPrefix {
+  uint32_t id = 0;
+  uint64_t timestamp = 0;
+  uint64_t offset = 0;  // of the record
+  uint64_t end = 0;     // offset + total size
+};
+inline constexpr uint64_t kRecordPrefixSize = 16;
+
+// Walks the records from `offset`, calling `visit(const RecordPrefix&)` for each; `visit` returns
+// false to stop (after recording its own error). What a writer that preallocates, or a crash in
+// the middle of a record, leaves at the end — zero bytes, a record running past the end of the
+// file — ends the walk quietly; a size smaller than the prefix is an error.
+template <typename Visit>
+base::Status WalkRecords(const BoundedReader& reader, uint64_t offset, std::string_view file,
+                         Visit visit) {
+  while (offset < reader.size()) {
+    if (reader.AllZero(offset, reader.size())) break;
+    if (!reader.Has(offset, kRecordPrefixSize)) break;  // torn last record
+    RecordPrefix prefix;
+    prefix.id = *reader.Int<uint32_t>(offset);
+    const uint32_t total_size = *reader.Int<uint32_t>(offset + 4);
+    prefix.timestamp = *reader.Int<uint64_t>(offset + 8);
+    prefix.offset = offset;
+    if (total_size < kRecordPrefixSize) {
+      return RecordError(file, offset,
+                         "record size " + std::to_string(total_size) +
+                             " is smaller than the 16-byte record header");
+    }
+    if (total_size > reader.size() - offset) break;  // torn last record
+    prefix.end = offset + total_size;
+    if (!visit(prefix)) break;
+    offset = prefix.end;
+  }
+  return base::Status::Ok();
+}
 
 }  // namespace jitscope::formats

@@ -23,46 +23,25 @@ class Parser {
       : reader_(bytes, swapped), file_name_(file_name), out_(out) {}
 
   void ParseRecords(uint64_t offset) {
-    while (offset < reader_.size()) {
-      const uint64_t remaining = reader_.size() - offset;
-      // What a writer that preallocates (or a crash in the middle of a record) leaves at the
-      // end: zero bytes, or a record that runs past the end of the file. Both end the file.
-      if (reader_.AllZero(offset, reader_.size())) break;
-      if (remaining < sizeof(JitdumpRecordPrefix)) break;
-      const uint32_t id = *reader_.Int<uint32_t>(offset);
-      const uint32_t total_size = *reader_.Int<uint32_t>(offset + 4);
-      const uint64_t timestamp = *reader_.Int<uint64_t>(offset + 8);
-      if (total_size < sizeof(JitdumpRecordPrefix)) {
-        Fail(offset, "record size " + std::to_string(total_size) +
-                         " is smaller than the 16-byte record header");
-        return;
-      }
-      if (total_size > remaining) break;  // torn last record
-      const uint64_t end = offset + total_size;
-      bool ok = true;
-      switch (static_cast<JitdumpRecordId>(id)) {
+    base::Status status = WalkRecords(reader_, offset, file_name_, [&](const RecordPrefix& r) {
+      switch (static_cast<JitdumpRecordId>(r.id)) {
         case JitdumpRecordId::kCodeLoad:
-          ok = CodeLoad(offset, end, timestamp);
-          break;
+          return CodeLoad(r);
         case JitdumpRecordId::kCodeMove:
-          ok = CodeMove(offset, end, timestamp);
-          break;
+          return CodeMove(r);
         case JitdumpRecordId::kCodeDebugInfo:
-          ok = DebugInfo(offset, end);
-          break;
+          return DebugInfo(r.offset, r.end);
         case JitdumpRecordId::kCodeClose:
           ++out_.stats.closes;
-          break;
+          return true;
         case JitdumpRecordId::kCodeUnwindingInfo:
           ++out_.stats.unwinding_infos;
-          break;
-        default:
-          ++out_.stats.unknown_records;  // perf skips these by total_size too (§1.2)
-          break;
+          return true;
       }
-      if (!ok) return;
-      offset = end;
-    }
+      ++out_.stats.unknown_records;  // perf skips these by total_size too (§1.2)
+      return true;
+    });
+    if (!status.ok()) out_.error = std::move(status);
     DropPendingDebugInfo();
   }
 
@@ -75,22 +54,29 @@ class Parser {
     uint32_t line_count = 0;
   };
 
-  bool CodeLoad(uint64_t offset, uint64_t end, uint64_t timestamp) {
-    if (end - offset < sizeof(JitdumpCodeLoad) + 1)
-      return Fail(offset, "CODE_LOAD record too short");
+  // The fields CODE_LOAD and CODE_MOVE share.
+  JitdumpRecord Common(const RecordPrefix& r, JitdumpRecordKind kind) const {
     JitdumpRecord record;
-    record.kind = JitdumpRecordKind::kCodeLoad;
-    record.offset = offset;
-    record.timestamp = timestamp;
-    record.pid = *reader_.Int<uint32_t>(offset + 16);
-    record.tid = *reader_.Int<uint32_t>(offset + 20);
-    record.code_addr = *reader_.Int<uint64_t>(offset + 32);  // perf uses code_addr, not vma
-    record.code_size = *reader_.Int<uint64_t>(offset + 40);
-    record.code_index = *reader_.Int<uint64_t>(offset + 48);
+    record.kind = kind;
+    record.offset = r.offset;
+    record.timestamp = r.timestamp;
+    record.pid = *reader_.Int<uint32_t>(r.offset + 16);
+    record.tid = *reader_.Int<uint32_t>(r.offset + 20);
+    return record;
+  }
+
+  bool CodeLoad(const RecordPrefix& r) {
+    if (r.end - r.offset < sizeof(JitdumpCodeLoad) + 1) {
+      return Fail(r.offset, "CODE_LOAD record too short");
+    }
+    JitdumpRecord record = Common(r, JitdumpRecordKind::kCodeLoad);
+    record.code_addr = *reader_.Int<uint64_t>(r.offset + 32);  // perf uses code_addr, not vma
+    record.code_size = *reader_.Int<uint64_t>(r.offset + 40);
+    record.code_index = *reader_.Int<uint64_t>(r.offset + 48);
     // The name is found by its NUL, not from code_size: some writers omit the code bytes while
     // still reporting their size (§1.3).
-    auto name = reader_.CString(offset + sizeof(JitdumpCodeLoad), end);
-    if (!name) return Fail(offset, "CODE_LOAD name is not NUL-terminated inside the record");
+    auto name = reader_.CString(r.offset + sizeof(JitdumpCodeLoad), r.end);
+    if (!name) return Fail(r.offset, "CODE_LOAD name is not NUL-terminated inside the record");
     record.name = *name;
     if (pending_) {
       if (pending_->code_addr != record.code_addr) ++out_.stats.mismatched_debug_infos;
@@ -103,18 +89,14 @@ class Parser {
     return true;
   }
 
-  bool CodeMove(uint64_t offset, uint64_t end, uint64_t timestamp) {
-    if (end - offset < sizeof(JitdumpCodeMove)) return Fail(offset, "CODE_MOVE record too short");
-    JitdumpRecord record;
-    record.kind = JitdumpRecordKind::kCodeMove;
-    record.offset = offset;
-    record.timestamp = timestamp;
-    record.pid = *reader_.Int<uint32_t>(offset + 16);
-    record.tid = *reader_.Int<uint32_t>(offset + 20);
-    record.old_code_addr = *reader_.Int<uint64_t>(offset + 32);
-    record.code_addr = *reader_.Int<uint64_t>(offset + 40);
-    record.code_size = *reader_.Int<uint64_t>(offset + 48);
-    record.code_index = *reader_.Int<uint64_t>(offset + 56);
+  bool CodeMove(const RecordPrefix& r) {
+    if (r.end - r.offset < sizeof(JitdumpCodeMove))
+      return Fail(r.offset, "CODE_MOVE record too short");
+    JitdumpRecord record = Common(r, JitdumpRecordKind::kCodeMove);
+    record.old_code_addr = *reader_.Int<uint64_t>(r.offset + 32);
+    record.code_addr = *reader_.Int<uint64_t>(r.offset + 40);
+    record.code_size = *reader_.Int<uint64_t>(r.offset + 48);
+    record.code_index = *reader_.Int<uint64_t>(r.offset + 56);
     out_.records.push_back(record);
     ++out_.stats.code_moves;
     return true;
@@ -256,9 +238,7 @@ class Parser {
   }
 
   bool Fail(uint64_t offset, const std::string& what) {
-    out_.error = base::Status::Error("%.*s: offset %llu: %s", static_cast<int>(file_name_.size()),
-                                     file_name_.data(), static_cast<unsigned long long>(offset),
-                                     what.c_str());
+    out_.error = RecordError(file_name_, offset, what);
     return false;
   }
 

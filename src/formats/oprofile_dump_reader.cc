@@ -12,8 +12,7 @@ namespace jitscope::formats {
 namespace {
 
 // LP64 layout (§4.3).
-constexpr uint64_t kHeaderFixedSize = 32;   // magic .. timestamp; the target string follows
-constexpr uint64_t kRecordPrefixSize = 16;  // id, total_size, timestamp
+constexpr uint64_t kHeaderFixedSize = 32;  // magic .. timestamp; the target string follows
 constexpr uint64_t kCodeLoadSize = 40;
 constexpr uint64_t kUnloadSize = 24;
 constexpr uint64_t kDebugInfoSize = 32;
@@ -25,40 +24,22 @@ class Parser {
       : reader_(bytes, false), file_name_(file_name), out_(out) {}
 
   void ParseRecords(uint64_t offset) {
-    while (offset < reader_.size()) {
-      if (reader_.AllZero(offset, reader_.size())) return;
-      if (!reader_.Has(offset, kRecordPrefixSize)) return;  // torn last record
-      const uint32_t id = *reader_.Int<uint32_t>(offset);
-      const uint32_t total_size = *reader_.Int<uint32_t>(offset + 4);
-      const uint64_t timestamp = *reader_.Int<uint64_t>(offset + 8);
-      if (total_size < kRecordPrefixSize) {
-        Fail(offset, "record size " + std::to_string(total_size) +
-                         " is smaller than the 16-byte record header");
-        return;
-      }
-      if (total_size > reader_.size() - offset) return;  // torn last record
-      const uint64_t end = offset + total_size;
-      bool ok = true;
-      switch (static_cast<OprofileRecordId>(id)) {
+    base::Status status = WalkRecords(reader_, offset, file_name_, [&](const RecordPrefix& r) {
+      switch (static_cast<OprofileRecordId>(r.id)) {
         case OprofileRecordId::kCodeLoad:
-          ok = CodeLoad(offset, end, timestamp);
-          break;
+          return CodeLoad(r.offset, r.end, r.timestamp);
         case OprofileRecordId::kCodeUnload:
-          ok = Unload(offset, end, timestamp);
-          break;
+          return Unload(r.offset, r.end, r.timestamp);
         case OprofileRecordId::kCodeClose:
           ++out_.stats.closes;
-          break;
+          return true;
         case OprofileRecordId::kCodeDebugInfo:
-          ok = DebugInfo(offset, end);
-          break;
-        default:
-          ++out_.stats.unknown_records;
-          break;
+          return DebugInfo(r.offset, r.end);
       }
-      if (!ok) return;
-      offset = end;
-    }
+      ++out_.stats.unknown_records;
+      return true;
+    });
+    if (!status.ok()) out_.error = std::move(status);
   }
 
  private:
@@ -132,9 +113,7 @@ class Parser {
   }
 
   bool Fail(uint64_t offset, const std::string& what) {
-    out_.error = base::Status::Error("%.*s: offset %llu: %s", static_cast<int>(file_name_.size()),
-                                     file_name_.data(), static_cast<unsigned long long>(offset),
-                                     what.c_str());
+    out_.error = RecordError(file_name_, offset, what);
     return false;
   }
 

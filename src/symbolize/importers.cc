@@ -45,6 +45,22 @@ void ImportTrace(const trace::ParsedTrace& trace, IndexBuilder& builder) {
   }
 }
 
+namespace {
+
+// A record's line entries, as the builder takes them.
+template <typename Entry>
+std::span<const AddressLine> Lines(const std::vector<Entry>& entries, uint32_t first,
+                                   uint32_t count, std::vector<AddressLine>& out) {
+  out.clear();
+  for (uint32_t i = 0; i < count; ++i) {
+    const Entry& e = entries[first + i];
+    out.push_back({e.address, e.line, e.file});
+  }
+  return out;
+}
+
+}  // namespace
+
 void ImportJitdump(const formats::ParsedJitdump& dump, IndexBuilder& builder) {
   const uint32_t space = builder.NewIdSpace();
   std::vector<AddressLine> lines;
@@ -54,11 +70,6 @@ void ImportJitdump(const formats::ParsedJitdump& dump, IndexBuilder& builder) {
                       record.code_addr);
       continue;
     }
-    lines.clear();
-    for (uint32_t i = 0; i < record.line_count; ++i) {
-      const auto& entry = dump.lines[record.first_line + i];
-      lines.push_back({entry.address, entry.line, entry.file});
-    }
     CodeReport report;
     report.time = record.timestamp;
     report.id_space = space;
@@ -66,7 +77,7 @@ void ImportJitdump(const formats::ParsedJitdump& dump, IndexBuilder& builder) {
     report.address = record.code_addr;
     report.size = record.code_size;
     report.name = record.name;
-    report.address_lines = lines;
+    report.address_lines = Lines(dump.lines, record.first_line, record.line_count, lines);
     builder.AddLoad(report);
   }
 }
@@ -91,17 +102,12 @@ void ImportOprofileDump(const formats::ParsedOprofileDump& dump, IndexBuilder& b
       builder.AddUnloadAddress(time, record.vma);
       continue;
     }
-    lines.clear();
-    for (uint32_t i = 0; i < record.line_count; ++i) {
-      const auto& entry = dump.lines[record.first_line + i];
-      lines.push_back({entry.address, entry.line, entry.file});
-    }
     CodeReport report;
     report.time = time;
     report.address = record.vma;
     report.size = record.code_size;
     report.name = record.name;
-    report.address_lines = lines;
+    report.address_lines = Lines(dump.lines, record.first_line, record.line_count, lines);
     builder.AddLoad(report);
   }
 }
