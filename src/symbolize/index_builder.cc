@@ -265,7 +265,7 @@ class IndexBuilder::Replay {
         Symbolic(r, false);
         const uint64_t end = r.address + r.size;
         for (uint32_t old : EndOverlapping(r.address, end, t)) {
-          const Region& o = regions_[old];
+          const Region o = regions_[old];  // a copy: Continue() grows regions_
           if (o.start < r.address) Continue(old, o.start, r.address, 0, t);
           if (o.end() > end) Continue(old, end, o.end(), 0, t);
         }

@@ -136,7 +136,7 @@ class IndexBuilder {
   CodeArch native_arch_;
   uint32_t next_space_ = 1;
   StringTable strings_;
-  std::vector<uint8_t> programs_;
+  HugeVector<uint8_t> programs_;
   std::vector<Report> reports_;
   std::vector<Plain> plain_;
   std::vector<Op> ops_;

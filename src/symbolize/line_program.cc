@@ -27,7 +27,7 @@ StringId FileFromCode(uint64_t code) {
 }
 
 // Rows must be sorted by offset with no repeated offsets.
-uint32_t Encode(std::vector<uint8_t>& out, StringId region_file, std::span<const StartRow> rows) {
+uint32_t Encode(HugeVector<uint8_t>& out, StringId region_file, std::span<const StartRow> rows) {
   constexpr size_t kMaxVarint = 10;
   const auto start = static_cast<uint32_t>(out.size());
   out.resize(start + kMaxVarint * (2 + 3 * rows.size()));
@@ -53,7 +53,7 @@ uint32_t Encode(std::vector<uint8_t>& out, StringId region_file, std::span<const
 
 }  // namespace
 
-uint32_t AppendEndOffsetTable(std::vector<uint8_t>& out, StringId region_file,
+uint32_t AppendEndOffsetTable(HugeVector<uint8_t>& out, StringId region_file,
                               std::span<const trace::LineEntry> entries) {
   // Scratch space reused across calls: a table per method must not cost allocations.
   thread_local std::vector<trace::LineEntry> sorted;
@@ -76,7 +76,7 @@ uint32_t AppendEndOffsetTable(std::vector<uint8_t>& out, StringId region_file,
   return Encode(out, region_file, rows);
 }
 
-uint32_t AppendStartRows(std::vector<uint8_t>& out, StringId region_file,
+uint32_t AppendStartRows(HugeVector<uint8_t>& out, StringId region_file,
                          std::vector<StartRow>& rows) {
   auto by_offset = [](const auto& a, const auto& b) { return a.offset < b.offset; };
   if (!std::is_sorted(rows.begin(), rows.end(), by_offset)) {

@@ -28,6 +28,7 @@
 #include <span>
 #include <vector>
 
+#include "jitscope/symbolize/huge_page_allocator.h"
 #include "jitscope/symbolize/string_table.h"
 #include "jitscope/trace/format.h"
 
@@ -48,10 +49,10 @@ struct LineAt {
 };
 
 // Appends the encoded table to `out` and returns where it starts.
-uint32_t AppendEndOffsetTable(std::vector<uint8_t>& out, StringId region_file,
+uint32_t AppendEndOffsetTable(HugeVector<uint8_t>& out, StringId region_file,
                               std::span<const trace::LineEntry> entries);
 // `rows` are sorted here (stably, by offset); rows repeating an offset are dropped.
-uint32_t AppendStartRows(std::vector<uint8_t>& out, StringId region_file,
+uint32_t AppendStartRows(HugeVector<uint8_t>& out, StringId region_file,
                          std::vector<StartRow>& rows);
 
 // The line at `offset` bytes into the code described by the table at `program`.

@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "jitscope/symbolize/huge_page_allocator.h"
 #include "jitscope/symbolize/string_table.h"
 
 namespace jitscope::symbolize {
@@ -150,17 +151,17 @@ class SymbolIndex {
                   std::string_view fallback_module) const;
   std::string_view ModuleName(uint32_t module) const;
 
-  std::vector<Region> regions_;
-  std::vector<Segment> segments_;
+  HugeVector<Region> regions_;
+  HugeVector<Segment> segments_;
   std::vector<uint32_t> multi_;
-  std::vector<uint32_t> buckets_;  // first candidate segment per bucket, plus a sentinel
-  uint64_t base_ = 0;              // lowest segment start
-  uint64_t end_ = 0;               // highest region end
+  HugeVector<uint32_t> buckets_;  // first candidate segment per bucket, plus a sentinel
+  uint64_t base_ = 0;             // lowest segment start
+  uint64_t end_ = 0;              // highest region end
   unsigned shift_ = 0;
   std::vector<InlineRegion> inlines_;  // sorted by (root, start)
-  std::vector<Method> methods_;
+  HugeVector<Method> methods_;
   std::vector<StringId> modules_;  // display name of each module
-  std::vector<uint8_t> programs_;
+  HugeVector<uint8_t> programs_;
   StringTable strings_;
   std::vector<std::string> warnings_;
   uint64_t warning_count_ = 0;

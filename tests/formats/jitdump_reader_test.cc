@@ -98,7 +98,8 @@ Jitdump Typical(bool swapped) {
 TEST(JitdumpReader, ReadsEveryRecordKindInBothByteOrders) {
   for (bool swapped : {false, true}) {
     SCOPED_TRACE(swapped ? "byte-swapped" : "native");
-    const ParsedJitdump p = Parse(Typical(swapped).bytes());
+    const std::vector<uint8_t> bytes = Typical(swapped).bytes();  // what `p` points into
+    const ParsedJitdump p = Parse(bytes);
     EXPECT_TRUE(p.error.ok()) << p.error.message();
     EXPECT_EQ(p.header.swapped, swapped);
     EXPECT_EQ(p.header.pid, 4242u);
@@ -132,7 +133,8 @@ TEST(JitdumpReader, RemovesTheElfHeaderBiasOfV8AndLlvm) {
   Jitdump d;
   d.Debug(1, 0x1000, {{0x1040, 1, "t.c"}, {0x1047, 2, "t.c"}, {0x1055, 3, "t.c"}})
       .Load(2, 0x1000, 0x20, 1, "work");
-  const ParsedJitdump p = Parse(d.bytes());
+  const std::vector<uint8_t> bytes = d.bytes();
+  const ParsedJitdump p = Parse(bytes);
   EXPECT_EQ(p.stats.line_address_bias, 0x40u);
   ASSERT_EQ(p.records.size(), 1u);
   EXPECT_EQ(Lines(p, p.records[0]), "0:1@t.c 7:2@t.c 21:3@t.c");
@@ -144,7 +146,8 @@ TEST(JitdumpReader, PlainAddressesStayAndStrayEntriesAreDropped) {
   Jitdump d;
   d.Debug(1, 0x1000, {{0x1000, 1, "t.c"}, {0x1010, 2, "t.c"}, {0x5000, 3, "t.c"}})
       .Load(2, 0x1000, 0x20, 1, "work");
-  const ParsedJitdump p = Parse(d.bytes());
+  const std::vector<uint8_t> bytes = d.bytes();
+  const ParsedJitdump p = Parse(bytes);
   EXPECT_EQ(p.stats.line_address_bias, 0u);
   EXPECT_EQ(Lines(p, p.records[0]), "0:1@t.c 16:2@t.c");
   EXPECT_EQ(p.stats.dropped_line_entries, 1u);
@@ -157,7 +160,8 @@ TEST(JitdumpReader, RepairsEqualSizedEntriesWithBinaryNames) {
   Jitdump d;
   d.Debug(1, 0x1000, {{0x1040, 1, blob}, {0x1067, 2, blob}, {0x1086, 2, blob}}, 5)
       .Load(2, 0x1000, 0x100, 1, "JS:*fibonacci fib.js:1:19");
-  const ParsedJitdump p = Parse(d.bytes());
+  const std::vector<uint8_t> bytes = d.bytes();
+  const ParsedJitdump p = Parse(bytes);
   EXPECT_TRUE(p.error.ok()) << p.error.message();
   EXPECT_EQ(p.stats.repaired_debug_infos, 1u);
   EXPECT_EQ(Lines(p, p.records[0]), "0:1@? 39:2@? 70:2@?");
@@ -187,7 +191,8 @@ TEST(JitdumpReader, MalformedRecordsStopWithFileAndOffset) {
   const size_t bad_offset = d.bytes().size();
   d.Raw(std::string("\0\0\0\0\x08\0\0\0", 8)).Raw(std::string(8, '\0'));  // total_size 8 < 16
   d.Load(3, 0x3000, 0x10, 3, "unreached");
-  ParsedJitdump p = Parse(d.bytes());
+  std::vector<uint8_t> bytes = d.bytes();
+  ParsedJitdump p = Parse(bytes);
   ASSERT_EQ(p.records.size(), 1u);
   EXPECT_EQ(p.records[0].name, "good");
   EXPECT_EQ(p.error.message(), "test.dump: offset " + std::to_string(bad_offset) +
@@ -198,7 +203,8 @@ TEST(JitdumpReader, MalformedRecordsStopWithFileAndOffset) {
   ByteBuilder r;
   r.U32(2).U32(48).U64(2).U64(0x1000).U64(1000).U64(0x1000).U64(0);
   lying.Raw(std::string(r.bytes().begin(), r.bytes().end()));
-  p = Parse(lying.bytes());
+  bytes = lying.bytes();
+  p = Parse(bytes);
   EXPECT_EQ(p.records.size(), 1u);
   EXPECT_NE(p.error.message().find("DEBUG_INFO claims 1000 entries"), std::string::npos)
       << p.error.message();
@@ -207,7 +213,8 @@ TEST(JitdumpReader, MalformedRecordsStopWithFileAndOffset) {
   ByteBuilder load;
   load.U32(0).U32(60).U64(1).U32(1).U32(1).U64(0x1000).U64(0x1000).U64(0).U64(1).Raw("abcd");
   unterminated.Raw(std::string(load.bytes().begin(), load.bytes().end()));
-  p = Parse(unterminated.bytes());
+  bytes = unterminated.bytes();
+  p = Parse(bytes);
   EXPECT_EQ(p.error.message(),
             "test.dump: offset 40: CODE_LOAD name is not NUL-terminated inside the record");
 }
