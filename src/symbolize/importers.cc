@@ -10,6 +10,7 @@ CodeArch NativeArch(uint32_t pointer_size) {
 }
 
 void ImportTrace(const trace::ParsedTrace& trace, IndexBuilder& builder) {
+  builder.Reserve(trace.records.size());
   for (const trace::Record& record : trace.records) {
     if (const auto* code = std::get_if<trace::CodeEvent>(&record.event)) {
       CodeReport report;
@@ -63,6 +64,7 @@ std::span<const AddressLine> Lines(const std::vector<Entry>& entries, uint32_t f
 
 void ImportJitdump(const formats::ParsedJitdump& dump, IndexBuilder& builder) {
   const uint32_t space = builder.NewIdSpace();
+  builder.Reserve(dump.records.size());
   std::vector<AddressLine> lines;
   for (const formats::JitdumpRecord& record : dump.records) {
     if (record.kind == formats::JitdumpRecordKind::kCodeMove) {
@@ -83,6 +85,7 @@ void ImportJitdump(const formats::ParsedJitdump& dump, IndexBuilder& builder) {
 }
 
 void ImportPerfMap(const formats::ParsedPerfMap& map, IndexBuilder& builder) {
+  builder.Reserve(map.entries.size());
   for (const formats::PerfMapEntry& entry : map.entries) {
     CodeReport report;
     report.time = 0;
@@ -95,6 +98,7 @@ void ImportPerfMap(const formats::ParsedPerfMap& map, IndexBuilder& builder) {
 
 void ImportOprofileDump(const formats::ParsedOprofileDump& dump, IndexBuilder& builder) {
   constexpr uint64_t kNsPerSecond = 1000000000;
+  builder.Reserve(dump.records.size());
   std::vector<AddressLine> lines;
   for (const formats::OprofileRecord& record : dump.records) {
     const uint64_t time = record.timestamp_seconds * kNsPerSecond;

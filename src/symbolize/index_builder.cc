@@ -30,6 +30,14 @@ size_t KeyHash(uint32_t space, uint64_t id) {
 IndexBuilder::IndexBuilder(CodeArch native_arch)
     : native_arch_(native_arch == CodeArch::kNative ? CodeArch::k64 : native_arch) {}
 
+void IndexBuilder::Reserve(size_t count) {
+  reports_.reserve(reports_.size() + count);
+  ops_.reserve(ops_.size() + count);
+  method_ids_.reserve(method_ids_.size() + count);
+  method_has_id_.reserve(method_has_id_.size() + count);
+  programs_.reserve(programs_.size() + 4 * count);
+}
+
 void IndexBuilder::Warn(std::string message) {
   ++warning_count_;
   if (warnings_.size() < SymbolIndex::kMaxWarnings) warnings_.push_back(std::move(message));
@@ -208,7 +216,8 @@ class IndexBuilder::Replay {
   }
 
   void Run() {
-    std::vector<Op>& ops = b_.ops_;
+    auto& ops = b_.ops_;
+    regions_.reserve(ops.size());
     if (!std::is_sorted(ops.begin(), ops.end(),
                         [](const Op& x, const Op& y) { return x.time < y.time; })) {
       std::stable_sort(ops.begin(), ops.end(),
@@ -421,7 +430,7 @@ class IndexBuilder::Replay {
           Format("%zu inline region(s) never found their parent's code and are ignored", orphans));
     }
     // Regions that were never valid (ended at their own load time) can never match.
-    std::vector<uint32_t> order;
+    HugeVector<uint32_t> order;
     order.reserve(regions_.size());
     for (uint32_t i = 0; i < regions_.size(); ++i) {
       if (regions_[i].loaded < regions_[i].invalidated) order.push_back(i);
@@ -434,7 +443,7 @@ class IndexBuilder::Replay {
     if (!std::is_sorted(order.begin(), order.end(), by_start)) {
       std::sort(order.begin(), order.end(), by_start);
     }
-    std::vector<uint32_t> remap(regions_.size(), kNone);
+    HugeVector<uint32_t> remap(regions_.size(), kNone);
     out_.regions_.resize(order.size());
     for (uint32_t i = 0; i < order.size(); ++i) {
       const Region& r = regions_[order[i]];
@@ -507,7 +516,7 @@ class IndexBuilder::Replay {
 
   IndexBuilder& b_;
   SymbolIndex& out_;
-  std::vector<Region> regions_;
+  HugeVector<Region> regions_;
   std::vector<Inline> inlines_;
   std::map<uint64_t, uint32_t> live_;    // start → region, the valid top-level regions
   std::vector<uint32_t> method_head_;    // latest region of each method (list via next_of_method)
