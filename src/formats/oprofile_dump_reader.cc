@@ -11,6 +11,16 @@
 namespace jitscope::formats {
 namespace {
 
+constexpr uint32_t kOprofileDumpMagic = 0x4F74496A;  // "jItO" on a little-endian disk
+constexpr uint32_t kOprofileDumpVersion = 1;
+
+enum class OprofileRecordId : uint32_t {
+  kCodeLoad = 0,
+  kCodeUnload = 1,
+  kCodeClose = 2,
+  kCodeDebugInfo = 3,
+};
+
 // LP64 layout (§4.3).
 constexpr uint64_t kHeaderFixedSize = 32;  // magic .. timestamp; the target string follows
 constexpr uint64_t kCodeLoadSize = 40;

@@ -5,11 +5,11 @@
 // (x86-64, AArch64); the ILP32 layout, where the header's timestamp sits at offset 20, is
 // refused with a clear error rather than misread.
 //
-// The layout constants live here rather than in a shared *_format.h because this reader is their
-// only user in this stage. Records: CODE_LOAD (vma, code pointer, size, name, optional code
-// bytes), UNLOAD (vma: `op_unload_native_code`), CLOSE, DEBUG_INFO (absolute vma, line and file
-// per entry, attached to the latest load whose vma or code pointer it names). Timestamps are
-// `gettimeofday` seconds: wall-clock time, not CLOCK_MONOTONIC.
+// The layout's numbers are private to the reader's .cc (the OProfile writer has its own format
+// header; this reader does not depend on it). Records: CODE_LOAD (vma, code pointer, size, name,
+// optional code bytes), UNLOAD (vma: `op_unload_native_code`), CLOSE, DEBUG_INFO (absolute vma,
+// line and file per entry, attached to the latest load whose vma or code pointer it names).
+// Timestamps are `gettimeofday` seconds: wall-clock time, not CLOCK_MONOTONIC.
 //
 // Unlike opjitconv, which fails the whole file on an unknown record id, an unknown id is skipped
 // through its total_size and counted. A malformed record stops parsing: the result keeps what was
@@ -25,16 +25,6 @@
 #include "jitscope/base/status.h"
 
 namespace jitscope::formats {
-
-inline constexpr uint32_t kOprofileDumpMagic = 0x4F74496A;  // "jItO" on a little-endian disk
-inline constexpr uint32_t kOprofileDumpVersion = 1;
-
-enum class OprofileRecordId : uint32_t {
-  kCodeLoad = 0,
-  kCodeUnload = 1,
-  kCodeClose = 2,
-  kCodeDebugInfo = 3,
-};
 
 struct OprofileDumpHeader {
   uint32_t version = 0;

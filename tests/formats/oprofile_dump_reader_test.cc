@@ -8,6 +8,8 @@
 namespace jitscope::formats {
 namespace {
 
+constexpr uint32_t kOprofileDumpMagic = 0x4F74496A;  // fact sheet §4.3
+
 using testing::ByteBuilder;
 
 // An OProfile dump as libopagent writes it on x86-64 (fact sheet §4.3): records padded to 8.
