@@ -1,12 +1,12 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "jitscope/formats/oprofile_dump_reader.h"
 
-#include <charconv>
 #include <cstring>
 #include <string>
 #include <unordered_map>
 
 #include "jitscope/formats/bounded_reader.h"
+#include "jitscope/formats/pid_file_name.h"
 
 namespace jitscope::formats {
 namespace {
@@ -186,14 +186,7 @@ base::StatusOr<ParsedOprofileDump> ParseOprofileDump(std::span<const uint8_t> by
 
 std::optional<uint32_t> OprofileDumpPid(std::string_view path) {
   const size_t slash = path.rfind('/');
-  std::string_view base = slash == path.npos ? path : path.substr(slash + 1);
-  constexpr std::string_view kSuffix = ".dump";
-  if (base.size() <= kSuffix.size() || !base.ends_with(kSuffix)) return std::nullopt;
-  base.remove_suffix(kSuffix.size());
-  uint32_t pid = 0;
-  auto [end, ec] = std::from_chars(base.data(), base.data() + base.size(), pid);
-  if (ec != std::errc() || end != base.data() + base.size()) return std::nullopt;
-  return pid;
+  return ParsePidFileName(slash == path.npos ? path : path.substr(slash + 1), "", ".dump");
 }
 
 }  // namespace jitscope::formats

@@ -3,6 +3,8 @@
 
 #include <charconv>
 
+#include "jitscope/formats/pid_file_name.h"
+
 namespace jitscope::formats {
 namespace {
 
@@ -86,17 +88,7 @@ bool LooksLikePerfMap(std::span<const uint8_t> bytes) {
 
 std::optional<uint32_t> PerfMapPid(std::string_view path) {
   const size_t slash = path.rfind('/');
-  std::string_view base = slash == path.npos ? path : path.substr(slash + 1);
-  constexpr std::string_view kPrefix = "perf-", kSuffix = ".map";
-  if (base.size() <= kPrefix.size() + kSuffix.size() || !base.starts_with(kPrefix) ||
-      !base.ends_with(kSuffix)) {
-    return std::nullopt;
-  }
-  base = base.substr(kPrefix.size(), base.size() - kPrefix.size() - kSuffix.size());
-  uint32_t pid = 0;
-  auto [end, ec] = std::from_chars(base.data(), base.data() + base.size(), pid);
-  if (ec != std::errc() || end != base.data() + base.size()) return std::nullopt;
-  return pid;
+  return ParsePidFileName(slash == path.npos ? path : path.substr(slash + 1), "perf-", ".map");
 }
 
 }  // namespace jitscope::formats
