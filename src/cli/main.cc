@@ -2,12 +2,16 @@
 //
 // The `jitscope` command. Exceptions from argument parsing stop here: every failure becomes one
 // clear line on stderr and a non-zero exit code.
+#include <algorithm>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "jitscope/cli/clean_command.h"
 #include "jitscope/cli/dump_command.h"
+#include "jitscope/cli/resolve_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"jitscope: see and profile code generated at run time (JIT code)", "jitscope"};
@@ -18,9 +22,15 @@ int main(int argc, char** argv) {
   jitscope::cli::AddDumpCommand(app, dump);
   jitscope::cli::CleanOptions clean;
   jitscope::cli::AddCleanCommand(app, clean);
+  jitscope::cli::ResolveOptions resolve;
+  jitscope::cli::AddResolveCommand(app, resolve);
+  // `resolve` takes its addresses after "--", which CLI11 cannot tell from SOURCEs.
+  std::vector<std::string> args = jitscope::cli::SplitResolveQueries(argc, argv, resolve.queries);
+  std::reverse(args.begin() + 1, args.end());  // CLI11 parses a reversed vector
+  args.erase(args.begin());
 
   try {
-    app.parse(argc, argv);
+    app.parse(args);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
@@ -35,5 +45,6 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("clean")) {
     return jitscope::cli::RunClean(clean, jitscope::cli::SystemProcessTable(), stdout, stderr);
   }
+  if (app.got_subcommand("resolve")) return jitscope::cli::RunResolve(resolve, stdout, stderr);
   return 2;
 }

@@ -26,8 +26,8 @@ struct JitdumpHeader {
   uint32_t elf_mach;    // e_machine of the process (EM_X86_64 = 62)
   uint32_t pad1;        // 0
   uint32_t pid;
-  uint64_t timestamp;   // creation time, same clock as the records (CLOCK_MONOTONIC ns)
-  uint64_t flags;       // kJitdumpFlagArchTimestamp or 0
+  uint64_t timestamp;  // creation time, same clock as the records (CLOCK_MONOTONIC ns)
+  uint64_t flags;      // kJitdumpFlagArchTimestamp or 0
 };
 static_assert(sizeof(JitdumpHeader) == 40);
 
@@ -53,7 +53,7 @@ struct JitdumpCodeLoad {
   uint32_t pid;
   uint32_t tid;
   uint64_t vma;
-  uint64_t code_addr;   // what perf uses as the load address
+  uint64_t code_addr;  // what perf uses as the load address
   uint64_t code_size;
   uint64_t code_index;  // unique per load within a pid: it names perf inject's ELF file
 };

@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+# Writes the synthetic part of the fuzzers' seed corpus (corpus/*/synthetic_*). The real seed
+# corpus/jitdump/lli_mcjit.dump was written by `lli-14 -jit-kind=mcjit` (JITDUMPDIR=...) running
+# a 7-line C program compiled with `clang-14 -g -S -emit-llvm`.
+import os, struct
+
+here = os.path.dirname(os.path.abspath(__file__))
+
+def jitdump(endian):
+    out = []
+    def rec(rid, ts, body):
+        out.append(struct.pack(endian + 'IIQ', rid, 16 + len(body), ts) + body)
+    ents = b''.join(struct.pack(endian + 'QII', a, l, c) + f + b'\0' for a, l, c, f in
+                    [(0x1000, 10, 3, b'a.js'), (0x1008, 11, 5, b'\xff'), (0x1010, 12, 1, b'b.js')])
+    rec(2, 5, struct.pack(endian + 'QQ', 0x1000, 3) + ents)
+    rec(4, 6, struct.pack(endian + 'QQQ', 8, 0, 0) + b'\x11' * 8)
+    rec(0, 7, struct.pack(endian + 'IIQQQQ', 42, 43, 0x1000, 0x1000, 0x20, 1) + b'JS:*f a.js:1\0' + b'\x90' * 0x20)
+    rec(0, 8, struct.pack(endian + 'IIQQQQ', 42, 43, 0x2000, 0x2000, 0x10, 2) + b'stub\0' + b'\xc3' * 0x10)
+    rec(1, 9, struct.pack(endian + 'IIQQQQQ', 42, 43, 0x3000, 0x2000, 0x3000, 0x10, 2))
+    rec(3, 10, b'')
+    header = struct.pack(endian + 'IIIIIIQQ', 0x4A695444, 1, 40, 62, 0, 42, 1, 0)
+    return header + b''.join(out)
+
+def v8_style():
+    blob = b'\xbbn\x02\0\0\0\0\0\x85\xc9\xa82\x1cL\xd0\xdc'
+    ents = b''.join(struct.pack('<QII', 0x1000 + 0x40 + o, l, 19) + blob + b'\0'
+                    for o, l in [(0, 1), (0x27, 2), (0x46, 2)])
+    body = struct.pack('<QQ', 0x1000, 3) + ents + b'\0' * 5
+    dbg = struct.pack('<IIQ', 2, 16 + len(body), 5) + body
+    load_body = struct.pack('<IIQQQQ', 42, 43, 0, 0x1000, 0x80, 7) + b'JS:*fibonacci fib.js:1:19\0' + b'\x90' * 0x80
+    load = struct.pack('<IIQ', 0, 16 + len(load_body), 6) + load_body
+    return struct.pack('<IIIIIIQQ', 0x4A695444, 1, 40, 62, 0, 42, 1, 0) + dbg + load
+
+def oprofile():
+    def pad(b):
+        return b + b'\0' * ((8 - len(b) % 8) % 8)
+    def rec(rid, ts, body):
+        r = pad(struct.pack('<IIQ', rid, 0, ts) + body)
+        return r[:4] + struct.pack('<I', len(r)) + r[8:]
+    header = struct.pack('<IIIIIIQ', 0x4F74496A, 1, 48, 9, 64, 0, 1700000000) + b'elf64-x86-64\0\0\0\0'
+    recs = [rec(0, 1700000001, struct.pack('<QQII', 0x4000, 0x4000, 0x20, 0) + b'Lfoo;bar()V\0' + b'\x90' * 0x20),
+            rec(3, 1700000001, struct.pack('<QII', 0x4000, 2, 0) + struct.pack('<QI', 0x4000, 7) + b'Foo.java\0' + struct.pack('<QI', 0x4010, 9) + b'Foo.java\0'),
+            rec(0, 1700000002, struct.pack('<QQII', 0x5000, 0, 0x10, 0) + b'stub\0'),
+            rec(1, 1700000003, struct.pack('<Q', 0x4000)),
+            rec(2, 1700000004, b'')]
+    return header + b''.join(recs)
+
+def write(path, data):
+    with open(os.path.join(here, 'corpus', path), 'wb') as f:
+        f.write(data)
+
+write('jitdump/synthetic_native.dump', jitdump('<'))
+write('jitdump/synthetic_swapped.dump', jitdump('>'))
+write('jitdump/synthetic_v8_binary_names.dump', v8_style())
+write('jitdump/synthetic_truncated.dump', jitdump('<')[:-21])
+write('perf_map/synthetic.map', b'7f0000001000 40 LazyCompile:*run /app/main.js:12\n'
+      b'0x7f0000001040 0x20 with 0x prefixes\n7f0000001030 40 overlapping later entry\r\n'
+      b'\nff 0 empty\n7f0000002000 10 last line without newline')
+write('oprofile_dump/synthetic.dump', oprofile())

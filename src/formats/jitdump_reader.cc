@@ -1,0 +1,296 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "jitscope/formats/jitdump_reader.h"
+
+#include <cstring>
+#include <string>
+
+#include "jitscope/formats/bounded_reader.h"
+#include "jitscope/formats/jitdump_format.h"
+
+namespace jitscope::formats {
+namespace {
+
+// The ELF header size of the objects old perf generated, which V8 (kElfHeaderSize) and LLVM's
+// PerfJITEventListener still add to every DEBUG_INFO address (fact sheet §2.2, §5.1).
+constexpr uint64_t kElfHeaderBias = 0x40;
+// Smallest DEBUG_INFO entry: 16 bytes of fields and the NUL of an empty name.
+constexpr uint64_t kMinDebugEntrySize = sizeof(JitdumpDebugEntry) + 1;
+
+class Parser {
+ public:
+  Parser(std::span<const uint8_t> bytes, std::string_view file_name, bool swapped,
+         ParsedJitdump& out)
+      : reader_(bytes, swapped), file_name_(file_name), out_(out) {}
+
+  void ParseRecords(uint64_t offset) {
+    base::Status status = WalkRecords(reader_, offset, file_name_, [&](const RecordPrefix& r) {
+      switch (static_cast<JitdumpRecordId>(r.id)) {
+        case JitdumpRecordId::kCodeLoad:
+          return CodeLoad(r);
+        case JitdumpRecordId::kCodeMove:
+          return CodeMove(r);
+        case JitdumpRecordId::kCodeDebugInfo:
+          return DebugInfo(r.offset, r.end);
+        case JitdumpRecordId::kCodeClose:
+          ++out_.stats.closes;
+          return true;
+        case JitdumpRecordId::kCodeUnwindingInfo:
+          ++out_.stats.unwinding_infos;
+          return true;
+      }
+      ++out_.stats.unknown_records;  // perf skips these by total_size too (§1.2)
+      return true;
+    });
+    if (!status.ok()) out_.error = std::move(status);
+    DropPendingDebugInfo();
+  }
+
+  void Finish() { RemoveLineAddressBias(); }
+
+ private:
+  struct PendingDebugInfo {
+    uint64_t code_addr = 0;
+    uint32_t first_line = 0;
+    uint32_t line_count = 0;
+  };
+
+  // The fields CODE_LOAD and CODE_MOVE share.
+  JitdumpRecord Common(const RecordPrefix& r, JitdumpRecordKind kind) const {
+    JitdumpRecord record;
+    record.kind = kind;
+    record.offset = r.offset;
+    record.timestamp = r.timestamp;
+    record.pid = *reader_.Int<uint32_t>(r.offset + 16);
+    record.tid = *reader_.Int<uint32_t>(r.offset + 20);
+    return record;
+  }
+
+  bool CodeLoad(const RecordPrefix& r) {
+    if (r.end - r.offset < sizeof(JitdumpCodeLoad) + 1) {
+      return Fail(r.offset, "CODE_LOAD record too short");
+    }
+    JitdumpRecord record = Common(r, JitdumpRecordKind::kCodeLoad);
+    record.code_addr = *reader_.Int<uint64_t>(r.offset + 32);  // perf uses code_addr, not vma
+    record.code_size = *reader_.Int<uint64_t>(r.offset + 40);
+    record.code_index = *reader_.Int<uint64_t>(r.offset + 48);
+    // The name is found by its NUL, not from code_size: some writers omit the code bytes while
+    // still reporting their size (§1.3).
+    auto name = reader_.CString(r.offset + sizeof(JitdumpCodeLoad), r.end);
+    if (!name) return Fail(r.offset, "CODE_LOAD name is not NUL-terminated inside the record");
+    record.name = *name;
+    if (pending_) {
+      if (pending_->code_addr != record.code_addr) ++out_.stats.mismatched_debug_infos;
+      record.first_line = pending_->first_line;
+      record.line_count = pending_->line_count;
+      pending_.reset();
+    }
+    out_.records.push_back(record);
+    ++out_.stats.code_loads;
+    return true;
+  }
+
+  bool CodeMove(const RecordPrefix& r) {
+    if (r.end - r.offset < sizeof(JitdumpCodeMove))
+      return Fail(r.offset, "CODE_MOVE record too short");
+    JitdumpRecord record = Common(r, JitdumpRecordKind::kCodeMove);
+    record.old_code_addr = *reader_.Int<uint64_t>(r.offset + 32);
+    record.code_addr = *reader_.Int<uint64_t>(r.offset + 40);
+    record.code_size = *reader_.Int<uint64_t>(r.offset + 48);
+    record.code_index = *reader_.Int<uint64_t>(r.offset + 56);
+    out_.records.push_back(record);
+    ++out_.stats.code_moves;
+    return true;
+  }
+
+  bool DebugInfo(uint64_t offset, uint64_t end) {
+    if (end - offset < sizeof(JitdumpDebugInfo)) return Fail(offset, "DEBUG_INFO record too short");
+    ++out_.stats.debug_infos;
+    DropPendingDebugInfo();  // perf keeps only the latest one for the next load
+    const uint64_t code_addr = *reader_.Int<uint64_t>(offset + 16);
+    const uint64_t count = *reader_.Int<uint64_t>(offset + 24);
+    const uint64_t body = offset + sizeof(JitdumpDebugInfo);
+    if (count > (end - body) / kMinDebugEntrySize) {
+      return Fail(offset, "DEBUG_INFO claims " + std::to_string(count) +
+                              " entries, more than its record can hold");
+    }
+    const size_t first = out_.lines.size();
+    if (!StrictEntries(body, end, count) && !EqualSizedEntries(body, end, count)) {
+      out_.lines.resize(first);
+      return Fail(offset, "DEBUG_INFO entries do not fit the record");
+    }
+    pending_ = PendingDebugInfo{code_addr, static_cast<uint32_t>(first),
+                                static_cast<uint32_t>(out_.lines.size() - first)};
+    return true;
+  }
+
+  // The format as specified: packed entries, each name NUL-terminated, then at most 7 bytes of
+  // zero padding (V8 pads to 8, §1.0).
+  bool StrictEntries(uint64_t p, uint64_t end, uint64_t count) {
+    const size_t first = out_.lines.size();
+    std::optional<std::string_view> previous_file;
+    for (uint64_t i = 0; i < count; ++i) {
+      if (!reader_.Has(p, sizeof(JitdumpDebugEntry))) break;
+      auto file = reader_.CString(p + sizeof(JitdumpDebugEntry), end);
+      if (!file || p + sizeof(JitdumpDebugEntry) > end) break;
+      JitdumpLineEntry entry = ReadEntry(p);
+      // "\xff" alone means "the previous entry's file" (jitdump.h; no known writer uses it).
+      entry.file = (*file == "\xff") ? previous_file : file;
+      previous_file = entry.file;
+      out_.lines.push_back(entry);
+      p += sizeof(JitdumpDebugEntry) + file->size() + 1;
+    }
+    if (out_.lines.size() - first == count && end - p < 8 && reader_.AllZero(p, end)) return true;
+    out_.lines.resize(first);
+    return false;
+  }
+
+  // Node 20's V8 writes some file names as 16-byte binary blobs with embedded NULs. Such entries
+  // still all have the same size, so the record splits into `count` equal entries whose last
+  // byte is a NUL; their names are unreadable and dropped, their lines kept.
+  bool EqualSizedEntries(uint64_t body, uint64_t end, uint64_t count) {
+    if (count == 0) return false;
+    for (uint64_t padding = 0; padding < 8 && padding <= end - body; ++padding) {
+      const uint64_t bytes = end - body - padding;
+      if (bytes % count != 0 || bytes / count < kMinDebugEntrySize) continue;
+      if (!reader_.AllZero(end - padding, end)) continue;
+      const uint64_t stride = bytes / count;
+      bool fits = true;
+      for (uint64_t i = 0; i < count && fits; ++i) {
+        fits = *reader_.Int<uint8_t>(body + i * stride + stride - 1) == 0;
+      }
+      if (!fits) continue;
+      for (uint64_t i = 0; i < count; ++i) {
+        const uint64_t p = body + i * stride;
+        JitdumpLineEntry entry = ReadEntry(p);
+        auto name = reader_.Bytes(p + sizeof(JitdumpDebugEntry), stride - kMinDebugEntrySize);
+        if (name && name->find('\0') == std::string_view::npos) entry.file = name;
+        out_.lines.push_back(entry);
+      }
+      ++out_.stats.repaired_debug_infos;
+      return true;
+    }
+    return false;
+  }
+
+  JitdumpLineEntry ReadEntry(uint64_t p) const {
+    JitdumpLineEntry entry;
+    entry.address = *reader_.Int<uint64_t>(p);
+    entry.line = *reader_.Int<uint32_t>(p + 8);
+    entry.discriminator = *reader_.Int<uint32_t>(p + 12);
+    return entry;
+  }
+
+  void DropPendingDebugInfo() {
+    if (!pending_) return;
+    ++out_.stats.orphan_debug_infos;
+    // The pending entries are the last ones appended.
+    out_.lines.resize(pending_->first_line);
+    pending_.reset();
+  }
+
+  // Decides, for the whole file, whether its producer added kElfHeaderBias to the DEBUG_INFO
+  // addresses. A correct table lies inside [code, code + size). Evidence of plain addresses: an
+  // entry in the first 0x40 bytes of its code. Evidence of biased ones: an entry in the 0x40
+  // bytes after the end of its code, which no correct table has. With no evidence either way,
+  // a table whose first entry sits exactly at code + 0x40 is what V8 and LLVM write for the
+  // function's first instruction. Mixed evidence (a damaged or concatenated file) is decided per
+  // table. Entries outside their code after this are dropped and counted.
+  void RemoveLineAddressBias() {
+    bool plain = false, biased = false, first_at_bias = false;
+    for (const auto& r : out_.records) {
+      for (uint32_t i = 0; i < r.line_count; ++i) {
+        const uint64_t rel = out_.lines[r.first_line + i].address - r.code_addr;
+        if (out_.lines[r.first_line + i].address < r.code_addr) continue;
+        if (rel < kElfHeaderBias && rel < r.code_size) plain = true;
+        if (rel >= r.code_size && rel - r.code_size < kElfHeaderBias) biased = true;
+        if (i == 0 && rel == kElfHeaderBias) first_at_bias = true;
+      }
+    }
+    const bool mixed = plain && biased;
+    const bool file_biased = biased || (!plain && first_at_bias);
+    std::vector<JitdumpLineEntry> kept;
+    kept.reserve(out_.lines.size());
+    for (auto& r : out_.records) {
+      bool table_biased = file_biased;
+      if (mixed) {
+        table_biased = false;
+        for (uint32_t i = 0; i < r.line_count; ++i) {
+          const auto& e = out_.lines[r.first_line + i];
+          if (e.address >= r.code_addr + r.code_size) table_biased = true;
+        }
+      }
+      const uint64_t bias = table_biased ? kElfHeaderBias : 0;
+      const auto first = static_cast<uint32_t>(kept.size());
+      for (uint32_t i = 0; i < r.line_count; ++i) {
+        JitdumpLineEntry e = out_.lines[r.first_line + i];
+        e.address -= bias;
+        if (e.address >= r.code_addr && e.address - r.code_addr < r.code_size) {
+          kept.push_back(e);
+        } else {
+          ++out_.stats.dropped_line_entries;
+        }
+      }
+      r.first_line = first;
+      r.line_count = static_cast<uint32_t>(kept.size() - first);
+    }
+    out_.lines = std::move(kept);
+    out_.stats.line_address_bias = file_biased && !mixed ? kElfHeaderBias : 0;
+  }
+
+  bool Fail(uint64_t offset, const std::string& what) {
+    out_.error = RecordError(file_name_, offset, what);
+    return false;
+  }
+
+  BoundedReader reader_;
+  std::string_view file_name_;
+  ParsedJitdump& out_;
+  std::optional<PendingDebugInfo> pending_;
+};
+
+}  // namespace
+
+bool LooksLikeJitdump(std::span<const uint8_t> bytes) {
+  if (bytes.size() < 4) return false;
+  uint32_t magic;
+  std::memcpy(&magic, bytes.data(), sizeof(magic));
+  return magic == kJitdumpMagic || magic == kJitdumpMagicSwapped;
+}
+
+base::StatusOr<ParsedJitdump> ParseJitdump(std::span<const uint8_t> bytes,
+                                           std::string_view file_name) {
+  const int name_size = static_cast<int>(file_name.size());
+  if (!LooksLikeJitdump(bytes)) {
+    return base::Status::Error("%.*s: not a perf jitdump (bad magic)", name_size, file_name.data());
+  }
+  uint32_t magic;
+  std::memcpy(&magic, bytes.data(), sizeof(magic));
+  ParsedJitdump out;
+  out.header.swapped = magic == kJitdumpMagicSwapped;
+  BoundedReader reader(bytes, out.header.swapped);
+  if (!reader.Has(0, sizeof(JitdumpHeader))) {
+    return base::Status::Error("%.*s: offset 0: jitdump header is truncated", name_size,
+                               file_name.data());
+  }
+  out.header.version = *reader.Int<uint32_t>(4);
+  const uint32_t header_size = *reader.Int<uint32_t>(8);
+  out.header.elf_mach = *reader.Int<uint32_t>(12);
+  out.header.pid = *reader.Int<uint32_t>(20);
+  out.header.timestamp = *reader.Int<uint64_t>(24);
+  out.header.flags = *reader.Int<uint64_t>(32);
+  // The header's version stays 1 although the specification's title says 2 (§1.0); accept both.
+  if (out.header.version != kJitdumpVersion && out.header.version != 2) {
+    return base::Status::Error("%.*s: unsupported jitdump version %u (this reader reads 1)",
+                               name_size, file_name.data(), out.header.version);
+  }
+  if (header_size < sizeof(JitdumpHeader) || header_size > bytes.size()) {
+    return base::Status::Error("%.*s: offset 8: invalid jitdump header size %u", name_size,
+                               file_name.data(), header_size);
+  }
+  Parser parser(bytes, file_name, out.header.swapped, out);
+  parser.ParseRecords(header_size);
+  parser.Finish();
+  return out;
+}
+
+}  // namespace jitscope::formats

@@ -1,0 +1,105 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Reads a perf jitdump (jit-<pid>.dump) written by any producer: Node/V8 `--perf-prof`, LLVM's
+// MCJIT/ORC PerfJITEventListener (lli, PostgreSQL's JIT), oneDNN, wasmtime, perf's JVMTI agent,
+// and jitscope itself. Layout: jitdump_format.h; facts: perf-jitdump-oprofile.md §1.
+//
+// What it understands, record by record (§1.3):
+//  - CODE_LOAD: name, address (code_addr, as perf uses it), size, code_index, time.
+//  - DEBUG_INFO: kept and attached to the *next* CODE_LOAD, exactly as perf does (§1.3). Entries
+//    are absolute start addresses ("from here on, this line"); "\xff" as a file name means "the
+//    previous entry's file".
+//  - CODE_MOVE: a time-stamped relocation of the code with the same code_index.
+//  - CLOSE: counted. UNWINDING_INFO and unknown record ids: skipped through total_size (§1.2).
+//  - Both byte orders (the magic tells which, §1.1).
+//
+// Producer quirks handled, each counted in JitdumpStats so nothing is silent:
+//  - V8 and LLVM add 0x40 (the ELF header size of old perf's generated objects, §2.2, §5.1) to
+//    every DEBUG_INFO address; perf's JVMTI agent writes plain addresses. The file is inspected as
+//    a whole (DecideLineAddressBias below) and the bias removed, so line addresses are true code
+//    addresses whoever wrote them.
+//  - Node 20's V8 writes some file names as fixed-length binary blobs with embedded NULs, which
+//    breaks NUL-terminated parsing of the rest of the record. When the entries do not parse
+//    strictly but fit the record as equal-sized entries, they are read that way and the
+//    unreadable names are dropped (the lines are kept).
+//
+// Every size and offset is checked before use. A malformed record stops parsing: the result has
+// everything read before it and `error` names the file and the record's offset.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "jitscope/base/status.h"
+
+namespace jitscope::formats {
+
+struct JitdumpFileHeader {
+  bool swapped = false;  // written in the other byte order
+  uint32_t version = 0;
+  uint32_t elf_mach = 0;
+  uint32_t pid = 0;
+  uint64_t timestamp = 0;
+  uint64_t flags = 0;
+};
+
+struct JitdumpLineEntry {
+  uint64_t address = 0;  // absolute code address (producer bias removed)
+  uint32_t line = 0;
+  uint32_t discriminator = 0;            // V8: column + 1; LLVM: DWARF discriminator
+  std::optional<std::string_view> file;  // nullopt: the name was unreadable
+};
+
+enum class JitdumpRecordKind { kCodeLoad, kCodeMove };
+
+// One CODE_LOAD or CODE_MOVE, in file order.
+struct JitdumpRecord {
+  JitdumpRecordKind kind = JitdumpRecordKind::kCodeLoad;
+  uint64_t offset = 0;  // of the record in the file
+  uint64_t timestamp = 0;
+  uint32_t pid = 0;
+  uint32_t tid = 0;
+  uint64_t code_addr = 0;      // CODE_LOAD: the code; CODE_MOVE: the new address
+  uint64_t old_code_addr = 0;  // CODE_MOVE only
+  uint64_t code_size = 0;
+  uint64_t code_index = 0;
+  std::string_view name;  // CODE_LOAD only
+  // CODE_LOAD only: its DEBUG_INFO entries, lines[first_line, first_line + line_count).
+  uint32_t first_line = 0;
+  uint32_t line_count = 0;
+};
+
+struct JitdumpStats {
+  uint64_t code_loads = 0;
+  uint64_t code_moves = 0;
+  uint64_t debug_infos = 0;
+  uint64_t closes = 0;
+  uint64_t unwinding_infos = 0;         // skipped: unwind tables are not needed to symbolize
+  uint64_t unknown_records = 0;         // ids perf does not know either; skipped by total_size
+  uint64_t orphan_debug_infos = 0;      // DEBUG_INFO not followed by a CODE_LOAD
+  uint64_t mismatched_debug_infos = 0;  // DEBUG_INFO whose code_addr is not the next load's
+  uint64_t repaired_debug_infos = 0;    // read as equal-sized entries (Node's binary names)
+  uint64_t dropped_line_entries = 0;    // outside their code once the producer bias is removed
+  uint64_t line_address_bias = 0;       // 0, or 0x40 (V8/LLVM convention) removed
+};
+
+struct ParsedJitdump {
+  JitdumpFileHeader header;
+  std::vector<JitdumpRecord> records;
+  std::vector<JitdumpLineEntry> lines;
+  JitdumpStats stats;
+  base::Status error;  // the first malformed record ("FILE: offset N: ..."); OK if none
+};
+
+// True when `bytes` starts with the jitdump magic in either byte order.
+bool LooksLikeJitdump(std::span<const uint8_t> bytes);
+
+// Fails only when `bytes` is not a jitdump at all (magic, version or header). `file_name` is
+// used in messages.
+base::StatusOr<ParsedJitdump> ParseJitdump(std::span<const uint8_t> bytes,
+                                           std::string_view file_name);
+
+}  // namespace jitscope::formats

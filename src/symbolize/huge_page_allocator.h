@@ -1,0 +1,68 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// An allocator for the symbol index's large arrays that asks for transparent huge pages. Random
+// lookups over 1,000,000 methods touch ~100 MB at random: with 4 KiB pages nearly every access is
+// also a TLB miss and a page walk; with 2 MiB pages the whole index fits the TLB. Debian (and this
+// project's machines) enable THP only on request (`madvise` mode), hence MADV_HUGEPAGE. Blocks
+// under 2 MiB come from operator new as usual. If the kernel gives no huge pages, the memory is
+// still ordinary, correct memory.
+#pragma once
+
+#include <sys/mman.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <new>
+#include <vector>
+
+namespace jitscope::symbolize {
+
+template <typename T>
+class HugePageAllocator {
+ public:
+  using value_type = T;
+  static constexpr size_t kHugePage = size_t{2} << 20;
+
+  HugePageAllocator() = default;
+  template <typename U>
+  HugePageAllocator(const HugePageAllocator<U>&) {}  // NOLINT: rebinding
+
+  T* allocate(size_t n) {
+    const size_t bytes = n * sizeof(T);
+    if (bytes < kHugePage) return static_cast<T*>(::operator new(bytes));
+    // Map one huge page more than needed and trim, so the block starts on a 2 MiB boundary.
+    const size_t size = Rounded(bytes);
+    void* raw = ::mmap(nullptr, size + kHugePage, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED) throw std::bad_alloc();
+    const auto start = reinterpret_cast<uintptr_t>(raw);
+    const uintptr_t aligned = (start + kHugePage - 1) & ~(kHugePage - 1);
+    if (aligned > start) ::munmap(raw, aligned - start);
+    const uintptr_t tail = start + size + kHugePage - (aligned + size);
+    if (tail > 0) ::munmap(reinterpret_cast<void*>(aligned + size), tail);
+    ::madvise(reinterpret_cast<void*>(aligned), size, MADV_HUGEPAGE);
+    return reinterpret_cast<T*>(aligned);
+  }
+
+  void deallocate(T* p, size_t n) {
+    const size_t bytes = n * sizeof(T);
+    if (bytes < kHugePage) {
+      ::operator delete(p);
+    } else {
+      ::munmap(p, Rounded(bytes));
+    }
+  }
+
+  template <typename U>
+  bool operator==(const HugePageAllocator<U>&) const {
+    return true;
+  }
+
+ private:
+  static size_t Rounded(size_t bytes) { return (bytes + kHugePage - 1) & ~(kHugePage - 1); }
+};
+
+template <typename T>
+using HugeVector = std::vector<T, HugePageAllocator<T>>;
+
+}  // namespace jitscope::symbolize

@@ -1,0 +1,30 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Feeds what the readers parsed into an IndexBuilder: the one place each format's meaning is
+// mapped onto the symbolizer's model (index_builder.h).
+//  - Native trace: every code event with its Intel method id (id space 0 of the process).
+//  - perf jitdump: CODE_LOAD as a load whose method id is its code_index (a space of its own per
+//    file), CODE_MOVE as a move, DEBUG_INFO as an address line table. jitdump has no unload: code
+//    ends when other code overwrites it (the rule oneDNN, which frees silently, relies on).
+//  - perf map: a load at time 0 per line, no method id.
+//  - OProfile dump: CODE_LOAD at its vma with its DEBUG_INFO, UNLOAD by address. Its timestamps
+//    are seconds of wall-clock time; they are scaled to nanoseconds, still wall-clock.
+#pragma once
+
+#include "jitscope/formats/jitdump_reader.h"
+#include "jitscope/formats/oprofile_dump_scan.h"
+#include "jitscope/formats/perf_map_reader.h"
+#include "jitscope/symbolize/index_builder.h"
+#include "jitscope/trace/reader.h"
+
+namespace jitscope::symbolize {
+
+// The architecture iJIT_CA_NATIVE means for a trace written by a `pointer_size`-byte process.
+CodeArch NativeArch(uint32_t pointer_size);
+
+void ImportTrace(const trace::ParsedTrace& trace, IndexBuilder& builder);
+void ImportJitdump(const formats::ParsedJitdump& dump, IndexBuilder& builder);
+void ImportPerfMap(const formats::ParsedPerfMap& map, IndexBuilder& builder);
+void ImportOprofileDump(const formats::scan::ParsedOprofileDump& dump, IndexBuilder& builder);
+
+}  // namespace jitscope::symbolize

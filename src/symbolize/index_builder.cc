@@ -1,0 +1,549 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "jitscope/symbolize/index_builder.h"
+
+#include <algorithm>
+#include <cstdarg>
+#include <map>
+#include <memory_resource>
+
+namespace jitscope::symbolize {
+namespace {
+
+constexpr uint32_t kNone = UINT32_MAX;
+
+size_t KeyHash(uint32_t space, uint64_t id) {
+  uint64_t h = (id ^ (uint64_t{space} << 40)) * 0x9E3779B97F4A7C15ull;
+  return static_cast<size_t>(h ^ (h >> 31));
+}
+
+[[gnu::format(printf, 1, 2)]] std::string Format(const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  char buffer[512];
+  std::vsnprintf(buffer, sizeof(buffer), format, args);
+  va_end(args);
+  return buffer;
+}
+
+}  // namespace
+
+IndexBuilder::IndexBuilder(CodeArch native_arch)
+    : native_arch_(native_arch == CodeArch::kNative ? CodeArch::k64 : native_arch) {}
+
+void IndexBuilder::Reserve(size_t count) {
+  reports_.reserve(reports_.size() + count);
+  ops_.reserve(ops_.size() + count);
+  method_ids_.reserve(method_ids_.size() + count);
+  method_has_id_.reserve(method_has_id_.size() + count);
+  programs_.reserve(programs_.size() + 4 * count);
+}
+
+void IndexBuilder::Warn(std::string message) {
+  ++warning_count_;
+  if (warnings_.size() < SymbolIndex::kMaxWarnings) warnings_.push_back(std::move(message));
+}
+
+// Whether (space, id) already went to the hash table (reported while it was too large for the
+// direct table, which has grown since).
+bool IndexBuilder::InSparseTable(uint32_t space, uint64_t id) const {
+  if (key_count_ == 0) return false;
+  const size_t mask = key_slots_.size() - 1;
+  for (size_t i = KeyHash(space, id) & mask; key_slots_[i].method_plus_one != 0;
+       i = (i + 1) & mask) {
+    if (key_slots_[i].id == id && key_slots_[i].space == space) return true;
+  }
+  return false;
+}
+
+uint32_t IndexBuilder::MethodFor(const CodeReport& code) {
+  const auto method = static_cast<uint32_t>(method_ids_.size());
+  if (code.method_id) {
+    const uint64_t id = *code.method_id;
+    if (code.id_space < 64 && id < 4 * (method_ids_.size() + 65536)) {
+      if (dense_.size() <= code.id_space) dense_.resize(code.id_space + 1);
+      std::vector<uint32_t>& table = dense_[code.id_space];
+      if (table.size() <= id) table.resize(std::max<size_t>(id + 1, table.size() * 2), 0);
+      if (table[id] != 0) return table[id] - 1;
+      if (!InSparseTable(code.id_space, id)) {
+        table[id] = method + 1;
+        method_ids_.push_back(id);
+        method_has_id_.push_back(1);
+        return method;
+      }
+    }
+    if ((key_count_ + 1) * 2 > key_slots_.size()) {
+      std::vector<KeySlot> slots(key_slots_.size() * 2);
+      for (const KeySlot& slot : key_slots_) {
+        if (slot.method_plus_one == 0) continue;
+        size_t i = KeyHash(slot.space, slot.id) & (slots.size() - 1);
+        while (slots[i].method_plus_one != 0) i = (i + 1) & (slots.size() - 1);
+        slots[i] = slot;
+      }
+      key_slots_ = std::move(slots);
+    }
+    const size_t mask = key_slots_.size() - 1;
+    for (size_t i = KeyHash(code.id_space, id) & mask;; i = (i + 1) & mask) {
+      KeySlot& slot = key_slots_[i];
+      if (slot.method_plus_one == 0) {
+        slot = {id, code.id_space, method + 1};
+        ++key_count_;
+        break;
+      }
+      if (slot.id == id && slot.space == code.id_space) return slot.method_plus_one - 1;
+    }
+  }
+  method_ids_.push_back(code.method_id.value_or(0));
+  method_has_id_.push_back(code.method_id.has_value());
+  return method;
+}
+
+uint32_t IndexBuilder::AddReport(const CodeReport& code, uint32_t method, uint32_t parent_method) {
+  Report report;
+  report.address = code.address;
+  report.size = static_cast<uint32_t>(code.size);
+  report.method = method;
+  report.parent_method = parent_method;
+  report.name = code.name ? strings_.Intern(*code.name) : kInheritFile;
+  report.file = code.source_file ? strings_.Intern(*code.source_file) : kInheritFile;
+  report.module = SymbolIndex::kNoModule;
+  if (code.module) {
+    const StringId name = strings_.Intern(*code.module);
+    const CodeArch arch = code.arch == CodeArch::kNative ? native_arch_ : code.arch;
+    const uint64_t key = (uint64_t{name} << 8) | static_cast<uint8_t>(arch);
+    auto [it, inserted] = modules_by_key_.try_emplace(key, static_cast<uint32_t>(modules_.size()));
+    if (inserted) modules_.emplace_back(name, arch);
+    report.module = it->second;
+  }
+  if (!code.address_lines.empty()) {
+    // Start-address tables (jitdump, OProfile) carry a file per entry; the region's own file is
+    // the first entry's unless the report named one.
+    std::vector<StartRow> rows;
+    rows.reserve(code.address_lines.size());
+    StringId region_file = report.file;
+    for (const AddressLine& line : code.address_lines) {
+      if (line.address < code.address || line.address - code.address >= code.size) continue;
+      const StringId file = line.file ? strings_.Intern(*line.file) : kInheritFile;
+      if (region_file == kInheritFile) region_file = file;
+      rows.push_back({static_cast<uint32_t>(line.address - code.address), line.line, file});
+    }
+    if (report.file == kInheritFile) report.file = region_file;
+    report.program = AppendStartRows(programs_, report.file, rows);
+  } else {
+    report.program = AppendEndOffsetTable(programs_, report.file, code.end_offset_lines);
+  }
+  reports_.push_back(report);
+  return static_cast<uint32_t>(reports_.size() - 1);
+}
+
+// Regions must be non-empty and inside the 64-bit address space; sizes are 32-bit in every
+// producer's API except jitdump's, where more than 4 GiB of code is not a real function.
+static bool Acceptable(IndexBuilder& builder, const CodeReport& code, const char* what) {
+  if (code.size == 0 || code.size > UINT32_MAX || code.address + code.size < code.address) {
+    builder.Warn(Format("%s at %#llx with size %#llx ignored: not a valid code range", what,
+                        static_cast<unsigned long long>(code.address),
+                        static_cast<unsigned long long>(code.size)));
+    return false;
+  }
+  return true;
+}
+
+void IndexBuilder::AddLoad(const CodeReport& code) {
+  if (!Acceptable(*this, code, "load")) return;
+  const uint32_t item = AddReport(code, MethodFor(code), kNone);
+  ops_.push_back({code.time, OpKind::kLoad, item});
+}
+
+void IndexBuilder::AddInlineLoad(const CodeReport& code, uint64_t parent_method_id) {
+  if (!Acceptable(*this, code, "inline load")) return;
+  CodeReport parent;
+  parent.id_space = code.id_space;
+  parent.method_id = parent_method_id;
+  const uint32_t parent_method = MethodFor(parent);
+  const uint32_t item = AddReport(code, MethodFor(code), parent_method);
+  ops_.push_back({code.time, OpKind::kInline, item});
+}
+
+void IndexBuilder::AddUpdate(const CodeReport& code) {
+  if (!Acceptable(*this, code, "update")) return;
+  const uint32_t item = AddReport(code, MethodFor(code), kNone);
+  ops_.push_back({code.time, OpKind::kUpdate, item});
+}
+
+void IndexBuilder::AddPlain(uint64_t time, OpKind kind, Plain plain) {
+  plain_.push_back(plain);
+  ops_.push_back({time, kind, static_cast<uint32_t>(plain_.size() - 1)});
+}
+
+void IndexBuilder::AddRangeUpdate(uint64_t time, uint64_t address, uint64_t size) {
+  if (size == 0 || address + size < address) return;
+  AddPlain(time, OpKind::kRangeUpdate, {address, address + size, kNone});
+}
+
+void IndexBuilder::AddUnloadMethod(uint64_t time, uint32_t id_space, uint64_t method_id) {
+  CodeReport key;
+  key.id_space = id_space;
+  key.method_id = method_id;
+  AddPlain(time, OpKind::kUnloadMethod, {0, 0, MethodFor(key)});
+}
+
+void IndexBuilder::AddUnloadAddress(uint64_t time, uint64_t address) {
+  AddPlain(time, OpKind::kUnloadAddress, {address, 0, kNone});
+}
+
+void IndexBuilder::AddMove(uint64_t time, uint32_t id_space, uint64_t method_id,
+                           uint64_t old_address, uint64_t new_address) {
+  CodeReport key;
+  key.id_space = id_space;
+  key.method_id = method_id;
+  AddPlain(time, OpKind::kMove, {old_address, new_address, MethodFor(key)});
+}
+
+// Replays the operations in time order against the set of currently valid top-level regions
+// (disjoint by construction: every load ends what it overlaps), then lays out the index.
+class IndexBuilder::Replay {
+ public:
+  Replay(IndexBuilder& b, SymbolIndex& out)
+      : b_(b),
+        out_(out),
+        method_head_(b.method_ids_.size(), kNone),
+        inline_parent_(b.method_ids_.size(), kNone),
+        named_(b.method_ids_.size(), 0) {
+    out_.methods_.resize(b.method_ids_.size());
+    for (size_t m = 0; m < b.method_ids_.size(); ++m) {
+      out_.methods_[m] = {b.method_ids_[m], 0, b.method_has_id_[m] ? SymbolIndex::kHasId : 0u, 0,
+                          SymbolIndex::kNoModule};
+    }
+  }
+
+  void Run() {
+    auto& ops = b_.ops_;
+    regions_.reserve(ops.size());
+    if (!std::is_sorted(ops.begin(), ops.end(),
+                        [](const Op& x, const Op& y) { return x.time < y.time; })) {
+      std::stable_sort(ops.begin(), ops.end(),
+                       [](const Op& x, const Op& y) { return x.time < y.time; });
+    }
+    for (const Op& op : ops) {
+      if (op.kind == OpKind::kInline) {
+        const Report& r = b_.reports_[op.item];
+        if (inline_parent_[r.method] == kNone) inline_parent_[r.method] = r.parent_method;
+      }
+    }
+    for (const Op& op : ops) Apply(op);
+    Layout();
+  }
+
+ private:
+  struct Region {
+    uint64_t start, loaded, invalidated;
+    uint32_t size, method, program, origin;
+    uint32_t first_child, next_of_method;
+    uint64_t end() const { return start + size; }
+  };
+  struct Inline {
+    uint64_t start;
+    uint32_t size, method, parent_method, program, root, next_sibling;
+    uint64_t end() const { return start + size; }
+  };
+
+  void Apply(const Op& op) {
+    const uint64_t t = op.time;
+    switch (op.kind) {
+      case OpKind::kLoad: {
+        const Report& r = b_.reports_[op.item];
+        Symbolic(r, false);
+        NewRegion(r.address, r.size, r.method, r.program, 0, t);
+        break;
+      }
+      case OpKind::kInline: {
+        const Report& r = b_.reports_[op.item];
+        Symbolic(r, true);
+        inlines_.push_back({r.address, r.size, r.method, r.parent_method, r.program, kNone, kNone});
+        const auto index = static_cast<uint32_t>(inlines_.size() - 1);
+        const uint32_t root = RootOf(r.method);
+        const uint32_t region = LiveContaining(r.address, r.size);
+        if (region != kNone && regions_[region].method == root) {
+          Attach(index, region);
+        } else {
+          pending_[root].push_back(index);
+        }
+        break;
+      }
+      case OpKind::kUpdate: {
+        const Report& r = b_.reports_[op.item];
+        Symbolic(r, false);
+        const uint64_t end = r.address + r.size;
+        for (uint32_t old : EndOverlapping(r.address, end, t)) {
+          const Region o = regions_[old];  // a copy: Continue() grows regions_
+          if (o.start < r.address) Continue(old, o.start, r.address, 0, t);
+          if (o.end() > end) Continue(old, end, o.end(), 0, t);
+        }
+        NewRegion(r.address, r.size, r.method, r.program, 0, t);
+        break;
+      }
+      case OpKind::kRangeUpdate: {
+        const Plain& p = b_.plain_[op.item];
+        for (uint32_t old : EndOverlapping(p.a, p.b, t)) {
+          Continue(old, regions_[old].start, regions_[old].end(), 0, t);
+        }
+        break;
+      }
+      case OpKind::kUnloadMethod: {
+        for (uint32_t r = method_head_[b_.plain_[op.item].method]; r != kNone;
+             r = regions_[r].next_of_method) {
+          if (regions_[r].invalidated == kForever) End(r, t);
+        }
+        break;
+      }
+      case OpKind::kUnloadAddress: {
+        auto it = live_.find(b_.plain_[op.item].a);
+        if (it != live_.end()) End(it->second, t);
+        break;
+      }
+      case OpKind::kMove: {
+        const Plain& p = b_.plain_[op.item];
+        auto it = live_.find(p.a);
+        if (it == live_.end() || regions_[it->second].method != p.method) {
+          b_.Warn(Format("move of code id %llu from %#llx ignored: no such code is loaded there",
+                         static_cast<unsigned long long>(b_.method_ids_[p.method]),
+                         static_cast<unsigned long long>(p.a)));
+          break;
+        }
+        const uint32_t old = it->second;
+        End(old, t);
+        Continue(old, regions_[old].start, regions_[old].end(), p.b - p.a, t);
+        break;
+      }
+    }
+  }
+
+  // First notification wins for the name, the source file and (the first one registered) the
+  // module; a later, different source file is kept by its region, with a warning.
+  void Symbolic(const Report& r, bool is_inline) {
+    SymbolIndex::Method& m = out_.methods_[r.method];
+    if (!named_[r.method]) {
+      named_[r.method] = 1;
+      m.file = r.file == kInheritFile ? 0 : r.file;
+    } else if (r.file != kInheritFile && m.file != 0 && r.file != m.file) {
+      b_.Warn(Format(
+          "method %llu: %s region at %#llx reports source file \"%s\", but the "
+          "method's first region reported \"%s\"; the region keeps its own file",
+          static_cast<unsigned long long>(b_.method_ids_[r.method]), is_inline ? "an inline" : "a",
+          static_cast<unsigned long long>(r.address), std::string(b_.strings_.Get(r.file)).c_str(),
+          std::string(b_.strings_.Get(m.file)).c_str()));
+    }
+    if ((m.name_size & ~SymbolIndex::kHasId) == 0 && r.name != kInheritFile) {
+      m.name_offset = b_.strings_.Offset(r.name);
+      m.name_size |= static_cast<uint32_t>(b_.strings_.Get(r.name).size());
+    }
+    if (m.module == SymbolIndex::kNoModule) m.module = r.module;
+  }
+
+  uint32_t RootOf(uint32_t method) const {
+    uint32_t root = inline_parent_[method];
+    for (size_t steps = 0; steps < inline_parent_.size() && inline_parent_[root] != kNone;
+         ++steps) {
+      root = inline_parent_[root];
+    }
+    return root;
+  }
+
+  uint32_t LiveContaining(uint64_t address, uint64_t size) const {
+    auto it = live_.upper_bound(address);
+    if (it == live_.begin()) return kNone;
+    const Region& r = regions_[std::prev(it)->second];
+    return address >= r.start && address + size <= r.end() ? std::prev(it)->second : kNone;
+  }
+
+  void Attach(uint32_t inline_index, uint32_t region) {
+    inlines_[inline_index].root = region;
+    inlines_[inline_index].next_sibling = regions_[region].first_child;
+    regions_[region].first_child = inline_index;
+  }
+
+  void End(uint32_t region, uint64_t t) {
+    regions_[region].invalidated = t;
+    live_.erase(regions_[region].start);
+  }
+
+  std::vector<uint32_t> EndOverlapping(uint64_t start, uint64_t end, uint64_t t) {
+    std::vector<uint32_t> ended;
+    // JIT engines mostly allocate upwards: code past every live region overlaps nothing.
+    if (live_.empty() || regions_[live_.rbegin()->second].end() <= start) return ended;
+    auto it = live_.lower_bound(start);
+    if (it != live_.begin() && regions_[std::prev(it)->second].end() > start) --it;
+    while (it != live_.end() && it->first < end) {
+      regions_[it->second].invalidated = t;
+      ended.push_back(it->second);
+      it = live_.erase(it);
+    }
+    return ended;
+  }
+
+  uint32_t NewRegion(uint64_t start, uint32_t size, uint32_t method, uint32_t program,
+                     uint32_t origin, uint64_t t) {
+    EndOverlapping(start, start + size, t);
+    const auto index = static_cast<uint32_t>(regions_.size());
+    regions_.push_back(
+        {start, t, kForever, size, method, program, origin, kNone, method_head_[method]});
+    method_head_[method] = index;
+    live_.emplace_hint(live_.end(), start, index);
+    if (!pending_.empty()) AdoptPending(index);
+    return index;
+  }
+
+  // Inline regions reported before their top-level region.
+  void AdoptPending(uint32_t region) {
+    auto it = pending_.find(regions_[region].method);
+    if (it == pending_.end()) return;
+    auto& waiting = it->second;
+    const Region& r = regions_[region];
+    std::erase_if(waiting, [&](uint32_t i) {
+      if (inlines_[i].start < r.start || inlines_[i].end() > r.end()) return false;
+      Attach(i, region);
+      return true;
+    });
+    if (waiting.empty()) pending_.erase(it);
+  }
+
+  // A new version of region `old` over [from, to) of its range, moved by `shift`, valid from
+  // `t`, with the inline regions that lie inside that part.
+  void Continue(uint32_t old, uint64_t from, uint64_t to, uint64_t shift, uint64_t t) {
+    const Region o = regions_[old];
+    const uint32_t region =
+        NewRegion(from + shift, static_cast<uint32_t>(to - from), o.method, o.program,
+                  o.origin + static_cast<uint32_t>(from - o.start), t);
+    for (uint32_t c = o.first_child; c != kNone; c = inlines_[c].next_sibling) {
+      if (inlines_[c].start < from || inlines_[c].end() > to) continue;
+      Inline copy = inlines_[c];
+      copy.start += shift;
+      inlines_.push_back(copy);
+      Attach(static_cast<uint32_t>(inlines_.size() - 1), region);
+    }
+  }
+
+  void Layout() {
+    size_t orphans = 0;
+    for (const auto& [root, waiting] : pending_) orphans += waiting.size();
+    if (orphans != 0) {
+      b_.Warn(
+          Format("%zu inline region(s) never found their parent's code and are ignored", orphans));
+    }
+    // Regions that were never valid (ended at their own load time) can never match.
+    HugeVector<uint32_t> order;
+    order.reserve(regions_.size());
+    for (uint32_t i = 0; i < regions_.size(); ++i) {
+      if (regions_[i].loaded < regions_[i].invalidated) order.push_back(i);
+    }
+    auto by_start = [&](uint32_t x, uint32_t y) {
+      const Region& a = regions_[x];
+      const Region& c = regions_[y];
+      return a.start != c.start ? a.start < c.start : a.loaded < c.loaded;
+    };
+    if (!std::is_sorted(order.begin(), order.end(), by_start)) {
+      std::sort(order.begin(), order.end(), by_start);
+    }
+    HugeVector<uint32_t> remap(regions_.size(), kNone);
+    out_.regions_.resize(order.size());
+    for (uint32_t i = 0; i < order.size(); ++i) {
+      const Region& r = regions_[order[i]];
+      remap[order[i]] = i;
+      out_.regions_[i] = {r.start, r.loaded, r.invalidated, r.size, r.method, r.program, r.origin};
+    }
+    for (const Inline& in : inlines_) {
+      if (in.root == kNone || remap[in.root] == kNone) continue;
+      out_.inlines_.push_back(
+          {in.start, in.size, in.method, in.parent_method, in.program, remap[in.root], 0});
+      out_.regions_[remap[in.root]].method |= SymbolIndex::kHasInlines;
+    }
+    std::stable_sort(out_.inlines_.begin(), out_.inlines_.end(), [](const auto& a, const auto& c) {
+      return a.root != c.root ? a.root < c.root : a.start < c.start;
+    });
+    LayoutSegments();
+  }
+
+  // Cuts the address space at every region boundary; each piece lists the regions covering it.
+  void LayoutSegments() {
+    const auto& regions = out_.regions_;
+    auto end_of = [&](uint32_t r) { return regions[r].start + regions[r].size; };
+    std::vector<uint32_t> active;
+    size_t next = 0;
+    uint64_t cut = 0;
+    out_.segments_.reserve(regions.size());
+    while (next < regions.size() || !active.empty()) {
+      if (active.empty()) cut = regions[next].start;
+      std::erase_if(active, [&](uint32_t r) { return end_of(r) <= cut; });
+      while (next < regions.size() && regions[next].start == cut) {
+        active.push_back(static_cast<uint32_t>(next++));
+      }
+      uint64_t following = next < regions.size() ? regions[next].start : kForever;
+      for (uint32_t r : active) following = std::min(following, end_of(r));
+      if (!active.empty()) {
+        if (active.size() == 1) {
+          out_.segments_.push_back({cut, active[0], 0});
+        } else {
+          std::vector<uint32_t> by_load = active;
+          std::sort(by_load.begin(), by_load.end(),
+                    [&](uint32_t x, uint32_t y) { return regions[x].loaded < regions[y].loaded; });
+          out_.segments_.push_back(
+              {cut, SymbolIndex::kMulti | static_cast<uint32_t>(out_.multi_.size()), 0});
+          out_.multi_.push_back(static_cast<uint32_t>(by_load.size()));
+          out_.multi_.insert(out_.multi_.end(), by_load.begin(), by_load.end());
+        }
+      }
+      cut = following;
+    }
+    const size_t count = out_.segments_.size();
+    if (count == 0) return;
+    out_.base_ = out_.segments_.front().start;
+    out_.end_ = 0;
+    for (uint32_t r = 0; r < regions.size(); ++r) out_.end_ = std::max(out_.end_, end_of(r));
+    // About two buckets per segment: a bucket holds a couple of segments where code is dense.
+    const uint64_t span = out_.end_ - out_.base_;
+    unsigned shift = 4;
+    while (shift < 63 && (span >> shift) > 2 * count) ++shift;
+    out_.shift_ = shift;
+    const uint64_t buckets = (span >> shift) + 1;
+    out_.buckets_.resize(buckets + 1);
+    size_t segment = 0;
+    for (uint64_t b = 0; b < buckets; ++b) {
+      const uint64_t low = out_.base_ + (b << shift);
+      while (segment + 1 < count && out_.segments_[segment + 1].start <= low) ++segment;
+      out_.buckets_[b] = static_cast<uint32_t>(segment);
+    }
+    out_.buckets_[buckets] = static_cast<uint32_t>(count - 1);
+  }
+
+  IndexBuilder& b_;
+  SymbolIndex& out_;
+  HugeVector<Region> regions_;
+  std::vector<Inline> inlines_;
+  std::map<uint64_t, uint32_t> live_;    // start → region, the valid top-level regions
+  std::vector<uint32_t> method_head_;    // latest region of each method (list via next_of_method)
+  std::vector<uint32_t> inline_parent_;  // method → parent method, for inline methods
+  std::vector<uint8_t> named_;           // method has had its first notification
+  std::map<uint32_t, std::vector<uint32_t>> pending_;  // root method → inlines waiting for it
+};
+
+SymbolIndex IndexBuilder::Build() && {
+  SymbolIndex index;
+  Replay(*this, index).Run();
+  // Module display names: "NAME (64)" for the 64-bit code of a name also reported as 32-bit.
+  std::unordered_map<StringId, uint8_t> arches;
+  for (const auto& [name, arch] : modules_) arches[name] |= 1u << static_cast<int>(arch);
+  for (const auto& [name, arch] : modules_) {
+    const bool both = arches[name] == ((1u << 1) | (1u << 2));
+    index.modules_.push_back(both && arch == CodeArch::k64
+                                 ? strings_.Intern(std::string(strings_.Get(name)) + " (64)")
+                                 : name);
+  }
+  strings_.Freeze();
+  programs_.shrink_to_fit();
+  index.programs_ = std::move(programs_);
+  index.strings_ = std::move(strings_);
+  index.warnings_ = std::move(warnings_);
+  index.warning_count_ = warning_count_;
+  return index;
+}
+
+}  // namespace jitscope::symbolize

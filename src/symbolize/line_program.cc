@@ -1,0 +1,119 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "jitscope/symbolize/line_program.h"
+
+#include <algorithm>
+
+namespace jitscope::symbolize {
+namespace {
+
+inline uint8_t* PutVarint(uint8_t* p, uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = static_cast<uint8_t>(v | 0x80);
+    v >>= 7;
+  }
+  *p++ = static_cast<uint8_t>(v);
+  return p;
+}
+
+inline uint64_t GetVarint(const uint8_t*& p) {
+  uint64_t v = *p & 0x7F;
+  for (unsigned shift = 7; *p++ & 0x80; shift += 7) v |= static_cast<uint64_t>(*p & 0x7F) << shift;
+  return v;
+}
+
+uint64_t FileCode(StringId file) { return file == kInheritFile ? 0 : uint64_t{file} + 1; }
+StringId FileFromCode(uint64_t code) {
+  return code == 0 ? kInheritFile : static_cast<StringId>(code - 1);
+}
+
+// Rows must be sorted by offset with no repeated offsets.
+uint32_t Encode(HugeVector<uint8_t>& out, StringId region_file, std::span<const StartRow> rows) {
+  constexpr size_t kMaxVarint = 10;
+  const auto start = static_cast<uint32_t>(out.size());
+  out.resize(start + kMaxVarint * (2 + 3 * rows.size()));
+  uint8_t* p = out.data() + start;
+  p = PutVarint(p, FileCode(region_file));
+  p = PutVarint(p, rows.size());
+  uint32_t offset = 0;
+  int64_t line = 0;
+  StringId file = kInheritFile;  // rows start out in the region's file
+  for (const StartRow& row : rows) {
+    const bool file_changes = row.file != file;
+    p = PutVarint(p, (uint64_t{row.offset - offset} << 1) | (file_changes ? 1 : 0));
+    const int64_t delta = int64_t{row.line} - line;
+    p = PutVarint(p, (static_cast<uint64_t>(delta) << 1) ^ static_cast<uint64_t>(delta >> 63));
+    if (file_changes) p = PutVarint(p, FileCode(row.file));
+    offset = row.offset;
+    line = row.line;
+    file = row.file;
+  }
+  out.resize(static_cast<size_t>(p - out.data()));
+  return start;
+}
+
+}  // namespace
+
+uint32_t AppendEndOffsetTable(HugeVector<uint8_t>& out, StringId region_file,
+                              std::span<const trace::LineEntry> entries) {
+  // Scratch space reused across calls: a table per method must not cost allocations.
+  thread_local std::vector<trace::LineEntry> sorted;
+  thread_local std::vector<StartRow> rows;
+  sorted.assign(entries.begin(), entries.end());
+  auto by_offset = [](const auto& a, const auto& b) { return a.offset < b.offset; };
+  if (!std::is_sorted(sorted.begin(), sorted.end(), by_offset)) {
+    std::stable_sort(sorted.begin(), sorted.end(), by_offset);
+  }
+  rows.clear();
+  uint32_t range_start = 0;
+  for (const auto& entry : sorted) {
+    // An entry whose end equals the previous end covers nothing: the earlier line keeps the
+    // location ("the first line number" wins).
+    if (entry.offset <= range_start) continue;
+    rows.push_back({range_start, entry.line, kInheritFile});
+    range_start = entry.offset;
+  }
+  if (!rows.empty()) rows.push_back({range_start, 0, kInheritFile});  // past the last entry
+  return Encode(out, region_file, rows);
+}
+
+uint32_t AppendStartRows(HugeVector<uint8_t>& out, StringId region_file,
+                         std::vector<StartRow>& rows) {
+  auto by_offset = [](const auto& a, const auto& b) { return a.offset < b.offset; };
+  if (!std::is_sorted(rows.begin(), rows.end(), by_offset)) {
+    std::stable_sort(rows.begin(), rows.end(), by_offset);
+  }
+  rows.erase(std::unique(rows.begin(), rows.end(),
+                         [](const auto& a, const auto& b) { return a.offset == b.offset; }),
+             rows.end());
+  for (auto& row : rows) {
+    if (row.file == region_file) row.file = kInheritFile;
+  }
+  return Encode(out, region_file, rows);
+}
+
+LineAt LookupLine(const uint8_t* p, uint64_t target) {
+  const StringId region_file = FileFromCode(GetVarint(p));
+  uint64_t count = GetVarint(p);
+  LineAt at{0, region_file};
+  uint64_t offset = 0;
+  int64_t line = 0;
+  StringId file = region_file;
+  while (count-- > 0) {
+    const uint64_t head = GetVarint(p);
+    offset += head >> 1;
+    if (offset > target) break;
+    const uint64_t zigzag = GetVarint(p);
+    line += static_cast<int64_t>(zigzag >> 1) ^ -static_cast<int64_t>(zigzag & 1);
+    if (head & 1) {
+      const StringId row_file = FileFromCode(GetVarint(p));
+      file = row_file == kInheritFile ? region_file : row_file;
+    }
+    at.line = static_cast<uint32_t>(line);
+    at.file = file;
+  }
+  return at;
+}
+
+StringId ProgramFile(const uint8_t* p) { return FileFromCode(GetVarint(p)); }
+
+}  // namespace jitscope::symbolize

@@ -1,0 +1,163 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "jitscope/symbolize/source_set.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+#include <variant>
+
+#include "jitscope/base/files.h"
+#include "jitscope/symbolize/importers.h"
+
+namespace jitscope::symbolize {
+
+const char* SourceFormatName(SourceFormat format) {
+  switch (format) {
+    case SourceFormat::kTrace:
+      return "jitscope trace";
+    case SourceFormat::kJitdump:
+      return "perf jitdump";
+    case SourceFormat::kPerfMap:
+      return "perf map";
+    case SourceFormat::kOprofileDump:
+      return "OProfile dump";
+  }
+  return "?";
+}
+
+struct SourceSet::File {
+  std::string path;
+  std::optional<base::MappedFile> mapping;  // what `parsed` points into
+  std::optional<uint32_t> pid;
+  std::variant<trace::ParsedTrace, formats::ParsedJitdump, formats::ParsedPerfMap,
+               formats::scan::ParsedOprofileDump>
+      parsed;
+};
+
+SourceSet::SourceSet() = default;
+SourceSet::SourceSet(SourceSet&&) noexcept = default;
+SourceSet& SourceSet::operator=(SourceSet&&) noexcept = default;
+SourceSet::~SourceSet() = default;
+
+namespace {
+
+std::optional<SourceFormat> Detect(std::span<const uint8_t> bytes) {
+  if (trace::LooksLikeTrace(bytes)) return SourceFormat::kTrace;
+  if (formats::LooksLikeJitdump(bytes)) return SourceFormat::kJitdump;
+  if (formats::scan::LooksLikeOprofileDump(bytes)) return SourceFormat::kOprofileDump;
+  if (formats::LooksLikePerfMap(bytes)) return SourceFormat::kPerfMap;
+  return std::nullopt;
+}
+
+}  // namespace
+
+base::Status SourceSet::Add(const std::string& path, bool explicit_path) {
+  ASSIGN_OR_RETURN(base::MappedFile mapping, base::MappedFile::Open(path));
+  const std::span<const uint8_t> bytes(mapping.data(), mapping.size());
+  const auto format = Detect(bytes);
+  if (!format) {
+    if (!explicit_path) return base::Status::Ok();
+    return base::Status::Error("%s: not a jitscope trace, perf jitdump, perf map or OProfile dump",
+                               path.c_str());
+  }
+  auto file = std::make_unique<File>();
+  file->path = path;
+  base::Status damage;
+  switch (*format) {
+    case SourceFormat::kTrace: {
+      ASSIGN_OR_RETURN(trace::ParsedTrace parsed, trace::ParseTrace(bytes));
+      file->pid = parsed.header.pid;
+      if (!parsed.damage.ok()) {
+        damage = base::Status::Error("%s: %s", path.c_str(), parsed.damage.message().c_str());
+      }
+      file->parsed = std::move(parsed);
+      break;
+    }
+    case SourceFormat::kJitdump: {
+      ASSIGN_OR_RETURN(formats::ParsedJitdump parsed, formats::ParseJitdump(bytes, path));
+      file->pid = parsed.header.pid;
+      damage = parsed.error;
+      file->parsed = std::move(parsed);
+      break;
+    }
+    case SourceFormat::kPerfMap: {
+      formats::ParsedPerfMap parsed = formats::ParsePerfMap(mapping.bytes(), path);
+      file->pid = formats::PerfMapPid(path);
+      damage = parsed.error;
+      file->parsed = std::move(parsed);
+      break;
+    }
+    case SourceFormat::kOprofileDump: {
+      ASSIGN_OR_RETURN(formats::scan::ParsedOprofileDump parsed, formats::scan::ParseOprofileDump(bytes, path));
+      file->pid = formats::scan::OprofileDumpPid(path);
+      damage = parsed.error;
+      file->parsed = std::move(parsed);
+      break;
+    }
+  }
+  if (!damage.ok()) problems_.push_back(damage.message());
+  file->mapping = std::move(mapping);
+  files_.push_back(std::move(file));
+  return base::Status::Ok();
+}
+
+base::StatusOr<SourceSet> SourceSet::Open(const std::vector<std::string>& paths) {
+  SourceSet set;
+  for (const std::string& path : paths) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) {
+      std::vector<std::string> found;
+      auto options = std::filesystem::directory_options::skip_permission_denied;
+      for (auto it = std::filesystem::recursive_directory_iterator(path, options, ec);
+           !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+        if (it->is_regular_file(ec)) found.push_back(it->path().string());
+      }
+      if (ec) return base::Status::Errno(ec.value(), "%s: cannot list the directory", path.c_str());
+      std::sort(found.begin(), found.end());
+      for (const std::string& file : found) RETURN_IF_ERROR(set.Add(file, false));
+    } else {
+      RETURN_IF_ERROR(set.Add(path, true));
+    }
+  }
+  return set;
+}
+
+std::set<uint32_t> SourceSet::pids() const {
+  std::set<uint32_t> pids;
+  for (const auto& file : files_) {
+    if (file->pid) pids.insert(*file->pid);
+  }
+  return pids;
+}
+
+size_t SourceSet::file_count() const { return files_.size(); }
+
+SymbolIndex SourceSet::BuildIndex(std::optional<uint32_t> pid) const {
+  CodeArch native = CodeArch::k64;
+  for (const auto& file : files_) {
+    if (const auto* t = std::get_if<trace::ParsedTrace>(&file->parsed)) {
+      native = NativeArch(t->header.pointer_size);
+    }
+  }
+  IndexBuilder builder(native);
+  for (const auto& file : files_) {
+    if (pid && file->pid && *file->pid != *pid) continue;
+    std::visit(
+        [&](const auto& parsed) {
+          using T = std::decay_t<decltype(parsed)>;
+          if constexpr (std::is_same_v<T, trace::ParsedTrace>) {
+            ImportTrace(parsed, builder);
+          } else if constexpr (std::is_same_v<T, formats::ParsedJitdump>) {
+            ImportJitdump(parsed, builder);
+          } else if constexpr (std::is_same_v<T, formats::ParsedPerfMap>) {
+            ImportPerfMap(parsed, builder);
+          } else {
+            ImportOprofileDump(parsed, builder);
+          }
+        },
+        file->parsed);
+  }
+  return std::move(builder).Build();
+}
+
+}  // namespace jitscope::symbolize

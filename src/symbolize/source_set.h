@@ -1,0 +1,58 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The files a symbol index is built from. Each SOURCE is a file of any supported format — the
+// native trace (jit-<pid>.jsc), a perf jitdump, a perf map, an OProfile dump — recognised by its
+// content, never its name, or a directory, searched recursively for such files (anything else
+// in it, like perf inject's jitted-*.so, is passed over).
+//
+// Each file belongs to a process: the pid in its header (trace, jitdump) or its name
+// (perf-<pid>.map, <pid>.dump). The index is per process; files whose pid is unknown join any.
+//
+// A damaged file contributes what was readable before the damage; the damage is reported in
+// `problems()` with the file name and offset.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "jitscope/base/status.h"
+#include "jitscope/symbolize/symbol_index.h"
+
+namespace jitscope::symbolize {
+
+enum class SourceFormat { kTrace, kJitdump, kPerfMap, kOprofileDump };
+const char* SourceFormatName(SourceFormat format);
+
+class SourceSet {
+ public:
+  // Opens and parses every source. Fails when a path does not exist, or a file named
+  // explicitly is of no supported format or cannot be parsed at all.
+  static base::StatusOr<SourceSet> Open(const std::vector<std::string>& paths);
+
+  SourceSet(SourceSet&&) noexcept;
+  SourceSet& operator=(SourceSet&&) noexcept;
+  ~SourceSet();
+
+  // The pids the sources name (files with no known pid are not counted).
+  std::set<uint32_t> pids() const;
+  size_t file_count() const;
+  // "FILE: offset N: ..." for every damaged source, in the order the files were read.
+  const std::vector<std::string>& problems() const { return problems_; }
+
+  // The index of process `pid` (nullopt: all sources together).
+  SymbolIndex BuildIndex(std::optional<uint32_t> pid) const;
+
+ private:
+  struct File;
+  SourceSet();
+  base::Status Add(const std::string& path, bool explicit_path);
+
+  std::vector<std::unique_ptr<File>> files_;
+  std::vector<std::string> problems_;
+};
+
+}  // namespace jitscope::symbolize
