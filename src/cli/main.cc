@@ -8,6 +8,7 @@
 
 #include "jitscope/cli/clean_command.h"
 #include "jitscope/cli/dump_command.h"
+#include "jitscope/cli/record_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"jitscope: see and profile code generated at run time (JIT code)", "jitscope"};
@@ -18,6 +19,8 @@ int main(int argc, char** argv) {
   jitscope::cli::AddDumpCommand(app, dump);
   jitscope::cli::CleanOptions clean;
   jitscope::cli::AddCleanCommand(app, clean);
+  jitscope::record::SessionOptions record;
+  jitscope::cli::AddRecordCommand(app, record);
 
   try {
     app.parse(argc, argv);
@@ -35,5 +38,6 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("clean")) {
     return jitscope::cli::RunClean(clean, jitscope::cli::SystemProcessTable(), stdout, stderr);
   }
+  if (app.got_subcommand("record")) return jitscope::cli::RunRecord(record, stderr);
   return 2;
 }
