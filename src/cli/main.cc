@@ -12,6 +12,7 @@
 #include "jitscope/cli/clean_command.h"
 #include "jitscope/cli/dump_command.h"
 #include "jitscope/cli/resolve_command.h"
+#include "jitscope/cli/record_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"jitscope: see and profile code generated at run time (JIT code)", "jitscope"};
@@ -28,6 +29,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> args = jitscope::cli::SplitResolveQueries(argc, argv, resolve.queries);
   std::reverse(args.begin() + 1, args.end());  // CLI11 parses a reversed vector
   args.erase(args.begin());
+  jitscope::record::SessionOptions record;
+  jitscope::cli::AddRecordCommand(app, record);
 
   try {
     app.parse(args);
@@ -46,5 +49,6 @@ int main(int argc, char** argv) {
     return jitscope::cli::RunClean(clean, jitscope::cli::SystemProcessTable(), stdout, stderr);
   }
   if (app.got_subcommand("resolve")) return jitscope::cli::RunResolve(resolve, stdout, stderr);
+  if (app.got_subcommand("record")) return jitscope::cli::RunRecord(record, stderr);
   return 2;
 }

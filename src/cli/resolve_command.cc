@@ -101,9 +101,9 @@ void AddResolveCommand(CLI::App& app, ResolveOptions& options) {
 std::vector<std::string> SplitResolveQueries(int argc, char** argv,
                                              std::vector<std::string>& queries) {
   std::vector<std::string> args(argv, argv + argc);
-  auto resolve = std::find(args.begin() + std::min(argc, 1), args.end(), "resolve");
-  if (resolve == args.end()) return args;
-  auto mark = std::find(resolve, args.end(), "--");
+  // Only `jitscope resolve ...`: other subcommands (record) give "--" a meaning of their own.
+  if (args.size() < 2 || args[1] != "resolve") return args;
+  auto mark = std::find(args.begin() + 2, args.end(), "--");
   if (mark == args.end()) return args;
   queries.assign(mark + 1, args.end());
   args.erase(mark, args.end());

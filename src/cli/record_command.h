@@ -1,0 +1,22 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// `jitscope record [-o DIR] [-F HZ] [--formats LIST] -- CMD [ARGS...]`: runs CMD with the
+// collector configured and samples it into a session directory (src/record/session.h).
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "jitscope/record/session.h"
+
+namespace jitscope::cli {
+
+void AddRecordCommand(CLI::App& app, record::SessionOptions& options);
+
+// Returns the process exit code: the command's, or 1/127 when recording could not start.
+int RunRecord(record::SessionOptions options, std::FILE* err);
+
+}  // namespace jitscope::cli

@@ -1,0 +1,131 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "jitscope/record/samples_file.h"
+
+#include <linux/perf_event.h>
+
+#include <cstring>
+
+#include "jitscope/base/files.h"
+#include "jitscope/record/event_config.h"
+
+namespace jitscope::record {
+namespace {
+
+constexpr size_t kBufferSize = 256 * 1024;
+
+template <typename T>
+void Put(std::string& out, T value) {
+  out.append(reinterpret_cast<const char*>(&value), sizeof(value));
+}
+
+template <typename T>
+T Get(std::string_view bytes, size_t offset) {
+  T value;
+  std::memcpy(&value, bytes.data() + offset, sizeof(value));
+  return value;
+}
+
+}  // namespace
+
+base::StatusOr<SamplesWriter> SamplesWriter::Create(const std::string& directory, uint64_t flags) {
+  ASSIGN_OR_RETURN(base::ScopedFd fd, base::CreateExclusive(directory, kSamplesFileName, 0600));
+  SamplesWriter writer(std::move(fd));
+  writer.buffer_.reserve(kBufferSize);
+  writer.buffer_.append(kSamplesMagic, sizeof(kSamplesMagic));
+  Put(writer.buffer_, kSamplesVersion);
+  Put(writer.buffer_, kSamplesHeaderSize);
+  Put(writer.buffer_, kSampleType);
+  Put(writer.buffer_, flags);
+  RETURN_IF_ERROR(writer.Flush());
+  return writer;
+}
+
+SamplesWriter::~SamplesWriter() {
+  if (fd_) (void)Flush();  // best effort; the session calls Flush() and reports its error
+}
+
+base::Status SamplesWriter::Append(std::string_view record) {
+  if (buffer_.size() + record.size() > kBufferSize) RETURN_IF_ERROR(Flush());
+  buffer_.append(record);
+  return base::Status::Ok();
+}
+
+base::Status SamplesWriter::Flush() {
+  if (buffer_.empty()) return base::Status::Ok();
+  base::Status status = base::WriteAll(fd_.get(), buffer_.data(), buffer_.size());
+  buffer_.clear();
+  return status;
+}
+
+base::StatusOr<SampleData> ParseSamples(std::string_view bytes) {
+  if (bytes.size() < kSamplesHeaderSize ||
+      std::memcmp(bytes.data(), kSamplesMagic, sizeof(kSamplesMagic)) != 0) {
+    return base::Status::Error("not a jitscope samples file (no JSSAMPLE header)");
+  }
+  const auto version = Get<uint32_t>(bytes, 8);
+  const auto header_size = Get<uint32_t>(bytes, 12);
+  const auto sample_type = Get<uint64_t>(bytes, 16);
+  if (version != kSamplesVersion) {
+    return base::Status::Error("samples file version %u; this jitscope reads version %u", version,
+                               kSamplesVersion);
+  }
+  if (header_size < kSamplesHeaderSize || header_size > bytes.size()) {
+    return base::Status::Error("samples file header size %u is invalid", header_size);
+  }
+  if (sample_type != kSampleType) {
+    return base::Status::Error("samples file sample_type 0x%llx is not the one recorded (0x%llx)",
+                               static_cast<unsigned long long>(sample_type),
+                               static_cast<unsigned long long>(kSampleType));
+  }
+  SampleData data;
+  data.flags = Get<uint64_t>(bytes, 24);
+  size_t offset = header_size;
+  while (offset < bytes.size()) {
+    const size_t left = bytes.size() - offset;
+    if (left < sizeof(perf_event_header)) {
+      data.counters.torn_tail_bytes = left;
+      break;
+    }
+    const auto header = Get<perf_event_header>(bytes, offset);
+    if (header.size < sizeof(perf_event_header) || header.size > left) {
+      // A size we cannot trust leaves no way to find the next record: the rest is lost.
+      data.counters.torn_tail_bytes = left;
+      break;
+    }
+    base::StatusOr<Record> record = ParseRecord(bytes.substr(offset, header.size));
+    offset += header.size;
+    if (!record.ok()) {
+      ++data.counters.malformed_records;
+      continue;
+    }
+    std::visit(
+        [&data](auto&& value) {
+          using T = std::decay_t<decltype(value)>;
+          if constexpr (std::is_same_v<T, Sample>) {
+            data.samples.push_back(std::move(value));
+          } else if constexpr (std::is_same_v<T, Mapping>) {
+            data.mappings.push_back(std::move(value));
+          } else if constexpr (std::is_same_v<T, Comm>) {
+            data.comms.push_back(std::move(value));
+          } else if constexpr (std::is_same_v<T, Task>) {
+            data.tasks.push_back(value);
+          } else if constexpr (std::is_same_v<T, Lost>) {
+            data.counters.lost_samples += value.count;
+          } else {
+            ++data.counters.unknown_records;
+          }
+        },
+        *record);
+  }
+  return data;
+}
+
+base::StatusOr<SampleData> ReadSamplesFile(const std::string& path) {
+  ASSIGN_OR_RETURN(base::MappedFile file, base::MappedFile::Open(path));
+  base::StatusOr<SampleData> data = ParseSamples(file.bytes());
+  if (!data.ok())
+    return base::Status::Error("%s: %s", path.c_str(), data.status().message().c_str());
+  return data;
+}
+
+}  // namespace jitscope::record

@@ -1,0 +1,55 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// A recording session: the last step of the sampler pipeline (see event_config.h). Runs a command
+// with the collector configured, samples it with one inherited per-task perf event and writes the
+// session directory:
+//
+//   <dir>/samples.jss      the samples and mmap/comm/fork/exit records (samples_file.h)
+//   <dir>/jit-<pid>.jsc …  what the collector writes (JITSCOPE_OUTPUT_DIR=<dir>)
+//
+// Sequence: fork; the child waits on a pipe; the parent opens the event on the child (disabled,
+// enable_on_exec) and maps its ring; it releases the child, which sets up the collector's
+// environment and execs the command, which starts the counters. The parent drains the ring until
+// the command exits. Single-threaded; signal handlers only forward SIGINT/SIGTERM to the child.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "jitscope/base/status.h"
+
+namespace jitscope::record {
+
+struct SessionOptions {
+  std::string output_dir = "jitscope.data";
+  uint64_t frequency_hz = 1000;
+  std::string formats;         // JITSCOPE_FORMATS for the collector; empty = its default
+  std::string collector_path;  // INTEL_JIT_PROFILER64; empty = do not set it
+  std::vector<std::string> command;
+};
+
+struct SessionResult {
+  int exit_code = 0;           // the command's, 128 + signal if a signal ended it
+  std::string rotated_to;      // where an existing session directory was moved, if any
+  uint64_t records_bytes = 0;  // perf record bytes written
+  bool kernel_frames = true;
+  base::Status exec_error;  // set when the command could not be started (exit_code 127)
+};
+
+// Moves an existing `dir` aside to `dir`.old (or `dir`.1, .2, ... if that is taken; nothing is
+// overwritten) and creates `dir` (mode 0700). Returns where the old one went, or "".
+base::StatusOr<std::string> PrepareSessionDirectory(const std::string& dir);
+
+// The collector installed next to the running executable: <prefix>/bin/jitscope →
+// <prefix>/lib/libjitscope-collector.so (the build tree mirrors the install prefix). Fails if it
+// is not there.
+base::StatusOr<std::string> FindCollector();
+
+// The user-facing explanation of a perf_event_open permission failure, with the fix.
+std::string PermissionAdvice(int paranoid_level);
+
+base::StatusOr<SessionResult> RunSession(const SessionOptions& options);
+
+}  // namespace jitscope::record

@@ -1,0 +1,73 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// End-to-end: `jitscope record` on the example JIT's hot-spot program. The collector's trace and
+// the samples land in one session directory, on one clock: most samples of the hot-spot program
+// fall into JIT code the trace says was loaded at that address before the sample was taken.
+#include <dirent.h>
+
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "../support/subprocess.h"
+#include "jitscope/record/samples_file.h"
+#include "jitscope/trace/reader.h"
+
+namespace jitscope::record {
+namespace {
+
+std::string FindTrace(const std::string& dir) {
+  std::string found;
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return found;
+  while (dirent* entry = ::readdir(d)) {
+    const std::string name = entry->d_name;
+    if (name.size() > 4 && name.substr(name.size() - 4) == ".jsc") found = dir + "/" + name;
+  }
+  ::closedir(d);
+  return found;
+}
+
+struct Region {
+  uint64_t loaded_ns, start, end;
+};
+
+TEST(JitvmRecordTest, SamplesLandInJitCodeLoadedBeforeThem) {
+  test_support::TempDir tmp;
+  const std::string dir = tmp.path() + "/session";
+  auto result = test_support::RunProgram(
+      {JITSCOPE_CLI, "record", "-o", dir, "--", JITVM, JITVM_PROGRAMS "/hotspot.jv", "1000"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+
+  const std::string trace_path = FindTrace(dir);
+  ASSERT_FALSE(trace_path.empty()) << "the collector wrote no trace into the session directory";
+  base::StatusOr<trace::TraceFile> trace = trace::TraceFile::Open(trace_path);
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  std::vector<Region> regions;
+  for (const trace::Record& record : trace->trace().records) {
+    if (const auto* code = std::get_if<trace::CodeEvent>(&record.event); code && code->size > 0) {
+      regions.push_back({record.timestamp, code->address, code->address + code->size});
+    }
+  }
+  ASSERT_FALSE(regions.empty());
+
+  base::StatusOr<SampleData> data = ReadSamplesFile(dir + "/" + kSamplesFileName);
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  size_t total = 0, in_jit = 0;
+  for (const Sample& sample : data->samples) {
+    ++total;
+    for (const Region& region : regions) {
+      if (sample.ip >= region.start && sample.ip < region.end &&
+          region.loaded_ns <= sample.time_ns) {
+        ++in_jit;
+        break;
+      }
+    }
+  }
+  ASSERT_GT(total, 100u);
+  EXPECT_GT(in_jit * 2, total) << in_jit << " of " << total << " samples in JIT code";
+}
+
+}  // namespace
+}  // namespace jitscope::record

@@ -1,0 +1,197 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "jitscope/record/samples_file.h"
+
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+#include <gtest/gtest.h>
+
+#include "jitscope/record/event_config.h"
+
+namespace jitscope::record {
+namespace {
+
+// Builds kernel-layout records byte by byte, as the ring holds them.
+class RecordBuilder {
+ public:
+  explicit RecordBuilder(uint32_t type, uint16_t misc = 0) : type_(type), misc_(misc) {}
+  template <typename T>
+  RecordBuilder& Put(T value) {
+    body_.append(reinterpret_cast<const char*>(&value), sizeof(value));
+    return *this;
+  }
+  RecordBuilder& Name(const std::string& name) {
+    body_ += name;
+    body_.push_back('\0');
+    while ((body_.size() + sizeof(perf_event_header)) % 8 != 0) body_.push_back('\0');
+    return *this;
+  }
+  RecordBuilder& SampleId(uint32_t pid, uint32_t tid, uint64_t time) {
+    return Put(pid).Put(tid).Put(time);
+  }
+  std::string Build() const {
+    perf_event_header header{type_, misc_, static_cast<uint16_t>(sizeof(header) + body_.size())};
+    return std::string(reinterpret_cast<const char*>(&header), sizeof(header)) + body_;
+  }
+
+ private:
+  uint32_t type_;
+  uint16_t misc_;
+  std::string body_;
+};
+
+std::string Header() {
+  std::string out(kSamplesMagic, sizeof(kSamplesMagic));
+  auto put = [&out](auto value) {
+    out.append(reinterpret_cast<const char*>(&value), sizeof(value));
+  };
+  put(kSamplesVersion);
+  put(kSamplesHeaderSize);
+  put(kSampleType);
+  put(kFlagKernel);
+  return out;
+}
+
+std::string SampleRecord() {
+  return RecordBuilder(PERF_RECORD_SAMPLE)
+      .Put<uint64_t>(0x401000)
+      .Put<uint32_t>(10)
+      .Put<uint32_t>(11)
+      .Put<uint64_t>(5000)
+      .Put<uint64_t>(5)
+      .Put<uint64_t>(static_cast<uint64_t>(PERF_CONTEXT_KERNEL))
+      .Put<uint64_t>(0xffffffff81000000)
+      .Put<uint64_t>(static_cast<uint64_t>(PERF_CONTEXT_USER))
+      .Put<uint64_t>(0x401000)
+      .Put<uint64_t>(0x402000)
+      .Build();
+}
+
+TEST(SamplesFileTest, DecodesEveryRecordKind) {
+  std::string file = Header() + SampleRecord();
+  file += RecordBuilder(PERF_RECORD_MMAP2)
+              .Put<uint32_t>(10)
+              .Put<uint32_t>(10)
+              .Put<uint64_t>(0x400000)
+              .Put<uint64_t>(0x3000)
+              .Put<uint64_t>(0x1000)
+              .Put<uint32_t>(8)  // maj
+              .Put<uint32_t>(1)  // min
+              .Put<uint64_t>(1234)
+              .Put<uint64_t>(0)
+              .Put<uint32_t>(5)  // prot
+              .Put<uint32_t>(2)  // flags
+              .Name("/usr/bin/app")
+              .SampleId(10, 10, 4000)
+              .Build();
+  file += RecordBuilder(PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC)
+              .Put<uint32_t>(10)
+              .Put<uint32_t>(10)
+              .Name("app")
+              .SampleId(10, 10, 3000)
+              .Build();
+  file += RecordBuilder(PERF_RECORD_FORK)
+              .Put<uint32_t>(12)
+              .Put<uint32_t>(10)
+              .Put<uint32_t>(12)
+              .Put<uint32_t>(10)
+              .Put<uint64_t>(6000)
+              .SampleId(12, 12, 6000)
+              .Build();
+  file +=
+      RecordBuilder(PERF_RECORD_LOST).Put<uint64_t>(1).Put<uint64_t>(7).SampleId(0, 0, 0).Build();
+  file += RecordBuilder(PERF_RECORD_THROTTLE)
+              .Put<uint64_t>(1)
+              .Put<uint64_t>(2)
+              .Put<uint64_t>(3)
+              .Build();
+
+  base::StatusOr<SampleData> data = ParseSamples(file);
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  EXPECT_EQ(data->flags, kFlagKernel);
+  ASSERT_EQ(data->samples.size(), 1u);
+  const Sample& sample = data->samples[0];
+  EXPECT_EQ(sample.pid, 10u);
+  EXPECT_EQ(sample.tid, 11u);
+  EXPECT_EQ(sample.time_ns, 5000u);
+  EXPECT_EQ(sample.ip, 0x401000u);
+  EXPECT_EQ(sample.callchain,
+            (std::vector<Frame>{{0xffffffff81000000, true}, {0x401000, false}, {0x402000, false}}));
+  ASSERT_EQ(data->mappings.size(), 1u);
+  EXPECT_EQ(data->mappings[0].start, 0x400000u);
+  EXPECT_EQ(data->mappings[0].length, 0x3000u);
+  EXPECT_EQ(data->mappings[0].file_offset, 0x1000u);
+  EXPECT_EQ(data->mappings[0].filename, "/usr/bin/app");
+  EXPECT_EQ(data->mappings[0].time_ns, 4000u);
+  ASSERT_EQ(data->comms.size(), 1u);
+  EXPECT_EQ(data->comms[0].name, "app");
+  EXPECT_TRUE(data->comms[0].exec);
+  EXPECT_EQ(data->comms[0].time_ns, 3000u);
+  ASSERT_EQ(data->tasks.size(), 1u);
+  EXPECT_FALSE(data->tasks[0].exit);
+  EXPECT_EQ(data->tasks[0].pid, 12u);
+  EXPECT_EQ(data->tasks[0].ppid, 10u);
+  EXPECT_EQ(data->tasks[0].time_ns, 6000u);
+  EXPECT_EQ(data->counters, (SampleCounters{.lost_samples = 7, .unknown_records = 1}));
+}
+
+TEST(SamplesFileTest, TornTailIsCountedNotFatal) {
+  const std::string sample = SampleRecord();
+  std::string file = Header() + sample + sample.substr(0, sample.size() - 3);
+  base::StatusOr<SampleData> data = ParseSamples(file);
+  ASSERT_TRUE(data.ok());
+  EXPECT_EQ(data->samples.size(), 1u);
+  EXPECT_EQ(data->counters.torn_tail_bytes, sample.size() - 3);
+}
+
+TEST(SamplesFileTest, CallChainLongerThanRecordIsMalformed) {
+  std::string bad = RecordBuilder(PERF_RECORD_SAMPLE)
+                        .Put<uint64_t>(1)
+                        .Put<uint32_t>(1)
+                        .Put<uint32_t>(1)
+                        .Put<uint64_t>(1)
+                        .Put<uint64_t>(1ull << 60)
+                        .Build();
+  base::StatusOr<SampleData> data = ParseSamples(Header() + bad + SampleRecord());
+  ASSERT_TRUE(data.ok());
+  EXPECT_EQ(data->counters.malformed_records, 1u);
+  EXPECT_EQ(data->samples.size(), 1u);
+}
+
+TEST(SamplesFileTest, RejectsForeignFilesAndVersions) {
+  EXPECT_FALSE(ParseSamples("PERFILE2 and more bytes than a header").ok());
+  std::string file = Header();
+  file[8] = 9;
+  base::StatusOr<SampleData> data = ParseSamples(file);
+  ASSERT_FALSE(data.ok());
+  EXPECT_EQ(data.status().message(), "samples file version 9; this jitscope reads version 1");
+}
+
+TEST(SamplesFileTest, WriterRoundTrip) {
+  char dir[] = "/tmp/jitscope-samples-test.XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  {
+    base::StatusOr<SamplesWriter> writer = SamplesWriter::Create(dir, kFlagKernel);
+    ASSERT_TRUE(writer.ok()) << writer.status().message();
+    ASSERT_TRUE(writer->Append(SampleRecord()).ok());
+    ASSERT_TRUE(writer->Flush().ok());
+    EXPECT_FALSE(SamplesWriter::Create(dir, 0).ok()) << "must not overwrite";
+  }
+  const std::string path = std::string(dir) + "/" + kSamplesFileName;
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(bytes, Header() + SampleRecord());
+  base::StatusOr<SampleData> data = ReadSamplesFile(path);
+  ASSERT_TRUE(data.ok());
+  EXPECT_EQ(data->samples.size(), 1u);
+  ::unlink(path.c_str());
+  ::rmdir(dir);
+}
+
+}  // namespace
+}  // namespace jitscope::record

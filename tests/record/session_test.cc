@@ -1,0 +1,122 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// End-to-end: `jitscope record` on real commands, read back with the samples reader.
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <climits>
+
+#include <gtest/gtest.h>
+
+#include "../support/subprocess.h"
+#include "jitscope/record/samples_file.h"
+#include "jitscope/record/session.h"
+
+namespace jitscope::record {
+namespace {
+
+using test_support::RunProgram;
+using test_support::TempDir;
+
+// About 0.3 s of shell arithmetic: enough for ~300 samples at 1 kHz.
+constexpr char kBusyLoop[] = "i=0; while [ $i -lt 60000 ]; do i=$((i+1)); done";
+
+TEST(RecordSessionTest, SamplesTheCommandAndReturnsItsExitStatus) {
+  TempDir tmp;
+  const std::string dir = tmp.path() + "/session";
+  auto result = RunProgram({JITSCOPE_CLI, "record", "-o", dir, "--", "/bin/sh", "-c",
+                            std::string(kBusyLoop) + "; exit 7"});
+  EXPECT_EQ(result.exit_code, 7) << result.err;
+  base::StatusOr<SampleData> data = ReadSamplesFile(dir + "/" + kSamplesFileName);
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  EXPECT_GT(data->samples.size(), 50u);
+  EXPECT_EQ(data->counters, SampleCounters{});
+  // The exec of the command is seen: its name and the shell's mapping.
+  EXPECT_TRUE(std::any_of(data->comms.begin(), data->comms.end(),
+                          [](const Comm& c) { return c.exec && c.name == "sh"; }));
+  EXPECT_TRUE(std::any_of(data->mappings.begin(), data->mappings.end(), [](const Mapping& m) {
+    return m.filename.find("/dash") != std::string::npos ||
+           m.filename.find("/sh") != std::string::npos;
+  }));
+  for (const Sample& sample : data->samples) {
+    ASSERT_FALSE(sample.callchain.empty());
+    ASSERT_GT(sample.time_ns, 0u);
+  }
+}
+
+TEST(RecordSessionTest, FollowsChildProcesses) {
+  TempDir tmp;
+  const std::string dir = tmp.path() + "/session";
+  // The busy loop runs in a grandchild shell, not in the recorded command itself.
+  auto result = RunProgram({JITSCOPE_CLI, "record", "-o", dir, "--", "/bin/sh", "-c",
+                            std::string("/bin/sh -c '") + kBusyLoop + "'; true"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  base::StatusOr<SampleData> data = ReadSamplesFile(dir + "/" + kSamplesFileName);
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  const uint32_t command_pid = data->comms.at(0).pid;
+  const auto in_child = std::count_if(data->samples.begin(), data->samples.end(),
+                                      [&](const Sample& s) { return s.pid != command_pid; });
+  EXPECT_GT(in_child, 50);
+  EXPECT_TRUE(std::any_of(data->tasks.begin(), data->tasks.end(),
+                          [&](const Task& t) { return !t.exit && t.ppid == command_pid; }));
+}
+
+TEST(RecordSessionTest, RotatesAnExistingSessionDirectory) {
+  TempDir tmp;
+  const std::string dir = tmp.path() + "/jitscope.data";
+  for (int i = 0; i < 3; ++i) {
+    auto result = RunProgram({JITSCOPE_CLI, "record", "-o", dir, "--", "/bin/true"});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+  }
+  struct stat st {};
+  EXPECT_EQ(::stat((dir + "/" + kSamplesFileName).c_str(), &st), 0);
+  EXPECT_EQ(::stat((dir + ".old/" + kSamplesFileName).c_str(), &st), 0);
+  EXPECT_EQ(::stat((dir + ".1/" + kSamplesFileName).c_str(), &st), 0);
+}
+
+TEST(RecordSessionTest, ConfiguresTheCollectorInTheCommandsEnvironment) {
+  TempDir tmp;
+  const std::string dir = tmp.path() + "/session";
+  auto result =
+      RunProgram({JITSCOPE_CLI, "record", "-o", dir, "--formats", "jitdump", "--", "/bin/sh", "-c",
+                  "echo \"$INTEL_JIT_PROFILER64|$JITSCOPE_OUTPUT_DIR|$JITSCOPE_FORMATS\""});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  base::StatusOr<std::string> collector = FindCollector();
+  ASSERT_TRUE(collector.ok()) << collector.status().message();
+  EXPECT_EQ(result.out, *collector + "|" + dir + "|jitdump\n");
+}
+
+TEST(RecordSessionTest, ForwardsSigtermAndKeepsTheSession) {
+  TempDir tmp;
+  const std::string dir = tmp.path() + "/session";
+  test_support::Process process(
+      {JITSCOPE_CLI, "record", "-o", dir, "--", "/bin/sh", "-c", "while :; do :; done"}, {});
+  ::usleep(300 * 1000);
+  ASSERT_EQ(::kill(process.pid(), SIGTERM), 0);
+  auto result = process.Wait();
+  EXPECT_EQ(result.exit_code, 128 + SIGTERM) << result.err;
+  base::StatusOr<SampleData> data = ReadSamplesFile(dir + "/" + kSamplesFileName);
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  EXPECT_GT(data->samples.size(), 20u);
+}
+
+TEST(RecordSessionTest, UnrunnableCommandExits127WithOneLine) {
+  TempDir tmp;
+  auto result =
+      RunProgram({JITSCOPE_CLI, "record", "-o", tmp.path() + "/s", "--", "/nonexistent/x"});
+  EXPECT_EQ(result.exit_code, 127);
+  EXPECT_EQ(result.err,
+            "jitscope record: error: cannot run '/nonexistent/x': No such file or directory\n");
+}
+
+TEST(RecordSessionTest, PermissionAdviceSaysHowToFixIt) {
+  const std::string advice = PermissionAdvice(3);
+  EXPECT_NE(advice.find("kernel.perf_event_paranoid = 3"), std::string::npos);
+  EXPECT_NE(advice.find("sudo sysctl kernel.perf_event_paranoid=1"), std::string::npos);
+  EXPECT_NE(advice.find("CAP_PERFMON"), std::string::npos);
+  EXPECT_NE(PermissionAdvice(INT_MIN).find("= unknown"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace jitscope::record
