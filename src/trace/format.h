@@ -11,11 +11,19 @@
 // after iJIT_NotifyEvent returns loses nothing.
 //
 // Everything is little-endian and made of fixed-width fields with explicit padding, so 32- and
-// 64-bit writers produce the same format.
+// 64-bit writers produce the same format. The writer and the reader copy these structs to and from
+// the file as they are, so that claim rests on two checks at the end of this file, compiled by
+// every build including the i386 one (cmake/lib32.cmake): the host is little-endian, and no struct
+// has padding. Without padding a struct of fixed-width fields has the same offsets under every
+// ABI (i386 aligns uint64_t to 4, x86-64 to 8: only padding could differ). The end-to-end proof
+// is tests/collector/collector_e2e_test.cc: an i386 client's trace reads back, on x86-64, exactly
+// like an x86-64 client's.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace jitscope::trace {
 
@@ -194,6 +202,15 @@ struct OprofileUnloadRecord {
   uint32_t agent;
 };
 static_assert(sizeof(OprofileUnloadRecord) == 24);
+static_assert(std::endian::native == std::endian::little,
+              "the trace is little-endian and written in host byte order");
+template <typename... Structs>
+constexpr bool kWithoutPadding = (std::has_unique_object_representations_v<Structs> && ...);
+static_assert(kWithoutPadding<FileHeader, ChunkHeader, RecordHeader, CodeRecord, LineEntry,
+                              RangeUpdateRecord, UnloadRecord, ShutdownRecord, RejectedRecord,
+                              OprofileAgentRecord, OprofileCodeLoadRecord, OprofileLineEntry,
+                              OprofileDebugLinesRecord, OprofileUnloadRecord>,
+              "on-disk structs must have no padding, so that every ABI lays them out alike");
 
 constexpr size_t AlignTo8(size_t n) { return (n + 7) & ~size_t{7}; }
 

@@ -19,6 +19,10 @@ namespace {
 
 std::atomic<uint64_t> next_writer_id{1};
 
+// Segments are mapped at file offsets past 2 GiB in long runs, 32-bit processes included
+// (_FILE_OFFSET_BITS=64 in the top-level CMakeLists.txt).
+static_assert(sizeof(off_t) == 8, "the trace needs 64-bit file offsets");
+
 // MADV_POPULATE_WRITE (Linux 5.14); spelled out for older headers.
 constexpr int kMadvPopulateWrite = 23;
 

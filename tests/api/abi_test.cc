@@ -1,11 +1,11 @@
 // Copyright 2026 The jitscope Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// The C++ side of the ABI test: the same compile-time checks as abi_c99.c (abi_checks.h), with
-// static_assert, plus a run-time comparison of every payload and enum size between the C and the
-// C++ compiler. Built twice: as api_abi_test and, with JITSCOPE_JIT_LEGACY_API, as
-// api_abi_legacy_test (separate binaries, because the two iJIT_Method_Load layouts must not meet
-// in one program).
+// The C++ side of the ABI test: the compile-time checks of src/api/abi_checks.h with
+// static_assert, plus a run-time comparison of every payload and enum size between the C compiler
+// (src/api/abi_check.c) and the C++ compiler. Built twice: as api_abi_test and, with
+// JITSCOPE_JIT_LEGACY_API, as api_abi_legacy_test (separate binaries, because the two
+// iJIT_Method_Load layouts must not meet in one program).
 
 #include <cstddef>
 #include <string>
@@ -17,7 +17,7 @@
 #define JITSCOPE_ABI_ASSERT(condition, name) static_assert(condition, #name)
 #define JITSCOPE_ABI_ALIGNOF(type) alignof(type)
 
-#include "abi_checks.h"
+#include "jitscope/api/abi_checks.h"
 
 extern "C" const size_t kJitscopeAbiCSizes[];
 extern "C" const size_t kJitscopeAbiCSizeCount;

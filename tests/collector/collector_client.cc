@@ -1,8 +1,8 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // A JIT client for the collector's end-to-end tests: it reports through our stub, which loads
-// the collector named by INTEL_JIT_PROFILER64 — exactly what a real engine does. Modes:
-//   all-events   every event kind once (plus invalid ones); prints "base=<hex> pid=<n>"
+// the collector named by INTEL_JIT_PROFILER64 — exactly what a real engine does. (Every event
+// kind once: all_events_client.c.) Modes:
 //   ack-loop     2 threads report loads forever; after each accepted event the thread writes
 //                its id (4 bytes) to stdout, so a parent that SIGKILLs us knows what was acked
 //   fork N       4 threads report while the main thread forks N children; each child reports
@@ -22,8 +22,6 @@
 
 #include "jitprofiling.h"
 
-extern "C" int NotifyRaw(unsigned int event_type, void* data);
-
 namespace {
 
 char* NewCode(size_t size) {
@@ -34,82 +32,6 @@ char* NewCode(size_t size) {
   }
   std::memset(p, 0xC3, size);
   return static_cast<char*>(p);
-}
-
-int AllEvents() {
-  char* base = NewCode(4096);
-  std::printf("base=%#llx pid=%d\n",
-              static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(base)),
-              static_cast<int>(getpid()));
-  std::fflush(stdout);
-  LineNumberInfo lines[] = {{1, 2}, {12, 4}, {15, 2}, {18, 1}, {21, 30}};
-
-  iJIT_Method_Load load = {};
-  load.method_id = 1000;
-  load.method_name = const_cast<char*>("Load");
-  load.method_load_address = base;
-  load.method_size = 21;
-  load.line_number_size = 5;
-  load.line_number_table = lines;
-  load.class_id = 3;
-  load.class_file_name = const_cast<char*>("Klass");
-  load.source_file_name = const_cast<char*>("load.js");
-  iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, &load);
-
-  iJIT_Method_Load_V2 v2 = {};
-  v2.method_id = 1001;
-  v2.method_name = const_cast<char*>("V2");
-  v2.method_load_address = base + 0x100;
-  v2.method_size = 0x40;
-  v2.source_file_name = const_cast<char*>("v2.js");
-  v2.module_name = const_cast<char*>("tier1");
-  iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED_V2, &v2);
-
-  iJIT_Method_Load_V3 v3 = {};
-  v3.method_id = 1002;
-  v3.method_name = const_cast<char*>("V3");
-  v3.method_load_address = base + 0x200;
-  v3.method_size = 0x40;
-  v3.module_name = const_cast<char*>("tier2");
-  v3.module_arch = iJIT_CA_64;
-  iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED_V3, &v3);
-
-  LineNumberInfo inline_lines[] = {{4, 7}, {8, 8}};
-  iJIT_Method_Inline_Load in = {};
-  in.method_id = 2000;
-  in.parent_method_id = 1001;
-  in.method_name = const_cast<char*>("Inlined");
-  in.method_load_address = base + 0x110;
-  in.method_size = 8;
-  in.line_number_size = 2;
-  in.line_number_table = inline_lines;
-  in.class_file_name = const_cast<char*>("K2");
-  in.source_file_name = const_cast<char*>("inl.js");
-  iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_INLINE_LOAD_FINISHED, &in);
-
-  iJIT_Method_Load update = {};
-  update.method_id = 1000;
-  update.method_load_address = base + 4;
-  update.method_size = 8;
-  iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_UPDATE, &update);
-
-  iJIT_Method_Update update_v2 = {};
-  update_v2.load_address = base + 0x208;
-  update_v2.size = 4;
-  update_v2.type = iJIT_CT_DATA;
-  update_v2.data_format = "%x";
-  iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_UPDATE_V2, &update_v2);
-
-  unsigned int unload = 1002;
-  iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_UNLOAD_START, &unload);
-
-  iJIT_Method_Load bad = load;
-  bad.method_size = 0;
-  iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, &bad);
-  NotifyRaw(99, &load);  // an event type the API does not define
-
-  iJIT_NotifyEvent(iJVM_EVENT_TYPE_SHUTDOWN, nullptr);
-  return 0;
 }
 
 void Report(unsigned id, char* code) {
@@ -181,9 +103,8 @@ int Fork(int forks) {
 
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
-  if (mode == "all-events") return AllEvents();
   if (mode == "ack-loop") AckLoop();
   if (mode == "fork" && argc > 2) return Fork(std::atoi(argv[2]));
-  std::fprintf(stderr, "usage: collector_client all-events | ack-loop | fork N\n");
+  std::fprintf(stderr, "usage: collector_client ack-loop | fork N\n");
   return 2;
 }

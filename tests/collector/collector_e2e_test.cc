@@ -1,8 +1,9 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// End-to-end: collector_client reports through our stub, which dlopen()s the real
-// libjitscope-collector.so from INTEL_JIT_PROFILER64; the trace is read back with the real
-// `jitscope dump` or the trace reader.
+// End-to-end: real clients (all_events_client.c, collector_client.cc) report through our stub,
+// which dlopen()s the real libjitscope-collector.so from INTEL_JIT_PROFILER64 (or the i386 one
+// from INTEL_JIT_PROFILER32); the trace is read back with the real `jitscope dump` or the trace
+// reader.
 #include <dirent.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -48,17 +49,20 @@ std::map<std::string, std::string> CollectorEnv(const std::string& dir) {
           {"JITSCOPE_LOG", dir + "/collector.log"}};
 }
 
-TEST(CollectorEndToEnd, EveryEventKindRoundTripsThroughJitscopeDumpJson) {
-  TempDir dir;
-  auto client = RunProgram({JITSCOPE_CLIENT, "all-events"}, CollectorEnv(dir.path()));
-  ASSERT_EQ(client.exit_code, 0) << client.err;
+// Runs all_events_client (`client`, built for any word size) with `env` and checks its trace
+// exactly, through `jitscope dump --json`, and the collector's log. The trace is the same whatever
+// the client's word size, except for the header's pointer_size.
+void ExpectAllEventsTrace(const std::string& dir, const std::string& client,
+                          const std::map<std::string, std::string>& env, uint32_t pointer_size) {
+  auto run = RunProgram({client}, env);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
   unsigned long long base = 0;
   int pid = 0;
-  ASSERT_EQ(std::sscanf(client.out.c_str(), "base=%llx pid=%d", &base, &pid), 2) << client.out;
+  ASSERT_EQ(std::sscanf(run.out.c_str(), "base=%llx pid=%d", &base, &pid), 2) << run.out;
 
-  const auto traces = Traces(dir.path());
-  ASSERT_EQ(traces.size(), 1u);
-  EXPECT_EQ(traces[0], dir.path() + "/jit-" + std::to_string(pid) + ".jsc");
+  const auto traces = Traces(dir);
+  ASSERT_EQ(traces.size(), 1u) << run.err;
+  EXPECT_EQ(traces[0], dir + "/jit-" + std::to_string(pid) + ".jsc");
   struct stat st {};
   ASSERT_EQ(::stat(traces[0].c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
@@ -72,8 +76,9 @@ TEST(CollectorEndToEnd, EveryEventKindRoundTripsThroughJitscopeDumpJson) {
     auto object = nlohmann::json::parse(line);
     if (object["type"] == "header") {
       EXPECT_EQ(object["pid"], pid);
-      EXPECT_EQ(object["exe"], JITSCOPE_CLIENT);
+      EXPECT_EQ(object["exe"], client);
       EXPECT_EQ(object["version"], 1);
+      EXPECT_EQ(object["pointer_size"], pointer_size);
       EXPECT_GT(object["start_monotonic_ns"].get<uint64_t>(), 0u);
       continue;
     }
@@ -103,7 +108,7 @@ TEST(CollectorEndToEnd, EveryEventKindRoundTripsThroughJitscopeDumpJson) {
   };
   EXPECT_EQ(lines, expected);
 
-  const std::string log = test_support::ReadFile(dir.path() + "/collector.log");
+  const std::string log = test_support::ReadFile(dir + "/collector.log");
   const std::string prefix = "jitscope[" + std::to_string(pid) + "]: ";
   EXPECT_EQ(log, prefix + "recording JIT events to " + traces[0] + "\n" + prefix +
                      "rejected METHOD_LOAD_FINISHED event (type 13): zero_size; further rejections "
@@ -113,11 +118,38 @@ TEST(CollectorEndToEnd, EveryEventKindRoundTripsThroughJitscopeDumpJson) {
                      "this reason are counted in the trace, not logged\n");
 }
 
+TEST(CollectorEndToEnd, EveryEventKindRoundTripsThroughJitscopeDumpJson) {
+  TempDir dir;
+  ExpectAllEventsTrace(dir.path(), JITSCOPE_ALL_EVENTS_CLIENT, CollectorEnv(dir.path()), 8);
+}
+
+#if defined(JITSCOPE_LIB32_DIR) || defined(JITSCOPE_LIB32_UNAVAILABLE)
+// The same client built for i386 (`cc -m32`, linked with build/lib32/libjitprofiling.a) reports
+// through INTEL_JIT_PROFILER32 to the i386 collector. Its trace must read back on x86-64 exactly
+// as the 64-bit client's does: the format does not depend on the writer's word size. Both
+// variables are set, as in an environment that serves 32- and 64-bit processes.
+TEST(CollectorEndToEnd, I386ClientTraceReadsBackOnX86_64LikeA64BitOne) {
+#ifdef JITSCOPE_LIB32_UNAVAILABLE
+  FAIL() << JITSCOPE_LIB32_UNAVAILABLE;
+#else
+  TempDir dir;
+  const std::string client = dir.path() + "/all_events_client_i386";
+  auto build = RunProgram({JITSCOPE_PLAIN_CC, "-m32", "-std=gnu99", "-Wall", "-Wextra", "-Werror",
+                           "-I" JITSCOPE_SOURCE_DIR "/include", JITSCOPE_ALL_EVENTS_SOURCE,
+                           JITSCOPE_LIB32_DIR "/libjitprofiling.a", "-ldl", "-o", client});
+  ASSERT_EQ(build.exit_code, 0) << build.err;
+  auto env = CollectorEnv(dir.path());
+  env["INTEL_JIT_PROFILER32"] = JITSCOPE_LIB32_DIR "/libjitscope-collector.so";
+  ExpectAllEventsTrace(dir.path(), client, env, 4);
+#endif
+}
+#endif
+
 TEST(CollectorEndToEnd, BadConfigurationTurnsProfilingOffWithOneClearMessage) {
   TempDir dir;
   auto env = CollectorEnv(dir.path());
   env["JITSCOPE_FORMATS"] = "trace,vtune";
-  auto client = RunProgram({JITSCOPE_CLIENT, "all-events"}, env);
+  auto client = RunProgram({JITSCOPE_ALL_EVENTS_CLIENT}, env);
   ASSERT_EQ(client.exit_code, 0);
   EXPECT_TRUE(Traces(dir.path()).empty());
   EXPECT_NE(client.err.find("]: JITSCOPE_FORMATS: unknown format 'vtune' (known: trace, jitdump, "
@@ -127,7 +159,7 @@ TEST(CollectorEndToEnd, BadConfigurationTurnsProfilingOffWithOneClearMessage) {
 
   env = CollectorEnv(dir.path() + "/missing");
   env.erase("JITSCOPE_LOG");
-  client = RunProgram({JITSCOPE_CLIENT, "all-events"}, env);
+  client = RunProgram({JITSCOPE_ALL_EVENTS_CLIENT}, env);
   ASSERT_EQ(client.exit_code, 0);
   EXPECT_NE(client.err.find("]: cannot create " + dir.path() + "/missing/jit-"), std::string::npos)
       << client.err;

@@ -2,9 +2,9 @@
  * SPDX-License-Identifier: Apache-2.0 */
 
 /*
- * The C side of the ABI test: include/jitprofiling.h must compile as strict C99
- * (-std=c99 -pedantic-errors -Werror) and give Intel's values and layouts (abi_checks.h). The
- * sizes the C compiler sees are exported so abi_test.cc can compare them with the C++ compiler's.
+ * The ABI checks (abi_checks.h) as strict C99 (-std=c99 -pedantic-errors -Werror): the header must
+ * compile that way and give Intel's values and layouts. The sizes the C compiler sees are exported
+ * so tests/api/abi_test.cc can compare them with the C++ compiler's.
  */
 
 #include <stddef.h>

@@ -2,19 +2,23 @@
  * SPDX-License-Identifier: Apache-2.0 */
 
 /*
- * Compile-time ABI checks of include/jitprofiling.h against Intel's header, shared by a C99 and a
- * C++ translation unit (abi_c99.c, abi_test.cc), each also built with JITSCOPE_JIT_LEGACY_API.
- * Every number comes from the fact sheet ../shared/reference/intel-jit-api.md, sections 1-3.
+ * Compile-time ABI checks of include/jitprofiling.h against Intel's header. Every number comes
+ * from the fact sheet ../shared/reference/intel-jit-api.md, sections 1-3.
+ *
+ * Compiled in every build, as C99 (abi_check.c) and as C++ (abi_check.cc), each also with
+ * JITSCOPE_JIT_LEGACY_API, including the i386 build of the in-process libraries
+ * (cmake/lib32.cmake): the x86-64 layouts are checked by the host build and the i386 ones by a
+ * real -m32 compile. tests/api/abi_test.cc also compares the C and C++ sizes at run time.
  *
  * The includer defines:
  *   JITSCOPE_ABI_ASSERT(condition, name)  a static assertion (C99 has no _Static_assert)
  *   JITSCOPE_ABI_ALIGNOF(type)            the alignment of type
- * Layout numbers are checked on x86-64 and i386 (the i386 ones by a -m32 syntax-only ctest); on
- * other targets only enum values, names and signatures are checked.
+ * Layout numbers are checked on x86-64 and i386; on other targets only enum values, names and
+ * signatures are checked.
  */
 
-#ifndef JITSCOPE_TESTS_API_ABI_CHECKS_H_
-#define JITSCOPE_TESTS_API_ABI_CHECKS_H_
+#ifndef JITSCOPE_API_ABI_CHECKS_H_
+#define JITSCOPE_API_ABI_CHECKS_H_
 
 #include <stddef.h>
 
@@ -195,12 +199,13 @@ JITSCOPE_ABI_SIZE(iJIT_Method_NIDS, 16, 12, 8);
 #else
 #define JITSCOPE_ABI_LEGACY_TYPES(X)
 #endif
-#define JITSCOPE_ABI_TYPES(X)                                                      \
-  X(iJIT_JVM_EVENT)                                                                \
-  X(iJIT_IsProfilingActiveFlags)                                                   \
-  X(iJIT_CodeArchitecture)                                                         \
-  X(iJIT_SegmentType) X(LineNumberInfo) X(iJIT_Method_Load) X(iJIT_Method_Load_V2) \
-      X(iJIT_Method_Load_V3) X(iJIT_Method_Inline_Load) X(iJIT_Method_Update)      \
-          JITSCOPE_ABI_LEGACY_TYPES(X)
+#define JITSCOPE_ABI_TYPES(X)                                                                  \
+  X(iJIT_JVM_EVENT)                                                                            \
+  X(iJIT_IsProfilingActiveFlags)                                                               \
+  X(iJIT_CodeArchitecture)                                                                     \
+  X(iJIT_SegmentType)                                                                          \
+  X(LineNumberInfo)                                                                            \
+  X(iJIT_Method_Load) X(iJIT_Method_Load_V2) X(iJIT_Method_Load_V3) X(iJIT_Method_Inline_Load) \
+      X(iJIT_Method_Update) JITSCOPE_ABI_LEGACY_TYPES(X)
 
-#endif /* JITSCOPE_TESTS_API_ABI_CHECKS_H_ */
+#endif /* JITSCOPE_API_ABI_CHECKS_H_ */
