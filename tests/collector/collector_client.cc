@@ -67,7 +67,8 @@ int Fork(int forks) {
   std::vector<std::thread> threads;
   for (unsigned t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
-      for (unsigned i = 0; !stop.load(); ++i) {
+      // Bounded, so that a child that never comes back cannot make the parent fill the disk.
+      for (unsigned i = 0; !stop.load() && i < 250000; ++i) {
         Report(1 + t + 4 * i, code);
         reported.fetch_add(1);
       }
@@ -102,6 +103,8 @@ int Fork(int forks) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Whatever happens to the test that started it, this client never outlives two minutes.
+  alarm(120);
   const std::string mode = argc > 1 ? argv[1] : "";
   if (mode == "ack-loop") AckLoop();
   if (mode == "fork" && argc > 2) return Fork(std::atoi(argv[2]));
