@@ -3,6 +3,7 @@
 
 #include <linux/perf_event.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "jitscope/base/files.h"
@@ -117,6 +118,14 @@ base::StatusOr<SampleData> ParseSamples(std::string_view bytes) {
         },
         *record);
   }
+  // Each CPU has its own ring and the recorder drains them in turn, so the file interleaves CPUs
+  // by drain round; consumers expect each list in time order. Stable, so records with one
+  // timestamp (a FORK and the child's first COMM) keep the kernel's order.
+  auto by_time = [](const auto& a, const auto& b) { return a.time_ns < b.time_ns; };
+  std::stable_sort(data.samples.begin(), data.samples.end(), by_time);
+  std::stable_sort(data.mappings.begin(), data.mappings.end(), by_time);
+  std::stable_sort(data.comms.begin(), data.comms.end(), by_time);
+  std::stable_sort(data.tasks.begin(), data.tasks.end(), by_time);
   return data;
 }
 

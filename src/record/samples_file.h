@@ -70,7 +70,8 @@ struct SampleData {
   SampleCounters counters;
 };
 
-// Decodes a whole samples file. Fails only when the header is not one of a samples file this
+// Decodes a whole samples file into lists each sorted by time (the file itself is in drain
+// order: one ring per CPU). Fails only when the header is not one of a samples file this
 // version can read; damage after the header is counted in `counters`.
 base::StatusOr<SampleData> ParseSamples(std::string_view bytes);
 base::StatusOr<SampleData> ReadSamplesFile(const std::string& path);

@@ -140,6 +140,23 @@ TEST(SamplesFileTest, DecodesEveryRecordKind) {
   EXPECT_EQ(data->counters, (SampleCounters{.lost_samples = 7, .unknown_records = 1}));
 }
 
+TEST(SamplesFileTest, ListsAreInTimeOrderWhateverTheDrainOrder) {
+  auto comm = [](uint32_t pid, uint64_t time) {
+    return RecordBuilder(PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC)
+        .Put<uint32_t>(pid)
+        .Put<uint32_t>(pid)
+        .Name("sh")
+        .SampleId(pid, pid, time)
+        .Build();
+  };
+  // CPU 0's ring (a grandchild's exec) drained before CPU 1's (the command's, earlier).
+  base::StatusOr<SampleData> data = ParseSamples(Header() + comm(30, 900) + comm(20, 100));
+  ASSERT_TRUE(data.ok());
+  ASSERT_EQ(data->comms.size(), 2u);
+  EXPECT_EQ(data->comms[0].pid, 20u);
+  EXPECT_EQ(data->comms[1].pid, 30u);
+}
+
 TEST(SamplesFileTest, TornTailIsCountedNotFatal) {
   const std::string sample = SampleRecord();
   std::string file = Header() + sample + sample.substr(0, sample.size() - 3);
