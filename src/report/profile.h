@@ -1,0 +1,56 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The symbolized profile every output format is written from: what `jitscope report` knows once
+// each sample's call chain has been resolved (JIT frames through the symbol index, native frames
+// through elfutils, kernel frames as "[kernel]") and identical stacks have been merged. The
+// aggregation (profile_builder) fills it; each writer (text, folded, svg, pprof, speedscope)
+// only reads it, so every format shows the same numbers.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace jitscope::report {
+
+enum class FrameKind : uint8_t {
+  kJit,      // resolved through the JIT symbol index
+  kNative,   // an ELF symbol of a mapped file (or the file and offset when it has no symbol)
+  kKernel,   // any kernel address: "[kernel]"
+  kUnknown,  // nothing maps the address; `function` is its hex value
+};
+
+// One distinct frame: the same function at the same file:line, in the same module, of the same
+// kind and inline status is one Location, however many stacks contain it.
+struct Location {
+  std::string function;  // demangled; never empty
+  std::string module;    // JIT module name, the ELF file's path, "[kernel]", or "" when unknown
+  std::string file;      // source file; "" when unknown
+  uint32_t line = 0;     // 0 when unknown
+  FrameKind kind = FrameKind::kUnknown;
+  // This frame was inlined into the frame that follows it in the stack: both describe the same
+  // machine address (pprof writes such a run as one Location with several Lines).
+  bool inlined = false;
+  bool operator==(const Location&) const = default;
+};
+
+// One distinct call stack and how many samples had it.
+struct Stack {
+  std::vector<uint32_t> frames;  // indices into Profile::locations, leaf (innermost) first
+  uint64_t samples = 0;
+};
+
+struct Profile {
+  std::vector<Location> locations;
+  std::vector<Stack> stacks;  // distinct stacks, heaviest first, ties in first-seen order
+  uint64_t total_samples = 0;       // the sum of stacks[i].samples
+  uint64_t sample_period_ns = 0;    // nominal time one sample stands for (1e9 / frequency)
+  uint64_t start_time_ns = 0;       // CLOCK_MONOTONIC of the first and last sample
+  uint64_t end_time_ns = 0;
+  std::string command;              // what was recorded, for titles ("" when unknown)
+  // Non-fatal things the reader and symbolizer noticed (lost samples, damaged files, ...), one
+  // line each, for the formats that can show them.
+  std::vector<std::string> warnings;
+};
+
+}  // namespace jitscope::report
