@@ -11,8 +11,9 @@
 
 #include "jitscope/cli/clean_command.h"
 #include "jitscope/cli/dump_command.h"
-#include "jitscope/cli/resolve_command.h"
 #include "jitscope/cli/record_command.h"
+#include "jitscope/cli/report_command.h"
+#include "jitscope/cli/resolve_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"jitscope: see and profile code generated at run time (JIT code)", "jitscope"};
@@ -31,6 +32,8 @@ int main(int argc, char** argv) {
   args.erase(args.begin());
   jitscope::record::SessionOptions record;
   jitscope::cli::AddRecordCommand(app, record);
+  jitscope::cli::ReportOptions report;
+  jitscope::cli::AddReportCommand(app, report);
 
   try {
     app.parse(args);
@@ -50,5 +53,6 @@ int main(int argc, char** argv) {
   }
   if (app.got_subcommand("resolve")) return jitscope::cli::RunResolve(resolve, stdout, stderr);
   if (app.got_subcommand("record")) return jitscope::cli::RunRecord(record, stderr);
+  if (app.got_subcommand("report")) return jitscope::cli::RunReport(report, stdout, stderr);
   return 2;
 }

@@ -17,10 +17,12 @@
 #include <cstring>
 #include <fstream>
 
+#include "jitscope/base/clock.h"
 #include "jitscope/base/scoped_resource.h"
 #include "jitscope/record/event_config.h"
 #include "jitscope/record/ring_buffer.h"
 #include "jitscope/record/samples_file.h"
+#include "jitscope/record/session_info.h"
 
 namespace jitscope::record {
 namespace {
@@ -202,6 +204,13 @@ base::StatusOr<SessionResult> RunSession(const SessionOptions& options) {
   base::StatusOr<SamplesWriter> writer =
       SamplesWriter::Create(options.output_dir, sampler.include_kernel ? kFlagKernel : 0);
   if (!writer.ok()) return abandon(writer.status());
+  const SessionInfo info{.command = options.command,
+                         .pid = static_cast<uint32_t>(child),
+                         .frequency_hz = options.frequency_hz,
+                         .start_time_ns = base::MonotonicNowNs()};
+  if (base::Status status = WriteSessionInfo(options.output_dir, info); !status.ok()) {
+    return abandon(status);
+  }
 
   struct sigaction forward {};
   forward.sa_sigaction = ForwardSignal;

@@ -5,6 +5,7 @@
 // session directory:
 //
 //   <dir>/samples.jss      the samples and mmap/comm/fork/exit records (samples_file.h)
+//   <dir>/session.json     the command, its pid and the sampling frequency (session_info.h)
 //   <dir>/jit-<pid>.jsc …  what the collector writes (JITSCOPE_OUTPUT_DIR=<dir>)
 //
 // Sequence: fork; the child waits on a pipe; the parent opens the event on the child (disabled,

@@ -17,7 +17,7 @@ enum class FrameKind : uint8_t {
   kJit,      // resolved through the JIT symbol index
   kNative,   // an ELF symbol of a mapped file (or the file and offset when it has no symbol)
   kKernel,   // any kernel address: "[kernel]"
-  kUnknown,  // nothing maps the address; `function` is its hex value
+  kUnknown,  // no symbol: `function` is "[unknown]", `module` the mapping that held it, if any
 };
 
 // One distinct frame: the same function at the same file:line, in the same module, of the same
@@ -38,16 +38,18 @@ struct Location {
 struct Stack {
   std::vector<uint32_t> frames;  // indices into Profile::locations, leaf (innermost) first
   uint64_t samples = 0;
+  uint64_t first_time_ns = 0;  // CLOCK_MONOTONIC of its first and last sample
+  uint64_t last_time_ns = 0;
 };
 
 struct Profile {
   std::vector<Location> locations;
-  std::vector<Stack> stacks;  // distinct stacks, heaviest first, ties in first-seen order
-  uint64_t total_samples = 0;       // the sum of stacks[i].samples
-  uint64_t sample_period_ns = 0;    // nominal time one sample stands for (1e9 / frequency)
-  uint64_t start_time_ns = 0;       // CLOCK_MONOTONIC of the first and last sample
+  std::vector<Stack> stacks;      // distinct stacks, heaviest first, ties in first-seen order
+  uint64_t total_samples = 0;     // the sum of stacks[i].samples
+  uint64_t sample_period_ns = 0;  // nominal time one sample stands for (1e9 / frequency)
+  uint64_t start_time_ns = 0;     // CLOCK_MONOTONIC of the first and last sample
   uint64_t end_time_ns = 0;
-  std::string command;              // what was recorded, for titles ("" when unknown)
+  std::string command;  // what was recorded, for titles ("" when unknown)
   // Non-fatal things the reader and symbolizer noticed (lost samples, damaged files, ...), one
   // line each, for the formats that can show them.
   std::vector<std::string> warnings;

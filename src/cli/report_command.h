@@ -1,0 +1,30 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// `jitscope report [DIR] [--format F] [-o FILE] [--sort KEY] [--inline|--no-inline] [--top N]`:
+// symbolizes a session directory written by `jitscope record` (src/report/profile_builder.h) and
+// writes it in one of the report formats.
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "jitscope/report/text_writer.h"
+
+namespace jitscope::cli {
+
+struct ReportOptions {
+  std::string directory = "jitscope.data";
+  std::string format = "text";
+  std::string output;           // "" = stdout
+  std::string sort = "method";  // text: method | line | module
+  report::TextOptions text;     // its `top`; `sort` is set from the string above
+  bool inline_frames = true;
+};
+
+void AddReportCommand(CLI::App& app, ReportOptions& options);
+
+int RunReport(const ReportOptions& options, std::FILE* out, std::FILE* err);
+
+}  // namespace jitscope::cli

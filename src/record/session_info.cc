@@ -1,0 +1,50 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "jitscope/record/session_info.h"
+
+#include <nlohmann/json.hpp>
+
+#include "jitscope/base/files.h"
+
+namespace jitscope::record {
+
+base::Status WriteSessionInfo(const std::string& directory, const SessionInfo& info) {
+  const nlohmann::ordered_json json = {{"command", info.command},
+                                       {"pid", info.pid},
+                                       {"frequency_hz", info.frequency_hz},
+                                       {"start_time_ns", info.start_time_ns}};
+  const std::string text = json.dump() + "\n";
+  ASSIGN_OR_RETURN(base::ScopedFd fd, base::CreateExclusive(directory, kSessionInfoFileName));
+  return base::WriteAll(fd.get(), text.data(), text.size());
+}
+
+base::StatusOr<SessionInfo> ReadSessionInfo(const std::string& directory) {
+  const std::string path = directory + "/" + kSessionInfoFileName;
+  ASSIGN_OR_RETURN(base::MappedFile file, base::MappedFile::Open(path));
+  // Hostile input: parse without exceptions, then check every field's type.
+  const nlohmann::json json = nlohmann::json::parse(file.bytes(), nullptr, false);
+  auto bad = [&path] {
+    return base::Status::Error("%s: not a jitscope session.json", path.c_str());
+  };
+  if (!json.is_object()) return bad();
+  SessionInfo info;
+  const auto command = json.find("command");
+  if (command == json.end() || !command->is_array()) return bad();
+  for (const auto& arg : *command) {
+    if (!arg.is_string()) return bad();
+    info.command.push_back(arg.get<std::string>());
+  }
+  for (auto [key, field] : {std::pair{"frequency_hz", &info.frequency_hz},
+                            std::pair{"start_time_ns", &info.start_time_ns}}) {
+    const auto value = json.find(key);
+    if (value == json.end() || !value->is_number_unsigned()) return bad();
+    *field = value->get<uint64_t>();
+  }
+  const auto pid = json.find("pid");
+  if (pid == json.end() || !pid->is_number_unsigned() || pid->get<uint64_t>() > UINT32_MAX) {
+    return bad();
+  }
+  info.pid = static_cast<uint32_t>(pid->get<uint64_t>());
+  return info;
+}
+
+}  // namespace jitscope::record

@@ -1,0 +1,38 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "jitscope/report/folded_writer.h"
+
+#include <fmt/format.h>
+
+namespace jitscope::report {
+namespace {
+
+std::string FoldedName(const Location& location) {
+  std::string name = location.function;
+  for (char& c : name) {
+    if (c == ';') c = ':';
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  if (location.inlined) return name + "_[i]";
+  if (location.kind == FrameKind::kJit) return name + "_[j]";
+  if (location.kind == FrameKind::kKernel) return name + "_[k]";
+  return name;
+}
+
+}  // namespace
+
+std::string RenderFolded(const Profile& profile) {
+  std::vector<std::string> names;
+  names.reserve(profile.locations.size());
+  for (const Location& location : profile.locations) names.push_back(FoldedName(location));
+  std::string out;
+  for (const Stack& stack : profile.stacks) {
+    for (auto frame = stack.frames.rbegin(); frame != stack.frames.rend(); ++frame) {
+      if (frame != stack.frames.rbegin()) out += ';';
+      out += names[*frame];
+    }
+    out += fmt::format(" {}\n", stack.samples);
+  }
+  return out;
+}
+
+}  // namespace jitscope::report

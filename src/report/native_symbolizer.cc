@@ -1,0 +1,208 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "jitscope/report/native_symbolizer.h"
+
+#include <cxxabi.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+
+#include <cstdlib>
+#include <optional>
+
+#include <fmt/format.h>
+
+namespace jitscope::report {
+namespace {
+
+// Offline reporting: the file is read from disk (and its debug file found by build-id or
+// .gnu_debuglink under the standard paths), never from a live process.
+char* g_debuginfo_path = nullptr;
+const Dwfl_Callbacks kOfflineCallbacks = {
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+    .debuginfo_path = &g_debuginfo_path,
+};
+
+const char* AttributeString(Dwarf_Die* die, unsigned name) {
+  Dwarf_Attribute attribute;
+  return dwarf_formstring(dwarf_attr_integrate(die, name, &attribute));
+}
+
+// A function DIE's name: the linkage name demangled (it carries namespaces and classes), else
+// DW_AT_name. Follows DW_AT_abstract_origin and DW_AT_specification.
+std::string FunctionName(Dwarf_Die* die) {
+  for (unsigned attribute : {DW_AT_linkage_name, DW_AT_MIPS_linkage_name}) {
+    if (const char* linkage = AttributeString(die, attribute)) return Demangle(linkage);
+  }
+  const char* name = AttributeString(die, DW_AT_name);
+  return name != nullptr ? name : "";
+}
+
+std::string_view Basename(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+std::string Demangle(const std::string& name) {
+  if (name.size() < 2 || name[0] != '_' || name[1] != 'Z') return name;
+  int status = 0;
+  char* demangled = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+  if (status != 0 || demangled == nullptr) return name;
+  std::string result(demangled);
+  std::free(demangled);
+  return result;
+}
+
+// One ELF file, reported to its own Dwfl session at its link-time addresses.
+class NativeSymbolizer::Module {
+ public:
+  static std::unique_ptr<Module> Open(const std::string& path) {
+    Dwfl* dwfl = dwfl_begin(&kOfflineCallbacks);
+    if (dwfl == nullptr) return nullptr;
+    std::unique_ptr<Module> module(new Module(dwfl, path));
+    module->module_ = dwfl_report_offline(dwfl, path.c_str(), path.c_str(), -1);
+    dwfl_report_end(dwfl, nullptr, nullptr);
+    if (module->module_ == nullptr) return nullptr;
+    Elf* elf = dwfl_module_getelf(module->module_, &module->bias_);
+    size_t count = 0;
+    if (elf == nullptr || elf_getphdrnum(elf, &count) != 0) return nullptr;
+    for (size_t i = 0; i < count; ++i) {
+      GElf_Phdr header;
+      if (gelf_getphdr(elf, static_cast<int>(i), &header) == nullptr) continue;
+      if (header.p_type == PT_LOAD) {
+        module->loads_.push_back({header.p_offset, header.p_filesz, header.p_vaddr});
+      }
+    }
+    return module;
+  }
+
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+  ~Module() { dwfl_end(dwfl_); }
+
+  std::vector<Location> Symbolize(uint64_t file_offset) const {
+    std::vector<Location> frames;
+    const std::optional<uint64_t> vaddr = VirtualAddress(file_offset);
+    if (!vaddr) return frames;
+    const Dwarf_Addr address = *vaddr + bias_;
+
+    const char* source = nullptr;
+    int line = 0;
+    if (Dwfl_Line* entry = dwfl_module_getsrc(module_, address)) {
+      source = dwfl_lineinfo(entry, nullptr, &line, nullptr, nullptr, nullptr);
+    }
+    std::string file = source != nullptr ? source : "";
+    uint32_t line_number = line > 0 ? static_cast<uint32_t>(line) : 0;
+
+    // DWARF scopes at the address, innermost first: each inlined_subroutine is a frame whose
+    // caller is the next function scope, at the call site the inlined_subroutine records.
+    Dwarf_Addr cu_bias = 0;
+    Dwarf_Die* cu = dwfl_module_addrdie(module_, address, &cu_bias);
+    Dwarf_Die* scopes = nullptr;
+    const int scope_count = cu != nullptr ? dwarf_getscopes(cu, address - cu_bias, &scopes) : 0;
+    bool reached_function = false;
+    for (int i = 0; i < scope_count && !reached_function; ++i) {
+      Dwarf_Die* scope = &scopes[i];
+      const int tag = dwarf_tag(scope);
+      if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram) continue;
+      reached_function = tag == DW_TAG_subprogram;
+      std::string name = FunctionName(scope);
+      if (reached_function) name = SymbolName(address, std::move(name));
+      frames.push_back(Frame(std::move(name), file, line_number, !reached_function));
+      if (!reached_function) CallSite(cu, scope, file, line_number);
+    }
+    std::free(scopes);
+    if (!reached_function) {
+      // No DWARF for the address (or an inline chain without its function): the ELF symbol.
+      std::string name = SymbolName(address, "");
+      if (name.empty()) return {};
+      frames.push_back(Frame(std::move(name), file, line_number, false));
+    }
+    return frames;
+  }
+
+ private:
+  struct Load {
+    uint64_t offset, size, vaddr;
+  };
+
+  Module(Dwfl* dwfl, std::string path) : dwfl_(dwfl), path_(std::move(path)) {}
+
+  std::optional<uint64_t> VirtualAddress(uint64_t file_offset) const {
+    for (const Load& load : loads_) {
+      if (file_offset >= load.offset && file_offset - load.offset < load.size) {
+        return load.vaddr + (file_offset - load.offset);
+      }
+    }
+    return std::nullopt;
+  }
+
+  // The ELF symbol covering `address`, demangled; `fallback` (a DWARF name) when none does.
+  std::string SymbolName(Dwarf_Addr address, std::string fallback) const {
+    GElf_Off offset = 0;
+    GElf_Sym symbol;
+    const char* name =
+        dwfl_module_addrinfo(module_, address, &offset, &symbol, nullptr, nullptr, nullptr);
+    if (name != nullptr && *name != '\0') return Demangle(name);
+    return fallback;
+  }
+
+  // Where the inlined_subroutine `scope` was called from: DW_AT_call_file / DW_AT_call_line.
+  static void CallSite(Dwarf_Die* cu, Dwarf_Die* scope, std::string& file, uint32_t& line) {
+    Dwarf_Attribute attribute;
+    Dwarf_Word value = 0;
+    line = dwarf_formudata(dwarf_attr(scope, DW_AT_call_line, &attribute), &value) == 0
+               ? static_cast<uint32_t>(value)
+               : 0;
+    file.clear();
+    Dwarf_Files* files = nullptr;
+    size_t file_count = 0;
+    if (dwarf_formudata(dwarf_attr(scope, DW_AT_call_file, &attribute), &value) == 0 &&
+        dwarf_getsrcfiles(cu, &files, &file_count) == 0 && value < file_count) {
+      if (const char* name = dwarf_filesrc(files, value, nullptr, nullptr)) file = name;
+    }
+  }
+
+  Location Frame(std::string name, const std::string& file, uint32_t line, bool inlined) const {
+    if (name.empty()) name = std::string(Basename(path_)) + "!(no name)";
+    return Location{.function = std::move(name),
+                    .module = path_,
+                    .file = file,
+                    .line = line,
+                    .kind = FrameKind::kNative,
+                    .inlined = inlined};
+  }
+
+  Dwfl* dwfl_;
+  Dwfl_Module* module_ = nullptr;
+  Dwarf_Addr bias_ = 0;
+  std::string path_;
+  std::vector<Load> loads_;
+};
+
+NativeSymbolizer::NativeSymbolizer() = default;
+NativeSymbolizer::~NativeSymbolizer() = default;
+
+NativeSymbolizer::Module* NativeSymbolizer::FindModule(const std::string& path) {
+  auto [it, inserted] = modules_.try_emplace(path);
+  if (inserted) {
+    it->second = Module::Open(path);
+    if (it->second == nullptr) unreadable_.push_back(path);
+  }
+  return it->second.get();
+}
+
+const std::vector<Location>& NativeSymbolizer::Symbolize(const std::string& path,
+                                                         uint64_t file_offset) {
+  auto [it, inserted] = cache_.try_emplace({path, file_offset});
+  if (inserted) {
+    if (Module* module = FindModule(path)) it->second = module->Symbolize(file_offset);
+  }
+  return it->second;
+}
+
+}  // namespace jitscope::report

@@ -1,0 +1,40 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// What was mapped where, in which process, when: built from a session's MMAP and FORK records,
+// asked "which mapping held this address of this process at this time". A forked child starts
+// with its parent's mappings (the kernel records only the mappings made after the fork), so a
+// lookup that finds nothing in the child continues in the parent as of the fork.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "jitscope/record/record_parser.h"
+
+namespace jitscope::report {
+
+class ProcessMaps {
+ public:
+  // Both lists in time order (record::ReadSamplesFile sorts them).
+  ProcessMaps(const std::vector<record::Mapping>& mappings, const std::vector<record::Task>& tasks);
+
+  // The latest mapping of `pid` made at or before `time` that covers `address`, or nullptr.
+  const record::Mapping* Find(uint32_t pid, uint64_t address, uint64_t time) const;
+
+ private:
+  struct Parent {
+    uint32_t pid;
+    uint64_t fork_time;
+  };
+  // A process's mappings sorted by start address, and the longest one, which bounds how far
+  // back from an address a lookup must look.
+  struct Maps {
+    std::vector<const record::Mapping*> by_start;
+    uint64_t longest = 0;
+  };
+  std::map<uint32_t, Maps> by_pid_;
+  std::map<uint32_t, Parent> parents_;
+};
+
+}  // namespace jitscope::report

@@ -1,0 +1,272 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "jitscope/report/profile_builder.h"
+
+#include <limits.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <set>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "jitscope/record/samples_file.h"
+#include "jitscope/record/session_info.h"
+#include "jitscope/report/native_symbolizer.h"
+#include "jitscope/report/process_maps.h"
+#include "jitscope/symbolize/source_set.h"
+
+namespace jitscope::report {
+namespace {
+
+std::string RealPath(const std::string& path) {
+  char resolved[PATH_MAX];
+  return ::realpath(path.c_str(), resolved) != nullptr ? std::string(resolved) : std::string();
+}
+
+bool IsRegularFile(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// "jit-<digits>.dump", the name perf's jitdump convention gives the file.
+bool IsJitdumpName(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  if (!name.starts_with("jit-") || !name.ends_with(".dump")) return false;
+  name = name.substr(4, name.size() - 9);
+  return !name.empty() &&
+         std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+struct LocationHash {
+  size_t operator()(const Location& l) const {
+    std::hash<std::string_view> h;
+    return h(l.function) ^ (h(l.module) * 31) ^ (h(l.file) * 131) ^ (size_t{l.line} << 7) ^
+           (static_cast<size_t>(l.kind) << 3) ^ (l.inlined ? 1 : 0);
+  }
+};
+
+struct StackHash {
+  size_t operator()(const std::vector<uint32_t>& frames) const {
+    size_t h = frames.size();
+    for (uint32_t f : frames) h = h * 1000003u ^ f;
+    return h;
+  }
+};
+
+class Builder {
+ public:
+  Builder(const BuildOptions& options, const record::SampleData& data,
+          const symbolize::SourceSet& sources)
+      : options_(options), data_(data), sources_(sources), maps_(data.mappings, data.tasks) {}
+
+  Profile Build() && {
+    const uint64_t total = data_.samples.size();
+    uint64_t done = 0;
+    std::vector<uint32_t> frames;
+    for (const record::Sample& sample : data_.samples) {
+      frames.clear();
+      AppendStack(sample, frames);
+      auto [it, inserted] = stack_ids_.try_emplace(frames, profile_.stacks.size());
+      if (inserted) profile_.stacks.push_back(Stack{frames, 0, sample.time_ns, sample.time_ns});
+      Stack& stack = profile_.stacks[it->second];
+      ++stack.samples;
+      stack.last_time_ns = sample.time_ns;  // samples are in time order
+      if (options_.progress && ++done % 4096 == 0) options_.progress(done, total);
+    }
+    if (options_.progress) options_.progress(total, total);
+    // Heaviest first; stable, so equal stacks keep the order they were first seen in.
+    std::stable_sort(profile_.stacks.begin(), profile_.stacks.end(),
+                     [](const Stack& a, const Stack& b) { return a.samples > b.samples; });
+    profile_.total_samples = total;
+    if (!data_.samples.empty()) {
+      profile_.start_time_ns = data_.samples.front().time_ns;
+      profile_.end_time_ns = data_.samples.back().time_ns;
+    }
+    for (const std::string& file : native_.unreadable_files()) {
+      profile_.warnings.push_back(
+          fmt::format("{}: not readable as ELF; its frames are unnamed", file));
+    }
+    for (const auto& [pid, index] : indexes_) {
+      if (index->warning_count() > 0) {
+        profile_.warnings.push_back(fmt::format(
+            "process {}: {} notes about its JIT reports (see 'jitscope resolve'), first: {}", pid,
+            index->warning_count(), index->warnings().front()));
+      }
+    }
+    return std::move(profile_);
+  }
+
+ private:
+  void AppendStack(const record::Sample& sample, std::vector<uint32_t>& frames) {
+    std::vector<record::Frame> single;
+    const std::vector<record::Frame>* chain = &sample.callchain;
+    if (chain->empty()) {
+      single.push_back({sample.ip, false});
+      chain = &single;
+    }
+    bool leaf = true;
+    bool in_kernel = false;
+    for (const record::Frame& frame : *chain) {
+      if (frame.kernel) {
+        if (!in_kernel)
+          frames.push_back(
+              Intern(Location{"[kernel]", "[kernel]", "", 0, FrameKind::kKernel, false}));
+        in_kernel = true;
+        leaf = false;
+        continue;
+      }
+      in_kernel = false;
+      AppendUserFrames(sample.pid, leaf ? frame.ip : frame.ip - 1, sample.time_ns, frames);
+      leaf = false;
+    }
+  }
+
+  void AppendUserFrames(uint32_t pid, uint64_t address, uint64_t time,
+                        std::vector<uint32_t>& frames) {
+    if (IndexFor(pid).Resolve(address, time, resolution_)) {
+      for (const symbolize::Frame& f : resolution_.frames) {
+        if (f.inlined && !options_.inline_frames) continue;
+        frames.push_back(Intern(Location{
+            .function = f.name.empty() ? fmt::format("[jit 0x{:x}]", resolution_.region.start)
+                                       : std::string(f.name),
+            .module = std::string(f.module),
+            .file = std::string(f.file),
+            .line = f.line,
+            .kind = FrameKind::kJit,
+            .inlined = f.inlined}));
+      }
+      return;
+    }
+    const record::Mapping* mapping = maps_.Find(pid, address, time);
+    if (mapping == nullptr) {
+      frames.push_back(Intern(Location{"[unknown]", "", "", 0, FrameKind::kUnknown, false}));
+      return;
+    }
+    if (mapping->filename.starts_with("/")) {
+      const auto& native =
+          native_.Symbolize(mapping->filename, address - mapping->start + mapping->file_offset);
+      bool any = false;
+      for (const Location& location : native) {
+        if (location.inlined && !options_.inline_frames) continue;
+        frames.push_back(Intern(location));
+        any = true;
+      }
+      if (any) return;
+    }
+    // "[vdso]" names itself; anonymous memory and files without a symbol there do not.
+    const bool vdso = mapping->filename == "[vdso]";
+    frames.push_back(Intern(Location{vdso ? "[vdso]" : "[unknown]", mapping->filename, "", 0,
+                                     vdso ? FrameKind::kNative : FrameKind::kUnknown, false}));
+  }
+
+  const symbolize::SymbolIndex& IndexFor(uint32_t pid) {
+    auto [it, inserted] = indexes_.try_emplace(pid);
+    if (inserted) it->second = std::make_unique<symbolize::SymbolIndex>(sources_.BuildIndex(pid));
+    return *it->second;
+  }
+
+  uint32_t Intern(Location location) {
+    auto [it, inserted] = location_ids_.try_emplace(location, profile_.locations.size());
+    if (inserted) profile_.locations.push_back(std::move(location));
+    return it->second;
+  }
+
+  const BuildOptions& options_;
+  const record::SampleData& data_;
+  const symbolize::SourceSet& sources_;
+  ProcessMaps maps_;
+  NativeSymbolizer native_;
+  std::map<uint32_t, std::unique_ptr<symbolize::SymbolIndex>> indexes_;
+  symbolize::Resolution resolution_;
+  std::unordered_map<Location, uint32_t, LocationHash> location_ids_;
+  std::unordered_map<std::vector<uint32_t>, size_t, StackHash> stack_ids_;
+  Profile profile_;
+};
+
+void AddSampleWarnings(const record::SampleData& data, Profile& profile) {
+  const record::SampleCounters& c = data.counters;
+  if (c.lost_samples > 0) {
+    profile.warnings.push_back(fmt::format(
+        "the kernel lost {} samples (its ring buffer was full); try a lower -F", c.lost_samples));
+  }
+  if (c.malformed_records > 0) {
+    profile.warnings.push_back(
+        fmt::format("{} malformed records in the samples file were skipped", c.malformed_records));
+  }
+  if (c.torn_tail_bytes > 0) {
+    profile.warnings.push_back(fmt::format(
+        "the samples file ends in a torn record ({} bytes): the recorder was stopped while "
+        "writing",
+        c.torn_tail_bytes));
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> FindForeignJitFiles(const std::string& session_directory,
+                                             const std::vector<record::Mapping>& mappings,
+                                             const std::vector<uint32_t>& pids_without_files) {
+  const std::string session = RealPath(session_directory) + "/";
+  std::set<std::string> found;
+  for (const record::Mapping& mapping : mappings) {
+    if (!IsJitdumpName(mapping.filename)) continue;
+    const std::string path = RealPath(mapping.filename);
+    if (!path.empty() && !path.starts_with(session) && IsRegularFile(path)) found.insert(path);
+  }
+  for (uint32_t pid : pids_without_files) {
+    const std::string map = fmt::format("/tmp/perf-{}.map", pid);
+    if (IsRegularFile(map)) found.insert(map);
+  }
+  return {found.begin(), found.end()};
+}
+
+base::StatusOr<Profile> BuildProfile(const std::string& session_directory,
+                                     const BuildOptions& options) {
+  ASSIGN_OR_RETURN(record::SampleData data,
+                   record::ReadSamplesFile(session_directory + "/" + record::kSamplesFileName));
+  Profile profile;
+  profile.sample_period_ns = 1'000'000;  // `jitscope record`'s default, 1 kHz
+  if (auto info = record::ReadSessionInfo(session_directory); info.ok()) {
+    profile.command = fmt::format("{}", fmt::join(info->command, " "));
+    if (info->frequency_hz > 0) profile.sample_period_ns = 1'000'000'000 / info->frequency_hz;
+  } else {
+    profile.warnings.push_back(info.status().message() + "; assuming 1000 Hz");
+  }
+  AddSampleWarnings(data, profile);
+
+  ASSIGN_OR_RETURN(symbolize::SourceSet own, symbolize::SourceSet::Open({session_directory}));
+  std::set<uint32_t> sampled;
+  for (const record::Sample& sample : data.samples) sampled.insert(sample.pid);
+  std::vector<uint32_t> without_files;
+  const std::set<uint32_t> described = own.pids();
+  std::set_difference(sampled.begin(), sampled.end(), described.begin(), described.end(),
+                      std::back_inserter(without_files));
+  std::vector<std::string> paths{session_directory};
+  for (std::string& foreign :
+       FindForeignJitFiles(session_directory, data.mappings, without_files)) {
+    paths.push_back(std::move(foreign));
+  }
+  base::StatusOr<symbolize::SourceSet> sources = symbolize::SourceSet::Open(paths);
+  if (!sources.ok()) {
+    // A foreign file we cannot read must not cost the session's own JIT names.
+    profile.warnings.push_back(sources.status().message());
+    sources = std::move(own);
+  }
+  for (const std::string& problem : sources->problems()) {
+    profile.warnings.push_back(problem + " (used what was readable before it)");
+  }
+
+  Profile built = Builder(options, data, *sources).Build();
+  built.command = std::move(profile.command);
+  built.sample_period_ns = profile.sample_period_ns;
+  profile.warnings.insert(profile.warnings.end(), built.warnings.begin(), built.warnings.end());
+  built.warnings = std::move(profile.warnings);
+  return built;
+}
+
+}  // namespace jitscope::report

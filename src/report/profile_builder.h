@@ -1,0 +1,45 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Turns a recorded session directory into a Profile (profile.h): reads the samples, builds a
+// time-versioned symbol index per process from the JIT files (the collector's, in the session
+// directory, and those other JIT engines wrote elsewhere — see FindForeignJitFiles), and resolves
+// every frame of every call chain:
+//  - JIT code through the index at the sample's time, with its inline frames, so code replaced
+//    at a reused address is named after what was there when the sample was taken;
+//  - code of mapped ELF files through NativeSymbolizer (symbols, DWARF lines, inline frames);
+//  - kernel frames as one "[kernel]" frame per run of them;
+//  - anything else as "[unknown]" in whatever mapping held it ("//anon", "[heap]", ...).
+// A return address (every frame but the sampled instruction) is looked up one byte back, inside
+// the call instruction, as perf does: the address after a call can belong to the next line or
+// even the next function.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "jitscope/base/status.h"
+#include "jitscope/record/record_parser.h"
+#include "jitscope/report/profile.h"
+
+namespace jitscope::report {
+
+struct BuildOptions {
+  bool inline_frames = true;  // false: drop inline frames, keep the function that holds the code
+  // Called now and then with (samples done, samples in all); may be empty.
+  std::function<void(uint64_t, uint64_t)> progress;
+};
+
+base::StatusOr<Profile> BuildProfile(const std::string& session_directory,
+                                     const BuildOptions& options);
+
+// JIT files other engines wrote outside the session directory that describe its processes: a
+// `jit-<pid>.dump` the session's MMAP records show mapped (a jitdump writer maps its file so that
+// perf finds it; Node.js --perf-prof and LLVM's perf listener do), and `/tmp/perf-<pid>.map` for
+// a process no other file describes. Only files that still exist.
+std::vector<std::string> FindForeignJitFiles(const std::string& session_directory,
+                                             const std::vector<record::Mapping>& mappings,
+                                             const std::vector<uint32_t>& pids_without_files);
+
+}  // namespace jitscope::report

@@ -1,0 +1,252 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "jitscope/report/svg_writer.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "jitscope/report/text_writer.h"
+
+namespace jitscope::report {
+namespace {
+
+constexpr double kWidth = 1200;
+constexpr double kFrameHeight = 16;
+constexpr double kTop = 40;     // title and controls
+constexpr double kBottom = 30;  // the details line
+constexpr double kMinWidth = 0.1;
+
+struct Node {
+  uint32_t location = 0;
+  uint64_t samples = 0;
+  std::map<uint32_t, std::unique_ptr<Node>> children;  // by location, so output is stable
+};
+
+std::string Escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        // Control characters are not allowed in XML 1.0 text.
+        out += static_cast<unsigned char>(c) < 0x20 && c != '\t' ? ' ' : c;
+    }
+  }
+  return out;
+}
+
+// A stable colour per name within the kind's family.
+std::string Colour(const Location& l) {
+  unsigned hash = 2166136261u;
+  for (char c : l.function) hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
+  const unsigned v = hash % 55;
+  if (l.inlined) return fmt::format("rgb({},{},{})", 80 + v, 200 + v / 2, 200 + v / 2);
+  switch (l.kind) {
+    case FrameKind::kJit:
+      return fmt::format("rgb({},{},{})", 50 + v, 190 + v, 50 + v / 2);
+    case FrameKind::kKernel:
+      return fmt::format("rgb({},{},{})", 140 + v / 2, 150 + v / 2, 200 + v);
+    case FrameKind::kNative:
+      return fmt::format("rgb({},{},{})", 200 + v, 90 + 2 * v, 40 + v / 2);
+    case FrameKind::kUnknown:
+      return fmt::format("rgb({},{},{})", 170 + v / 2, 170 + v / 2, 170 + v / 2);
+  }
+  return "grey";
+}
+
+const char* KindName(const Location& l) {
+  if (l.inlined) return "inlined";
+  switch (l.kind) {
+    case FrameKind::kJit:
+      return "JIT";
+    case FrameKind::kKernel:
+      return "kernel";
+    case FrameKind::kNative:
+      return "native";
+    case FrameKind::kUnknown:
+      return "unknown";
+  }
+  return "";
+}
+
+int Depth(const Node& node) {
+  int depth = 0;
+  for (const auto& [location, child] : node.children) depth = std::max(depth, 1 + Depth(*child));
+  return depth;
+}
+
+class SvgBuilder {
+ public:
+  explicit SvgBuilder(const Profile& profile) : profile_(profile) {
+    for (const Stack& stack : profile.stacks) {
+      Node* node = &root_;
+      node->samples += stack.samples;
+      for (auto frame = stack.frames.rbegin(); frame != stack.frames.rend(); ++frame) {
+        std::unique_ptr<Node>& child = node->children[*frame];
+        if (!child) {
+          child = std::make_unique<Node>();
+          child->location = *frame;
+        }
+        child->samples += stack.samples;
+        node = child.get();
+      }
+    }
+  }
+
+  std::string Build() {
+    const int depth = Depth(root_);
+    height_ = kTop + kBottom + (depth + 1) * kFrameHeight;
+    std::string title = "Flame graph";
+    if (!profile_.command.empty()) title += ": " + profile_.command;
+    out_ += fmt::format(
+        "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+        "<svg version=\"1.1\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
+        "xmlns=\"http://www.w3.org/2000/svg\" data-total=\"{2}\">\n",
+        kWidth, height_, root_.samples);
+    out_ += kStyle;
+    out_ += fmt::format(
+        "<rect width=\"100%\" height=\"100%\" fill=\"#f8f8f8\"/>\n"
+        "<text id=\"title\" x=\"{}\" y=\"20\" text-anchor=\"middle\">{}</text>\n"
+        "<text id=\"reset\" class=\"control\" x=\"10\" y=\"20\">Reset zoom</text>\n"
+        "<text id=\"search\" class=\"control\" x=\"{}\" y=\"20\">Search</text>\n"
+        "<text id=\"details\" x=\"10\" y=\"{}\"> </text>\n<g id=\"frames\">\n",
+        kWidth / 2, Escape(title), kWidth - 60, height_ - 10);
+    Emit(root_, nullptr, 0, 0);
+    out_ += "</g>\n";
+    out_ += kScript;
+    out_ += "</svg>\n";
+    return std::move(out_);
+  }
+
+ private:
+  void Emit(const Node& node, const Location* location, int depth, double x) {
+    const double total = static_cast<double>(std::max<uint64_t>(root_.samples, 1));
+    const double width = kWidth * static_cast<double>(node.samples) / total;
+    if (width < kMinWidth) return;
+    const double y = height_ - kBottom - (depth + 1) * kFrameHeight;
+    std::string name = "all";
+    std::string tooltip = fmt::format("all: {} samples", node.samples);
+    std::string fill = "rgb(220,220,220)";
+    std::string css = "f";
+    if (location != nullptr) {
+      name = location->function;
+      std::string where = location->file;
+      if (!where.empty() && location->line != 0) where += fmt::format(":{}", location->line);
+      tooltip = fmt::format("{}{} — {} {}{} — {} samples, {:.2f}%", location->function,
+                            location->inlined ? " (inlined)" : "", KindName(*location),
+                            ModuleDisplayName(location->module), where.empty() ? "" : ", " + where,
+                            node.samples, 100.0 * static_cast<double>(node.samples) / total);
+      fill = Colour(*location);
+      if (location->inlined) css += " inl";
+    }
+    out_ += fmt::format(
+        "<g class=\"{}\" data-x=\"{:.2f}\" data-w=\"{:.2f}\" data-d=\"{}\" data-n=\"{}\">"
+        "<title>{}</title><rect x=\"{:.2f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{}\" "
+        "fill=\"{}\" rx=\"2\"/><text x=\"{:.2f}\" y=\"{:.1f}\">{}</text></g>\n",
+        css, x, width, depth, Escape(name), Escape(tooltip), x, y, width, kFrameHeight - 1, fill,
+        x + 3, y + kFrameHeight - 4.5, Escape(Label(name, width)));
+    double child_x = x;
+    for (const auto& [index, child] : node.children) {
+      Emit(*child, &profile_.locations[index], depth + 1, child_x);
+      child_x += kWidth * static_cast<double>(child->samples) / total;
+    }
+  }
+
+  // What fits in the box at about 7 px a character (the script refits after a zoom).
+  static std::string Label(const std::string& name, double width) {
+    const size_t fits = width < 21 ? 0 : static_cast<size_t>((width - 6) / 7);
+    if (name.size() <= fits) return name;
+    if (fits < 3) return "";
+    size_t cut = fits - 2;
+    while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;
+    return name.substr(0, cut) + "..";
+  }
+
+  static constexpr const char* kStyle =
+      "<style type=\"text/css\">\n"
+      "text { font-family: monospace; font-size: 12px; fill: #000; }\n"
+      "#title { font-size: 15px; }\n"
+      ".control { cursor: pointer; fill: #0645ad; }\n"
+      ".f { cursor: pointer; }\n"
+      ".f:hover rect { stroke: #000; stroke-width: 0.7; }\n"
+      ".inl rect { stroke: #1a6b6b; stroke-dasharray: 3,2; stroke-width: 0.8; }\n"
+      ".hidden { display: none; }\n"
+      ".match rect { fill: rgb(230,0,230) !important; }\n"
+      "</style>\n";
+
+  // Zoom rescales every frame from its original data-x/data-w; names come from data-n, which the
+  // parser has already unescaped, and are only ever assigned as text.
+  static constexpr const char* kScript = R"(<script type="text/ecmascript"><![CDATA[
+(function () {
+  var svg = document.documentElement, W = parseFloat(svg.getAttribute('width'));
+  var frames = Array.prototype.slice.call(document.querySelectorAll('#frames > g'));
+  var details = document.getElementById('details');
+  function num(g, a) { return parseFloat(g.getAttribute('data-' + a)); }
+  function fit(name, w) {
+    var n = Math.floor((w - 6) / 7);
+    if (w < 21 || n < 3) return '';
+    return name.length <= n ? name : name.substring(0, n - 2) + '..';
+  }
+  function place(g, x, w) {
+    var r = g.querySelector('rect'), t = g.querySelector('text');
+    r.setAttribute('x', x); r.setAttribute('width', w);
+    t.setAttribute('x', x + 3); t.textContent = fit(g.getAttribute('data-n'), w);
+  }
+  function zoom(target) {
+    var x0 = num(target, 'x'), w0 = num(target, 'w'), d0 = num(target, 'd');
+    frames.forEach(function (g) {
+      var x = num(g, 'x'), w = num(g, 'w'), d = num(g, 'd');
+      var inside = x >= x0 - 0.01 && x + w <= x0 + w0 + 0.01;
+      var below = d < d0 && x <= x0 + 0.01 && x + w >= x0 + w0 - 0.01;
+      if (inside && d >= d0) { g.classList.remove('hidden'); place(g, (x - x0) * W / w0, w * W / w0); }
+      else if (below) { g.classList.remove('hidden'); place(g, 0, W); }
+      else g.classList.add('hidden');
+    });
+  }
+  frames.forEach(function (g) {
+    g.addEventListener('click', function () { zoom(g); });
+    g.addEventListener('mouseover', function () {
+      details.textContent = g.querySelector('title').textContent;
+    });
+    g.addEventListener('mouseout', function () { details.textContent = ' '; });
+  });
+  document.getElementById('reset').addEventListener('click', function () { zoom(frames[0]); });
+  document.getElementById('search').addEventListener('click', function () {
+    var term = prompt('Highlight frames whose name contains:', '');
+    frames.forEach(function (g) {
+      var hit = term && g.getAttribute('data-n').indexOf(term) >= 0;
+      if (hit) g.classList.add('match'); else g.classList.remove('match');
+    });
+  });
+})();
+]]></script>
+)";
+
+  const Profile& profile_;
+  Node root_;
+  double height_ = 0;
+  std::string out_;
+};
+
+}  // namespace
+
+std::string RenderSvg(const Profile& profile) { return SvgBuilder(profile).Build(); }
+
+}  // namespace jitscope::report

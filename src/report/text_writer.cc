@@ -1,0 +1,128 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "jitscope/report/text_writer.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include <fmt/format.h>
+
+namespace jitscope::report {
+namespace {
+
+struct Entry {
+  std::string function, module, source;
+  uint64_t self = 0, total = 0;
+  size_t first_seen = 0;
+};
+
+using Key = std::tuple<std::string, std::string, std::string, uint32_t>;
+
+Key KeyOf(const Location& l, SortKey sort) {
+  switch (sort) {
+    case SortKey::kMethod:
+      return {l.function, l.module, "", 0};
+    case SortKey::kLine:
+      return {l.function, l.module, l.file, l.line};
+    case SortKey::kModule:
+      return {"", l.module, "", 0};
+  }
+  return {};
+}
+
+std::string SourceOf(const Location& l, SortKey sort) {
+  if (sort == SortKey::kModule || l.file.empty()) return "";
+  if (sort == SortKey::kMethod || l.line == 0) return l.file;
+  return fmt::format("{}:{}", l.file, l.line);
+}
+
+// Cuts `text` to `width` columns, marking the cut with "...". Names are mostly ASCII; a cut in
+// the middle of a multi-byte character is avoided by backing up to a character start.
+std::string Fit(const std::string& text, size_t width) {
+  if (text.size() <= width) return text;
+  size_t cut = width - 3;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return text.substr(0, cut) + "...";
+}
+
+std::string Percent(uint64_t part, uint64_t whole) {
+  return whole == 0 ? "-"
+                    : fmt::format("{:.1f}%",
+                                  100.0 * static_cast<double>(part) / static_cast<double>(whole));
+}
+
+}  // namespace
+
+std::string ModuleDisplayName(const std::string& module) {
+  if (!module.starts_with("/")) return module;
+  return module.substr(module.rfind('/') + 1);
+}
+
+std::string RenderText(const Profile& profile, const TextOptions& options) {
+  std::map<Key, Entry> entries;
+  size_t seen = 0;
+  std::set<Key> on_stack;
+  for (const Stack& stack : profile.stacks) {
+    on_stack.clear();
+    for (size_t i = 0; i < stack.frames.size(); ++i) {
+      const Location& location = profile.locations[stack.frames[i]];
+      const Key key = KeyOf(location, options.sort);
+      auto [it, inserted] = entries.try_emplace(key);
+      Entry& entry = it->second;
+      if (inserted) {
+        entry.function = options.sort == SortKey::kModule ? "" : location.function;
+        if (location.inlined) entry.function += " (inlined)";
+        entry.module = ModuleDisplayName(location.module);
+        entry.source = SourceOf(location, options.sort);
+        entry.first_seen = seen++;
+      }
+      if (i == 0) entry.self += stack.samples;
+      if (on_stack.insert(key).second) entry.total += stack.samples;
+    }
+  }
+  std::vector<const Entry*> sorted;
+  for (const auto& [key, entry] : entries) sorted.push_back(&entry);
+  std::sort(sorted.begin(), sorted.end(), [](const Entry* a, const Entry* b) {
+    return std::tie(b->self, b->total, a->first_seen) < std::tie(a->self, a->total, b->first_seen);
+  });
+  if (options.top != 0 && sorted.size() > options.top) sorted.resize(options.top);
+
+  std::string out;
+  if (!profile.command.empty()) out += fmt::format("# jitscope report: {}\n", profile.command);
+  const double seconds = static_cast<double>(profile.end_time_ns - profile.start_time_ns) / 1e9;
+  out += fmt::format("# {} samples over {:.2f} s, one per {:.3g} ms of CPU time per thread\n",
+                     profile.total_samples, seconds,
+                     static_cast<double>(profile.sample_period_ns) / 1e6);
+  for (const std::string& warning : profile.warnings)
+    out += fmt::format("# warning: {}\n", warning);
+  if (profile.total_samples == 0) {
+    out += "# no samples: the command ended before the first one, or sampling was not allowed\n";
+    return out;
+  }
+
+  const bool modules = options.sort == SortKey::kModule;
+  size_t name_width = modules ? 0 : 8, module_width = 6;
+  for (const Entry* e : sorted) {
+    name_width = std::max(name_width, std::min<size_t>(e->function.size(), 60));
+    module_width = std::max(module_width, std::min<size_t>(e->module.size(), 32));
+  }
+  out += fmt::format("#\n{:>7} {:>7} {:>8}  ", "Self", "Total", "Samples");
+  if (!modules) out += fmt::format("{:<{}}  ", "Function", name_width);
+  out += fmt::format("{:<{}}", "Module", module_width);
+  if (!modules) out += "  Source";
+  while (out.back() == ' ') out.pop_back();
+  out += "\n";
+  for (const Entry* e : sorted) {
+    std::string line = fmt::format("{:>7} {:>7} {:>8}  ", Percent(e->self, profile.total_samples),
+                                   Percent(e->total, profile.total_samples), e->self);
+    if (!modules) line += fmt::format("{:<{}}  ", Fit(e->function, 60), name_width);
+    line += fmt::format("{:<{}}", Fit(e->module.empty() ? "-" : e->module, 32), module_width);
+    if (!modules && !e->source.empty()) line += "  " + e->source;
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+}  // namespace jitscope::report

@@ -1,0 +1,212 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// End-to-end: `jitscope record` the example JIT, then report the session — through BuildProfile
+// for exact checks, and through the `jitscope report` command as a user runs it.
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "../support/subprocess.h"
+#include "jitscope/report/profile_builder.h"
+#include "jitscope/trace/reader.h"
+
+namespace jitscope::report {
+namespace {
+
+using test_support::RunProgram;
+using test_support::TempDir;
+
+// The line of `path` that carries `marker` (1-based).
+uint32_t LineWith(const std::string& path, const std::string& marker) {
+  std::ifstream in(path);
+  std::string line;
+  for (uint32_t n = 1; std::getline(in, line); ++n) {
+    if (line.find(marker) != std::string::npos) return n;
+  }
+  ADD_FAILURE() << marker << " not found in " << path;
+  return 0;
+}
+
+std::string FindTrace(const std::string& dir) {
+  std::string found;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (dirent* entry = ::readdir(d)) {
+      const std::string name = entry->d_name;
+      if (name.ends_with(".jsc")) found = dir + "/" + name;
+    }
+    ::closedir(d);
+  }
+  return found;
+}
+
+class ReportE2eTest : public ::testing::Test {
+ protected:
+  // Both sessions are recorded once for the whole suite: recording is the slow part.
+  static void SetUpTestSuite() {
+    tmp_ = new TempDir();
+    hotspot_ = tmp_->path() + "/hotspot";
+    inline_ = tmp_->path() + "/inline";
+    auto a = RunProgram({JITSCOPE_CLI, "record", "-o", hotspot_, "--", JITVM,
+                         JITVM_PROGRAMS "/hotspot.jv", "1500"});
+    ASSERT_EQ(a.exit_code, 0) << a.err;
+    auto b = RunProgram({JITSCOPE_CLI, "record", "-o", inline_, "--", JITVM, "--hot-threshold=20",
+                         INLINE_PROGRAM, "300"});
+    ASSERT_EQ(b.exit_code, 0) << b.err;
+  }
+  static void TearDownTestSuite() {
+    delete tmp_;
+    tmp_ = nullptr;
+  }
+
+  static Profile Build(const std::string& dir, bool inline_frames = true) {
+    base::StatusOr<Profile> profile =
+        BuildProfile(dir, {.inline_frames = inline_frames, .progress = {}});
+    EXPECT_TRUE(profile.ok()) << profile.status().message();
+    return profile.ok() ? std::move(*profile) : Profile{};
+  }
+
+  static inline TempDir* tmp_ = nullptr;
+  static inline std::string hotspot_, inline_;
+};
+
+TEST_F(ReportE2eTest, HotSpotIsTheTopJitFunctionAndItsLine) {
+  const Profile profile = Build(hotspot_);
+  ASSERT_GT(profile.total_samples, 100u);
+  EXPECT_EQ(profile.command.substr(profile.command.rfind('/') + 1), "hotspot.jv 1500");
+  // Self samples of JIT functions, and of series' lines.
+  std::map<std::string, uint64_t> jit_self;
+  std::map<uint32_t, uint64_t> series_lines;
+  uint64_t series = 0;
+  for (const Stack& stack : profile.stacks) {
+    const Location& leaf = profile.locations[stack.frames.front()];
+    if (leaf.kind != FrameKind::kJit) continue;
+    jit_self[leaf.function] += stack.samples;
+    if (leaf.function == "series") {
+      series_lines[leaf.line] += stack.samples;
+      series += stack.samples;
+      EXPECT_TRUE(leaf.file.ends_with("hotspot.jv")) << leaf.file;
+    }
+  }
+  const auto top = std::max_element(jit_self.begin(), jit_self.end(),
+                                    [](auto& a, auto& b) { return a.second < b.second; });
+  ASSERT_NE(top, jit_self.end());
+  EXPECT_EQ(top->first, "series");
+  // Majorities with room for a slow (sanitized) VM start-up; a plain run gives about 95% and 92%.
+  EXPECT_GT(series * 2, profile.total_samples) << "series should take most of the samples";
+  const uint32_t hot_line = LineWith(JITVM_PROGRAMS "/hotspot.jv", "# HOT");
+  EXPECT_GT(series_lines[hot_line] * 4, series * 3) << "the HOT line should hold >75% of series";
+}
+
+TEST_F(ReportE2eTest, SamplesBeforeTheTierUpNameTheBaselineCodeAndAfterItTheOptimized) {
+  base::StatusOr<trace::TraceFile> trace = trace::TraceFile::Open(FindTrace(hotspot_));
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  std::optional<uint64_t> optimized_at;
+  for (const trace::Record& record : trace->trace().records) {
+    const auto* code = std::get_if<trace::CodeEvent>(&record.event);
+    if (code != nullptr && code->name == "series" && code->module == "jitvm-optimized" &&
+        !optimized_at) {
+      optimized_at = record.timestamp;
+    }
+  }
+  ASSERT_TRUE(optimized_at.has_value()) << "series was never optimized";
+  uint64_t baseline = 0, optimized = 0;
+  const Profile profile = Build(hotspot_);
+  for (const Stack& stack : profile.stacks) {
+    const Location& leaf = profile.locations[stack.frames.front()];
+    if (leaf.function != "series") continue;
+    if (leaf.module == "jitvm-baseline") {
+      baseline += stack.samples;
+      EXPECT_LT(stack.first_time_ns, *optimized_at);
+    } else {
+      ASSERT_EQ(leaf.module, "jitvm-optimized");
+      optimized += stack.samples;
+      EXPECT_GE(stack.first_time_ns, *optimized_at);
+    }
+  }
+  EXPECT_GT(baseline, 0u);
+  EXPECT_GT(optimized, 0u);
+}
+
+TEST_F(ReportE2eTest, AnInlinedCalleeIsAnInlineFrameUnderItsCaller) {
+  const uint32_t step_line = LineWith(INLINE_PROGRAM, "# STEP");
+  const uint32_t call_line = LineWith(INLINE_PROGRAM, "# CALL");
+  uint64_t inlined = 0;
+  const Profile with = Build(inline_);
+  for (const Stack& stack : with.stacks) {
+    if (stack.frames.size() < 2) continue;
+    const Location& leaf = with.locations[stack.frames[0]];
+    const Location& caller = with.locations[stack.frames[1]];
+    if (leaf.function == "step" && leaf.inlined) {
+      EXPECT_EQ(leaf.kind, FrameKind::kJit);
+      EXPECT_EQ(leaf.line, step_line);
+      EXPECT_EQ(caller.function, "walk");
+      EXPECT_FALSE(caller.inlined);
+      EXPECT_EQ(caller.module, "jitvm-optimized");
+      EXPECT_EQ(caller.line, call_line);
+      inlined += stack.samples;
+    }
+  }
+  EXPECT_GT(inlined * 2, with.total_samples) << "most samples should be in step inlined into walk";
+
+  // --no-inline: the same samples, charged to walk at the call's line.
+  const Profile without = Build(inline_, false);
+  for (const Location& location : without.locations) EXPECT_FALSE(location.inlined);
+  uint64_t walk_call_line = 0;
+  for (const Stack& stack : without.stacks) {
+    const Location& leaf = without.locations[stack.frames[0]];
+    if (leaf.function == "walk" && leaf.line == call_line) walk_call_line += stack.samples;
+  }
+  EXPECT_GE(walk_call_line, inlined);
+}
+
+TEST_F(ReportE2eTest, CommandWritesEveryFormatAndRefusesSymlinks) {
+  auto text = RunProgram({JITSCOPE_CLI, "report", hotspot_, "--sort", "line", "--top", "3"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_TRUE(text.out.starts_with("# jitscope report: ")) << text.out;
+  EXPECT_NE(text.out.find("  series  "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("hotspot.jv:" +
+                          std::to_string(LineWith(JITVM_PROGRAMS "/hotspot.jv", "# HOT"))),
+            std::string::npos)
+      << text.out;
+
+  for (const std::string format : {"folded", "svg", "speedscope", "pprof"}) {
+    const std::string out = tmp_->path() + "/report." + format;
+    auto result = RunProgram({JITSCOPE_CLI, "report", hotspot_, "--format", format, "-o", out});
+    EXPECT_EQ(result.exit_code, 0) << format << ": " << result.err;
+    struct stat st {};
+    ASSERT_EQ(::stat(out.c_str(), &st), 0) << format;
+    EXPECT_GT(st.st_size, 100) << format;
+  }
+
+  const std::string link = tmp_->path() + "/planted";
+  const std::string victim = tmp_->path() + "/victim";
+  { std::ofstream(victim) << "keep me"; }
+  ASSERT_EQ(::symlink(victim.c_str(), link.c_str()), 0);
+  auto refused = RunProgram({JITSCOPE_CLI, "report", hotspot_, "-o", link});
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_TRUE(refused.err.starts_with("jitscope report: error: cannot write " + link))
+      << refused.err;
+  std::ifstream in(victim);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "keep me");
+}
+
+TEST_F(ReportE2eTest, ClearErrors) {
+  auto missing = RunProgram({JITSCOPE_CLI, "report", tmp_->path() + "/nothing"});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1) << missing.err;
+  EXPECT_TRUE(missing.err.starts_with("jitscope report: error: ")) << missing.err;
+  auto bad = RunProgram({JITSCOPE_CLI, "report", hotspot_, "--format", "html"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("Run 'jitscope --help' for usage."), std::string::npos) << bad.err;
+}
+
+}  // namespace
+}  // namespace jitscope::report
