@@ -17,14 +17,10 @@ base::Status WriteSessionInfo(const std::string& directory, const SessionInfo& i
   return base::WriteAll(fd.get(), text.data(), text.size());
 }
 
-base::StatusOr<SessionInfo> ReadSessionInfo(const std::string& directory) {
-  const std::string path = directory + "/" + kSessionInfoFileName;
-  ASSIGN_OR_RETURN(base::MappedFile file, base::MappedFile::Open(path));
-  // Hostile input: parse without exceptions, then check every field's type.
-  const nlohmann::json json = nlohmann::json::parse(file.bytes(), nullptr, false);
-  auto bad = [&path] {
-    return base::Status::Error("%s: not a jitscope session.json", path.c_str());
-  };
+base::StatusOr<SessionInfo> ParseSessionInfo(std::string_view bytes) {
+  // Parsed without exceptions, then every field's type is checked.
+  const nlohmann::json json = nlohmann::json::parse(bytes, nullptr, false);
+  auto bad = [] { return base::Status::Error("not a jitscope session.json"); };
   if (!json.is_object()) return bad();
   SessionInfo info;
   const auto command = json.find("command");
@@ -44,6 +40,15 @@ base::StatusOr<SessionInfo> ReadSessionInfo(const std::string& directory) {
     return bad();
   }
   info.pid = static_cast<uint32_t>(pid->get<uint64_t>());
+  return info;
+}
+
+base::StatusOr<SessionInfo> ReadSessionInfo(const std::string& directory) {
+  const std::string path = directory + "/" + kSessionInfoFileName;
+  ASSIGN_OR_RETURN(base::MappedFile file, base::MappedFile::Open(path));
+  base::StatusOr<SessionInfo> info = ParseSessionInfo(file.bytes());
+  if (!info.ok())
+    return base::Status::Error("%s: %s", path.c_str(), info.status().message().c_str());
   return info;
 }
 

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "jitscope/base/status.h"
@@ -29,5 +30,7 @@ struct SessionInfo {
 base::Status WriteSessionInfo(const std::string& directory, const SessionInfo& info);
 // Fails when the file is missing or not a session.json this version understands.
 base::StatusOr<SessionInfo> ReadSessionInfo(const std::string& directory);
+// The same for the file's bytes (hostile input: any bytes give a value or an error).
+base::StatusOr<SessionInfo> ParseSessionInfo(std::string_view bytes);
 
 }  // namespace jitscope::record

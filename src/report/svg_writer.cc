@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <string_view>
+#include <tuple>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -18,10 +21,14 @@ constexpr double kTop = 40;     // title and controls
 constexpr double kBottom = 30;  // the details line
 constexpr double kMinWidth = 0.1;
 
+// A box: one function (in one module, of one kind, inlined or not) at one place in the call
+// tree. Locations that differ only in their line share a box — a flame graph shows where time
+// goes by function; lines are for the tooltip and the text report.
 struct Node {
-  uint32_t location = 0;
+  uint32_t location = 0;     // the first location seen for the box
+  bool mixed_lines = false;  // other locations (lines) of the same function joined it
   uint64_t samples = 0;
-  std::map<uint32_t, std::unique_ptr<Node>> children;  // by location, so output is stable
+  std::map<uint32_t, std::unique_ptr<Node>> children;  // by box key, so output is stable
 };
 
 std::string Escape(std::string_view text) {
@@ -95,14 +102,24 @@ int Depth(const Node& node) {
 class SvgBuilder {
  public:
   explicit SvgBuilder(const Profile& profile) : profile_(profile) {
+    std::map<std::tuple<std::string_view, std::string_view, FrameKind, bool>, uint32_t> boxes;
+    std::vector<uint32_t> box_of(profile.locations.size());
+    for (size_t i = 0; i < profile.locations.size(); ++i) {
+      const Location& l = profile.locations[i];
+      box_of[i] =
+          boxes.try_emplace({l.function, l.module, l.kind, l.inlined}, boxes.size()).first->second;
+    }
     for (const Stack& stack : profile.stacks) {
       Node* node = &root_;
       node->samples += stack.samples;
       for (auto frame = stack.frames.rbegin(); frame != stack.frames.rend(); ++frame) {
-        std::unique_ptr<Node>& child = node->children[*frame];
+        std::unique_ptr<Node>& child = node->children[box_of[*frame]];
         if (!child) {
           child = std::make_unique<Node>();
           child->location = *frame;
+        }
+        if (profile.locations[child->location].line != profile.locations[*frame].line) {
+          child->mixed_lines = true;
         }
         child->samples += stack.samples;
         node = child.get();
@@ -148,7 +165,9 @@ class SvgBuilder {
     if (location != nullptr) {
       name = location->function;
       std::string where = location->file;
-      if (!where.empty() && location->line != 0) where += fmt::format(":{}", location->line);
+      if (!where.empty() && location->line != 0 && !node.mixed_lines) {
+        where += fmt::format(":{}", location->line);
+      }
       tooltip = fmt::format("{}{} — {} {}{} — {} samples, {:.2f}%", location->function,
                             location->inlined ? " (inlined)" : "", KindName(*location),
                             ModuleDisplayName(location->module), where.empty() ? "" : ", " + where,
@@ -163,8 +182,8 @@ class SvgBuilder {
         css, x, width, depth, Escape(name), Escape(tooltip), x, y, width, kFrameHeight - 1, fill,
         x + 3, y + kFrameHeight - 4.5, Escape(Label(name, width)));
     double child_x = x;
-    for (const auto& [index, child] : node.children) {
-      Emit(*child, &profile_.locations[index], depth + 1, child_x);
+    for (const auto& [box, child] : node.children) {
+      Emit(*child, &profile_.locations[child->location], depth + 1, child_x);
       child_x += kWidth * static_cast<double>(child->samples) / total;
     }
   }

@@ -198,6 +198,63 @@ TEST_F(ReportE2eTest, CommandWritesEveryFormatAndRefusesSymlinks) {
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "keep me");
 }
 
+// The formats' real consumers, installed by scripts/setup (a missing one fails the test).
+std::string WriteReport(const std::string& session, const std::string& format,
+                        const std::string& path) {
+  auto result = RunProgram({JITSCOPE_CLI, "report", session, "--format", format, "-o", path});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  return path;
+}
+
+TEST_F(ReportE2eTest, GoToolPprofShowsTheHotFunctionFirst) {
+  const std::string profile = WriteReport(hotspot_, "pprof", tmp_->path() + "/p.pb.gz");
+  auto top = RunProgram({GO_PROGRAM, "tool", "pprof", "-top", profile},
+                        {{"HOME", tmp_->path()}, {"GOCACHE", tmp_->path() + "/gocache"}});
+  ASSERT_EQ(top.exit_code, 0) << GO_PROGRAM << ": " << top.err;
+  // The first row after the column headings ("flat  flat%   sum%  cum   cum%") is the hottest.
+  const size_t heading = top.out.find("flat%");
+  ASSERT_NE(heading, std::string::npos) << top.out;
+  const size_t first_row = top.out.find('\n', heading) + 1;
+  const std::string row = top.out.substr(first_row, top.out.find('\n', first_row) - first_row);
+  EXPECT_TRUE(row.ends_with(" series")) << top.out;
+}
+
+TEST_F(ReportE2eTest, SpeedscopeJsonValidatesAgainstSpeedscopesSchema) {
+  const std::string json = WriteReport(hotspot_, "speedscope", tmp_->path() + "/s.json");
+  auto check = RunProgram({PYTHON3, "-c",
+                           "import json, sys, jsonschema\n"
+                           "schema = json.load(open(sys.argv[2]))\n"
+                           "jsonschema.validate(json.load(open(sys.argv[1])), schema)\n"
+                           "print('valid')\n",
+                           json, SPEEDSCOPE_SCHEMA});
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_EQ(check.out, "valid\n");
+}
+
+TEST_F(ReportE2eTest, SvgRendersInHeadlessChromium) {
+  const std::string svg = WriteReport(hotspot_, "svg", tmp_->path() + "/f.svg");
+  const std::string png = tmp_->path() + "/f.png";
+  auto shot =
+      RunProgram({CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                  "--window-size=1200,500", "--screenshot=" + png, "file://" + svg},
+                 {{"HOME", tmp_->path()}});
+  ASSERT_EQ(shot.exit_code, 0) << shot.err;
+  // Size, and content: the flame graph's boxes, not a blank page (the page background is
+  // #f8f8f8 and the boxes are saturated colours).
+  auto look = RunProgram(
+      {PYTHON3, "-c",
+       "import sys\n"
+       "from PIL import Image\n"
+       "image = Image.open(sys.argv[1]).convert('RGB')\n"
+       "pixels = list(image.getdata())\n"
+       "coloured = sum(1 for r, g, b in pixels if max(r, g, b) - min(r, g, b) > 60)\n"
+       "green = sum(1 for r, g, b in pixels if g > 150 and g > r + 40 and g > b + 40)\n"
+       "print(image.size[0], image.size[1], coloured * 100 // len(pixels) > 5, green > 1000)\n",
+       png});
+  ASSERT_EQ(look.exit_code, 0) << look.err;
+  EXPECT_EQ(look.out, "1200 500 True True\n");
+}
+
 TEST_F(ReportE2eTest, ClearErrors) {
   auto missing = RunProgram({JITSCOPE_CLI, "report", tmp_->path() + "/nothing"});
   EXPECT_EQ(missing.exit_code, 1);
