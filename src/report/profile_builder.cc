@@ -134,7 +134,8 @@ class Builder {
         frames.push_back(Intern(Location{
             .function = f.name.empty() ? fmt::format("[jit 0x{:x}]", resolution_.region.start)
                                        : std::string(f.name),
-            .module = std::string(f.module),
+            // A jitdump or perf map names no module: say at least that this is JIT code.
+            .module = f.module.empty() ? std::string("[jit]") : std::string(f.module),
             .file = std::string(f.file),
             .line = f.line,
             .kind = FrameKind::kJit,

@@ -255,6 +255,41 @@ TEST_F(ReportE2eTest, SvgRendersInHeadlessChromium) {
   EXPECT_EQ(look.out, "1200 500 True True\n");
 }
 
+// Another JIT's own jitdump, found through the session's MMAP records: Node.js --perf-prof
+// writes jit-<pid>.dump into its working directory and maps it.
+TEST(ForeignJitTest, NodePerfProfFunctionsAreNamedWithoutPerfInject) {
+  TempDir tmp;
+  {
+    std::ofstream js(tmp.path() + "/hot.js");
+    js << "function hotLoop(n) {\n"
+          "  let s = 0;\n"
+          "  for (let i = 0; i < n; ++i) s = (s + i * 7) % 1000003;\n"
+          "  return s;\n"
+          "}\n"
+          "let total = 0;\n"
+          "const end = Date.now() + 500;\n"
+          "while (Date.now() < end) total = (total + hotLoop(100000)) % 1000003;\n";
+  }
+  auto record = RunProgram({"/bin/sh", "-c",
+                            "cd " + tmp.path() +
+                                " && exec " JITSCOPE_CLI " record -o session -- " NODE_PROGRAM
+                                " --perf-prof hot.js"});
+  ASSERT_EQ(record.exit_code, 0) << record.err;
+  base::StatusOr<Profile> profile =
+      BuildProfile(tmp.path() + "/session", {.inline_frames = true, .progress = {}});
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  uint64_t hot = 0;
+  for (const Stack& stack : profile->stacks) {
+    const Location& leaf = profile->locations[stack.frames.front()];
+    if (leaf.kind == FrameKind::kJit && leaf.function.starts_with("JS:") &&
+        leaf.function.find("hotLoop") != std::string::npos) {
+      EXPECT_EQ(leaf.module, "[jit]");
+      hot += stack.samples;
+    }
+  }
+  EXPECT_GT(hot * 4, profile->total_samples) << "hotLoop should hold a good part of the samples";
+}
+
 TEST_F(ReportE2eTest, ClearErrors) {
   auto missing = RunProgram({JITSCOPE_CLI, "report", tmp_->path() + "/nothing"});
   EXPECT_EQ(missing.exit_code, 1);
