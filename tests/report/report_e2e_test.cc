@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -288,6 +289,25 @@ TEST(ForeignJitTest, NodePerfProfFunctionsAreNamedWithoutPerfInject) {
     }
   }
   EXPECT_GT(hot * 4, profile->total_samples) << "hotLoop should hold a good part of the samples";
+}
+
+// PostgreSQL 15's LLVM JIT with jit_profiling_support: LLVM's perf listener writes and maps a
+// jitdump in a directory of its own; the report names the compiled expressions from it.
+TEST(ForeignJitTest, PostgresLlvmJitExpressionsAreNamedWithoutPerfInject) {
+  auto folded = RunProgram({RECORD_POSTGRES, JITSCOPE_CLI});
+  ASSERT_EQ(folded.exit_code, 0) << folded.err;
+  uint64_t in_jit = 0;
+  std::istringstream lines(folded.out);
+  for (std::string line; std::getline(lines, line);) {
+    // "root;...;leaf COUNT": samples whose leaf is a JIT-compiled expression.
+    const size_t space = line.rfind(' ');
+    const std::string stack = line.substr(0, space);
+    const std::string leaf = stack.substr(stack.rfind(';') + 1);
+    if (leaf.starts_with("evalexpr_") && leaf.ends_with("_[j]")) {
+      in_jit += std::stoull(line.substr(space + 1));
+    }
+  }
+  EXPECT_GT(in_jit, 5u) << folded.out;
 }
 
 TEST_F(ReportE2eTest, ClearErrors) {
