@@ -35,6 +35,11 @@ int RunRecord(record::SessionOptions options, std::FILE* err) {
                  "frames\n",
                  collector.status().message().c_str());
   }
+  // A 32-bit JIT among the command's processes reads INTEL_JIT_PROFILER32; set it when the i386
+  // collector is installed beside the 64-bit one.
+  if (base::StatusOr<std::string> collector32 = record::FindCollector("lib32"); collector32.ok()) {
+    options.collector32_path = *collector32;
+  }
   base::StatusOr<record::SessionResult> result = record::RunSession(options);
   if (!result.ok()) {
     std::fprintf(err, "jitscope record: error: %s\n", result.status().message().c_str());

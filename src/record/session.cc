@@ -80,6 +80,9 @@ base::StatusOr<std::vector<base::ScopedFd>> OpenEvents(const SamplerOptions& sam
   if (!options.collector_path.empty()) {
     ::setenv("INTEL_JIT_PROFILER64", options.collector_path.c_str(), 1);
   }
+  if (!options.collector32_path.empty()) {
+    ::setenv("INTEL_JIT_PROFILER32", options.collector32_path.c_str(), 1);
+  }
   ::setenv("JITSCOPE_OUTPUT_DIR", options.output_dir.c_str(), 1);
   if (!options.formats.empty()) ::setenv("JITSCOPE_FORMATS", options.formats.c_str(), 1);
   std::vector<char*> argv;
@@ -120,14 +123,14 @@ base::StatusOr<std::string> PrepareSessionDirectory(const std::string& dir) {
   return rotated;
 }
 
-base::StatusOr<std::string> FindCollector() {
+base::StatusOr<std::string> FindCollector(const char* lib_directory) {
   char exe[PATH_MAX];
   const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof(exe) - 1);
   if (n <= 0) return base::Status::Errno(errno, "readlink /proc/self/exe");
   std::string path(exe, static_cast<size_t>(n));
   const size_t slash = path.rfind('/');
-  path =
-      path.substr(0, slash == std::string::npos ? 0 : slash) + "/../lib/libjitscope-collector.so";
+  path = path.substr(0, slash == std::string::npos ? 0 : slash) + "/../" + lib_directory +
+         "/libjitscope-collector.so";
   char resolved[PATH_MAX];
   if (::realpath(path.c_str(), resolved) == nullptr) {
     return base::Status::Errno(errno, "the collector %s", path.c_str());

@@ -26,8 +26,9 @@ namespace jitscope::record {
 struct SessionOptions {
   std::string output_dir = "jitscope.data";
   uint64_t frequency_hz = 1000;
-  std::string formats;         // JITSCOPE_FORMATS for the collector; empty = its default
-  std::string collector_path;  // INTEL_JIT_PROFILER64; empty = do not set it
+  std::string formats;           // JITSCOPE_FORMATS for the collector; empty = its default
+  std::string collector_path;    // INTEL_JIT_PROFILER64; empty = do not set it
+  std::string collector32_path;  // INTEL_JIT_PROFILER32, for 32-bit processes; empty = do not set
   std::vector<std::string> command;
 };
 
@@ -44,9 +45,9 @@ struct SessionResult {
 base::StatusOr<std::string> PrepareSessionDirectory(const std::string& dir);
 
 // The collector installed next to the running executable: <prefix>/bin/jitscope →
-// <prefix>/lib/libjitscope-collector.so (the build tree mirrors the install prefix). Fails if it
-// is not there.
-base::StatusOr<std::string> FindCollector();
+// <prefix>/lib/libjitscope-collector.so (the build tree mirrors the install prefix), or with
+// `lib_directory` "lib32" the i386 one. Fails if it is not there.
+base::StatusOr<std::string> FindCollector(const char* lib_directory = "lib");
 
 // The user-facing explanation of a perf_event_open permission failure, with the fix.
 std::string PermissionAdvice(int paranoid_level);

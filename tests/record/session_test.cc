@@ -80,11 +80,16 @@ TEST(RecordSessionTest, ConfiguresTheCollectorInTheCommandsEnvironment) {
   const std::string dir = tmp.path() + "/session";
   auto result =
       RunProgram({JITSCOPE_CLI, "record", "-o", dir, "--formats", "jitdump", "--", "/bin/sh", "-c",
-                  "echo \"$INTEL_JIT_PROFILER64|$JITSCOPE_OUTPUT_DIR|$JITSCOPE_FORMATS\""});
+                  "echo \"$INTEL_JIT_PROFILER64|$JITSCOPE_OUTPUT_DIR|$JITSCOPE_FORMATS|"
+                  "$INTEL_JIT_PROFILER32\""});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   base::StatusOr<std::string> collector = FindCollector();
   ASSERT_TRUE(collector.ok()) << collector.status().message();
-  EXPECT_EQ(result.out, *collector + "|" + dir + "|jitdump\n");
+  // The i386 collector is set when the build has one (plain builds on x86-64; sanitized builds
+  // leave lib32 out).
+  base::StatusOr<std::string> collector32 = FindCollector("lib32");
+  EXPECT_EQ(result.out, *collector + "|" + dir + "|jitdump|" +
+                            (collector32.ok() ? *collector32 : std::string()) + "\n");
 }
 
 TEST(RecordSessionTest, ForwardsSigtermAndKeepsTheSession) {
