@@ -7,6 +7,7 @@
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <optional>
 
@@ -84,38 +85,37 @@ class NativeSymbolizer::Module {
   Module& operator=(const Module&) = delete;
   ~Module() { dwfl_end(dwfl_); }
 
-  std::vector<Location> Symbolize(uint64_t file_offset) const {
+  std::vector<Location> Symbolize(uint64_t file_offset) {
     std::vector<Location> frames;
     const std::optional<uint64_t> vaddr = VirtualAddress(file_offset);
     if (!vaddr) return frames;
     const Dwarf_Addr address = *vaddr + bias_;
 
-    const char* source = nullptr;
-    int line = 0;
-    if (Dwfl_Line* entry = dwfl_module_getsrc(module_, address)) {
-      source = dwfl_lineinfo(entry, nullptr, &line, nullptr, nullptr, nullptr);
-    }
-    std::string file = source != nullptr ? source : "";
-    uint32_t line_number = line > 0 ? static_cast<uint32_t>(line) : 0;
-
-    // DWARF scopes at the address, innermost first: each inlined_subroutine is a frame whose
-    // caller is the next function scope, at the call site the inlined_subroutine records.
     Dwarf_Addr cu_bias = 0;
-    Dwarf_Die* cu = dwfl_module_addrdie(module_, address, &cu_bias);
-    Dwarf_Die* scopes = nullptr;
-    const int scope_count = cu != nullptr ? dwarf_getscopes(cu, address - cu_bias, &scopes) : 0;
+    Dwarf_Die cu_storage;
+    Dwarf_Die* cu = FindCompilationUnit(address, cu_bias, cu_storage);
+    std::string file;
+    uint32_t line_number = 0;
+    if (Dwarf_Line* entry = cu != nullptr ? dwarf_getsrc_die(cu, address - cu_bias) : nullptr) {
+      if (const char* source = dwarf_linesrc(entry, nullptr, nullptr)) file = source;
+      int line = 0;
+      if (dwarf_lineno(entry, &line) == 0 && line > 0) line_number = static_cast<uint32_t>(line);
+    }
+
+    // The functions whose code holds the address, outermost first: the subprogram, then each
+    // inlined_subroutine inside it. Each inlined one is a frame whose caller is the function
+    // before it in the chain, at the call site the inlined_subroutine records.
+    std::vector<Dwarf_Die> chain;
+    if (cu != nullptr) FindFunctionScopes(cu, address - cu_bias, chain);
     bool reached_function = false;
-    for (int i = 0; i < scope_count && !reached_function; ++i) {
-      Dwarf_Die* scope = &scopes[i];
-      const int tag = dwarf_tag(scope);
-      if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram) continue;
-      reached_function = tag == DW_TAG_subprogram;
-      std::string name = FunctionName(scope);
+    for (auto scope = chain.rbegin(); scope != chain.rend(); ++scope) {
+      reached_function = dwarf_tag(&*scope) == DW_TAG_subprogram;
+      std::string name = FunctionName(&*scope);
       if (reached_function) name = SymbolName(address, std::move(name));
       frames.push_back(Frame(std::move(name), file, line_number, !reached_function));
-      if (!reached_function) CallSite(cu, scope, file, line_number);
+      if (reached_function) break;
+      CallSite(cu, &*scope, file, line_number);
     }
-    std::free(scopes);
     if (!reached_function) {
       // No DWARF for the address (or an inline chain without its function): the ELF symbol.
       std::string name = SymbolName(address, "");
@@ -139,6 +139,75 @@ class NativeSymbolizer::Module {
       }
     }
     return std::nullopt;
+  }
+
+  // The compilation unit whose code holds `address`. libdw finds it through .debug_aranges,
+  // which clang does not emit by default; without them, the CUs' own address ranges are read once
+  // into a table.
+  Dwarf_Die* FindCompilationUnit(Dwarf_Addr address, Dwarf_Addr& bias, Dwarf_Die& storage) {
+    if (Dwarf_Die* cu = dwfl_module_addrdie(module_, address, &bias)) return cu;
+    if (!cu_ranges_built_) BuildCompilationUnitRanges();
+    bias = dwarf_bias_;
+    const Dwarf_Addr relative = address - dwarf_bias_;
+    auto it = std::upper_bound(cu_ranges_.begin(), cu_ranges_.end(), relative,
+                               [](Dwarf_Addr a, const CuRange& r) { return a < r.low; });
+    while (it != cu_ranges_.begin()) {
+      --it;
+      if (relative >= it->low && relative < it->high) {
+        storage = it->cu;
+        return &storage;
+      }
+      if (relative - it->low > max_range_) break;
+    }
+    return nullptr;
+  }
+
+  void BuildCompilationUnitRanges() {
+    cu_ranges_built_ = true;
+    Dwarf_Die* cu = nullptr;
+    Dwarf_Addr bias = 0;
+    while ((cu = dwfl_module_nextcu(module_, cu, &bias)) != nullptr) {
+      dwarf_bias_ = bias;
+      Dwarf_Addr base = 0, low = 0, high = 0;
+      ptrdiff_t offset = 0;
+      while ((offset = dwarf_ranges(cu, offset, &base, &low, &high)) > 0) {
+        if (high <= low) continue;
+        cu_ranges_.push_back({low, high, *cu});
+        max_range_ = std::max<Dwarf_Addr>(max_range_, high - low);
+      }
+    }
+    std::sort(cu_ranges_.begin(), cu_ranges_.end(),
+              [](const CuRange& a, const CuRange& b) { return a.low < b.low; });
+  }
+
+  // Walks the DIE tree below `parent` down to the functions that contain `pc` (libdw's
+  // dwarf_getscopes misses functions nested in namespaces in clang's DWARF). Returns whether one
+  // was found below `parent`.
+  static bool FindFunctionScopes(Dwarf_Die* parent, Dwarf_Addr pc, std::vector<Dwarf_Die>& chain) {
+    Dwarf_Die child;
+    if (dwarf_child(parent, &child) != 0) return false;
+    do {
+      switch (dwarf_tag(&child)) {
+        case DW_TAG_subprogram:
+        case DW_TAG_inlined_subroutine:
+        case DW_TAG_lexical_block:
+          if (dwarf_haspc(&child, pc) == 1) {
+            if (dwarf_tag(&child) != DW_TAG_lexical_block) chain.push_back(child);
+            FindFunctionScopes(&child, pc, chain);
+            return true;
+          }
+          break;
+        case DW_TAG_namespace:
+        case DW_TAG_class_type:
+        case DW_TAG_structure_type:
+        case DW_TAG_union_type:
+          if (FindFunctionScopes(&child, pc, chain)) return true;
+          break;
+        default:
+          break;
+      }
+    } while (dwarf_siblingof(&child, &child) == 0);
+    return false;
   }
 
   // The ELF symbol covering `address`, demangled; `fallback` (a DWARF name) when none does.
@@ -177,8 +246,17 @@ class NativeSymbolizer::Module {
                     .inlined = inlined};
   }
 
+  struct CuRange {
+    Dwarf_Addr low, high;
+    Dwarf_Die cu;
+  };
+
   Dwfl* dwfl_;
   Dwfl_Module* module_ = nullptr;
+  bool cu_ranges_built_ = false;
+  std::vector<CuRange> cu_ranges_;  // sorted by low
+  Dwarf_Addr max_range_ = 0;
+  Dwarf_Addr dwarf_bias_ = 0;
   Dwarf_Addr bias_ = 0;
   std::string path_;
   std::vector<Load> loads_;

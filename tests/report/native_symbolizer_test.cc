@@ -67,7 +67,7 @@ TEST(NativeSymbolizerTest, InlineChainWithDemangledNamesAndLines) {
   ASSERT_FALSE(path.empty());
   NativeSymbolizer symbolizer;
   const std::vector<Location>& frames = symbolizer.Symbolize(path, offset);
-  ASSERT_EQ(frames.size(), 2u);
+  ASSERT_EQ(frames.size(), 2u) << (frames.empty() ? "" : frames[0].function);
   EXPECT_EQ(frames[0].function, "jitscope::report::testing_probe::InlinedHelper(int)");
   EXPECT_TRUE(frames[0].inlined);
   EXPECT_TRUE(frames[0].file.ends_with("tests/report/native_symbolizer_test.cc")) << frames[0].file;
