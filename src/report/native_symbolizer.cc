@@ -211,13 +211,47 @@ class NativeSymbolizer::Module {
   }
 
   // The ELF symbol covering `address`, demangled; `fallback` (a DWARF name) when none does.
-  std::string SymbolName(Dwarf_Addr address, std::string fallback) const {
-    GElf_Off offset = 0;
-    GElf_Sym symbol;
-    const char* name =
-        dwfl_module_addrinfo(module_, address, &offset, &symbol, nullptr, nullptr, nullptr);
-    if (name != nullptr && *name != '\0') return Demangle(name);
-    return fallback;
+  // libdwfl's own lookup (dwfl_module_addrinfo) scans the whole symbol table on every call,
+  // which for a large binary (node: 100k+ symbols) costs milliseconds per address; the function
+  // symbols are sorted once instead.
+  std::string SymbolName(Dwarf_Addr address, std::string fallback) {
+    if (!symbols_built_) BuildSymbols();
+    auto it = std::upper_bound(symbols_.begin(), symbols_.end(), address,
+                               [](Dwarf_Addr a, const Symbol& s) { return a < s.start; });
+    if (it == symbols_.begin()) return fallback;
+    --it;
+    if (address >= it->end) return fallback;
+    return Demangle(it->name);
+  }
+
+  void BuildSymbols() {
+    symbols_built_ = true;
+    const int count = dwfl_module_getsymtab(module_);
+    for (int i = 1; i < count; ++i) {  // symbol 0 is the null symbol
+      GElf_Sym symbol;
+      GElf_Addr address = 0;
+      GElf_Word section = 0;
+      Elf* elf = nullptr;
+      Dwarf_Addr bias = 0;
+      const char* name =
+          dwfl_module_getsym_info(module_, i, &symbol, &address, &section, &elf, &bias);
+      const int type = GELF_ST_TYPE(symbol.st_info);
+      if (name == nullptr || *name == '\0' || section == SHN_UNDEF ||
+          (type != STT_FUNC && type != STT_GNU_IFUNC)) {
+        continue;
+      }
+      symbols_.push_back({address, address + symbol.st_size, name});
+    }
+    // By address; at one address a sized symbol before an unsized one.
+    std::stable_sort(symbols_.begin(), symbols_.end(), [](const Symbol& a, const Symbol& b) {
+      return a.start < b.start || (a.start == b.start && a.end > b.end);
+    });
+    // An unsized symbol (hand-written assembly) reaches to the next symbol.
+    for (size_t i = 0; i < symbols_.size(); ++i) {
+      if (symbols_[i].end == symbols_[i].start) {
+        symbols_[i].end = i + 1 < symbols_.size() ? symbols_[i + 1].start : symbols_[i].start + 1;
+      }
+    }
   }
 
   // Where the inlined_subroutine `scope` was called from: DW_AT_call_file / DW_AT_call_line.
@@ -246,6 +280,10 @@ class NativeSymbolizer::Module {
                     .inlined = inlined};
   }
 
+  struct Symbol {
+    Dwarf_Addr start, end;
+    const char* name;  // owned by libdwfl's module
+  };
   struct CuRange {
     Dwarf_Addr low, high;
     Dwarf_Die cu;
@@ -253,6 +291,8 @@ class NativeSymbolizer::Module {
 
   Dwfl* dwfl_;
   Dwfl_Module* module_ = nullptr;
+  bool symbols_built_ = false;
+  std::vector<Symbol> symbols_;  // function symbols, sorted by start
   bool cu_ranges_built_ = false;
   std::vector<CuRange> cu_ranges_;  // sorted by low
   Dwarf_Addr max_range_ = 0;
