@@ -136,6 +136,47 @@ TEST_F(ReportE2eTest, SamplesBeforeTheTierUpNameTheBaselineCodeAndAfterItTheOpti
   EXPECT_GT(optimized, 0u);
 }
 
+// Code unloaded and its memory reused by another function: each sample names what was at its
+// address when it was taken.
+TEST(ReportReuseTest, ReusedAddressesNameWhatWasThereAtTheTime) {
+  TempDir tmp;
+  const std::string dir = tmp.path() + "/session";
+  auto result = RunProgram({JITSCOPE_CLI, "record", "-o", dir, "--", JITVM, "--hot-threshold=200",
+                            REUSE_PROGRAM, "5000"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  base::StatusOr<trace::TraceFile> trace = trace::TraceFile::Open(FindTrace(dir));
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  std::optional<std::pair<uint64_t, uint64_t>> warm;  // baseline warm: [start, end)
+  std::optional<uint64_t> later_loaded;
+  for (const trace::Record& record : trace->trace().records) {
+    const auto* code = std::get_if<trace::CodeEvent>(&record.event);
+    if (code == nullptr || code->module != "jitvm-baseline") continue;
+    if (code->name == "warm") warm = {code->address, code->address + code->size};
+    if (code->name == "later" && warm && code->address >= warm->first &&
+        code->address < warm->second) {
+      later_loaded = record.timestamp;
+    }
+  }
+  ASSERT_TRUE(later_loaded.has_value()) << "later was not compiled into warm's old memory";
+
+  base::StatusOr<Profile> profile = BuildProfile(dir, {.inline_frames = true, .progress = {}});
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  uint64_t warm_baseline = 0, later = 0;
+  for (const Stack& stack : profile->stacks) {
+    const Location& leaf = profile->locations[stack.frames.front()];
+    if (leaf.function == "warm" && leaf.module == "jitvm-baseline") {
+      EXPECT_LT(stack.last_time_ns, *later_loaded);
+      warm_baseline += stack.samples;
+    }
+    if (leaf.function == "later") {
+      EXPECT_GE(stack.first_time_ns, *later_loaded);
+      later += stack.samples;
+    }
+  }
+  EXPECT_GT(warm_baseline, 0u);
+  EXPECT_GT(later, 0u);
+}
+
 TEST_F(ReportE2eTest, AnInlinedCalleeIsAnInlineFrameUnderItsCaller) {
   const uint32_t step_line = LineWith(INLINE_PROGRAM, "# STEP");
   const uint32_t call_line = LineWith(INLINE_PROGRAM, "# CALL");
