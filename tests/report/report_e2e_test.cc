@@ -50,21 +50,30 @@ std::string FindTrace(const std::string& dir) {
 
 class ReportE2eTest : public ::testing::Test {
  protected:
-  // Both sessions are recorded once for the whole suite: recording is the slow part.
-  static void SetUpTestSuite() {
-    tmp_ = new TempDir();
-    hotspot_ = tmp_->path() + "/hotspot";
-    inline_ = tmp_->path() + "/inline";
-    auto a = RunProgram({JITSCOPE_CLI, "record", "-o", hotspot_, "--", JITVM,
-                         JITVM_PROGRAMS "/hotspot.jv", "1500"});
-    ASSERT_EQ(a.exit_code, 0) << a.err;
-    auto b = RunProgram({JITSCOPE_CLI, "record", "-o", inline_, "--", JITVM, "--hot-threshold=20",
-                         INLINE_PROGRAM, "300"});
-    ASSERT_EQ(b.exit_code, 0) << b.err;
+  // Each session is recorded once per test process, when a test first asks for it: recording is
+  // the slow part, and CTest runs every test in a process of its own.
+  static void SetUpTestSuite() { tmp_ = new TempDir(); }
+  static const std::string& Session(std::string& dir, const std::string& name,
+                                    const std::vector<std::string>& command) {
+    if (!dir.empty()) return dir;
+    dir = tmp_->path() + "/" + name;
+    std::vector<std::string> argv{JITSCOPE_CLI, "record", "-o", dir, "--"};
+    argv.insert(argv.end(), command.begin(), command.end());
+    auto result = RunProgram(argv);
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    return dir;
+  }
+  static const std::string& Hotspot() {
+    return Session(hotspot_, "hotspot", {JITVM, JITVM_PROGRAMS "/hotspot.jv", "1500"});
+  }
+  static const std::string& Inline() {
+    return Session(inline_, "inline", {JITVM, "--hot-threshold=20", INLINE_PROGRAM, "300"});
   }
   static void TearDownTestSuite() {
     delete tmp_;
     tmp_ = nullptr;
+    hotspot_.clear();
+    inline_.clear();
   }
 
   static Profile Build(const std::string& dir, bool inline_frames = true) {
@@ -79,7 +88,7 @@ class ReportE2eTest : public ::testing::Test {
 };
 
 TEST_F(ReportE2eTest, HotSpotIsTheTopJitFunctionAndItsLine) {
-  const Profile profile = Build(hotspot_);
+  const Profile profile = Build(Hotspot());
   ASSERT_GT(profile.total_samples, 100u);
   EXPECT_EQ(profile.command.substr(profile.command.rfind('/') + 1), "hotspot.jv 1500");
   // Self samples of JIT functions, and of series' lines.
@@ -107,7 +116,7 @@ TEST_F(ReportE2eTest, HotSpotIsTheTopJitFunctionAndItsLine) {
 }
 
 TEST_F(ReportE2eTest, SamplesBeforeTheTierUpNameTheBaselineCodeAndAfterItTheOptimized) {
-  base::StatusOr<trace::TraceFile> trace = trace::TraceFile::Open(FindTrace(hotspot_));
+  base::StatusOr<trace::TraceFile> trace = trace::TraceFile::Open(FindTrace(Hotspot()));
   ASSERT_TRUE(trace.ok()) << trace.status().message();
   std::optional<uint64_t> optimized_at;
   for (const trace::Record& record : trace->trace().records) {
@@ -119,7 +128,7 @@ TEST_F(ReportE2eTest, SamplesBeforeTheTierUpNameTheBaselineCodeAndAfterItTheOpti
   }
   ASSERT_TRUE(optimized_at.has_value()) << "series was never optimized";
   uint64_t baseline = 0, optimized = 0;
-  const Profile profile = Build(hotspot_);
+  const Profile profile = Build(Hotspot());
   for (const Stack& stack : profile.stacks) {
     const Location& leaf = profile.locations[stack.frames.front()];
     if (leaf.function != "series") continue;
@@ -181,7 +190,7 @@ TEST_F(ReportE2eTest, AnInlinedCalleeIsAnInlineFrameUnderItsCaller) {
   const uint32_t step_line = LineWith(INLINE_PROGRAM, "# STEP");
   const uint32_t call_line = LineWith(INLINE_PROGRAM, "# CALL");
   uint64_t inlined = 0;
-  const Profile with = Build(inline_);
+  const Profile with = Build(Inline());
   for (const Stack& stack : with.stacks) {
     if (stack.frames.size() < 2) continue;
     const Location& leaf = with.locations[stack.frames[0]];
@@ -199,7 +208,7 @@ TEST_F(ReportE2eTest, AnInlinedCalleeIsAnInlineFrameUnderItsCaller) {
   EXPECT_GT(inlined * 2, with.total_samples) << "most samples should be in step inlined into walk";
 
   // --no-inline: the same samples, charged to walk at the call's line.
-  const Profile without = Build(inline_, false);
+  const Profile without = Build(Inline(), false);
   for (const Location& location : without.locations) EXPECT_FALSE(location.inlined);
   uint64_t walk_call_line = 0;
   for (const Stack& stack : without.stacks) {
@@ -210,7 +219,7 @@ TEST_F(ReportE2eTest, AnInlinedCalleeIsAnInlineFrameUnderItsCaller) {
 }
 
 TEST_F(ReportE2eTest, CommandWritesEveryFormatAndRefusesSymlinks) {
-  auto text = RunProgram({JITSCOPE_CLI, "report", hotspot_, "--sort", "line", "--top", "3"});
+  auto text = RunProgram({JITSCOPE_CLI, "report", Hotspot(), "--sort", "line", "--top", "3"});
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_TRUE(text.out.starts_with("# jitscope report: ")) << text.out;
   EXPECT_NE(text.out.find("  series  "), std::string::npos) << text.out;
@@ -221,7 +230,7 @@ TEST_F(ReportE2eTest, CommandWritesEveryFormatAndRefusesSymlinks) {
 
   for (const std::string format : {"folded", "svg", "speedscope", "pprof"}) {
     const std::string out = tmp_->path() + "/report." + format;
-    auto result = RunProgram({JITSCOPE_CLI, "report", hotspot_, "--format", format, "-o", out});
+    auto result = RunProgram({JITSCOPE_CLI, "report", Hotspot(), "--format", format, "-o", out});
     EXPECT_EQ(result.exit_code, 0) << format << ": " << result.err;
     struct stat st {};
     ASSERT_EQ(::stat(out.c_str(), &st), 0) << format;
@@ -232,7 +241,7 @@ TEST_F(ReportE2eTest, CommandWritesEveryFormatAndRefusesSymlinks) {
   const std::string victim = tmp_->path() + "/victim";
   { std::ofstream(victim) << "keep me"; }
   ASSERT_EQ(::symlink(victim.c_str(), link.c_str()), 0);
-  auto refused = RunProgram({JITSCOPE_CLI, "report", hotspot_, "-o", link});
+  auto refused = RunProgram({JITSCOPE_CLI, "report", Hotspot(), "-o", link});
   EXPECT_EQ(refused.exit_code, 1);
   EXPECT_TRUE(refused.err.starts_with("jitscope report: error: cannot write " + link))
       << refused.err;
@@ -249,7 +258,7 @@ std::string WriteReport(const std::string& session, const std::string& format,
 }
 
 TEST_F(ReportE2eTest, GoToolPprofShowsTheHotFunctionFirst) {
-  const std::string profile = WriteReport(hotspot_, "pprof", tmp_->path() + "/p.pb.gz");
+  const std::string profile = WriteReport(Hotspot(), "pprof", tmp_->path() + "/p.pb.gz");
   auto top = RunProgram({GO_PROGRAM, "tool", "pprof", "-top", profile},
                         {{"HOME", tmp_->path()}, {"GOCACHE", tmp_->path() + "/gocache"}});
   ASSERT_EQ(top.exit_code, 0) << GO_PROGRAM << ": " << top.err;
@@ -262,7 +271,7 @@ TEST_F(ReportE2eTest, GoToolPprofShowsTheHotFunctionFirst) {
 }
 
 TEST_F(ReportE2eTest, SpeedscopeJsonValidatesAgainstSpeedscopesSchema) {
-  const std::string json = WriteReport(hotspot_, "speedscope", tmp_->path() + "/s.json");
+  const std::string json = WriteReport(Hotspot(), "speedscope", tmp_->path() + "/s.json");
   auto check = RunProgram({PYTHON3, "-c",
                            "import json, sys, jsonschema\n"
                            "schema = json.load(open(sys.argv[2]))\n"
@@ -274,7 +283,7 @@ TEST_F(ReportE2eTest, SpeedscopeJsonValidatesAgainstSpeedscopesSchema) {
 }
 
 TEST_F(ReportE2eTest, SvgRendersInHeadlessChromium) {
-  const std::string svg = WriteReport(hotspot_, "svg", tmp_->path() + "/f.svg");
+  const std::string svg = WriteReport(Hotspot(), "svg", tmp_->path() + "/f.svg");
   const std::string png = tmp_->path() + "/f.png";
   // Size, and content: the flame graph's boxes, not a blank page (the page background is
   // #f8f8f8 and the boxes are saturated colours, JIT code green).
@@ -366,7 +375,7 @@ TEST_F(ReportE2eTest, ClearErrors) {
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1) << missing.err;
   EXPECT_TRUE(missing.err.starts_with("jitscope report: error: ")) << missing.err;
-  auto bad = RunProgram({JITSCOPE_CLI, "report", hotspot_, "--format", "html"});
+  auto bad = RunProgram({JITSCOPE_CLI, "report", Hotspot(), "--format", "html"});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("Run 'jitscope --help' for usage."), std::string::npos) << bad.err;
 }
