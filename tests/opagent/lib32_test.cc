@@ -29,14 +29,6 @@ std::string Hex(unsigned long long value) {
   return text;
 }
 
-// Drops what differs from run to run and is not the engine's report: times (OProfile's are
-// wall-clock seconds, the trace's CLOCK_MONOTONIC ns), thread ids and the trace's start time.
-std::string Normalise(const std::string& text) {
-  std::string out = std::regex_replace(text, std::regex("(^|\n)[0-9]+ (tid=[0-9]+ )?"), "$1T ");
-  out = std::regex_replace(out, std::regex("timestamp=[0-9]+"), "timestamp=T");
-  return std::regex_replace(out, std::regex("start_monotonic_ns=[0-9]+"), "start_monotonic_ns=T");
-}
-
 class Lib32Opagent : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -61,6 +53,26 @@ class Lib32Opagent : public ::testing::Test {
   }
 
   std::string At(unsigned offset) const { return Hex(base_ + offset); }
+
+  // `text` without what differs from run to run and is not the engine's report: times
+  // (OProfile's are wall-clock seconds, the trace's CLOCK_MONOTONIC ns) become T, thread ids go,
+  // and addresses in the client's code buffer (where ASLR put it) become code+OFFSET.
+  std::string Symbolic(const std::string& text) const {
+    std::string out = std::regex_replace(text, std::regex("(^|\n)[0-9]+ (tid=[0-9]+ )?"), "$1T ");
+    out = std::regex_replace(out, std::regex("(timestamp|start_monotonic_ns)=[0-9]+"), "$1=T");
+    std::string symbolic;
+    const std::regex hex("0x[0-9a-f]+");
+    auto last = out.cbegin();
+    for (std::sregex_iterator it(out.begin(), out.end(), hex), end; it != end; ++it) {
+      symbolic.append(last, (*it)[0].first);
+      const unsigned long long value = std::stoull(it->str(), nullptr, 16);
+      symbolic += value >= base_ && value < base_ + 256 ? "code+" + std::to_string(value - base_)
+                                                        : it->str();
+      last = (*it)[0].second;
+    }
+    return symbolic.append(last, out.cend());
+  }
+
   std::string DumpPath() const { return dir_.path() + "/" + pid_ + ".dump"; }
   std::string TracePath() const { return dir_.path() + "/jit-" + pid_ + ".jsc"; }
 
@@ -82,64 +94,46 @@ class Lib32Opagent : public ::testing::Test {
 TEST_F(Lib32Opagent, JitscopeDumpReadsTheI386OprofileDump) {
   const ProcessResult dump = RunProgram({JITSCOPE_CLI, "dump", DumpPath()});
   ASSERT_EQ(dump.exit_code, 0) << dump.err;
-  EXPECT_EQ(Normalise(dump.out),
-            "# oprofile jit dump v1 target=\"elf32-i386\" bfd_arch=8 bfd_mach=4 timestamp=T\n"
-            "T CODE_LOAD vma=" +
-                At(0) + " code_addr=" + At(0) +
-                " size=32 code_bytes=32 name=\"Hot.loop()V\"\n"
-                "T DEBUG_INFO code_addr=" +
-                At(0) + " lines=[" + At(0) + ":10:\"Hot.java\" " + At(8) + ":12:\"Hot.java\" " +
-                At(16) +
-                ":20:\"util/Util.java\"]\n"
-                "T CODE_LOAD vma=" +
-                At(64) +
-                " code_addr=0x0 size=16 code_bytes=0 name=\"interpreter_stub\"\n"
-                "T CODE_LOAD vma=" +
-                At(128) + " code_addr=" + At(128) +
-                " size=16 code_bytes=16 name=\"Old.gone()V\"\n"
-                "T UNLOAD vma=" +
-                At(128) +
-                "\n"
-                "T CLOSE\n"
-                "# 6 records\n");
+  EXPECT_EQ(Symbolic(dump.out),
+            R"(# oprofile jit dump v1 target="elf32-i386" bfd_arch=8 bfd_mach=4 timestamp=T
+T CODE_LOAD vma=code+0 code_addr=code+0 size=32 code_bytes=32 name="Hot.loop()V"
+T DEBUG_INFO code_addr=code+0 lines=[code+0:10:"Hot.java" code+8:12:"Hot.java" code+16:20:"util/Util.java"]
+T CODE_LOAD vma=code+64 code_addr=0x0 size=16 code_bytes=0 name="interpreter_stub"
+T CODE_LOAD vma=code+128 code_addr=code+128 size=16 code_bytes=16 name="Old.gone()V"
+T UNLOAD vma=code+128
+T CLOSE
+# 6 records
+)");
 }
 
 TEST_F(Lib32Opagent, JitscopeDumpReadsTheI386ProcessTrace) {
   const ProcessResult dump = RunProgram({JITSCOPE_CLI, "dump", TracePath()});
   ASSERT_EQ(dump.exit_code, 0) << dump.err;
-  EXPECT_EQ(Normalise(dump.out),
-            "# jitscope trace v1 pid=" + pid_ + " exe=\"" + client_ +
-                "\" start_monotonic_ns=T\n"
-                "T op_open_agent agent=1\n"
-                "T op_write_native_code agent=1 addr=" +
-                At(0) + " size=32 code_addr=" + At(0) +
-                " code_bytes=32 name=\"Hot.loop()V\"\n"
-                "T op_write_debug_line_info agent=1 addr=" +
-                At(0) + " size=32 code_addr=" + At(0) + " lines=[" + At(0) + ":10:\"Hot.java\" " +
-                At(8) + ":12:\"Hot.java\" " + At(16) +
-                ":20:\"util/Util.java\"]\n"
-                "T op_write_native_code agent=1 addr=" +
-                At(64) +
-                " size=16 code_addr=0x0 code_bytes=0 name=\"interpreter_stub\"\n"
-                "T op_write_native_code agent=1 addr=" +
-                At(128) + " size=16 code_addr=" + At(128) +
-                " code_bytes=16 name=\"Old.gone()V\"\n"
-                "T op_unload_native_code agent=1 addr=" +
-                At(128) +
-                " size=16\n"
-                "T op_close_agent agent=1\n"
-                "# 7 records\n");
+  EXPECT_EQ(Symbolic(dump.out), "# jitscope trace v1 pid=" + pid_ + " exe=\"" + client_ +
+                                    "\" start_monotonic_ns=T\n" +
+                                    R"(T op_open_agent agent=1
+T op_write_native_code agent=1 addr=code+0 size=32 code_addr=code+0 code_bytes=32 name="Hot.loop()V"
+T op_write_debug_line_info agent=1 addr=code+0 size=32 code_addr=code+0 lines=[code+0:10:"Hot.java" code+8:12:"Hot.java" code+16:20:"util/Util.java"]
+T op_write_native_code agent=1 addr=code+64 size=16 code_addr=0x0 code_bytes=0 name="interpreter_stub"
+T op_write_native_code agent=1 addr=code+128 size=16 code_addr=code+128 code_bytes=16 name="Old.gone()V"
+T op_unload_native_code agent=1 addr=code+128 size=16
+T op_close_agent agent=1
+# 7 records
+)");
 }
 
 // Both files give the same answers: names, the line of the entry at or before the address (in
 // the file that entry names), nothing past the code's end.
 TEST_F(Lib32Opagent, JitscopeResolveReadsTheDumpAndTheTraceAlike) {
   const std::vector<std::string> queries = {At(0), At(9), At(31), At(32), At(70)};
-  const std::string expected =
-      At(0) + ": Hot.loop()V at Hot.java:10\n" + At(9) + ": Hot.loop()V at Hot.java:12\n" + At(31) +
-      ": Hot.loop()V at util/Util.java:20\n" + At(32) + ": ??\n" + At(70) + ": interpreter_stub\n";
-  EXPECT_EQ(Resolve(DumpPath(), queries), expected);
-  EXPECT_EQ(Resolve(TracePath(), queries), expected);
+  const std::string expected = R"(code+0: Hot.loop()V at Hot.java:10
+code+9: Hot.loop()V at Hot.java:12
+code+31: Hot.loop()V at util/Util.java:20
+code+32: ??
+code+70: interpreter_stub
+)";
+  EXPECT_EQ(Symbolic(Resolve(DumpPath(), queries)), expected);
+  EXPECT_EQ(Symbolic(Resolve(TracePath(), queries)), expected);
 }
 
 #endif
