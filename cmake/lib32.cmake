@@ -2,7 +2,8 @@
 # 32-bit JIT engines. Their stub reads INTEL_JIT_PROFILER32 and loads a 32-bit collector (seed
 # 002, "Environment Variables"; fact sheet ../shared/reference/intel-jit-api.md §4.3), which VTune
 # ships under lib32/ and so do we:
-#   build tree:  build/lib32/libjitprofiling.{a,so}, build/lib32/libjitscope-collector.so, ...
+#   build tree:  build/lib32/libjitprofiling.{a,so}, build/lib32/libjitscope-collector.so,
+#                build/lib32/libopagent.so.1 (and build/lib32/oprofile/libopagent.so.1), ...
 #                (the i386 build's own tree is build/i386/build)
 #   install:     <prefix>/lib32/..., <prefix>/lib32/pkgconfig, <prefix>/lib/cmake/jitscope-i386
 #                (cmake/install.cmake says why the CMake package is not under lib32/)
@@ -106,7 +107,8 @@ elseif(JITSCOPE_LIB32)
     BUILD_BYPRODUCTS
       ${JITSCOPE_LIB32_DIR}/libjitprofiling.a
       ${JITSCOPE_LIB32_DIR}/libjitprofiling.so
-      ${JITSCOPE_LIB32_DIR}/libjitscope-collector.so)
+      ${JITSCOPE_LIB32_DIR}/libjitscope-collector.so
+      ${JITSCOPE_LIB32_DIR}/libopagent.so.1)
 
   # `cmake --install build [--prefix P]` installs the i386 libraries under P/lib32, with the
   # prefix, component and strip setting of the main install.

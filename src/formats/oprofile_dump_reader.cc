@@ -24,11 +24,10 @@ bool ReadCString(const uint8_t* begin, const uint8_t* end, std::string_view& out
   return true;
 }
 
-constexpr uint32_t Swap32(uint32_t v) { return __builtin_bswap32(v); }
-
 class Parser {
  public:
-  Parser(std::span<const uint8_t> bytes, ParsedOprofileDump& out) : bytes_(bytes), out_(out) {}
+  Parser(std::span<const uint8_t> bytes, OprofileLayout layout, ParsedOprofileDump& out)
+      : bytes_(bytes), layout_(layout), out_(out) {}
 
   void ParseRecords(uint64_t offset) {
     while (offset < bytes_.size()) {
@@ -104,32 +103,32 @@ class Parser {
     return nullptr;
   }
 
-  static const char* ParseDebugInfo(const uint8_t* begin, const uint8_t* end,
-                                    OprofileDumpRecord& record) {
+  const char* ParseDebugInfo(const uint8_t* begin, const uint8_t* end,
+                             OprofileDumpRecord& record) const {
     if (end - begin < static_cast<ptrdiff_t>(sizeof(OprofileDebugInfo))) {
       return "debug info record is too short";
     }
     const auto fixed = Load<OprofileDebugInfo>(begin);
     const uint8_t* p = begin + sizeof(OprofileDebugInfo);
-    // Each entry takes at least 13 bytes (vma, line, NUL): bound the count before reserving.
-    constexpr size_t kMinEntry = kOprofileDebugEntryNameOffset + 1;
-    if (fixed.nr_entry > static_cast<size_t>(end - p) / kMinEntry) {
+    // Each entry takes at least vma, line and a NUL: bound the count before reserving.
+    const size_t min_entry = layout_.line_name_offset() + 1;
+    if (fixed.nr_entry > static_cast<size_t>(end - p) / min_entry) {
       return "debug info record is shorter than its entries";
     }
     OprofileDumpDebugInfo info;
     info.code_addr = fixed.code_addr;
     info.lines.reserve(fixed.nr_entry);
     for (uint32_t i = 0; i < fixed.nr_entry; ++i) {
-      if (static_cast<size_t>(end - p) < kMinEntry) {
+      if (static_cast<size_t>(end - p) < min_entry) {
         return "debug info record is shorter than its entries";
       }
       OprofileDumpLine line;
-      line.vma = Load<uint64_t>(p + kOprofileDebugEntryVmaOffset);
-      line.line = Load<uint32_t>(p + kOprofileDebugEntryLineOffset);
-      if (!ReadCString(p + kOprofileDebugEntryNameOffset, end, line.file)) {
+      line.vma = layout_.line_vma_size == sizeof(uint32_t) ? Load<uint32_t>(p) : Load<uint64_t>(p);
+      line.line = Load<uint32_t>(p + layout_.line_number_offset());
+      if (!ReadCString(p + layout_.line_name_offset(), end, line.file)) {
         return "debug info file name is not terminated";
       }
-      p += kOprofileDebugEntryNameOffset + line.file.size() + 1;
+      p += layout_.line_name_offset() + line.file.size() + 1;
       info.lines.push_back(line);
     }
     record.body = std::move(info);
@@ -142,43 +141,16 @@ class Parser {
   }
 
   std::span<const uint8_t> bytes_;
+  OprofileLayout layout_;
   ParsedOprofileDump& out_;
 };
 
 }  // namespace
 
-bool LooksLikeOprofileDump(std::span<const uint8_t> bytes) {
-  return bytes.size() >= sizeof(uint32_t) && Load<uint32_t>(bytes.data()) == kOprofileMagic;
-}
-
 base::StatusOr<ParsedOprofileDump> ParseOprofileDump(std::span<const uint8_t> bytes) {
-  if (bytes.size() >= sizeof(uint32_t) && Load<uint32_t>(bytes.data()) == Swap32(kOprofileMagic)) {
-    return base::Status::Error(
-        "OProfile dump written on a machine of the other byte order (not supported)");
-  }
-  if (!LooksLikeOprofileDump(bytes)) return base::Status::Error("not an OProfile dump (bad magic)");
-  if (bytes.size() < sizeof(OprofileHeader)) {
-    return base::Status::Error("OProfile dump header is truncated");
-  }
-  const auto header = Load<OprofileHeader>(bytes.data());
-  if (header.version != kOprofileVersion) {
-    return base::Status::Error("unsupported OProfile dump version %u (this reader reads %u)",
-                               header.version, kOprofileVersion);
-  }
-  if (header.total_size <= sizeof(OprofileHeader) || header.total_size > bytes.size()) {
-    return base::Status::Error("invalid OProfile dump header size %u", header.total_size);
-  }
   ParsedOprofileDump dump;
-  dump.header.version = header.version;
-  dump.header.total_size = header.total_size;
-  dump.header.bfd_arch = header.bfd_arch;
-  dump.header.bfd_mach = header.bfd_mach;
-  dump.header.timestamp = header.timestamp;
-  if (!ReadCString(bytes.data() + sizeof(OprofileHeader), bytes.data() + header.total_size,
-                   dump.header.bfd_target)) {
-    return base::Status::Error("OProfile dump target name is not terminated");
-  }
-  Parser(bytes, dump).ParseRecords(header.total_size);
+  ASSIGN_OR_RETURN(dump.header, ReadOprofileHeader(bytes));
+  Parser(bytes, dump.header.layout, dump).ParseRecords(dump.header.total_size);
   return dump;
 }
 

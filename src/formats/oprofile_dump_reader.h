@@ -1,10 +1,11 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // Reads OProfile's JIT dump (<pid>.dump; layout in oprofile_dump_format.h), as written by
-// OProfile's libopagent or by jitscope's. Every file is hostile: each size is checked before it
-// is used. A record cut short by the end of the file (a writer killed mid-record, or a dump
-// copied while it grows) is a normal end state, counted as torn. An unknown record id is damage
-// (opjitconv fails the whole file on one); parsing stops there, keeping what came before.
+// OProfile's libopagent or by jitscope's, in a 64-bit or a 32-bit process: the writer's layout
+// comes from the header (oprofile_dump_header.h). Every file is hostile: each size is checked
+// before it is used. A record cut short by the end of the file (a writer killed mid-record, or a
+// dump copied while it grows) is a normal end state, counted as torn. An unknown record id is
+// damage (opjitconv fails the whole file on one); parsing stops there, keeping what came before.
 #pragma once
 
 #include <cstdint>
@@ -15,17 +16,11 @@
 
 #include "jitscope/base/status.h"
 #include "jitscope/formats/oprofile_dump_format.h"
+#include "jitscope/formats/oprofile_dump_header.h"
 
 namespace jitscope::formats {
 
-struct OprofileDumpHeaderInfo {
-  uint32_t version = 0;
-  uint32_t total_size = 0;
-  uint32_t bfd_arch = 0;
-  uint32_t bfd_mach = 0;
-  uint64_t timestamp = 0;  // seconds
-  std::string_view bfd_target;
-};
+using OprofileDumpHeaderInfo = OprofileHeaderFields;
 
 struct OprofileDumpCodeLoad {
   uint64_t vma = 0;
@@ -42,7 +37,7 @@ struct OprofileDumpUnload {
 struct OprofileDumpClose {};
 
 struct OprofileDumpLine {
-  uint64_t vma = 0;
+  uint64_t vma = 0;  // 4 bytes in the file in the ILP32 layouts
   uint32_t line = 0;
   std::string_view file;
 };
@@ -65,9 +60,6 @@ struct ParsedOprofileDump {
   uint64_t torn_records = 0;                // 0 or 1: the file ends inside a record
   base::Status damage;  // the first damage, with its offset; OK for an intact file
 };
-
-// True when `bytes` starts with the OProfile dump magic in this machine's byte order.
-bool LooksLikeOprofileDump(std::span<const uint8_t> bytes);
 
 // Fails only when `bytes` is not a readable OProfile dump (bad magic, other byte order,
 // unsupported version, header out of bounds). Views point into `bytes`.

@@ -6,32 +6,22 @@
 #include <unordered_map>
 
 #include "jitscope/formats/bounded_reader.h"
+#include "jitscope/formats/oprofile_dump_header.h"
 #include "jitscope/formats/pid_file_name.h"
 
 namespace jitscope::formats::scan {
 namespace {
 
-constexpr uint32_t kOprofileDumpMagic = 0x4F74496A;  // "jItO" on a little-endian disk
-constexpr uint32_t kOprofileDumpVersion = 1;
-
-enum class OprofileRecordId : uint32_t {
-  kCodeLoad = 0,
-  kCodeUnload = 1,
-  kCodeClose = 2,
-  kCodeDebugInfo = 3,
-};
-
-// LP64 layout (§4.3).
-constexpr uint64_t kHeaderFixedSize = 32;  // magic .. timestamp; the target string follows
-constexpr uint64_t kCodeLoadSize = 40;
-constexpr uint64_t kUnloadSize = 24;
-constexpr uint64_t kDebugInfoSize = 32;
-constexpr uint64_t kDebugEntrySize = 12;  // vma (8), lineno (4); then the NUL-terminated name
+// The records' fixed parts, the same in every layout (oprofile_dump_format.h).
+constexpr uint64_t kCodeLoadSize = sizeof(OprofileCodeLoad);
+constexpr uint64_t kUnloadSize = sizeof(OprofileCodeUnload);
+constexpr uint64_t kDebugInfoSize = sizeof(OprofileDebugInfo);
 
 class Parser {
  public:
-  Parser(std::span<const uint8_t> bytes, std::string_view file_name, ParsedOprofileDump& out)
-      : reader_(bytes, false), file_name_(file_name), out_(out) {}
+  Parser(std::span<const uint8_t> bytes, std::string_view file_name, OprofileLayout layout,
+         ParsedOprofileDump& out)
+      : reader_(bytes, false), file_name_(file_name), layout_(layout), out_(out) {}
 
   void ParseRecords(uint64_t offset) {
     base::Status status = WalkRecords(reader_, offset, file_name_, [&](const RecordPrefix& r) {
@@ -90,20 +80,23 @@ class Parser {
     ++out_.stats.debug_infos;
     const uint64_t code_addr = *reader_.Int<uint64_t>(offset + 16);
     const uint32_t count = *reader_.Int<uint32_t>(offset + 24);
-    if (count > (end - offset - kDebugInfoSize) / (kDebugEntrySize + 1)) {
+    const uint64_t entry_size = layout_.line_name_offset();  // vma, lineno; then the name
+    if (count > (end - offset - kDebugInfoSize) / (entry_size + 1)) {
       return Fail(offset, "DEBUG_INFO claims " + std::to_string(count) +
                               " entries, more than its record can hold");
     }
     const size_t first = out_.lines.size();
     uint64_t p = offset + kDebugInfoSize;
     for (uint32_t i = 0; i < count; ++i) {
-      auto file = reader_.CString(p + kDebugEntrySize, end);
-      if (!file || p + kDebugEntrySize > end) {
+      auto file = reader_.CString(p + entry_size, end);
+      if (!file || p + entry_size > end) {
         out_.lines.resize(first);
         return Fail(offset, "DEBUG_INFO entry " + std::to_string(i) + " runs past the record");
       }
-      out_.lines.push_back({*reader_.Int<uint64_t>(p), *reader_.Int<uint32_t>(p + 8), *file});
-      p += kDebugEntrySize + file->size() + 1;
+      const uint64_t vma = layout_.line_vma_size == sizeof(uint32_t) ? *reader_.Int<uint32_t>(p)
+                                                                     : *reader_.Int<uint64_t>(p);
+      out_.lines.push_back({vma, *reader_.Int<uint32_t>(p + layout_.line_number_offset()), *file});
+      p += entry_size + file->size() + 1;
     }
     if (!reader_.AllZero(p, end)) {
       out_.lines.resize(first);
@@ -129,6 +122,7 @@ class Parser {
 
   BoundedReader reader_;
   std::string_view file_name_;
+  OprofileLayout layout_;
   ParsedOprofileDump& out_;
   std::unordered_map<uint64_t, size_t> last_load_;  // address → latest CODE_LOAD naming it
 };
@@ -136,51 +130,24 @@ class Parser {
 }  // namespace
 
 bool LooksLikeOprofileDump(std::span<const uint8_t> bytes) {
-  if (bytes.size() < 4) return false;
-  uint32_t magic;
-  std::memcpy(&magic, bytes.data(), sizeof(magic));
-  return magic == kOprofileDumpMagic;
+  return formats::LooksLikeOprofileDump(bytes);
 }
 
 base::StatusOr<ParsedOprofileDump> ParseOprofileDump(std::span<const uint8_t> bytes,
                                                      std::string_view file_name) {
-  const int name_size = static_cast<int>(file_name.size());
-  if (!LooksLikeOprofileDump(bytes)) {
-    return base::Status::Error("%.*s: not an OProfile JIT dump (bad magic)", name_size,
-                               file_name.data());
-  }
-  BoundedReader reader(bytes, false);
-  if (!reader.Has(0, kHeaderFixedSize + 1)) {
-    return base::Status::Error("%.*s: offset 0: OProfile dump header is truncated", name_size,
-                               file_name.data());
+  auto header = ReadOprofileHeader(bytes);
+  if (!header.ok()) {
+    return base::Status::Error("%.*s: %s", static_cast<int>(file_name.size()), file_name.data(),
+                               header.status().message().c_str());
   }
   ParsedOprofileDump out;
-  out.header.version = *reader.Int<uint32_t>(4);
-  const uint32_t header_size = *reader.Int<uint32_t>(8);
-  out.header.bfd_arch = *reader.Int<uint32_t>(12);
-  out.header.bfd_mach = *reader.Int<uint32_t>(16);
-  out.header.timestamp_seconds = *reader.Int<uint64_t>(24);
-  if (out.header.version != kOprofileDumpVersion) {
-    return base::Status::Error("%.*s: unsupported OProfile dump version %u (this reader reads 1)",
-                               name_size, file_name.data(), out.header.version);
-  }
-  if (header_size <= kHeaderFixedSize || header_size > bytes.size()) {
-    return base::Status::Error("%.*s: offset 8: invalid OProfile dump header size %u", name_size,
-                               file_name.data(), header_size);
-  }
-  // i386 writers put the timestamp at 20 and the target string at 28 (§4.3).
-  auto ilp32_target = reader.CString(28, header_size);
-  if (ilp32_target && ilp32_target->starts_with("elf32")) {
-    return base::Status::Error("%.*s: a 32-bit (ILP32) OProfile dump: only the LP64 layout is read",
-                               name_size, file_name.data());
-  }
-  auto target = reader.CString(kHeaderFixedSize, header_size);
-  if (!target) {
-    return base::Status::Error("%.*s: offset 32: OProfile dump target name is not NUL-terminated",
-                               name_size, file_name.data());
-  }
-  out.header.target = *target;
-  Parser(bytes, file_name, out).ParseRecords(header_size);
+  out.header.version = header->version;
+  out.header.bfd_arch = header->bfd_arch;
+  out.header.bfd_mach = header->bfd_mach;
+  out.header.timestamp_seconds = header->timestamp;
+  out.header.target = header->bfd_target;
+  out.header.line_vma_size = header->layout.line_vma_size;
+  Parser(bytes, file_name, header->layout, out).ParseRecords(header->total_size);
   return out;
 }
 

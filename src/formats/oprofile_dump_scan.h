@@ -1,12 +1,10 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // Reads an OProfile JIT dump (/tmp/.oprofile/jitdump/<pid>.dump, written by libopagent; layout
-// in fact sheet perf-jitdump-oprofile.md §4.3). Native byte order and the LP64 struct layout
-// (x86-64, AArch64); the ILP32 layout, where the header's timestamp sits at offset 20, is
-// refused with a clear error rather than misread.
+// in fact sheet perf-jitdump-oprofile.md §4.3). Native byte order, in the struct layout of the
+// process that wrote it (64-bit or 32-bit), which the header tells (oprofile_dump_header.h).
 //
-// The layout's numbers are private to the reader's .cc (the OProfile writer has its own format
-// header; this reader does not depend on it). Records: CODE_LOAD (vma, code pointer, size, name,
+// Records: CODE_LOAD (vma, code pointer, size, name,
 // optional code bytes), UNLOAD (vma: `op_unload_native_code`), CLOSE, DEBUG_INFO (absolute vma,
 // line and file per entry, attached to the latest load whose vma or code pointer it names).
 // Timestamps are `gettimeofday` seconds: wall-clock time, not CLOCK_MONOTONIC.
@@ -31,7 +29,8 @@ struct OprofileDumpHeader {
   uint32_t bfd_arch = 0;
   uint32_t bfd_mach = 0;
   uint64_t timestamp_seconds = 0;
-  std::string_view target;  // BFD target name, e.g. "elf64-x86-64"
+  std::string_view target;     // BFD target name, e.g. "elf64-x86-64"
+  uint32_t line_vma_size = 8;  // the debug entries' vma: 8 bytes, or 4 from a 32-bit process
 };
 
 struct OprofileLineEntry {

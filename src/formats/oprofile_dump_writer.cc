@@ -10,9 +10,27 @@
 namespace jitscope::formats {
 namespace {
 
-// The layout in oprofile_dump_format.h is LP64's, the native layout libopagent writes there.
-static_assert(sizeof(unsigned long) == 8 && sizeof(void*) == 8,
-              "the OProfile dump writer produces the LP64 layout only");
+// The target (and so the layout) of the process this library runs in: OProfile's libopagent
+// writes its structs as its compiler lays them out, and so do we, in lib/ and in lib32/.
+#if defined(__x86_64__) && defined(__LP64__)
+#define JITSCOPE_OPROFILE_HOST_TARGET kOprofileBfdX86_64
+#elif defined(__i386__)
+#define JITSCOPE_OPROFILE_HOST_TARGET kOprofileBfdI386
+#elif defined(__aarch64__) && defined(__LP64__)
+#define JITSCOPE_OPROFILE_HOST_TARGET kOprofileBfdAarch64
+#endif
+
+// OProfile's `struct jitheader` and `unsigned long` as this compiler lays them out: the host
+// target's layout must be exactly that (fact sheet §4.3), checked in every build, lib32's too.
+struct NativeJitHeader {
+  uint32_t magic, version, total_size, bfd_arch, bfd_mach;
+  uint64_t timestamp;
+};
+#ifdef JITSCOPE_OPROFILE_HOST_TARGET
+static_assert(sizeof(NativeJitHeader) == JITSCOPE_OPROFILE_HOST_TARGET.layout.header_size &&
+                  sizeof(unsigned long) == JITSCOPE_OPROFILE_HOST_TARGET.layout.line_vma_size,
+              "the host's OProfile dump layout is not the compiler's native one");
+#endif
 
 void Append(std::vector<uint8_t>& buffer, const void* data, size_t size) {
   const auto* bytes = static_cast<const uint8_t*>(data);
@@ -39,10 +57,8 @@ bool FitsRecord(size_t size) { return size <= UINT32_MAX - kOprofileAlignment; }
 }  // namespace
 
 base::StatusOr<OprofileBfdTarget> OprofileDumpWriter::HostTarget() {
-#if defined(__x86_64__)
-  return kOprofileBfdX86_64;
-#elif defined(__aarch64__)
-  return kOprofileBfdAarch64;
+#ifdef JITSCOPE_OPROFILE_HOST_TARGET
+  return JITSCOPE_OPROFILE_HOST_TARGET;
 #else
   return base::Status::Error("no OProfile BFD target is known for this architecture");
 #endif
@@ -51,16 +67,22 @@ base::StatusOr<OprofileBfdTarget> OprofileDumpWriter::HostTarget() {
 base::StatusOr<OprofileDumpWriter> OprofileDumpWriter::Create(base::ScopedFd fd,
                                                               const OprofileBfdTarget& target,
                                                               uint64_t timestamp_s) {
-  OprofileDumpWriter writer(std::move(fd));
-  OprofileHeader header{};
-  header.magic = kOprofileMagic;
-  header.version = kOprofileVersion;
-  header.total_size =
-      static_cast<uint32_t>(OprofilePadded(sizeof(OprofileHeader) + std::strlen(target.name) + 1));
-  header.bfd_arch = target.arch;
-  header.bfd_mach = target.mach;
-  header.timestamp = timestamp_s;
-  Append(writer.buffer_, &header, sizeof(header));
+  const OprofileLayout layout = target.layout;
+  if (layout != kOprofileLayoutLp64 && layout != kOprofileLayoutI386) {
+    return base::Status::Error("the OProfile dump writer writes the LP64 and i386 layouts only");
+  }
+  OprofileDumpWriter writer(std::move(fd), layout);
+  const auto total_size =
+      static_cast<uint32_t>(OprofilePadded(layout.header_size + std::strlen(target.name) + 1));
+  if (layout == kOprofileLayoutI386) {
+    const OprofileHeaderI386 header = {kOprofileMagic, kOprofileVersion, total_size,
+                                       target.arch,    target.mach,      timestamp_s};
+    Append(writer.buffer_, &header, sizeof(header));
+  } else {
+    const OprofileHeader header = {
+        kOprofileMagic, kOprofileVersion, total_size, target.arch, target.mach, 0, timestamp_s};
+    Append(writer.buffer_, &header, sizeof(header));
+  }
   AppendCString(writer.buffer_, target.name);
   Pad(writer.buffer_);
   RETURN_IF_ERROR(writer.Flush());
@@ -98,10 +120,22 @@ base::Status OprofileDumpWriter::Write(const trace::Event& event, uint64_t times
     record.nr_entry = static_cast<uint32_t>(lines->lines.size());
     Append(buffer_, &record, sizeof(record));
     for (const auto& entry : lines->lines) {
-      // Packed: 8-byte vma, 4-byte line, the name and its NUL, no alignment in between.
-      const uint64_t vma = entry.address;
+      // Packed: the layout's vma (8 or 4 bytes), 4-byte line, the name and its NUL, no alignment
+      // in between.
+      if (layout_.line_vma_size == sizeof(uint32_t)) {
+        // A 32-bit process's addresses fit; only a 64-bit caller choosing this layout could not.
+        if (entry.address > UINT32_MAX) {
+          buffer_.clear();
+          return base::Status::Error("line address %#llx does not fit the i386 layout's vma",
+                                     static_cast<unsigned long long>(entry.address));
+        }
+        const auto vma = static_cast<uint32_t>(entry.address);
+        Append(buffer_, &vma, sizeof(vma));
+      } else {
+        const uint64_t vma = entry.address;
+        Append(buffer_, &vma, sizeof(vma));
+      }
       const uint32_t line = entry.line;
-      Append(buffer_, &vma, sizeof(vma));
       Append(buffer_, &line, sizeof(line));
       AppendCString(buffer_, lines->files[entry.file]);
       if (!FitsRecord(buffer_.size())) {

@@ -2,7 +2,9 @@
 //
 // Writes OProfile's JIT dump (<pid>.dump; layout in oprofile_dump_format.h, fact sheet
 // ../shared/reference/perf-jitdump-oprofile.md §4.3) from jitscope's OProfile events, byte for
-// byte what libopagent writes, so OProfile's own opjitconv can convert it.
+// byte what libopagent writes, so OProfile's own opjitconv can convert it: in the struct layout of
+// the target it is given (OprofileBfdTarget::layout; HostTarget() is this process's, LP64 or
+// i386).
 //
 // Each record is assembled in memory and handed to the kernel with one write(): a reader that
 // copies the file while it grows (opjitconv does) sees whole records, and nothing sits in a
@@ -25,7 +27,8 @@ namespace jitscope::formats {
 
 class OprofileDumpWriter {
  public:
-  // Writes the header into `fd`, an empty file open for writing, and keeps the fd.
+  // Writes the header into `fd`, an empty file open for writing, and keeps the fd. Fails for a
+  // layout other than LP64 or i386.
   // `timestamp_s` is gettimeofday() seconds, OProfile's clock for every record.
   static base::StatusOr<OprofileDumpWriter> Create(base::ScopedFd fd,
                                                    const OprofileBfdTarget& target,
@@ -37,14 +40,16 @@ class OprofileDumpWriter {
   // with its errno (Status::errno_value()).
   base::Status Write(const trace::Event& event, uint64_t timestamp_s);
 
-  // The target this machine's dumps carry (x86-64 or aarch64), or an error on any other.
+  // The target this process's dumps carry (x86-64, i386 or aarch64), or an error on any other.
   static base::StatusOr<OprofileBfdTarget> HostTarget();
 
  private:
-  explicit OprofileDumpWriter(base::ScopedFd fd) : fd_(std::move(fd)) {}
+  OprofileDumpWriter(base::ScopedFd fd, OprofileLayout layout)
+      : fd_(std::move(fd)), layout_(layout) {}
   base::Status Flush();
 
   base::ScopedFd fd_;
+  OprofileLayout layout_;
   std::vector<uint8_t> buffer_;  // the record being assembled, reused between calls
 };
 

@@ -1,9 +1,37 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "jitscope/symbolize/importers.h"
 
+#include <unordered_map>
 #include <variant>
+#include <vector>
 
 namespace jitscope::symbolize {
+namespace {
+
+// OProfile's agent API reports a line table in a call of its own after the code's load
+// (op_write_debug_line_info, seed 004), and the trace records the calls as they came. The index
+// takes a load with its lines, as from an OProfile dump (oprofile_dump_scan.h): each debug-lines
+// record goes to the load it names (the agent checked that load was live at its address), a
+// later one replacing an earlier one. Returns, per record index of a load, its lines record.
+std::unordered_map<size_t, size_t> OprofileLinesOfLoads(const trace::ParsedTrace& trace) {
+  std::unordered_map<size_t, size_t> lines_of_load;
+  std::unordered_map<uint64_t, size_t> live_load;  // address → record index of its load
+  for (size_t i = 0; i < trace.records.size(); ++i) {
+    const trace::Event& event = trace.records[i].event;
+    if (const auto* load = std::get_if<trace::OprofileCodeLoadEvent>(&event)) {
+      live_load[load->address] = i;
+    } else if (const auto* lines = std::get_if<trace::OprofileDebugLinesEvent>(&event)) {
+      if (auto it = live_load.find(lines->address); it != live_load.end()) {
+        lines_of_load[it->second] = i;
+      }
+    } else if (const auto* unload = std::get_if<trace::OprofileUnloadEvent>(&event)) {
+      live_load.erase(unload->address);
+    }
+  }
+  return lines_of_load;
+}
+
+}  // namespace
 
 CodeArch NativeArch(uint32_t pointer_size) {
   return pointer_size == 4 ? CodeArch::k32 : CodeArch::k64;
@@ -11,8 +39,30 @@ CodeArch NativeArch(uint32_t pointer_size) {
 
 void ImportTrace(const trace::ParsedTrace& trace, IndexBuilder& builder) {
   builder.Reserve(trace.records.size());
-  for (const trace::Record& record : trace.records) {
-    if (const auto* code = std::get_if<trace::CodeEvent>(&record.event)) {
+  const std::unordered_map<size_t, size_t> oprofile_lines = OprofileLinesOfLoads(trace);
+  std::vector<AddressLine> lines;
+  for (size_t i = 0; i < trace.records.size(); ++i) {
+    const trace::Record& record = trace.records[i];
+    if (const auto* load = std::get_if<trace::OprofileCodeLoadEvent>(&record.event)) {
+      // OProfile's code has no method id: it is known by its address, as in an OProfile dump.
+      CodeReport report;
+      report.time = record.timestamp;
+      report.address = load->address;
+      report.size = load->size;
+      report.name = load->name;
+      lines.clear();
+      if (auto it = oprofile_lines.find(i); it != oprofile_lines.end()) {
+        const auto& debug =
+            std::get<trace::OprofileDebugLinesEvent>(trace.records[it->second].event);
+        for (const trace::OprofileLineEntry& entry : debug.lines) {
+          lines.push_back({entry.address, entry.line, debug.files[entry.file]});
+        }
+      }
+      report.address_lines = lines;
+      builder.AddLoad(report);
+    } else if (const auto* unload = std::get_if<trace::OprofileUnloadEvent>(&record.event)) {
+      builder.AddUnloadAddress(record.timestamp, unload->address);
+    } else if (const auto* code = std::get_if<trace::CodeEvent>(&record.event)) {
       CodeReport report;
       report.time = record.timestamp;
       report.id_space = 0;
@@ -42,7 +92,8 @@ void ImportTrace(const trace::ParsedTrace& trace, IndexBuilder& builder) {
     } else if (const auto* unload = std::get_if<trace::UnloadEvent>(&record.event)) {
       builder.AddUnloadMethod(record.timestamp, 0, unload->method_id);
     }
-    // SHUTDOWN changes no code; REJECTED events were refused by the collector.
+    // SHUTDOWN and op_close_agent change no code (OProfile's code lives until unloaded or the
+    // profile ends); REJECTED events were refused by the collector.
   }
 }
 

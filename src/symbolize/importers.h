@@ -2,7 +2,9 @@
 //
 // Feeds what the readers parsed into an IndexBuilder: the one place each format's meaning is
 // mapped onto the symbolizer's model (index_builder.h).
-//  - Native trace: every code event with its Intel method id (id space 0 of the process).
+//  - Native trace: every code event with its Intel method id (id space 0 of the process); the
+//    OProfile agent API's loads by address with the line table reported after them, and its
+//    unloads by address, as from an OProfile dump.
 //  - perf jitdump: CODE_LOAD as a load whose method id is its code_index (a space of its own per
 //    file), CODE_MOVE as a move, DEBUG_INFO as an address line table. jitdump has no unload: code
 //    ends when other code overwrites it (the rule oneDNN, which frees silently, relies on).

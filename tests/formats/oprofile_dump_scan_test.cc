@@ -99,14 +99,44 @@ TEST(OprofileDumpReader, MalformedRecordStopsWithFileAndOffset) {
                 ": DEBUG_INFO claims 255 entries, more than its record can hold");
 }
 
-TEST(OprofileDumpReader, RejectsOtherFilesAnd32BitDumps) {
+// A dump from a 32-bit x86 process (fact sheet §4.3): 28-byte header, target name at 28,
+// timestamp at 20, 4-byte vma in the debug entries. Read whatever this reader's word size.
+TEST(OprofileDumpReader, ReadsI386Dumps) {
+  ByteBuilder b;
+  b.U32(kOprofileDumpMagic).U32(1).U32(40).U32(8).U32(4).U64(1700000000);
+  b.Str("elf32-i386").Zeros(1);
+  ByteBuilder load;
+  load.U32(0).U32(48).U64(1700000001).U64(0x8049000).U64(0x8049000).U32(4).U32(0).Str("f");
+  load.Zeros(6);  // 4 code bytes, padding
+  b.Append(load);
+  ByteBuilder debug;
+  debug.U32(3).U32(64).U64(1700000001).U64(0x8049000).U32(2).U32(0);
+  debug.U32(0x8049000).U32(7).Str("A.java").U32(0x8049002).U32(8).Str("A.java").Zeros(2);
+  b.Append(debug);
+  const ParsedOprofileDump p = Parse(b.bytes());
+  EXPECT_TRUE(p.error.ok()) << p.error.message();
+  EXPECT_EQ(p.header.target, "elf32-i386");
+  EXPECT_EQ(p.header.timestamp_seconds, 1700000000u);
+  EXPECT_EQ(p.header.line_vma_size, 4u);
+  ASSERT_EQ(p.records.size(), 1u);
+  EXPECT_EQ(p.records[0].name, "f");
+  EXPECT_EQ(p.records[0].vma, 0x8049000u);
+  ASSERT_EQ(p.records[0].line_count, 2u);
+  const OprofileLineEntry& second = p.lines[p.records[0].first_line + 1];
+  EXPECT_EQ(second.address, 0x8049002u);
+  EXPECT_EQ(second.line, 8u);
+  EXPECT_EQ(second.file, "A.java");
+}
+
+TEST(OprofileDumpReader, RejectsOtherFiles) {
   EXPECT_FALSE(ParseOprofileDump(std::vector<uint8_t>(8, 0), "x").ok());
-  ByteBuilder i386;
-  i386.U32(kOprofileDumpMagic).U32(1).U32(40).U32(9).U32(1).U32(1700000000).U32(0);
-  i386.Str("elf32-i386").Zeros(1);
-  auto parsed = ParseOprofileDump(i386.bytes(), "9.dump");
+  ByteBuilder unterminated;
+  unterminated.U32(kOprofileDumpMagic).U32(1).U32(40).U32(8).U32(8).U32(0).U64(1700000000);
+  unterminated.Raw("elf64-x86");
+  auto parsed = ParseOprofileDump(unterminated.bytes(), "9.dump");
   ASSERT_FALSE(parsed.ok());
-  EXPECT_NE(parsed.status().message().find("32-bit"), std::string::npos);
+  EXPECT_EQ(parsed.status().message(),
+            "9.dump: offset 32: OProfile dump target name is not NUL-terminated");
   EXPECT_EQ(OprofileDumpPid("/tmp/.oprofile/jitdump/4321.dump"), 4321u);
   EXPECT_EQ(OprofileDumpPid("jit-4321.dump"), std::nullopt);
 }

@@ -27,10 +27,11 @@ constexpr uint64_t kT0 = 1700000000;
 const uint8_t kCode[] = {0x55, 0x48, 0x89, 0xe5, 0x5d, 0xc3};
 
 // A writer over a fresh file in `dir`.
-OprofileDumpWriter NewWriter(const TempDir& dir, uint64_t timestamp) {
+OprofileDumpWriter NewWriter(const TempDir& dir, uint64_t timestamp,
+                             const OprofileBfdTarget& target = kOprofileBfdX86_64) {
   auto fd = base::CreateExclusive(dir.path(), "t.dump");
   EXPECT_TRUE(fd.ok());
-  auto writer = OprofileDumpWriter::Create(std::move(fd).value(), kOprofileBfdX86_64, timestamp);
+  auto writer = OprofileDumpWriter::Create(std::move(fd).value(), target, timestamp);
   EXPECT_TRUE(writer.ok()) << writer.status().message();
   return std::move(writer).value();
 }
@@ -135,6 +136,92 @@ TEST(OprofileDumpReaderTest, ReadsWhatTheWriterWrote) {
     EXPECT_LE(partial->records.size(), 3u);
     EXPECT_TRUE(partial->damage.ok()) << size;
   }
+}
+
+// What libopagent writes in a 32-bit x86 process: `struct jitheader` is 28 bytes there (the u64
+// timestamp is 4-aligned, so no hole before it) and each debug entry's `unsigned long vma` is 4
+// bytes; the records themselves are the same as on LP64.
+TEST(OprofileDumpWriterTest, WritesTheI386LayoutExactly) {
+  TempDir dir;
+  auto writer = NewWriter(dir, kT0, kOprofileBfdI386);
+  const trace::OprofileLineEntry lines[] = {{0x8049000, 10, 0}, {0x8049004, 11, 1}};
+  const uint32_t ends[] = {8, 16};
+  ASSERT_TRUE(
+      writer
+          .Write(trace::OprofileCodeLoadEvent{1, 0x8049000, 0x8049000, 6, "f", {kCode, 6}}, kT0 + 1)
+          .ok());
+  ASSERT_TRUE(writer
+                  .Write(
+                      trace::OprofileDebugLinesEvent{
+                          1, 0x8049000, 0x8049000, 6, lines, {ends, "Foo.javaBar.java"}},
+                      kT0 + 2)
+                  .ok());
+  ASSERT_TRUE(writer.Write(trace::OprofileUnloadEvent{1, 0x8049000, 6}, kT0 + 3).ok());
+  // A 64-bit address cannot be written in a 4-byte vma: refused, nothing written.
+  const trace::OprofileLineEntry far[] = {{0x100000000, 1, 0}};
+  EXPECT_EQ(
+      writer
+          .Write(
+              trace::OprofileDebugLinesEvent{1, 0x8049000, 0x8049000, 6, far, {ends, "Foo.java"}},
+              kT0 + 4)
+          .message(),
+      "line address 0x100000000 does not fit the i386 layout's vma");
+
+  LeBytes e;
+  e.U32(0x4F74496A)  // magic
+      .U32(1)        // version
+      .U32(40)       // 28 + "elf32-i386\0" (11) = 39, padded to 40
+      .U32(8)        // bfd_arch_i386
+      .U32(4)        // bfd_mach_i386_i386
+      .U64(kT0)      // at offset 20
+      .CString("elf32-i386")
+      .PadTo8();
+  // CODE_LOAD: 40 + "f\0" + 6 code bytes = 48.
+  e.U32(0).U32(48).U64(kT0 + 1).U64(0x8049000).U64(0x8049000).U32(6).U32(0).CString("f");
+  e.Raw({reinterpret_cast<const char*>(kCode), sizeof(kCode)}).PadTo8();
+  // DEBUG_INFO: 32 + 2 × (4 + 4 + 9) = 66 → 72.
+  e.U32(3).U32(72).U64(kT0 + 2).U64(0x8049000).U32(2).U32(0);
+  e.U32(0x8049000).U32(10).CString("Foo.java");
+  e.U32(0x8049004).U32(11).CString("Bar.java").PadTo8();
+  e.U32(1).U32(24).U64(kT0 + 3).U64(0x8049000);  // UNLOAD
+  const std::string file = ReadFile(dir.path() + "/t.dump");
+  EXPECT_EQ(file, e.str());
+
+  // The 64-bit reader takes the layout from the header, not from its own word size.
+  auto dump = ParseOprofileDump(AsBytes(file));
+  ASSERT_TRUE(dump.ok()) << dump.status().message();
+  EXPECT_TRUE(dump->damage.ok()) << dump->damage.message();
+  EXPECT_EQ(dump->header.bfd_target, "elf32-i386");
+  EXPECT_EQ(dump->header.timestamp, kT0);
+  EXPECT_EQ(dump->header.layout, kOprofileLayoutI386);
+  ASSERT_EQ(dump->records.size(), 3u);
+  const auto& info = std::get<OprofileDumpDebugInfo>(dump->records[1].body);
+  ASSERT_EQ(info.lines.size(), 2u);
+  EXPECT_EQ(info.lines[1].vma, 0x8049004u);
+  EXPECT_EQ(info.lines[1].line, 11u);
+  EXPECT_EQ(info.lines[1].file, "Bar.java");
+  EXPECT_EQ(std::get<OprofileDumpUnload>(dump->records[2].body).vma, 0x8049000u);
+}
+
+// ILP32 ABIs that align u64 to 8 (ARM EABI, x32) keep the 32-byte header; their target name
+// ("elf32-...") says the debug entries' vma is 4 bytes.
+TEST(OprofileDumpReaderTest, ReadsTheAlignedIlp32Layout) {
+  LeBytes b;
+  b.U32(0x4F74496A).U32(1).U32(48).U32(2).U32(0).U32(0).U64(kT0);
+  b.CString("elf32-littlearm").PadTo8();
+  b.U32(3).U32(48).U64(kT0).U64(0x10000).U32(1).U32(0).U32(0x10000).U32(5).CString("a.js");
+  b.PadTo8();
+  auto dump = ParseOprofileDump(AsBytes(b.str()));
+  ASSERT_TRUE(dump.ok()) << dump.status().message();
+  EXPECT_TRUE(dump->damage.ok()) << dump->damage.message();
+  EXPECT_EQ(dump->header.bfd_target, "elf32-littlearm");
+  EXPECT_EQ(dump->header.layout, kOprofileLayoutIlp32Aligned);
+  EXPECT_EQ(dump->header.timestamp, kT0);
+  const auto& info = std::get<OprofileDumpDebugInfo>(dump->records.at(0).body);
+  ASSERT_EQ(info.lines.size(), 1u);
+  EXPECT_EQ(info.lines[0].vma, 0x10000u);
+  EXPECT_EQ(info.lines[0].line, 5u);
+  EXPECT_EQ(info.lines[0].file, "a.js");
 }
 
 TEST(OprofileDumpReaderTest, ReportsDamageAndTornTails) {

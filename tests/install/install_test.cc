@@ -162,7 +162,13 @@ TEST_F(Installed, EveryFileInItsPlace) {
       "lib32/libjitscope-collector.so -> libjitscope-collector.so.0",
       "lib32/libjitscope-collector.so.0 -> libjitscope-collector.so." + version,
       "lib32/libjitscope-collector.so." + version,
+      "lib32/libopagent.so -> libopagent.so.1",
+      "lib32/libopagent.so.1 -> libopagent.so.1.0.1",
+      "lib32/libopagent.so.1.0.1",
+      "lib32/oprofile/libopagent.so -> ../libopagent.so.1",
+      "lib32/oprofile/libopagent.so.1 -> ../libopagent.so.1",
       "lib32/pkgconfig/jitprofiling.pc",
+      "lib32/pkgconfig/opagent.pc",
   };
   expected.insert(expected.end(), lib32.begin(), lib32.end());
 #endif

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "jitscope/symbolize/importers.h"
 #include "symbolize/index_test_util.h"
 
 namespace jitscope::symbolize {
@@ -520,6 +521,35 @@ TEST(IndexRules, BatchMatchesSingleLookups) {
     EXPECT_EQ(batch.regions[i].loaded, single.region.loaded);
   }
   EXPECT_GT(resolved, queries.size() / 3);  // both resolved and unresolved ones are compared
+}
+
+// OProfile's agent API in a trace (seed 004): op_write_debug_line_info comes after its code's
+// load and gives absolute addresses, each entry naming its file; a second call for the same code
+// replaces the first; an unload ends the code, and a later load at the address is new code with
+// no lines until it reports its own.
+TEST(IndexRules, OprofileCallsInATraceCarryTheirLaterLineTables) {
+  const trace::OprofileLineEntry first[] = {{0x1000, 1, 0}};
+  const trace::OprofileLineEntry second[] = {{0x1000, 10, 0}, {0x1008, 12, 1}};
+  const uint32_t one_file[] = {4};
+  const uint32_t two_files[] = {4, 8};
+  trace::ParsedTrace t;
+  auto add = [&t](uint64_t time, trace::Event event) { t.records.push_back({time, 1, event}); };
+  add(10, trace::OprofileCodeLoadEvent{1, 0x1000, 0x1000, 32, "f", {}});
+  add(11, trace::OprofileDebugLinesEvent{1, 0x1000, 0x1000, 32, first, {one_file, "A.js"}});
+  add(12, trace::OprofileDebugLinesEvent{1, 0x1000, 0x1000, 32, second, {two_files, "A.jsB.js"}});
+  add(20, trace::OprofileUnloadEvent{1, 0x1000, 32});
+  add(30, trace::OprofileCodeLoadEvent{1, 0x1000, 0, 16, "g", {}});
+  add(40, trace::OprofileCloseEvent{1});
+  IndexBuilder b;
+  ImportTrace(t, b);
+  const SymbolIndex index = std::move(b).Build();
+  ExpectAll(index,
+            {{0x1004, 15, "f:10 @A.js"},
+             {0x100a, 15, "f:12 @B.js"},
+             {0x1004, 25, "-"},
+             {0x1004, 35, "g"},
+             {0x1004, 45, "g"}},
+            true);
 }
 
 }  // namespace
