@@ -285,8 +285,10 @@ TEST_F(ReportE2eTest, SpeedscopeJsonValidatesAgainstSpeedscopesSchema) {
 TEST_F(ReportE2eTest, SvgRendersInHeadlessChromium) {
   const std::string svg = WriteReport(Hotspot(), "svg", tmp_->path() + "/f.svg");
   const std::string png = tmp_->path() + "/f.png";
-  // Size, and content: the flame graph's boxes, not a blank page (the page background is
-  // #f8f8f8 and the boxes are saturated colours, JIT code green).
+  // Size, and content: the flame graph's boxes, not a blank page. The page background is #f8f8f8
+  // and the root box grey; the boxes are saturated colours, JIT code green. How much of the page
+  // they cover depends on the stacks' depth (sanitizer builds sample other stacks), so the test
+  // asks for at least half of one full-width row (1200 x 15 px) of coloured boxes.
   auto look_at = [&] {
     return RunProgram(
         {PYTHON3, "-c",
@@ -296,7 +298,7 @@ TEST_F(ReportE2eTest, SvgRendersInHeadlessChromium) {
          "pixels = list(image.getdata())\n"
          "coloured = sum(1 for r, g, b in pixels if max(r, g, b) - min(r, g, b) > 60)\n"
          "green = sum(1 for r, g, b in pixels if g > 150 and g > r + 40 and g > b + 40)\n"
-         "print(image.size[0], image.size[1], coloured * 100 // len(pixels) > 5, green > 1000)\n",
+         "print(image.size[0], image.size[1], coloured > 9000, green > 1000)\n",
          png});
   };
   // Chromium may take its screenshot before the first paint on a loaded machine (a blank page
