@@ -19,7 +19,8 @@
  *  - Thread-safe: concurrent first calls load the collector and call Initialize exactly once,
  *    and iJIT_GetNewMethodID never hands out an id twice. Intel's stub has no locking at all.
  *  - A child forked while another thread of its parent was loading the collector loads it afresh
- *    rather than waiting for a thread that does not exist in the child.
+ *    rather than waiting for a thread that does not exist in the child; if that thread was inside
+ *    dlopen, where glibc makes loading in the child abort, the child runs without a collector.
  *  - A NULL payload for an event that needs one returns 0 instead of crashing.
  *  - Method ids start at 1000, not 1, so they also pass collectors that follow the old
  *    "ids below 999 are reserved" rule (seed 000; fact sheet 5).
@@ -87,6 +88,12 @@ typedef unsigned int(JITAPI_CDECL* JitscopeNotifyEventFn)(unsigned int, void*);
  * would hang the child for ever, so a child that sees another process's Loading state claims the
  * load itself with the same CAS and loads the collector afresh, which is what Intel's stub does in
  * a child in that case (its flags are still unset there). Pids fit: Linux caps them at 2^22.
+ * Except when the parent's thread was inside dlopen at the fork: glibc leaves the child's list of
+ * loaded objects half-updated, and any dlopen in that child aborts the process (ld.so's
+ * "r_state == RT_CONSISTENT" assertion). g_in_dlopen tells that case apart; such a child runs
+ * without a collector and says so once. Waiting in a pthread_atfork handler instead would
+ * deadlock: fork holds glibc's atfork lock while it runs the handlers, and a collector's
+ * constructor, running inside that dlopen, may register handlers of its own (ours does).
  *
  * Rejected alternatives: pthread_once would need libpthread on glibc before 2.34, which the
  * vendoring rule forbids; it cannot answer a re-entrant caller (below), and it hangs a child forked
@@ -96,6 +103,7 @@ typedef unsigned int(JITAPI_CDECL* JitscopeNotifyEventFn)(unsigned int, void*);
 enum { kUnloaded = 0, kReady = 1, kNoCollector = 2, kLoadingBase = 3 };
 
 static unsigned int g_state = kUnloaded;
+static int g_in_dlopen; /* 1 while the loading thread is inside dlopen */
 static JitscopeNotifyEventFn g_notify;
 static unsigned int g_mode = iJIT_NOTHING_RUNNING;
 #ifdef JITSCOPE_JIT_LEGACY_API
@@ -143,7 +151,9 @@ static unsigned int LoadCollector(void) {
    * RTLD_LOCAL: the collector's symbols (a generic "Initialize", its copies of libraries) stay out
    * of the global namespace, so they cannot interpose on the application or on libraries it
    * loads later. RTLD_GLOBAL would buy nothing: we reach the collector only through dlsym. */
+  __atomic_store_n(&g_in_dlopen, 1, __ATOMIC_SEQ_CST);
   handle = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
+  __atomic_store_n(&g_in_dlopen, 0, __ATOMIC_SEQ_CST);
   if (handle == NULL) {
     const char* error = dlerror();
     ReportLoadFailure(error != NULL ? error : path);
@@ -195,6 +205,18 @@ JITSCOPE_COLD static unsigned int EnsureLoaded(void) {
     if (state == loading_here) {
       if (t_loading_here) return state;
       state = WaitWhileLoading(loading_here);
+      continue;
+    }
+    if (state != kUnloaded && __atomic_load_n(&g_in_dlopen, __ATOMIC_SEQ_CST)) {
+      /* Another process's Loading state, left inside dlopen: we are a child forked mid-dlopen. */
+      if (__atomic_compare_exchange_n(&g_state, &state, kNoCollector, 0, __ATOMIC_ACQ_REL,
+                                      __ATOMIC_ACQUIRE)) {
+        fprintf(stderr,
+                "jitprofiling: profiling is off in process %d: it was forked while its parent "
+                "was loading the collector, and glibc cannot load libraries in such a child\n",
+                (int)getpid());
+        return kNoCollector;
+      }
       continue;
     }
     /* kUnloaded, or a load another process started before forking us: claim it. */

@@ -21,6 +21,16 @@ std::optional<std::string_view> Text(const char* s) {
   return std::string_view(s);
 }
 
+// An enum field holds whatever the caller stored (C lets any int through). Loading a value that
+// is not an enumerator as the C++ enum type is undefined behaviour, so the bits are read instead.
+template <typename Enum>
+uint32_t EnumBits(const Enum& field) {
+  static_assert(sizeof(Enum) == sizeof(uint32_t));
+  uint32_t bits;
+  std::memcpy(&bits, &field, sizeof(bits));
+  return bits;
+}
+
 // The fields every code-carrying struct has, gathered before validation.
 template <typename Struct>
 CodeEvent& CommonFields(uint32_t event_type, const Struct& s, trace::Event& out) {
@@ -92,7 +102,7 @@ RejectReason DecodeEvent(uint32_t event_type, const void* payload, trace::Event&
       const auto s = Read<iJIT_Method_Load_V3>(payload);
       CodeEvent& code = CommonFields(event_type, s, out);
       code.module = Text(s.module_name);
-      code.arch = static_cast<uint32_t>(s.module_arch);
+      code.arch = EnumBits(s.module_arch);
       return Validate(code, s, true);
     }
     case iJVM_EVENT_TYPE_METHOD_INLINE_LOAD_FINISHED: {
@@ -109,11 +119,12 @@ RejectReason DecodeEvent(uint32_t event_type, const void* payload, trace::Event&
       auto& update = out.emplace<trace::RangeUpdateEvent>();
       update.address = reinterpret_cast<uintptr_t>(s.load_address);
       update.size = s.size;
-      update.segment_type = static_cast<uint32_t>(s.type);
+      update.segment_type = EnumBits(s.type);
       update.data_format = Text(s.data_format);
       if (update.address == 0) return RejectReason::kNullAddress;
       if (update.size == 0) return RejectReason::kZeroSize;
-      if (s.type == iJIT_CT_DATA && !update.data_format) return RejectReason::kMissingDataFormat;
+      if (update.segment_type == iJIT_CT_DATA && !update.data_format)
+        return RejectReason::kMissingDataFormat;
       return RejectReason::kNone;
     }
     case iJVM_EVENT_TYPE_METHOD_UNLOAD_START: {

@@ -14,6 +14,9 @@
  *   fake_collector_no_initialize FAKE_WITHOUT_INITIALIZE: exports no Initialize
  *   fake_collector_reentrant     FAKE_REENTER: Initialize calls iJIT_IsProfilingActive, as a
  *                                collector that is itself a JIT client might
+ *   fake_collector_slow_load     FAKE_SLOW_LOAD: a constructor that holds dlopen open until the
+ *                                probe says so (FAKE_LOAD_PIPES="<entered fd> <resume fd>"): it
+ *                                writes a byte to the first fd, then reads one from the second
  */
 
 #define _GNU_SOURCE /* RTLD_DEFAULT */
@@ -24,6 +27,21 @@
 
 #ifndef FAKE_INITIALIZE_RESULT
 #define FAKE_INITIALIZE_RESULT 1u
+#endif
+
+#ifdef FAKE_SLOW_LOAD
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+__attribute__((constructor)) static void HoldTheLoad(void) {
+  const char* pipes = getenv("FAKE_LOAD_PIPES");
+  int entered = -1;
+  int resume = -1;
+  char byte = 1;
+  if (pipes == NULL || sscanf(pipes, "%d %d", &entered, &resume) != 2) return;
+  if (write(entered, &byte, 1) != 1 || read(resume, &byte, 1) != 1) abort();
+}
 #endif
 
 static unsigned int g_initialize_calls;

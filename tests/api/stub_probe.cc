@@ -24,6 +24,10 @@
 //                              forkload parent active=<a>
 //       A thread makes the first API call; while the fake collector's Initialize runs, the main
 //       thread forks. The child makes its own calls, the parent then finishes its own.
+//   forkdlopen              -> forkdlopen child active=<a> notify=<n>
+//                              forkdlopen parent active=<a>
+//       Like forkload, but the fork happens while the loader thread is inside dlopen (the
+//       fake_collector_slow_load constructor holds it there until the parent has forked).
 //   setenv PATH | unsetenv  -> env=PATH | env=unset (changes the collector variable mid-run)
 //   callback                -> callback calls=<n> flags=<last>  (JITSCOPE_JIT_LEGACY_API builds)
 //   finalize                -> finalize                         (JITSCOPE_JIT_LEGACY_API builds)
@@ -37,6 +41,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
@@ -259,6 +264,31 @@ bool Run(const std::vector<std::string>& args, size_t* i) {
     if (child < 0 || waitpid(child, &status, 0) != child || status != 0) return false;
     loader.join();
     std::printf("forkload parent active=%d\n", parent_active);
+  } else if (command == "forkdlopen") {
+    std::array<int, 2> entered{};
+    std::array<int, 2> resume{};
+    if (pipe(entered.data()) != 0 || pipe(resume.data()) != 0) return false;
+    const std::string pipes = std::to_string(entered[1]) + " " + std::to_string(resume[0]);
+    setenv("FAKE_LOAD_PIPES", pipes.c_str(), 1);
+    int parent_active = -1;
+    std::jthread loader([&] { parent_active = static_cast<int>(iJIT_IsProfilingActive()); });
+    char byte = 0;
+    if (read(entered[0], &byte, 1) != 1) return false;  // the loader is inside dlopen now
+    const pid_t child = fork();
+    if (child == 0) {
+      const int active = static_cast<int>(iJIT_IsProfilingActive());
+      void* payload = nullptr;
+      g_payloads.Get("load", 1000, 1000, &payload);
+      const int notified = iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, payload);
+      std::printf("forkdlopen child active=%d notify=%d\n", active, notified);
+      std::fflush(stdout);
+      _exit(0);
+    }
+    if (write(resume[1], &byte, 1) != 1) return false;
+    int status = 0;
+    if (child < 0 || waitpid(child, &status, 0) != child || status != 0) return false;
+    loader.join();
+    std::printf("forkdlopen parent active=%d\n", parent_active);
   } else if (command == "setenv") {
     if (*i >= args.size()) return false;
     setenv(kCollectorEnv, args[*i].c_str(), 1);

@@ -247,6 +247,21 @@ TEST(StubLoadingTest, ChildForkedDuringTheLoadLoadsTheCollectorItself) {
   EXPECT_EQ("", run.err);
 }
 
+TEST(StubLoadingTest, ChildForkedInsideTheParentsDlopenRunsWithoutACollector) {
+  // glibc leaves such a child's list of loaded objects half-updated: a dlopen there aborts the
+  // process (this is how CollectorEndToEnd.ForkedChildrenRecordIntoTheirOwnTraces once died). The
+  // child must go on without profiling and say why; the parent's load completes.
+  const ProbeRun run = RunProbe(kProbe, JITSCOPE_FAKE_COLLECTOR_SLOW_LOAD, {"forkdlopen"});
+  EXPECT_EQ(0, run.exit_code);
+  EXPECT_EQ(Lines({"forkdlopen child active=0 notify=0", "forkdlopen parent active=1"}), run.out);
+  EXPECT_EQ(1u, Count(run.err, "jitprofiling:")) << run.err;
+  EXPECT_TRUE(run.err.starts_with("jitprofiling: profiling is off in process ")) << run.err;
+  EXPECT_TRUE(
+      run.err.ends_with(": it was forked while its parent was loading the collector, and "
+                        "glibc cannot load libraries in such a child\n"))
+      << run.err;
+}
+
 TEST(StubLoadingTest, RacingFirstCallsWithoutCollectorAgree) {
   EXPECT_EQ(Lines({"race active=0 notify=0"}), RunProbe(kProbe, std::nullopt, {"race", "8"}).out);
   const ProbeRun bad = RunProbe(kProbe, "/nonexistent/collector.so", {"race", "8"});

@@ -62,6 +62,12 @@ void Report(unsigned id, char* code) {
 
 int Fork(int forks) {
   char* code = NewCode(8192);
+  // The collector is loaded before the threads start: a child forked while the stub is inside
+  // dlopen runs without a collector (glibc cannot load libraries there; api_stub_test covers it).
+  if (iJIT_IsProfilingActive() == iJIT_NOTHING_RUNNING) {
+    std::fprintf(stderr, "no collector loaded\n");
+    return 1;
+  }
   std::atomic<bool> stop{false};
   std::atomic<unsigned> reported{0};
   std::vector<std::thread> threads;

@@ -2,6 +2,7 @@
 #include "jitscope/collector/event_decoder.h"
 
 #include <cstdint>
+#include <cstring>
 
 #include <gtest/gtest.h>
 
@@ -171,6 +172,28 @@ TEST(EventDecoderTest, UpdateV2) {
   u.size = 4;
   u.load_address = nullptr;
   EXPECT_EQ(Rejection(iJVM_EVENT_TYPE_METHOD_UPDATE_V2, &u), RejectReason::kNullAddress);
+}
+
+// A C caller may store any number in an enum field; the decoder keeps the number as reported
+// instead of loading it as the enum type, which is undefined behaviour for a value that is not an
+// enumerator (UBSan's report of it was fuzz/event_fuzzer's first find).
+TEST(EventDecoderTest, EnumFieldsOutsideTheirEnumeratorsAreKeptAsReported) {
+  const uint32_t garbage = 0x45454545;
+  iJIT_Method_Update u = {};
+  u.load_address = code_bytes;
+  u.size = 4;
+  std::memcpy(&u.type, &garbage, sizeof(garbage));
+  trace::Event update = Accepted(iJVM_EVENT_TYPE_METHOD_UPDATE_V2, &u);
+  EXPECT_EQ(std::get<trace::RangeUpdateEvent>(update).segment_type, garbage);
+
+  iJIT_Method_Load_V3 m = {};
+  m.method_id = 5;
+  m.method_name = const_cast<char*>("g");
+  m.method_load_address = code_bytes;
+  m.method_size = 8;
+  std::memcpy(&m.module_arch, &garbage, sizeof(garbage));
+  trace::Event load = Accepted(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED_V3, &m);
+  EXPECT_EQ(std::get<trace::CodeEvent>(load).arch, garbage);
 }
 
 // Callers built with the legacy 80-byte struct: only the first nine fields are read, so the

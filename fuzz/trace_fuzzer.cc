@@ -1,0 +1,29 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// libFuzzer target for the native trace reader (src/trace/reader.h) and its import: a trace left
+// by a crashed process, a damaged disk or an attacker must parse or fail cleanly, and whatever
+// parsed must build an index that resolves without crashing.
+#include <cstddef>
+#include <cstdint>
+#include <variant>
+
+#include "fuzz_index.h"
+#include "jitscope/symbolize/importers.h"
+#include "jitscope/trace/reader.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace jitscope;
+  auto parsed = trace::ParseTrace({data, size});
+  if (!parsed.ok()) return 0;
+  fuzz::IndexProbe probe;
+  symbolize::ImportTrace(*parsed, probe.builder());
+  probe.Build();
+  for (const auto& record : parsed->records) {
+    if (const auto* code = std::get_if<trace::CodeEvent>(&record.event)) {
+      probe.Probe(code->address, code->size, record.timestamp);
+    } else if (const auto* load = std::get_if<trace::OprofileCodeLoadEvent>(&record.event)) {
+      probe.Probe(load->address, load->size, record.timestamp);
+    }
+  }
+  return 0;
+}
