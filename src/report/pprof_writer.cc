@@ -1,5 +1,6 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "jitscope/report/pprof_writer.h"
+#include "jitscope/report/utf8.h"
 
 #include <zlib.h>
 
@@ -47,7 +48,7 @@ class ProfileEncoder {
  private:
   int64_t String(const std::string& s) {
     auto [it, inserted] = strings_.try_emplace(s, out_.string_table_size());
-    if (inserted) out_.add_string_table(s);
+    if (inserted) out_.add_string_table(ValidUtf8(s));  // protobuf strings must be UTF-8
     return it->second;
   }
 

@@ -1,5 +1,6 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "jitscope/report/svg_writer.h"
+#include "jitscope/report/utf8.h"
 
 #include <algorithm>
 #include <map>
@@ -34,7 +35,7 @@ struct Node {
 std::string Escape(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  for (char c : text) {
+  for (char c : ValidUtf8(text)) {
     switch (c) {
       case '&':
         out += "&amp;";

@@ -49,6 +49,10 @@ std::optional<SourceFormat> Detect(std::span<const uint8_t> bytes) {
   return std::nullopt;
 }
 
+std::string Directory(const std::string& path) {
+  return std::filesystem::path(path).lexically_normal().parent_path().string();
+}
+
 }  // namespace
 
 base::Status SourceSet::Add(const std::string& path, bool explicit_path) {
@@ -88,7 +92,8 @@ base::Status SourceSet::Add(const std::string& path, bool explicit_path) {
       break;
     }
     case SourceFormat::kOprofileDump: {
-      ASSIGN_OR_RETURN(formats::scan::ParsedOprofileDump parsed, formats::scan::ParseOprofileDump(bytes, path));
+      ASSIGN_OR_RETURN(formats::scan::ParsedOprofileDump parsed,
+                       formats::scan::ParseOprofileDump(bytes, path));
       file->pid = formats::scan::OprofileDumpPid(path);
       damage = parsed.error;
       file->parsed = std::move(parsed);
@@ -139,9 +144,24 @@ SymbolIndex SourceSet::BuildIndex(std::optional<uint32_t> pid) const {
       native = NativeArch(t->header.pointer_size);
     }
   }
+  // A process's native trace supersedes the jitdump, perf map or OProfile dump of the same
+  // process next to it (in the same directory): jitscope's collector writes those companions
+  // from the very events the trace holds, so reading them too would report every load twice
+  // and, lacking method ids and inline trees, override the trace's answers. The same process's
+  // files elsewhere (another JIT engine's jitdump or perf map) are read as usual.
+  std::set<std::pair<std::string, uint32_t>> traced;  // (directory, pid)
+  for (const auto& file : files_) {
+    if (std::holds_alternative<trace::ParsedTrace>(file->parsed) && file->pid) {
+      traced.emplace(Directory(file->path), *file->pid);
+    }
+  }
   IndexBuilder builder(native);
   for (const auto& file : files_) {
     if (pid && file->pid && *file->pid != *pid) continue;
+    if (!std::holds_alternative<trace::ParsedTrace>(file->parsed) && file->pid &&
+        traced.contains({Directory(file->path), *file->pid})) {
+      continue;
+    }
     std::visit(
         [&](const auto& parsed) {
           using T = std::decay_t<decltype(parsed)>;

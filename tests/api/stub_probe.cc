@@ -143,6 +143,15 @@ struct Payloads {
 
 Payloads g_payloads;
 
+// A forked child's own first calls: whether profiling is active, and what a METHOD_LOAD_FINISHED
+// returns.
+std::pair<int, int> ChildsFirstCalls() {
+  const int active = static_cast<int>(iJIT_IsProfilingActive());
+  void* payload = nullptr;
+  g_payloads.Get("load", 1000, 1000, &payload);
+  return {active, iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, payload)};
+}
+
 template <typename T>
 std::string Distinct(const std::vector<T>& values) {
   std::set<T> distinct(values.begin(), values.end());
@@ -251,10 +260,7 @@ bool Run(const std::vector<std::string>& args, size_t* i) {
     }
     const pid_t child = fork();
     if (child == 0) {
-      const int active = static_cast<int>(iJIT_IsProfilingActive());
-      void* payload = nullptr;
-      g_payloads.Get("load", 1000, 1000, &payload);
-      const int notified = iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, payload);
+      const auto [active, notified] = ChildsFirstCalls();
       std::printf("forkload child active=%d notify=%d initialize_calls=%u\n", active, notified,
                   *AskCollector<unsigned>("FakeCollectorInitializeCalls"));
       std::fflush(stdout);
@@ -276,10 +282,7 @@ bool Run(const std::vector<std::string>& args, size_t* i) {
     if (read(entered[0], &byte, 1) != 1) return false;  // the loader is inside dlopen now
     const pid_t child = fork();
     if (child == 0) {
-      const int active = static_cast<int>(iJIT_IsProfilingActive());
-      void* payload = nullptr;
-      g_payloads.Get("load", 1000, 1000, &payload);
-      const int notified = iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, payload);
+      const auto [active, notified] = ChildsFirstCalls();
       std::printf("forkdlopen child active=%d notify=%d\n", active, notified);
       std::fflush(stdout);
       _exit(0);

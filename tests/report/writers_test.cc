@@ -13,6 +13,7 @@
 #include "jitscope/report/speedscope_writer.h"
 #include "jitscope/report/svg_writer.h"
 #include "jitscope/report/text_writer.h"
+#include "jitscope/report/utf8.h"
 #include "pprof_profile.pb.h"
 #include "sample_profile.h"
 
@@ -150,6 +151,45 @@ TEST(SvgWriterTest, FramesAreEscapedSizedAndMarked) {
                      "data-n=\"work\"><title>work (inlined) — inlined jitvm-opt, hot.jv:3 — 6 "
                      "samples, 60.00%</title>"),
             std::string::npos);
+}
+
+// Names are the JIT's bytes; the formats that require UTF-8 get U+FFFD for what is not.
+TEST(Utf8Test, InvalidBytesBecomeReplacementCharacters) {
+  EXPECT_EQ(ValidUtf8("plain ascii"), "plain ascii");
+  EXPECT_EQ(ValidUtf8("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x94\xA5"),
+            "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x94\xA5");
+  EXPECT_EQ(ValidUtf8("a\xFF"
+                      "b"),
+            "a\xEF\xBF\xBD"
+            "b");
+  EXPECT_EQ(ValidUtf8("\xC0\xAF"), "\xEF\xBF\xBD\xEF\xBF\xBD");                  // overlong '/'
+  EXPECT_EQ(ValidUtf8("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // surrogate
+  EXPECT_EQ(ValidUtf8("\xF4\x90\x80\x80").size(), 12u);                          // above U+10FFFF
+  EXPECT_EQ(ValidUtf8("end\xC3"), "end\xEF\xBF\xBD");  // truncated sequence
+}
+
+TEST(SvgWriterTest, NamesThatAreNotUtf8StayValidXml) {
+  Profile profile = SampleProfile();
+  profile.locations[1].function = "h\xFFot";
+  const std::string svg = RenderSvg(profile);
+  EXPECT_EQ(svg.find('\xFF'), std::string::npos);
+  EXPECT_NE(svg.find("data-n=\"h\xEF\xBF\xBDot\""), std::string::npos);
+  EXPECT_EQ(ValidUtf8(svg), svg);
+}
+
+TEST(PprofWriterTest, NamesThatAreNotUtf8AreValidProtobufStrings) {
+  Profile profile = SampleProfile();
+  profile.locations[1].function = "h\xFFot";
+  base::StatusOr<std::string> gz = RenderPprof(profile);
+  ASSERT_TRUE(gz.ok());
+  perftools::profiles::Profile p;
+  ASSERT_TRUE(p.ParseFromString(Gunzip(*gz)));
+  bool found = false;
+  for (const std::string& s : p.string_table()) {
+    EXPECT_EQ(ValidUtf8(s), s);
+    found |= s == "h\xEF\xBF\xBDot";
+  }
+  EXPECT_TRUE(found);
 }
 
 }  // namespace
