@@ -3,6 +3,7 @@
 // End-to-end: `jitscope record` on real commands, read back with the samples reader.
 #include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <climits>
@@ -73,6 +74,28 @@ TEST(RecordSessionTest, RotatesAnExistingSessionDirectory) {
   EXPECT_EQ(::stat((dir + "/" + kSamplesFileName).c_str(), &st), 0);
   EXPECT_EQ(::stat((dir + ".old/" + kSamplesFileName).c_str(), &st), 0);
   EXPECT_EQ(::stat((dir + ".1/" + kSamplesFileName).c_str(), &st), 0);
+}
+
+// A symlink planted where the session directory goes is moved aside like an old session, never
+// followed: the new session is a fresh directory of the owner's only, and the link's target is
+// untouched.
+TEST(RecordSessionTest, APlantedSymlinkAtTheSessionPathIsNeverFollowed) {
+  TempDir tmp;
+  const std::string dir = tmp.path() + "/jitscope.data";
+  const std::string victim = tmp.path() + "/victim";
+  ASSERT_EQ(::mkdir(victim.c_str(), 0755), 0);
+  ASSERT_EQ(::symlink(victim.c_str(), dir.c_str()), 0);
+  auto result = RunProgram({JITSCOPE_CLI, "record", "-o", dir, "--", "/bin/true"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  struct stat st {};
+  ASSERT_EQ(::lstat(dir.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISDIR(st.st_mode));
+  EXPECT_EQ(st.st_mode & 07777, 0700u);
+  ASSERT_EQ(::lstat((dir + ".old").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  EXPECT_EQ(::rmdir(victim.c_str()), 0) << "the link's target must still be empty";
+  ASSERT_EQ(::lstat((dir + "/" + kSamplesFileName).c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
 }
 
 TEST(RecordSessionTest, ConfiguresTheCollectorInTheCommandsEnvironment) {

@@ -1,0 +1,215 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Files and permissions (issue 9): a real client process (all_events_client through the stub and
+// libjitscope-collector.so, every output format on) meets what an attacker or a stale run leaves
+// at the paths the collector creates — planted symlinks, another user's files, a directory it may
+// not write, one that does not exist. The collector never follows, clobbers or appends; it says
+// why in one line and the host program runs on unaffected. The paths are planted for the pid
+// the client will have: the client waits (as a shell that then execs it) until they are there.
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "../support/subprocess.h"
+#include "jitscope/base/files.h"
+#include "jitscope/formats/jitdump_reader.h"
+#include "jitscope/trace/reader.h"
+
+namespace jitscope {
+namespace {
+
+using test_support::RunProgram;
+using test_support::TempDir;
+namespace fs = std::filesystem;
+
+constexpr uid_t kNobody = 65534;
+const char kTheirs[] = "someone else's bytes\n";
+
+struct ClientRun {
+  pid_t pid = 0;
+  test_support::ProcessResult result;
+};
+
+// Runs all_events_client with every format written into `out`, after `plant(pid)` prepared the
+// paths it will use. With `as_nobody` the client runs as uid/gid 65534.
+ClientRun RunClient(const std::string& scratch, const std::string& out,
+                    const std::function<void(pid_t)>& plant, bool as_nobody = false) {
+  const std::string go = scratch + "/go";
+  std::vector<std::string> argv = {
+      "/bin/sh", "-c", "while [ ! -e \"$0\" ]; do sleep 0.01; done; shift; exec \"$@\"", go, "--"};
+  if (as_nobody) {
+    argv.insert(argv.end(),
+                {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"});
+  }
+  argv.push_back(JITSCOPE_ALL_EVENTS_CLIENT);
+  test_support::Process process(argv, {{"INTEL_JIT_PROFILER64", JITSCOPE_COLLECTOR},
+                                       {"JITSCOPE_FORMATS", "trace,jitdump,perfmap"},
+                                       {"JITSCOPE_OUTPUT_DIR", out},
+                                       {"JITSCOPE_PERF_MAP_DIR", out},
+                                       {"JITSCOPE_LOG", ""}});
+  ClientRun run;
+  run.pid = process.pid();
+  plant(run.pid);
+  std::ofstream(go).put('\n');
+  run.result = process.Wait();
+  return run;
+}
+
+std::vector<std::string> Names(pid_t pid) {
+  const std::string p = std::to_string(pid);
+  return {"jit-" + p + ".jsc", "jit-" + p + ".dump", "perf-" + p + ".map"};
+}
+
+std::string Prefix(pid_t pid) { return "jitscope[" + std::to_string(pid) + "]: "; }
+
+// The trace the client left is complete: the all-events client's 10 records.
+void ExpectCompleteTrace(const std::string& path) {
+  auto trace = trace::TraceFile::Open(path);
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  EXPECT_TRUE(trace->trace().damage.ok());
+  EXPECT_EQ(trace->trace().records.size(), 10u);
+}
+
+void ExpectReadableJitdump(const std::string& path) {
+  auto file = base::MappedFile::Open(path);
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  auto dump = formats::ParseJitdump({file->data(), file->size()}, path);
+  ASSERT_TRUE(dump.ok()) << dump.status().message();
+  EXPECT_TRUE(dump->error.ok()) << dump->error.message();
+  EXPECT_GT(dump->stats.code_loads, 0u);
+}
+
+// The jitdump must be named jit-<pid>.dump for perf inject, so when that name is taken the
+// collector makes a fresh private directory for it: out/jitscope-<pid>-XXXXXX/jit-<pid>.dump.
+std::string FallbackJitdump(const std::string& out, pid_t pid) {
+  const std::string prefix = "jitscope-" + std::to_string(pid) + "-";
+  for (const auto& entry : fs::directory_iterator(out)) {
+    const std::string name = entry.path().filename();
+    if (!name.starts_with(prefix)) continue;
+    struct stat st {};
+    EXPECT_EQ(::lstat(entry.path().c_str(), &st), 0);
+    EXPECT_TRUE(S_ISDIR(st.st_mode));
+    EXPECT_EQ(st.st_mode & 07777, 0700u) << entry.path();
+    return entry.path().string() + "/jit-" + std::to_string(pid) + ".dump";
+  }
+  ADD_FAILURE() << "no fallback directory " << prefix << "* in " << out;
+  return "";
+}
+
+TEST(PlantedFiles, SymlinksAtEveryPathTheCollectorCreatesAreNeverFollowed) {
+  TempDir scratch;
+  const std::string out = scratch.path() + "/out";
+  const std::string victim = scratch.path() + "/victim";
+  fs::create_directory(out);
+  std::ofstream(victim) << kTheirs;
+  const ClientRun run = RunClient(scratch.path(), out, [&](pid_t pid) {
+    for (const std::string& name : Names(pid)) {
+      ASSERT_EQ(::symlink(victim.c_str(), (out + "/" + name).c_str()), 0) << name;
+    }
+  });
+  ASSERT_EQ(run.result.exit_code, 0) << run.result.err;
+  EXPECT_EQ(test_support::ReadFile(victim), kTheirs);
+  for (const std::string& name : Names(run.pid)) {
+    EXPECT_EQ(fs::read_symlink(out + "/" + name), victim) << name;
+  }
+  const std::string p = std::to_string(run.pid);
+  const std::string trace = out + "/jit-" + p + ".1.jsc";
+  const std::string jitdump = FallbackJitdump(out, run.pid);
+  ExpectCompleteTrace(trace);
+  ExpectReadableJitdump(jitdump);
+  const std::string log = run.result.err;
+  EXPECT_NE(log.find(Prefix(run.pid) + "recording JIT events to " + trace + "\n"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find(Prefix(run.pid) + "writing a perf jitdump to " + jitdump + "\n"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find(Prefix(run.pid) + "no perf map: " + out + "/perf-" + p +
+                     ".map is a symbolic link; not following it\n"),
+            std::string::npos)
+      << log;
+}
+
+TEST(PlantedFiles, AnotherUsersFilesAreNeitherClobberedNorAppendedTo) {
+  ASSERT_EQ(::geteuid(), 0u) << "this test must run as root: it gives files to another user";
+  TempDir scratch;
+  const std::string out = scratch.path() + "/out";
+  fs::create_directory(out);
+  const ClientRun run = RunClient(scratch.path(), out, [&](pid_t pid) {
+    for (const std::string& name : Names(pid)) {
+      const std::string path = out + "/" + name;
+      std::ofstream(path) << kTheirs;
+      ASSERT_EQ(::chown(path.c_str(), kNobody, kNobody), 0);
+      ASSERT_EQ(::chmod(path.c_str(), 0666), 0);  // writable by anyone: still not ours to touch
+    }
+  });
+  ASSERT_EQ(run.result.exit_code, 0) << run.result.err;
+  for (const std::string& name : Names(run.pid)) {
+    const std::string path = out + "/" + name;
+    EXPECT_EQ(test_support::ReadFile(path), kTheirs) << name;
+    struct stat st {};
+    ASSERT_EQ(::stat(path.c_str(), &st), 0);
+    EXPECT_EQ(st.st_uid, kNobody) << name;
+  }
+  const std::string p = std::to_string(run.pid);
+  ExpectCompleteTrace(out + "/jit-" + p + ".1.jsc");
+  ExpectReadableJitdump(FallbackJitdump(out, run.pid));
+  EXPECT_NE(run.result.err.find(Prefix(run.pid) + "no perf map: "), std::string::npos)
+      << run.result.err;
+}
+
+// A directory the client may not write (it runs as nobody; the directory is root's, 0755) and
+// one that does not exist: profiling is off with one line saying why; the client runs on.
+TEST(PlantedFiles, AnUnwritableOrMissingOutputDirectoryTurnsProfilingOffWithOneLine) {
+  ASSERT_EQ(::geteuid(), 0u) << "this test must run as root: it runs the client as nobody";
+  TempDir scratch;
+  ASSERT_EQ(::chmod(scratch.path().c_str(), 0755), 0);
+  const std::string read_only = scratch.path() + "/read-only";
+  fs::create_directory(read_only);
+  ASSERT_EQ(::chmod(read_only.c_str(), 0755), 0);
+  const ClientRun denied = RunClient(
+      scratch.path(), read_only, [](pid_t) {}, /*as_nobody=*/true);
+  EXPECT_EQ(denied.result.exit_code, 0) << denied.result.err;
+  EXPECT_TRUE(fs::is_empty(read_only));
+  EXPECT_EQ(denied.result.err, Prefix(denied.pid) + "cannot create " + read_only + "/jit-" +
+                                   std::to_string(denied.pid) +
+                                   ".jsc: Permission denied; JIT profiling is off\n");
+
+  fs::remove(scratch.path() + "/go");
+  const std::string missing = scratch.path() + "/no/such/directory";
+  const ClientRun absent = RunClient(scratch.path(), missing, [](pid_t) {});
+  EXPECT_EQ(absent.result.exit_code, 0) << absent.result.err;
+  EXPECT_FALSE(fs::exists(scratch.path() + "/no"));
+  EXPECT_EQ(absent.result.err, Prefix(absent.pid) + "cannot create " + missing + "/jit-" +
+                                   std::to_string(absent.pid) +
+                                   ".jsc: No such file or directory; JIT profiling is off\n");
+}
+
+// What a normal run creates: owner-only files (the trace, the jitdump, the perf map), nothing
+// any other user may write.
+TEST(PlantedFiles, CreatedFilesAreTheOwnersOnly) {
+  TempDir scratch;
+  const std::string out = scratch.path() + "/out";
+  fs::create_directory(out);
+  const ClientRun run = RunClient(scratch.path(), out, [](pid_t) {});
+  ASSERT_EQ(run.result.exit_code, 0) << run.result.err;
+  for (const std::string& name : Names(run.pid)) {
+    struct stat st {};
+    ASSERT_EQ(::lstat((out + "/" + name).c_str(), &st), 0) << name;
+    EXPECT_TRUE(S_ISREG(st.st_mode)) << name;
+    EXPECT_EQ(st.st_mode & 07777, 0600u) << name;
+    EXPECT_EQ(st.st_uid, ::geteuid()) << name;
+  }
+}
+
+}  // namespace
+}  // namespace jitscope
