@@ -2,6 +2,7 @@
 #include "jitscope/symbolize/line_program.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace jitscope::symbolize {
 namespace {
@@ -26,18 +27,49 @@ StringId FileFromCode(uint64_t code) {
   return code == 0 ? kInheritFile : static_cast<StringId>(code - 1);
 }
 
+// A checkpoint lets a lookup in a long table skip to within kCheckpointEvery rows of its row:
+// the decoder state before row r = k * kCheckpointEvery (the absolute offset, line and file of
+// row r - 1) and where row r's bytes start, relative to the first row. Fixed width, so the
+// lookup can binary-search them (read with memcpy: the program bytes have no alignment).
+struct Checkpoint {
+  uint32_t previous_offset;
+  uint32_t position;
+  uint32_t line;
+  StringId file;
+};
+constexpr size_t kCheckpointEvery = 64;
+// Shorter tables decode in about the time a binary search over checkpoints would take.
+constexpr size_t kCheckpointedRows = 2 * kCheckpointEvery;
+
 // Rows must be sorted by offset with no repeated offsets.
 uint32_t Encode(HugeVector<uint8_t>& out, StringId region_file, std::span<const StartRow> rows) {
   constexpr size_t kMaxVarint = 10;
+  // One before every kCheckpointEvery-th row but the first.
+  const size_t checkpoints =
+      rows.size() >= kCheckpointedRows ? (rows.size() - 1) / kCheckpointEvery : 0;
   const auto start = static_cast<uint32_t>(out.size());
-  out.resize(start + kMaxVarint * (2 + 3 * rows.size()));
+  out.resize(start + kMaxVarint * (3 + 3 * rows.size()) + checkpoints * sizeof(Checkpoint));
   uint8_t* p = out.data() + start;
   p = PutVarint(p, FileCode(region_file));
   p = PutVarint(p, rows.size());
+  uint8_t* checkpoint_at = nullptr;
+  if (rows.size() >= kCheckpointedRows) {
+    p = PutVarint(p, checkpoints);
+    checkpoint_at = p;
+    p += checkpoints * sizeof(Checkpoint);
+  }
+  const uint8_t* first_row = p;
   uint32_t offset = 0;
   int64_t line = 0;
   StringId file = kInheritFile;  // rows start out in the region's file
-  for (const StartRow& row : rows) {
+  for (size_t r = 0; r < rows.size(); ++r) {
+    if (checkpoint_at != nullptr && r % kCheckpointEvery == 0 && r != 0) {
+      const Checkpoint checkpoint{offset, static_cast<uint32_t>(p - first_row),
+                                  static_cast<uint32_t>(line), file};
+      std::memcpy(checkpoint_at, &checkpoint, sizeof(checkpoint));
+      checkpoint_at += sizeof(checkpoint);
+    }
+    const StartRow& row = rows[r];
     const bool file_changes = row.file != file;
     p = PutVarint(p, (uint64_t{row.offset - offset} << 1) | (file_changes ? 1 : 0));
     const int64_t delta = int64_t{row.line} - line;
@@ -98,6 +130,37 @@ LineAt LookupLine(const uint8_t* p, uint64_t target) {
   uint64_t offset = 0;
   int64_t line = 0;
   StringId file = region_file;
+  if (count >= kCheckpointedRows) {
+    const uint64_t checkpoints = GetVarint(p);
+    const uint8_t* table = p;
+    p += checkpoints * sizeof(Checkpoint);
+    auto read = [&](uint64_t i) {
+      Checkpoint c;
+      std::memcpy(&c, table + i * sizeof(Checkpoint), sizeof(c));
+      return c;
+    };
+    // The last checkpoint whose previous row starts at or before the target: the answer is
+    // that row or a later one.
+    uint64_t low = 0;
+    uint64_t high = checkpoints;
+    while (low < high) {
+      const uint64_t mid = low + (high - low) / 2;
+      if (read(mid).previous_offset <= target) {
+        low = mid + 1;
+      } else {
+        high = mid;
+      }
+    }
+    if (low > 0) {
+      const Checkpoint c = read(low - 1);
+      offset = c.previous_offset;
+      line = c.line;
+      file = c.file == kInheritFile ? region_file : c.file;
+      at = {c.line, file};
+      count -= low * kCheckpointEvery;
+      p += c.position;
+    }
+  }
   while (count-- > 0) {
     const uint64_t head = GetVarint(p);
     offset += head >> 1;

@@ -20,7 +20,10 @@
 //
 // Encoding (per table): varint(file + 1, 0 = the method's file), varint(row count), then per
 // row varint(offset delta << 1 | file changes), zigzag varint(line delta), [varint(file + 1)].
-// Typical rows take two bytes; a lookup decodes rows until it passes the offset.
+// Typical rows take two bytes; a lookup decodes rows until it passes the offset. Tables of 128
+// rows or more (a JIT's whole-script functions: Node's top-level code of a large script has
+// hundreds of thousands) also carry, before the rows, varint(checkpoint count) and a fixed-width
+// checkpoint per 64 rows, which a lookup binary-searches so it decodes at most 64 rows.
 #pragma once
 
 #include <cstdint>

@@ -552,5 +552,48 @@ TEST(IndexRules, OprofileCallsInATraceCarryTheirLaterLineTables) {
             true);
 }
 
+// Long tables (a whole-script function can have hundreds of thousands of rows) are looked up
+// through checkpoints; every offset must answer as a row-by-row reading would. The sizes straddle
+// where checkpoints start (128 rows) and where one ends (every 64 rows).
+TEST(IndexRules, LongLineTablesAnswerEveryOffsetAsShortOnesDo) {
+  for (uint32_t rows : {127u, 128u, 129u, 192u, 193u, 5000u}) {
+    IndexBuilder b;
+    // End-offset table: entry i ends at 3 * (i + 1), with line 1000 - i (lines go down too).
+    std::vector<trace::LineEntry> lines;
+    for (uint32_t i = 0; i < rows; ++i) lines.push_back({3 * (i + 1), 1000 + rows - i});
+    const uint64_t size = 3 * rows + 5;
+    b.AddLoad(Report({.time = 1,
+                      .id = 7,
+                      .name = "m",
+                      .address = 0x10000,
+                      .size = size,
+                      .file = "m.js",
+                      .lines = lines}));
+    // Start-address table (jitdump style) whose file changes every 7 rows.
+    CodeReport jit = Report({.time = 1, .name = "j", .address = 0x80000, .size = 2 * rows});
+    std::vector<std::string> files = {"a.js", "b.js"};
+    std::vector<AddressLine> address_lines;
+    for (uint32_t i = 0; i < rows; ++i) {
+      address_lines.push_back({0x80000 + 2 * i, i + 1, files[(i / 7) % 2]});
+    }
+    jit.address_lines = address_lines;
+    b.AddLoad(jit);
+    const SymbolIndex index = std::move(b).Build();
+    for (uint64_t offset = 0; offset < size; ++offset) {
+      const std::string expected = offset < 3 * rows
+                                       ? "m:" + std::to_string(1000 + rows - offset / 3) + " @m.js"
+                                       : "m @m.js";
+      ASSERT_EQ(Describe(index, 0x10000 + offset, kLatest, true), expected + " #7")
+          << rows << " rows, offset " << offset;
+    }
+    for (uint64_t offset = 0; offset < 2 * rows; ++offset) {
+      const uint32_t row = static_cast<uint32_t>(offset / 2);
+      ASSERT_EQ(Describe(index, 0x80000 + offset, kLatest, true),
+                "j:" + std::to_string(row + 1) + " @" + files[(row / 7) % 2] + " #0")
+          << rows << " rows, offset " << offset;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace jitscope::symbolize
