@@ -3,8 +3,15 @@
 // A JIT client for the collector's end-to-end tests: it reports through our stub, which loads
 // the collector named by INTEL_JIT_PROFILER64 — exactly what a real engine does. (Every event
 // kind once: all_events_client.c.) Modes:
-//   ack-loop     2 threads report loads forever; after each accepted event the thread writes
-//                its id (4 bytes) to stdout, so a parent that SIGKILLs us knows what was acked
+//   ack-loop [THREADS FAULT DELAY_US]
+//                THREADS (default 2) threads report loads; after each accepted event the thread
+//                writes its id (4 bytes) to stdout, so a parent knows what was acked. After
+//                DELAY_US microseconds of reporting the main thread ends the process by FAULT:
+//                kill (default: nothing, the parent SIGKILLs us), segv (a real invalid write),
+//                abort, exit (_exit without SHUTDOWN or atexit), exec (into `after-exec`)
+//   after-exec   what `exec` runs: reports ids 1000000..1000009 and exits 0
+//   fill N       reports N loads with 1 KiB names, ids 1..N, on one thread, whatever the answers;
+//                prints "accepted=A refused=R accepted_after_refusal=X" and exits 0
 //   fork N       4 threads report while the main thread forks N children; each child reports
 //                10 events of its own and exits; prints the parent's and children's counts
 #include <sys/mman.h>
@@ -12,6 +19,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -46,18 +55,68 @@ void Report(unsigned id, char* code) {
   }
 }
 
-[[noreturn]] int AckLoop() {
+[[noreturn]] void EndBy(const std::string& fault) {
+  if (fault == "segv") {
+    std::signal(SIGSEGV, SIG_DFL);  // not a sanitizer's handler: die as a plain process would
+    *static_cast<volatile int*>(nullptr) = 1;
+  } else if (fault == "abort") {
+    std::signal(SIGABRT, SIG_DFL);
+    std::abort();
+  } else if (fault == "exit") {
+    _exit(0);
+  } else if (fault == "exec") {
+    const char* self = "/proc/self/exe";
+    execl(self, self, "after-exec", static_cast<char*>(nullptr));
+    std::perror("exec");
+  }
+  for (;;) pause();  // "kill": the parent ends us
+}
+
+[[noreturn]] void AckLoop(unsigned threads, const std::string& fault, unsigned delay_us) {
   char* code = NewCode(8192);
-  auto worker = [code](unsigned first) {
-    for (unsigned id = first;; id += 2) {
+  std::atomic<bool> started{false};
+  auto worker = [code, threads, &started](unsigned first) {
+    for (unsigned id = first;; id += threads) {
       Report(id, code);
       // The ack: written only after Notify returned.
       if (write(STDOUT_FILENO, &id, sizeof(id)) != sizeof(id)) std::_Exit(4);
+      started.store(true, std::memory_order_relaxed);
     }
   };
-  std::thread second(worker, 2);
-  worker(1);
-  std::abort();  // unreachable
+  for (unsigned t = 1; t <= threads; ++t) std::thread(worker, t).detach();
+  while (!started.load(std::memory_order_relaxed)) std::this_thread::yield();
+  std::this_thread::sleep_for(std::chrono::microseconds(delay_us));
+  EndBy(fault);
+}
+
+int Fill(unsigned count) {
+  char* code = NewCode(8192);
+  const std::string name(1024, 'f');
+  unsigned accepted = 0;
+  unsigned refused = 0;
+  unsigned accepted_after_refusal = 0;
+  for (unsigned id = 1; id <= count; ++id) {
+    iJIT_Method_Load m = {};
+    m.method_id = id;
+    m.method_name = const_cast<char*>(name.c_str());
+    m.method_load_address = code + (id % 4096);
+    m.method_size = 1;
+    if (iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, &m) == 1) {
+      ++accepted;
+      if (refused != 0) ++accepted_after_refusal;
+    } else {
+      ++refused;
+    }
+  }
+  std::printf("accepted=%u refused=%u accepted_after_refusal=%u\n", accepted, refused,
+              accepted_after_refusal);
+  return 0;
+}
+
+int AfterExec() {
+  char* code = NewCode(8192);
+  for (unsigned i = 0; i < 10; ++i) Report(1000000 + i, code);
+  return 0;
 }
 
 int Fork(int forks) {
@@ -112,8 +171,14 @@ int main(int argc, char** argv) {
   // Whatever happens to the test that started it, this client never outlives two minutes.
   alarm(120);
   const std::string mode = argc > 1 ? argv[1] : "";
-  if (mode == "ack-loop") AckLoop();
+  if (mode == "ack-loop") {
+    AckLoop(argc > 2 ? static_cast<unsigned>(std::atoi(argv[2])) : 2, argc > 3 ? argv[3] : "kill",
+            argc > 4 ? static_cast<unsigned>(std::atoi(argv[4])) : 0);
+  }
+  if (mode == "after-exec") return AfterExec();
+  if (mode == "fill" && argc > 2) return Fill(static_cast<unsigned>(std::atoi(argv[2])));
   if (mode == "fork" && argc > 2) return Fork(std::atoi(argv[2]));
-  std::fprintf(stderr, "usage: collector_client ack-loop | fork N\n");
+  std::fprintf(stderr,
+               "usage: collector_client ack-loop [THREADS FAULT DELAY_US] | fork N | fill N\n");
   return 2;
 }

@@ -6,11 +6,15 @@
 // reader.
 #include <dirent.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <random>
 #include <set>
 #include <string>
@@ -21,6 +25,8 @@
 #include <nlohmann/json.hpp>
 
 #include "../support/subprocess.h"
+#include "jitscope/base/files.h"
+#include "jitscope/formats/jitdump_reader.h"
 #include "jitscope/trace/reader.h"
 
 namespace jitscope {
@@ -170,46 +176,204 @@ TEST(CollectorEndToEnd, BadConfigurationTurnsProfilingOffWithOneClearMessage) {
 
 // SIGKILL at random moments while two threads report: every event whose iJIT_NotifyEvent
 // returned (the client acks it only then) is in the trace, and the trace is not damaged.
-TEST(CollectorEndToEnd, SigkillLosesNoAcknowledgedEvent) {
+// The jitdumps a run left (the exec'd program's goes to a fallback directory, since perf needs
+// the name jit-<pid>.dump): each reads without error; their loads together.
+uint64_t JitdumpLoads(const std::string& dir) {
+  uint64_t loads = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    const std::string name = entry.path().filename();
+    if (!name.starts_with("jit-") || !name.ends_with(".dump")) continue;
+    auto file = base::MappedFile::Open(entry.path());
+    EXPECT_TRUE(file.ok()) << file.status().message();
+    if (!file.ok()) continue;
+    auto dump = formats::ParseJitdump({file->data(), file->size()}, entry.path().string());
+    EXPECT_TRUE(dump.ok()) << dump.status().message();
+    if (!dump.ok()) continue;
+    EXPECT_TRUE(dump->error.ok()) << dump->error.message();
+    loads += dump->stats.code_loads;
+  }
+  return loads;
+}
+
+// A client with 4 reporting threads is ended by `fault` at a random moment, `runs` times: every
+// event whose iJIT_NotifyEvent returned (the client acks it on stdout afterwards) is in the
+// trace, the trace and the jitdump read without damage, and an exec'd program writes its own.
+void ExpectNoAcknowledgedEventLost(const std::string& fault, int expected_exit, int runs) {
   std::mt19937 random(12345);
-  for (int run = 0; run < 20; ++run) {
+  for (int run = 0; run < runs; ++run) {
     TempDir dir;
-    test_support::Process client({JITSCOPE_CLIENT, "ack-loop"}, CollectorEnv(dir.path()));
+    auto env = CollectorEnv(dir.path());
+    env["JITSCOPE_FORMATS"] = "trace,jitdump";
+    const std::string delay_us = std::to_string(random() % 30000);
+    test_support::Process client({JITSCOPE_CLIENT, "ack-loop", "4", fault, delay_us}, env);
     ASSERT_GT(client.pid(), 0);
-    // Wait for the first acknowledgement (start-up time varies with load), then kill at a
-    // random moment while both threads are reporting.
-    char first_ack[4];
-    size_t have = 0;
-    while (have < sizeof(first_ack)) {
-      const ssize_t n = ::read(client.stdout_fd(), first_ack + have, sizeof(first_ack) - have);
-      ASSERT_GT(n, 0) << "run " << run << ": the client died before reporting anything";
-      have += static_cast<size_t>(n);
+    test_support::ProcessResult out;
+    if (fault == "kill") {
+      // Wait for the first acknowledgement (start-up time varies with load), then kill at a
+      // random moment while the threads are reporting.
+      char first_ack[4];
+      size_t have = 0;
+      while (have < sizeof(first_ack)) {
+        const ssize_t n = ::read(client.stdout_fd(), first_ack + have, sizeof(first_ack) - have);
+        ASSERT_GT(n, 0) << "run " << run << ": the client died before reporting anything";
+        have += static_cast<size_t>(n);
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(std::stoul(delay_us)));
+      ::kill(client.pid(), SIGKILL);
+      auto result = client.Wait();
+      result.out.insert(0, first_ack, sizeof(first_ack));
+      out = std::move(result);
+    } else {
+      out = client.Wait();
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(random() % 40));
-    ::kill(client.pid(), SIGKILL);
-    auto result = client.Wait();
-    result.out.insert(0, first_ack, sizeof(first_ack));
-    ASSERT_EQ(result.exit_code, -SIGKILL) << result.err;
+    const auto& result = out;
+    ASSERT_EQ(result.exit_code, expected_exit) << fault << " run " << run << ": " << result.err;
     std::set<uint32_t> acked;
     for (size_t i = 0; i + 4 <= result.out.size(); i += 4) {
       uint32_t id = 0;
       std::memcpy(&id, result.out.data() + i, 4);
       acked.insert(id);
     }
-    ASSERT_FALSE(acked.empty()) << "run " << run << ": nothing was reported before the kill";
+    ASSERT_FALSE(acked.empty()) << fault << " run " << run << ": nothing was acked";
     const auto traces = Traces(dir.path());
-    ASSERT_EQ(traces.size(), 1u);
-    auto file = trace::TraceFile::Open(traces[0]);
-    ASSERT_TRUE(file.ok()) << file.status().message();
-    EXPECT_TRUE(file->trace().damage.ok()) << file->trace().damage.message();
+    ASSERT_EQ(traces.size(), fault == "exec" ? 2u : 1u) << fault << " run " << run;
     std::set<uint32_t> recorded;
-    for (const auto& record : file->trace().records) {
-      recorded.insert(std::get<trace::CodeEvent>(record.event).method_id);
+    for (const std::string& path : traces) {
+      auto file = trace::TraceFile::Open(path);
+      ASSERT_TRUE(file.ok()) << file.status().message();
+      EXPECT_TRUE(file->trace().damage.ok()) << file->trace().damage.message();
+      std::set<uint32_t> ids;
+      for (const auto& record : file->trace().records) {
+        ids.insert(std::get<trace::CodeEvent>(record.event).method_id);
+      }
+      if (path.ends_with(".1.jsc")) {
+        // The exec'd program: its own trace (the pid's first name was taken), all of its events.
+        EXPECT_EQ(ids, (std::set<uint32_t>{1000000, 1000001, 1000002, 1000003, 1000004, 1000005,
+                                           1000006, 1000007, 1000008, 1000009}));
+        continue;
+      }
+      recorded = std::move(ids);
     }
     size_t missing = 0;
     for (uint32_t id : acked) missing += recorded.count(id) == 0;
-    EXPECT_EQ(missing, 0u) << "run " << run << ": " << acked.size() << " acked, " << recorded.size()
-                           << " recorded";
+    EXPECT_EQ(missing, 0u) << fault << " run " << run << ": " << acked.size() << " acked, "
+                           << recorded.size() << " recorded";
+    EXPECT_GE(JitdumpLoads(dir.path()), acked.size() + (fault == "exec" ? 10 : 0))
+        << fault << " run " << run;
+  }
+}
+
+TEST(CollectorEndToEnd, SigkillLosesNoAcknowledgedEvent) {
+  ExpectNoAcknowledgedEventLost("kill", -SIGKILL, 20);
+}
+TEST(CollectorEndToEnd, SigsegvLosesNoAcknowledgedEvent) {
+  ExpectNoAcknowledgedEventLost("segv", -SIGSEGV, 10);
+}
+TEST(CollectorEndToEnd, AbortLosesNoAcknowledgedEvent) {
+  ExpectNoAcknowledgedEventLost("abort", -SIGABRT, 10);
+}
+TEST(CollectorEndToEnd, ExitWithoutShutdownLosesNoAcknowledgedEvent) {
+  ExpectNoAcknowledgedEventLost("exit", 0, 10);
+}
+TEST(CollectorEndToEnd, ExecLosesNoAcknowledgedEventAndTheNewProgramWritesItsOwnTrace) {
+  ExpectNoAcknowledgedEventLost("exec", 0, 10);
+}
+
+// A small tmpfs mounted for one test, unmounted (lazily, so a file still open cannot stop it)
+// when the test ends. The test process must be root; a failed mount fails the test.
+class SmallDisk {
+ public:
+  SmallDisk(const std::string& path, const char* size) : path_(path) {
+    std::filesystem::create_directory(path_);
+    const std::string options = std::string("size=") + size;
+    mounted_ = ::mount("tmpfs", path_.c_str(), "tmpfs", 0, options.c_str()) == 0;
+    error_ = mounted_ ? "" : std::strerror(errno);
+  }
+  ~SmallDisk() {
+    if (mounted_) ::umount2(path_.c_str(), MNT_DETACH);
+  }
+  bool mounted() const { return mounted_; }
+  const std::string& error() const { return error_; }
+
+ private:
+  std::string path_;
+  bool mounted_ = false;
+  std::string error_;
+};
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t count = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
+  return count;
+}
+
+struct FillResult {
+  unsigned accepted = 0, refused = 0, accepted_after_refusal = 0;
+};
+
+FillResult ParseFill(const std::string& out) {
+  FillResult r;
+  EXPECT_EQ(std::sscanf(out.c_str(), "accepted=%u refused=%u accepted_after_refusal=%u",
+                        &r.accepted, &r.refused, &r.accepted_after_refusal),
+            3)
+      << out;
+  return r;
+}
+
+// The ids 1..N of the trace at `path`, read as the reader sees them after a full disk.
+std::set<uint32_t> TraceIds(const std::string& path) {
+  auto file = trace::TraceFile::Open(path);
+  EXPECT_TRUE(file.ok()) << file.status().message();
+  if (!file.ok()) return {};
+  EXPECT_TRUE(file->trace().damage.ok()) << file->trace().damage.message();
+  std::set<uint32_t> ids;
+  for (const auto& record : file->trace().records) {
+    ids.insert(std::get<trace::CodeEvent>(record.event).method_id);
+  }
+  return ids;
+}
+
+// The output directory fills up mid-run: the collector says so once, refuses every event from
+// then on (never accepting one after a refusal), the host runs to its end, and what was written
+// reads back whole — for the trace alone, and with the jitdump beside it (a sink that fails
+// stops; the others go on, and an event is accepted only when every sink recorded it).
+TEST(CollectorEndToEnd, AFullDiskStopsRecordingCleanlyAndTheHostRunsOn) {
+  ASSERT_EQ(::geteuid(), 0u) << "this test must run as root: it mounts a small tmpfs";
+  TempDir dir;
+  const std::string disk = dir.path() + "/disk";
+  for (const std::string formats : {"trace", "trace,jitdump"}) {
+    SCOPED_TRACE(formats);
+    SmallDisk small(disk, "6m");  // the trace's first 4 MiB segment fits, the second does not
+    ASSERT_TRUE(small.mounted()) << "cannot mount a tmpfs on " << disk << ": " << small.error();
+    auto env = CollectorEnv(disk);
+    env["JITSCOPE_FORMATS"] = formats;
+    env["JITSCOPE_LOG"] = dir.path() + "/collector.log";
+    std::filesystem::remove(env["JITSCOPE_LOG"]);
+    auto run = RunProgram({JITSCOPE_CLIENT, "fill", "20000"}, env);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const FillResult fill = ParseFill(run.out);
+    EXPECT_GT(fill.accepted, 1000u);
+    EXPECT_GT(fill.refused, 0u);
+    EXPECT_EQ(fill.accepted_after_refusal, 0u);
+
+    const auto traces = Traces(disk);
+    ASSERT_EQ(traces.size(), 1u);
+    const std::set<uint32_t> ids = TraceIds(traces[0]);
+    std::set<uint32_t> accepted;
+    for (uint32_t id = 1; id <= fill.accepted; ++id) accepted.insert(id);
+    const std::string log = test_support::ReadFile(env["JITSCOPE_LOG"]);
+    EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), formats == "trace" ? 2 : 3) << log;
+    EXPECT_EQ(Count(log, "cannot write the JIT events any more; further events are refused ("), 1u)
+        << log;
+    if (formats == "trace") {
+      EXPECT_EQ(ids, accepted);  // exactly what was accepted: nothing lost, nothing torn
+      EXPECT_NE(log.find("(cannot extend the trace by 4194304 bytes: No space left on device)\n"),
+                std::string::npos)
+          << log;
+    } else {
+      EXPECT_TRUE(std::includes(ids.begin(), ids.end(), accepted.begin(), accepted.end()));
+      EXPECT_GE(JitdumpLoads(disk), fill.accepted);
+    }
   }
 }
 
@@ -217,7 +381,7 @@ TEST(CollectorEndToEnd, SigkillLosesNoAcknowledgedEvent) {
 // separate traces, and nobody deadlocks.
 TEST(CollectorEndToEnd, ForkedChildrenRecordIntoTheirOwnTraces) {
   TempDir dir;
-  constexpr int kForks = 20;
+  constexpr int kForks = 100;
   auto client =
       RunProgram({JITSCOPE_CLIENT, "fork", std::to_string(kForks)}, CollectorEnv(dir.path()));
   ASSERT_EQ(client.exit_code, 0) << client.err;
