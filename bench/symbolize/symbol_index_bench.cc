@@ -14,6 +14,7 @@
 //  - BM_BuildFromPerfMap: jitscope reading the same perf map text and building its index.
 // bench/symbolize/run.sh runs it and bench/symbolize/perf_report_compare.sh times the real
 // `perf report`; docs/performance.md has the figures.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -124,19 +125,21 @@ void BM_Lookup(benchmark::State& state) {
     state.SkipWithError("a query did not resolve");
   state.SetItemsProcessed(state.iterations());
   const IndexMemory m = index->Memory();
-  state.counters["regions_bytes_per_method"] = static_cast<double>(m.regions) / kMethods;
-  state.counters["segments_buckets_bytes_per_method"] =
-      static_cast<double>(m.segments + m.buckets) / kMethods;
+  state.counters["pieces_bytes_per_method"] = static_cast<double>(m.pieces) / kMethods;
+  state.counters["buckets_bytes_per_method"] = static_cast<double>(m.buckets) / kMethods;
   state.counters["methods_bytes_per_method"] = static_cast<double>(m.methods) / kMethods;
   state.counters["lines_bytes_per_method"] = static_cast<double>(m.line_programs) / kMethods;
 }
 BENCHMARK(BM_Lookup);
 
 // The same random queries resolved 1,024 at a time with ResolveBatch (a profile's samples).
+// With argument 1, the queries fall into the first 4,096 methods only, whose part of the index
+// stays in the caches: the lookup's own work, without waiting for memory.
 void BM_LookupBatch(benchmark::State& state) {
   const Workload& w = Data();
   static const SymbolIndex* index = new SymbolIndex(BuildIndex(w));
   constexpr size_t kBatch = 1024;
+  const bool cached = state.range(0) == 1;
   std::vector<Query> queries(kBatch);
   BatchResolution out;
   size_t next = 0, resolved = 0;
@@ -144,6 +147,7 @@ void BM_LookupBatch(benchmark::State& state) {
     state.PauseTiming();
     for (Query& q : queries) {
       q = {w.queries[next], 2000000};
+      if (cached) q.address = kBase + (q.address - kBase) % (4096 * kStride);
       next = (next + 1) & (w.queries.size() - 1);
     }
     state.ResumeTiming();
@@ -156,7 +160,62 @@ void BM_LookupBatch(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * kBatch);
 }
-BENCHMARK(BM_LookupBatch);
+BENCHMARK(BM_LookupBatch)->Arg(0)->Arg(1);
+
+// ---- the machine's floor: what random reads of an index-sized table cost here ----
+// A lookup over 1,000,000 methods reads a few cache lines at random places in ~100 MB. These two
+// read one line per query from a 128 MiB table on huge pages, as the index's arrays are:
+// BM_FloorDependentRead one after another (each address comes from the previous read: the
+// latency a one-at-a-time lookup pays per line), BM_FloorIndependentReads with the addresses
+// known in advance and prefetched 16 ahead (the most lines per second the memory system gives
+// one core, which bounds ResolveBatch).
+struct FloorTable {
+  static constexpr size_t kLines = size_t{128} << 20 >> 6;
+  HugeVector<uint64_t> words = HugeVector<uint64_t>(kLines * 8);
+  FloorTable() {
+    // One random cycle through every line, for the dependent chain.
+    std::vector<uint32_t> order(kLines);
+    for (uint32_t i = 0; i < kLines; ++i) order[i] = i;
+    std::shuffle(order.begin(), order.end(), std::mt19937_64(7));
+    for (size_t i = 0; i < kLines; ++i) words[order[i] * 8] = order[(i + 1) % kLines] * 8;
+  }
+};
+
+const FloorTable& Floor() {
+  static const FloorTable* table = new FloorTable();
+  return *table;
+}
+
+void BM_FloorDependentRead(benchmark::State& state) {
+  const FloorTable& t = Floor();
+  uint64_t at = 0;
+  for (auto _ : state) {
+    at = t.words[at];
+    benchmark::DoNotOptimize(at);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_FloorDependentRead);
+
+void BM_FloorIndependentReads(benchmark::State& state) {
+  const FloorTable& t = Floor();
+  const Workload& w = Data();  // the same random addresses as the lookups, mapped onto lines
+  constexpr size_t kAhead = 16;
+  auto line_of = [&](size_t i) {
+    return (w.queries[i & (w.queries.size() - 1)] * 0x9E3779B97F4A7C15ull >> 40) %
+           FloorTable::kLines;
+  };
+  size_t i = 0;
+  uint64_t sum = 0;
+  for (auto _ : state) {
+    __builtin_prefetch(&t.words[line_of(i + kAhead) * 8]);
+    sum += t.words[line_of(i) * 8 + 1];
+    ++i;
+  }
+  benchmark::DoNotOptimize(sum);
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_FloorIndependentReads);
 
 // ---- perf's approach, over the same methods as a perf map ----
 

@@ -5,6 +5,7 @@
 #include <cstdarg>
 #include <map>
 #include <memory_resource>
+#include <tuple>
 
 namespace jitscope::symbolize {
 namespace {
@@ -210,8 +211,13 @@ class IndexBuilder::Replay {
         named_(b.method_ids_.size(), 0) {
     out_.methods_.resize(b.method_ids_.size());
     for (size_t m = 0; m < b.method_ids_.size(); ++m) {
-      out_.methods_[m] = {b.method_ids_[m], 0, b.method_has_id_[m] ? SymbolIndex::kHasId : 0u, 0,
-                          SymbolIndex::kNoModule};
+      const uint64_t id = b.method_ids_[m];
+      uint32_t flags = b.method_has_id_[m] ? SymbolIndex::kHasId : 0u;
+      if (flags != 0 && id > UINT32_MAX) {
+        flags |= SymbolIndex::kWideId;
+        out_.wide_ids_.emplace_back(static_cast<uint32_t>(m), id);
+      }
+      out_.methods_[m] = {static_cast<uint32_t>(id), 0, flags, 0, SymbolIndex::kNoModule};
     }
   }
 
@@ -332,9 +338,11 @@ class IndexBuilder::Replay {
           static_cast<unsigned long long>(r.address), std::string(b_.strings_.Get(r.file)).c_str(),
           std::string(b_.strings_.Get(m.file)).c_str()));
     }
-    if ((m.name_size & ~SymbolIndex::kHasId) == 0 && r.name != kInheritFile) {
+    if ((m.name_size & SymbolIndex::kNameSizeMask) == 0 && r.name != kInheritFile) {
       m.name_offset = b_.strings_.Offset(r.name);
-      m.name_size |= static_cast<uint32_t>(b_.strings_.Get(r.name).size());
+      // Names of a gigabyte or more are cut there (the size shares its word with two flags).
+      m.name_size |= static_cast<uint32_t>(
+          std::min<size_t>(b_.strings_.Get(r.name).size(), SymbolIndex::kNameSizeMask));
     }
     if (m.module == SymbolIndex::kNoModule) m.module = r.module;
   }
@@ -444,32 +452,43 @@ class IndexBuilder::Replay {
       std::sort(order.begin(), order.end(), by_start);
     }
     HugeVector<uint32_t> remap(regions_.size(), kNone);
-    out_.regions_.resize(order.size());
+    HugeVector<SymbolIndex::Piece> regions(order.size());
+    std::map<std::pair<uint32_t, uint32_t>, uint32_t> rebased;  // (program, origin) → copy
     for (uint32_t i = 0; i < order.size(); ++i) {
       const Region& r = regions_[order[i]];
       remap[order[i]] = i;
-      out_.regions_[i] = {r.start, r.loaded, r.invalidated, r.size, r.method, r.program, r.origin};
+      uint32_t program = r.program;
+      if (r.origin != 0) {
+        auto [it, inserted] = rebased.try_emplace({r.program, r.origin}, 0);
+        if (inserted) it->second = AppendRebased(b_.programs_, r.program, r.origin);
+        program = it->second;
+      }
+      regions[i] = {r.start, r.loaded, r.invalidated, 0, r.size, r.method, program};
     }
     for (const Inline& in : inlines_) {
       if (in.root == kNone || remap[in.root] == kNone) continue;
+      SymbolIndex::Piece& root = regions[remap[in.root]];
       out_.inlines_.push_back(
-          {in.start, in.size, in.method, in.parent_method, in.program, remap[in.root], 0});
-      out_.regions_[remap[in.root]].method |= SymbolIndex::kHasInlines;
+          {in.start, root.start, root.loaded, in.size, in.method, in.parent_method, in.program});
+      root.method |= SymbolIndex::kHasInlines;
     }
     std::stable_sort(out_.inlines_.begin(), out_.inlines_.end(), [](const auto& a, const auto& c) {
-      return a.root != c.root ? a.root < c.root : a.start < c.start;
+      return std::tie(a.root_start, a.root_loaded, a.start) <
+             std::tie(c.root_start, c.root_loaded, c.start);
     });
-    LayoutSegments();
+    out_.region_count_ = regions.size();
+    LayoutPieces(regions);
   }
 
-  // Cuts the address space at every region boundary; each piece lists the regions covering it.
-  void LayoutSegments() {
-    const auto& regions = out_.regions_;
+  // Cuts the address space at every region boundary; each piece holds the region covering it,
+  // or lists the regions that covered it over time.
+  void LayoutPieces(const HugeVector<SymbolIndex::Piece>& regions) {
     auto end_of = [&](uint32_t r) { return regions[r].start + regions[r].size; };
     std::vector<uint32_t> active;
+    std::vector<uint32_t> overlap_index(regions.size(), kNone);
     size_t next = 0;
     uint64_t cut = 0;
-    out_.segments_.reserve(regions.size());
+    out_.pieces_.reserve(regions.size());
     while (next < regions.size() || !active.empty()) {
       if (active.empty()) cut = regions[next].start;
       std::erase_if(active, [&](uint32_t r) { return end_of(r) <= cut; });
@@ -478,40 +497,48 @@ class IndexBuilder::Replay {
       }
       uint64_t following = next < regions.size() ? regions[next].start : kForever;
       for (uint32_t r : active) following = std::min(following, end_of(r));
-      if (!active.empty()) {
-        if (active.size() == 1) {
-          out_.segments_.push_back({cut, active[0], 0});
-        } else {
-          std::vector<uint32_t> by_load = active;
-          std::sort(by_load.begin(), by_load.end(),
-                    [&](uint32_t x, uint32_t y) { return regions[x].loaded < regions[y].loaded; });
-          out_.segments_.push_back(
-              {cut, SymbolIndex::kMulti | static_cast<uint32_t>(out_.multi_.size()), 0});
-          out_.multi_.push_back(static_cast<uint32_t>(by_load.size()));
-          out_.multi_.insert(out_.multi_.end(), by_load.begin(), by_load.end());
+      if (active.size() == 1) {
+        SymbolIndex::Piece piece = regions[active[0]];
+        piece.back = static_cast<uint32_t>(cut - piece.start);
+        piece.start = cut;
+        out_.pieces_.push_back(piece);
+      } else if (!active.empty()) {
+        std::vector<uint32_t> by_load = active;
+        std::sort(by_load.begin(), by_load.end(),
+                  [&](uint32_t x, uint32_t y) { return regions[x].loaded < regions[y].loaded; });
+        out_.pieces_.push_back(
+            {cut, 0, 0, 0, 0, SymbolIndex::kMulti, static_cast<uint32_t>(out_.multi_.size())});
+        out_.multi_.push_back(static_cast<uint32_t>(by_load.size()));
+        for (uint32_t r : by_load) {
+          if (overlap_index[r] == kNone) {
+            overlap_index[r] = static_cast<uint32_t>(out_.overlaps_.size());
+            out_.overlaps_.push_back(regions[r]);
+          }
+          out_.multi_.push_back(overlap_index[r]);
         }
       }
       cut = following;
     }
-    const size_t count = out_.segments_.size();
+    const size_t count = out_.pieces_.size();
     if (count == 0) return;
-    out_.base_ = out_.segments_.front().start;
+    out_.base_ = out_.pieces_.front().start;
     out_.end_ = 0;
     for (uint32_t r = 0; r < regions.size(); ++r) out_.end_ = std::max(out_.end_, end_of(r));
-    // About two buckets per segment: a bucket holds a couple of segments where code is dense.
+    // About one bucket per piece: a lookup reads its bucket and then one piece or two.
     const uint64_t span = out_.end_ - out_.base_;
     unsigned shift = 4;
-    while (shift < 63 && (span >> shift) > 2 * count) ++shift;
+    while (shift < 63 && (span >> shift) > count) ++shift;
     out_.shift_ = shift;
     const uint64_t buckets = (span >> shift) + 1;
     out_.buckets_.resize(buckets + 1);
-    size_t segment = 0;
+    // Per bucket, the number of pieces that start before it (SymbolIndex::FindPiece).
+    size_t piece = 0;
     for (uint64_t b = 0; b < buckets; ++b) {
       const uint64_t low = out_.base_ + (b << shift);
-      while (segment + 1 < count && out_.segments_[segment + 1].start <= low) ++segment;
-      out_.buckets_[b] = static_cast<uint32_t>(segment);
+      while (piece < count && out_.pieces_[piece].start < low) ++piece;
+      out_.buckets_[b] = static_cast<uint32_t>(piece);
     }
-    out_.buckets_[buckets] = static_cast<uint32_t>(count - 1);
+    out_.buckets_[buckets] = static_cast<uint32_t>(count);
   }
 
   IndexBuilder& b_;

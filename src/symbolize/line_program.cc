@@ -123,6 +123,30 @@ uint32_t AppendStartRows(HugeVector<uint8_t>& out, StringId region_file,
   return Encode(out, region_file, rows);
 }
 
+uint32_t AppendRebased(HugeVector<uint8_t>& out, uint32_t program, uint32_t origin) {
+  thread_local std::vector<StartRow> rows;
+  rows.clear();
+  const uint8_t* p = out.data() + program;
+  const StringId region_file = FileFromCode(GetVarint(p));
+  uint64_t count = GetVarint(p);
+  if (count >= kCheckpointedRows) p += GetVarint(p) * sizeof(Checkpoint);
+  uint32_t offset = 0;
+  int64_t line = 0;
+  StringId file = kInheritFile;
+  while (count-- > 0) {
+    const uint64_t head = GetVarint(p);
+    offset += static_cast<uint32_t>(head >> 1);
+    const uint64_t zigzag = GetVarint(p);
+    line += static_cast<int64_t>(zigzag >> 1) ^ -static_cast<int64_t>(zigzag & 1);
+    if (head & 1) file = FileFromCode(GetVarint(p));
+    // The row in effect at `origin` becomes the first row; earlier rows describe code that is
+    // not part of the region any more.
+    if (offset <= origin) rows.clear();
+    rows.push_back({offset <= origin ? 0 : offset - origin, static_cast<uint32_t>(line), file});
+  }
+  return Encode(out, region_file, rows);
+}
+
 LineAt LookupLine(const uint8_t* p, uint64_t target) {
   const StringId region_file = FileFromCode(GetVarint(p));
   uint64_t count = GetVarint(p);

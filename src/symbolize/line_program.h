@@ -58,6 +58,10 @@ uint32_t AppendEndOffsetTable(HugeVector<uint8_t>& out, StringId region_file,
 uint32_t AppendStartRows(HugeVector<uint8_t>& out, StringId region_file,
                          std::vector<StartRow>& rows);
 
+// Appends a copy of the table at `program` for the code from `origin` on: offsets shift down by
+// `origin`, and the row in effect at `origin` starts the copy. Returns where it starts.
+uint32_t AppendRebased(HugeVector<uint8_t>& out, uint32_t program, uint32_t origin);
+
 // The line at `offset` bytes into the code described by the table at `program`.
 LineAt LookupLine(const uint8_t* program, uint64_t offset);
 // The file the region itself reported (kInheritFile: none).

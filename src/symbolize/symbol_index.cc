@@ -7,32 +7,34 @@
 
 namespace jitscope::symbolize {
 
-bool SymbolIndex::Covers(const Region& r, uint64_t address, uint64_t time) const {
-  return address - r.start < r.size && r.loaded <= time && time < r.invalidated;
+bool SymbolIndex::Covers(const Piece& r, uint64_t address, uint64_t time) {
+  return address - r.region_start() < r.size && r.loaded <= time && time < r.invalidated;
 }
 
-const SymbolIndex::Segment* SymbolIndex::FindSegment(uint64_t address) const {
+const SymbolIndex::Piece* SymbolIndex::FindPiece(uint64_t address) const {
   if (address < base_ || address >= end_) return nullptr;
+  // The candidates: the last piece that starts before the bucket, and those starting in it.
+  // Usually there is one of them or two, and the search reads one.
   const uint64_t bucket = (address - base_) >> shift_;
-  return std::upper_bound(segments_.data() + buckets_[bucket],
-                          segments_.data() + buckets_[bucket + 1] + 1, address,
-                          [](uint64_t a, const Segment& s) { return a < s.start; }) -
+  const uint32_t first = buckets_[bucket];
+  return std::upper_bound(pieces_.data() + (first == 0 ? 0 : first - 1),
+                          pieces_.data() + buckets_[bucket + 1], address,
+                          [](uint64_t a, const Piece& p) { return a < p.start; }) -
          1;
 }
 
-const SymbolIndex::Region* SymbolIndex::PickRegion(const Segment* segment, uint64_t address,
-                                                   uint64_t time) const {
-  if (segment == nullptr) return nullptr;
-  if (!(segment->regions & kMulti)) {
-    const Region& r = regions_[segment->regions];
-    if (time == kLatest) return address - r.start < r.size ? &r : nullptr;
-    return Covers(r, address, time) ? &r : nullptr;
+const SymbolIndex::Piece* SymbolIndex::PickRegion(const Piece* piece, uint64_t address,
+                                                  uint64_t time) const {
+  if (piece == nullptr) return nullptr;
+  if (!(piece->method & kMulti)) {
+    if (time == kLatest) return address - piece->region_start() < piece->size ? piece : nullptr;
+    return Covers(*piece, address, time) ? piece : nullptr;
   }
-  // Several regions covered this segment over time; they are in load order.
-  const uint32_t* list = multi_.data() + (segment->regions & ~kMulti);
-  const Region* found = nullptr;
+  // Several regions covered this piece over time; they are in load order.
+  const uint32_t* list = multi_.data() + piece->program;
+  const Piece* found = nullptr;
   for (uint32_t i = 1; i <= list[0]; ++i) {
-    const Region& r = regions_[list[i]];
+    const Piece& r = overlaps_[list[i]];
     if (time == kLatest ? address - r.start < r.size : Covers(r, address, time)) found = &r;
   }
   return found;
@@ -42,13 +44,21 @@ std::string_view SymbolIndex::ModuleName(uint32_t module) const {
   return module == kNoModule ? std::string_view() : strings_.Get(modules_[module]);
 }
 
+uint64_t SymbolIndex::MethodId(uint32_t method) const {
+  const Method& m = methods_[method];
+  if (!(m.name_size & kWideId)) return m.id;
+  return std::lower_bound(wide_ids_.begin(), wide_ids_.end(),
+                          std::pair<uint32_t, uint64_t>{method, 0})
+      ->second;
+}
+
 Frame SymbolIndex::MakeFrame(uint32_t method, uint32_t program, uint64_t offset, bool inlined,
                              std::string_view fallback_module) const {
   const Method& m = methods_[method];
   const LineAt at = LookupLine(programs_.data() + program, offset);
   Frame frame;
-  frame.name = strings_.Slice(m.name_offset, m.name_size & ~kHasId);
-  if (m.name_size & kHasId) frame.method_id = m.id;
+  frame.name = strings_.Slice(m.name_offset, m.name_size & kNameSizeMask);
+  if (m.name_size & kHasId) frame.method_id = MethodId(method);
   frame.module = m.module == kNoModule ? fallback_module : ModuleName(m.module);
   frame.file = strings_.Get(at.file == kInheritFile ? m.file : at.file);
   frame.line = at.line;
@@ -59,28 +69,31 @@ Frame SymbolIndex::MakeFrame(uint32_t method, uint32_t program, uint64_t offset,
 bool SymbolIndex::Resolve(uint64_t address, uint64_t time, Resolution& out) const {
   out.frames.clear();
   out.region = {};
-  const Region* r = PickRegion(FindSegment(address), address, time);
+  const Piece* r = PickRegion(FindPiece(address), address, time);
   if (r == nullptr) return false;
-  out.region = {r->start, r->size, r->loaded};
+  out.region = {r->region_start(), r->size, r->loaded};
   AppendFrames(*r, address, out.frames);
   return true;
 }
 
-void SymbolIndex::AppendFrames(const Region& region, uint64_t address,
-                               std::vector<Frame>& frames) const {
-  const Region* r = &region;
+void SymbolIndex::AppendFrames(const Piece& r, uint64_t address, std::vector<Frame>& frames) const {
   const size_t first = frames.size();
-  const uint32_t method = r->method & ~kHasInlines;
+  const uint32_t method = r.method & kMethodMask;
+  const uint64_t start = r.region_start();
   const std::string_view module = ModuleName(methods_[method].module);
-  if (r->method & kHasInlines) {
+  if (r.method & kHasInlines) {
     // Walk down from the top-level method: at each level, the inline region of the current
     // parent that contains the address (siblings never overlap: seeds, "Exploring Inline
     // Functions"). The frames come out outermost first and are reversed below.
-    const auto root = static_cast<uint32_t>(r - regions_.data());
-    auto lo = std::lower_bound(inlines_.begin(), inlines_.end(), root,
-                               [](const InlineRegion& in, uint32_t v) { return in.root < v; });
-    auto hi = std::upper_bound(lo, inlines_.end(), root,
-                               [](uint32_t v, const InlineRegion& in) { return v < in.root; });
+    auto root_less = [](const InlineRegion& in, std::pair<uint64_t, uint64_t> root) {
+      return std::pair(in.root_start, in.root_loaded) < root;
+    };
+    auto less_root = [](std::pair<uint64_t, uint64_t> root, const InlineRegion& in) {
+      return root < std::pair(in.root_start, in.root_loaded);
+    };
+    const std::pair root(start, r.loaded);
+    auto lo = std::lower_bound(inlines_.begin(), inlines_.end(), root, root_less);
+    auto hi = std::upper_bound(lo, inlines_.end(), root, less_root);
     uint32_t parent = method;
     const InlineRegion* current = nullptr;
     for (size_t depth = 0; depth < static_cast<size_t>(hi - lo); ++depth) {
@@ -101,47 +114,54 @@ void SymbolIndex::AppendFrames(const Region& region, uint64_t address,
     }
     std::reverse(frames.begin() + first, frames.end());
   }
-  frames.push_back(MakeFrame(method, r->program, address - r->start + r->origin, false, module));
+  frames.push_back(MakeFrame(method, r.program, address - start, false, module));
 }
 
 void SymbolIndex::ResolveBatch(std::span<const Query> queries, BatchResolution& out) const {
   out.frames.clear();
   out.frame_begin.assign(1, 0);
   out.regions.clear();
-  // Stage by stage over a group of queries: each stage prefetches what the next one reads.
-  constexpr size_t kGroup = 16;
-  const Segment* segments[kGroup];
-  const Region* regions[kGroup];
-  for (size_t base = 0; base < queries.size(); base += kGroup) {
-    const size_t n = std::min(kGroup, queries.size() - base);
-    const Query* q = queries.data() + base;
-    for (size_t i = 0; i < n; ++i) {
-      if (q[i].address >= base_ && q[i].address < end_) {
-        __builtin_prefetch(&buckets_[(q[i].address - base_) >> shift_]);
+  out.regions.reserve(queries.size());
+  // A software pipeline of four stages, kLag queries apart: while query i's bucket is being
+  // fetched, query i - kLag's piece is, query i - 2 * kLag finds its region and fetches its
+  // method and line table, and query i - 3 * kLag gives its frames. Every stage prefetches what
+  // the next one reads, so a dozen cache misses are in flight at once instead of one lookup's
+  // misses following each other.
+  constexpr size_t kLag = 8;
+  constexpr size_t kRing = 4 * kLag;  // a power of two, more than kLag
+  const Piece* found[kRing];
+  const size_t n = queries.size();
+  auto bucket_of = [this](uint64_t address) { return (address - base_) >> shift_; };
+  auto in_range = [this](uint64_t address) { return address >= base_ && address < end_; };
+  for (size_t step = 0; step < n + 3 * kLag; ++step) {
+    if (step < n && in_range(queries[step].address)) {
+      __builtin_prefetch(&buckets_[bucket_of(queries[step].address)]);
+    }
+    if (step >= kLag && step - kLag < n) {
+      const uint64_t address = queries[step - kLag].address;
+      if (in_range(address)) {
+        // The likeliest answer: the last piece that starts before the next bucket.
+        const Piece* candidate = pieces_.data() + buckets_[bucket_of(address) + 1] - 1;
+        __builtin_prefetch(candidate);
+        __builtin_prefetch(reinterpret_cast<const char*>(candidate + 1) - 1);
       }
     }
-    for (size_t i = 0; i < n; ++i) {
-      if (q[i].address >= base_ && q[i].address < end_) {
-        __builtin_prefetch(&segments_[buckets_[(q[i].address - base_) >> shift_]]);
+    if (step >= 2 * kLag && step - 2 * kLag < n) {
+      const Query& q = queries[step - 2 * kLag];
+      const Piece* r = PickRegion(FindPiece(q.address), q.address, q.time);
+      found[(step - 2 * kLag) % kRing] = r;
+      if (r != nullptr) {
+        __builtin_prefetch(&methods_[r->method & kMethodMask]);
+        __builtin_prefetch(programs_.data() + r->program);
+        __builtin_prefetch(programs_.data() + r->program + 32);  // tables are ~35 bytes
       }
     }
-    for (size_t i = 0; i < n; ++i) {
-      segments[i] = FindSegment(q[i].address);
-      if (segments[i] != nullptr && !(segments[i]->regions & kMulti)) {
-        __builtin_prefetch(&regions_[segments[i]->regions]);
-      }
-    }
-    for (size_t i = 0; i < n; ++i) {
-      regions[i] = PickRegion(segments[i], q[i].address, q[i].time);
-      if (regions[i] != nullptr) {
-        __builtin_prefetch(&methods_[regions[i]->method & ~kHasInlines]);
-        __builtin_prefetch(programs_.data() + regions[i]->program);
-      }
-    }
-    for (size_t i = 0; i < n; ++i) {
-      const Region* r = regions[i];
-      out.regions.push_back(r ? MatchedRegion{r->start, r->size, r->loaded} : MatchedRegion{});
-      if (r != nullptr) AppendFrames(*r, q[i].address, out.frames);
+    if (step >= 3 * kLag) {
+      const size_t i = step - 3 * kLag;
+      const Piece* r = found[i % kRing];
+      out.regions.push_back(r ? MatchedRegion{r->region_start(), r->size, r->loaded}
+                              : MatchedRegion{});
+      if (r != nullptr) AppendFrames(*r, queries[i].address, out.frames);
       out.frame_begin.push_back(static_cast<uint32_t>(out.frames.size()));
     }
   }
@@ -149,11 +169,12 @@ void SymbolIndex::ResolveBatch(std::span<const Query> queries, BatchResolution& 
 
 IndexMemory SymbolIndex::Memory() const {
   IndexMemory m;
-  m.regions = regions_.capacity() * sizeof(Region);
-  m.segments = segments_.capacity() * sizeof(Segment) + multi_.capacity() * sizeof(uint32_t);
+  m.pieces = pieces_.capacity() * sizeof(Piece) + multi_.capacity() * sizeof(uint32_t) +
+             overlaps_.capacity() * sizeof(Piece);
   m.buckets = buckets_.capacity() * sizeof(uint32_t);
   m.inlines = inlines_.capacity() * sizeof(InlineRegion);
-  m.methods = methods_.capacity() * sizeof(Method) + modules_.capacity() * sizeof(StringId);
+  m.methods = methods_.capacity() * sizeof(Method) + modules_.capacity() * sizeof(StringId) +
+              wide_ids_.capacity() * sizeof(wide_ids_[0]);
   m.line_programs = programs_.capacity();
   m.strings = strings_.MemoryBytes();
   return m;

@@ -4,17 +4,23 @@
 // IndexBuilder (index_builder.h, which states the rules), then read-only and safe to query from
 // any number of threads.
 //
-// Layout (designed for 1,000,000 methods built in well under a second, tens of millions of
-// lookups per second and a few dozen bytes per method; figures in docs/performance.md):
-//  - Regions: the top-level code regions, each with its validity [loaded, invalidated), sorted by
-//    start address in one flat array. No per-method heap nodes anywhere.
-//  - Segments: the address space cut at every region boundary; each segment lists the regions
-//    that cover it over time (almost always exactly one, stored inline in a 32-bit word).
-//  - Buckets: a direct table from (address - base) >> shift to the first candidate segment, so
-//    a lookup reads one bucket, binary-searches a handful of segment starts and checks a region.
-//  - Inline regions: sorted by their top-level region, consulted only for regions that have any.
-//  - Methods and modules hold interned string ids (string_table.h); line tables are compact
-//    byte programs (line_program.h).
+// Layout (designed for 1,000,000 methods built in about a second, ten million lookups a second
+// and at most 64 bytes per method besides strings and line tables; figures in
+// docs/performance.md). A lookup follows three dependent reads: bucket → piece → (method, line
+// table), the last two independent of each other.
+//  - Pieces: the address space cut at every region boundary, sorted by start in one flat array.
+//    A piece covered by one region over all time (the usual case) holds that region whole —
+//    validity [loaded, invalidated), start, size, method, line table — so the lookup reads no
+//    separate region record. A piece covered by several regions over time (code overwritten in
+//    place) lists them, in load order, in multi_ → overlaps_. No per-method heap nodes anywhere.
+//  - Buckets: a direct table from (address - base) >> shift to the candidate pieces, about one
+//    bucket per piece, so a lookup reads one bucket and then, usually, one piece.
+//  - Inline regions: sorted by their top-level region (its start and load time), consulted only
+//    for regions that have any.
+//  - Methods hold the place of their name in the string arena and interned ids for the rest
+//    (string_table.h); line tables are compact byte programs (line_program.h). A region that
+//    continues part of older code (a partial METHOD_UPDATE) gets its line table re-based, so
+//    every line lookup starts at offset 0 of its region.
 #pragma once
 
 #include <cstdint>
@@ -67,11 +73,8 @@ struct BatchResolution {
 };
 
 struct IndexMemory {
-  size_t regions = 0, segments = 0, buckets = 0, inlines = 0, methods = 0, line_programs = 0,
-         strings = 0;
-  size_t total() const {
-    return regions + segments + buckets + inlines + methods + line_programs + strings;
-  }
+  size_t pieces = 0, buckets = 0, inlines = 0, methods = 0, line_programs = 0, strings = 0;
+  size_t total() const { return pieces + buckets + inlines + methods + line_programs + strings; }
 };
 
 class SymbolIndex {
@@ -89,7 +92,7 @@ class SymbolIndex {
   // overlap instead of following one another.
   void ResolveBatch(std::span<const Query> queries, BatchResolution& out) const;
 
-  size_t region_count() const { return regions_.size(); }
+  size_t region_count() const { return region_count_; }
   size_t inline_count() const { return inlines_.size(); }
   size_t method_count() const { return methods_.size(); }
   IndexMemory Memory() const;
@@ -102,65 +105,69 @@ class SymbolIndex {
  private:
   friend class IndexBuilder;
 
-  struct Region {
+  // One piece of the address space. For a piece covered by one region, that region: it starts
+  // `back` bytes before the piece and spans `size` bytes. For a kMulti piece only `start` and
+  // `program` (the place of its list in multi_) mean anything. In overlaps_, `start` is the
+  // region's own start and `back` is 0.
+  struct Piece {
     uint64_t start;
-    uint64_t loaded;
+    uint64_t loaded;       // time the code became valid
     uint64_t invalidated;  // kForever if never
+    uint32_t back;
     uint32_t size;
-    uint32_t method;   // kHasInlines set when inline regions belong to it
-    uint32_t program;  // line table
-    uint32_t origin;   // offset of `start` in the code the line table describes
+    uint32_t method;   // | kHasInlines when inline regions belong to the region, | kMulti
+    uint32_t program;  // the line table, or for kMulti the list: a count, then overlaps_ indices
+    uint64_t region_start() const { return start - back; }
   };
   static constexpr uint32_t kHasInlines = 0x80000000u;
+  static constexpr uint32_t kMulti = 0x40000000u;
+  static constexpr uint32_t kMethodMask = ~(kHasInlines | kMulti);
   struct InlineRegion {
     uint64_t start;
+    uint64_t root_start;  // the top-level region it belongs to: its start and load time
+    uint64_t root_loaded;
     uint32_t size;
     uint32_t method;
     uint32_t parent_method;
     uint32_t program;
-    uint32_t root;  // index of the top-level region
-    uint32_t reserved;
   };
   // The name is kept as its place in the string arena, not as a StringId, so a lookup reads no
-  // offset table for it (one cache miss less).
+  // offset table for it (one cache miss less). Method ids take 32 bits (Intel's are unsigned
+  // int); a wider one (a jitdump code_index past 2^32) is kept in wide_ids_.
   struct Method {
-    uint64_t id;
+    uint32_t id;
     uint32_t name_offset;
-    uint32_t name_size;  // kHasId set when the method has an id
+    uint32_t name_size;  // | kHasId when the method has an id, | kWideId when it is in wide_ids_
     StringId file;       // 0 ("") when none
     uint32_t module;     // index into modules_, kNoModule when none
   };
   static constexpr uint32_t kHasId = 0x80000000u;
+  static constexpr uint32_t kWideId = 0x40000000u;
+  static constexpr uint32_t kNameSizeMask = ~(kHasId | kWideId);
   static constexpr uint32_t kNoModule = UINT32_MAX;
-  // A segment: where it starts and which regions cover it, together in one cache line. `regions`
-  // is a region index, or (kMulti | index into multi_), where multi_ holds a count followed by
-  // that many region indices in load order.
-  struct Segment {
-    uint64_t start;
-    uint32_t regions;
-    uint32_t reserved;
-  };
-  static constexpr uint32_t kMulti = 0x80000000u;
 
-  // The steps of a lookup: bucket → segment → region (valid at the time) → frames.
-  const Segment* FindSegment(uint64_t address) const;
-  const Region* PickRegion(const Segment* segment, uint64_t address, uint64_t time) const;
-  void AppendFrames(const Region& region, uint64_t address, std::vector<Frame>& frames) const;
-  bool Covers(const Region& r, uint64_t address, uint64_t time) const;
+  // The steps of a lookup: bucket → piece → region (valid at the time) → frames.
+  const Piece* FindPiece(uint64_t address) const;
+  const Piece* PickRegion(const Piece* piece, uint64_t address, uint64_t time) const;
+  void AppendFrames(const Piece& region, uint64_t address, std::vector<Frame>& frames) const;
+  static bool Covers(const Piece& r, uint64_t address, uint64_t time);
   Frame MakeFrame(uint32_t method, uint32_t program, uint64_t offset, bool inlined,
                   std::string_view fallback_module) const;
   std::string_view ModuleName(uint32_t module) const;
+  uint64_t MethodId(uint32_t method) const;
 
-  HugeVector<Region> regions_;
-  HugeVector<Segment> segments_;
+  HugeVector<Piece> pieces_;
   std::vector<uint32_t> multi_;
-  HugeVector<uint32_t> buckets_;  // first candidate segment per bucket, plus a sentinel
-  uint64_t base_ = 0;             // lowest segment start
+  std::vector<Piece> overlaps_;
+  HugeVector<uint32_t> buckets_;  // per bucket: how many pieces start before it; a sentinel
+  uint64_t base_ = 0;             // lowest piece start
   uint64_t end_ = 0;              // highest region end
   unsigned shift_ = 0;
-  std::vector<InlineRegion> inlines_;  // sorted by (root, start)
+  size_t region_count_ = 0;
+  std::vector<InlineRegion> inlines_;  // sorted by (root_start, root_loaded, start)
   HugeVector<Method> methods_;
-  std::vector<StringId> modules_;  // display name of each module
+  std::vector<std::pair<uint32_t, uint64_t>> wide_ids_;  // (method, id), sorted by method
+  std::vector<StringId> modules_;                        // display name of each module
   HugeVector<uint8_t> programs_;
   StringTable strings_;
   std::vector<std::string> warnings_;

@@ -325,6 +325,68 @@ TEST(IndexRules, UpdateEndsTheUpdatedRange) {
   EXPECT_EQ(r.region.loaded, 10u);
 }
 
+// A partial METHOD_UPDATE of a method with a long line table (checkpointed: 300 rows): the part
+// after the updated range keeps every line of the original table, at its original offsets.
+TEST(IndexRules, TheCodeAfterAnUpdatedRangeKeepsItsLongLineTable) {
+  IndexBuilder b;
+  std::vector<trace::LineEntry> lines;
+  for (uint32_t i = 1; i <= 300; ++i) lines.push_back({4 * i, 1000 + i});
+  b.AddLoad(
+      Report({.time = 10, .id = 1, .name = "f", .address = 0x1000, .size = 1200, .lines = lines}));
+  b.AddUpdate(Report({.time = 20, .id = 1, .address = 0x1000 + 400, .size = 4, .lines = {{4, 7}}}));
+  const SymbolIndex index = std::move(b).Build();
+  // Offset 4k..4k+3 is line 1000 + k + 1 (end offsets); the update covers offsets 400..403.
+  ExpectAll(index, {{0x1000 + 401, 15, "f:1101"},
+                    {0x1000 + 401, 25, "f:7"},
+                    {0x1000 + 404, 25, "f:1102"},
+                    {0x1000 + 407, 25, "f:1102"},
+                    {0x1000 + 800, 25, "f:1201"},
+                    {0x1000 + 1199, 25, "f:1300"},
+                    {0x1000 + 3, 25, "f:1001"}});
+}
+
+// Code overwritten in its middle: the older code around the newer one still reports its whole
+// region (start, size, load time) and its lines, before and after the overwrite.
+TEST(IndexRules, CodeAroundAnOverwriteKeepsItsWholeRegion) {
+  IndexBuilder b;
+  b.AddLoad(Report({.time = 10,
+                    .id = 1,
+                    .name = "outer",
+                    .address = 0x100,
+                    .size = 0x40,
+                    .lines = {{0x10, 1}, {0x20, 2}, {0x40, 3}}}));
+  b.AddLoad(Report({.time = 20, .id = 2, .name = "new", .address = 0x110, .size = 0x10}));
+  const SymbolIndex index = std::move(b).Build();
+  ExpectAll(index, {{0x105, 15, "outer:1"},
+                    {0x115, 15, "outer:2"},
+                    {0x115, 25, "new"},
+                    {0x125, 15, "outer:3"},
+                    {0x125, 25, "-"},
+                    {0x125, kLatest, "outer:3"}});
+  Resolution r;
+  ASSERT_TRUE(index.Resolve(0x135, 15, r));
+  EXPECT_EQ(r.region.start, 0x100u);
+  EXPECT_EQ(r.region.size, 0x40u);
+  EXPECT_EQ(r.region.loaded, 10u);
+  EXPECT_EQ(index.region_count(), 2u);
+}
+
+// jitdump's code_index is 64 bits wide: ids past 2^32 come back whole.
+TEST(IndexRules, MethodIdsWiderThan32BitsComeBackWhole) {
+  IndexBuilder b;
+  const uint32_t space = b.NewIdSpace();
+  for (uint64_t id : {uint64_t{1} << 32, (uint64_t{1} << 40) + 5, uint64_t{9}}) {
+    CodeReport load =
+        Report({.time = 1, .id = id, .name = "m", .address = 0x100 * (id % 7 + 1), .size = 0x10});
+    load.id_space = space;
+    b.AddLoad(load);
+  }
+  const SymbolIndex index = std::move(b).Build();
+  ExpectAll(index,
+            {{0x500, 5, "m #4294967296"}, {0x100, 5, "m #1099511627781"}, {0x300, 5, "m #9"}},
+            true);
+}
+
 // METHOD_UPDATE_V2 changes code bytes, not symbols: a new version of the region from then on.
 TEST(IndexRules, RangeUpdateStartsANewVersion) {
   IndexBuilder b;
