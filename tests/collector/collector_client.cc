@@ -132,9 +132,11 @@ int Fork(int forks) {
   std::vector<std::thread> threads;
   for (unsigned t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
-      // Bounded, so that a child that never comes back cannot make the parent fill the disk.
-      for (unsigned i = 0; !stop.load() && i < 250000; ++i) {
-        Report(1 + t + 4 * i, code);
+      // Bounded, so that a child that never comes back cannot make the parent fill the disk,
+      // and below the children's ids (1000000 and up), which the test tells traces apart by:
+      // thread 3's 250000th id would be 1000000 itself.
+      for (unsigned id = 1 + t; !stop.load() && id < 1000000; id += 4) {
+        Report(id, code);
         reported.fetch_add(1);
       }
     });
