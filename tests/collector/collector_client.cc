@@ -29,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "../support/ack_loop.h"
 #include "jitprofiling.h"
 
 namespace {
@@ -53,40 +54,6 @@ void Report(unsigned id, char* code) {
     std::fprintf(stderr, "event %u refused\n", id);
     std::_Exit(3);
   }
-}
-
-[[noreturn]] void EndBy(const std::string& fault) {
-  if (fault == "segv") {
-    std::signal(SIGSEGV, SIG_DFL);  // not a sanitizer's handler: die as a plain process would
-    *static_cast<volatile int*>(nullptr) = 1;
-  } else if (fault == "abort") {
-    std::signal(SIGABRT, SIG_DFL);
-    std::abort();
-  } else if (fault == "exit") {
-    _exit(0);
-  } else if (fault == "exec") {
-    const char* self = "/proc/self/exe";
-    execl(self, self, "after-exec", static_cast<char*>(nullptr));
-    std::perror("exec");
-  }
-  for (;;) pause();  // "kill": the parent ends us
-}
-
-[[noreturn]] void AckLoop(unsigned threads, const std::string& fault, unsigned delay_us) {
-  char* code = NewCode(8192);
-  std::atomic<bool> started{false};
-  auto worker = [code, threads, &started](unsigned first) {
-    for (unsigned id = first;; id += threads) {
-      Report(id, code);
-      // The ack: written only after Notify returned.
-      if (write(STDOUT_FILENO, &id, sizeof(id)) != sizeof(id)) std::_Exit(4);
-      started.store(true, std::memory_order_relaxed);
-    }
-  };
-  for (unsigned t = 1; t <= threads; ++t) std::thread(worker, t).detach();
-  while (!started.load(std::memory_order_relaxed)) std::this_thread::yield();
-  std::this_thread::sleep_for(std::chrono::microseconds(delay_us));
-  EndBy(fault);
 }
 
 int Fill(unsigned count) {
@@ -132,9 +99,11 @@ int Fork(int forks) {
   std::vector<std::thread> threads;
   for (unsigned t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
-      // Bounded, so that a child that never comes back cannot make the parent fill the disk.
-      for (unsigned i = 0; !stop.load() && i < 250000; ++i) {
-        Report(1 + t + 4 * i, code);
+      // Bounded, so that a child that never comes back cannot make the parent fill the disk,
+      // and below the children's ids (1000000 and up), which the test tells traces apart by:
+      // thread 3's 250000th id would be 1000000 itself.
+      for (unsigned id = 1 + t; !stop.load() && id < 1000000; id += 4) {
+        Report(id, code);
         reported.fetch_add(1);
       }
     });
@@ -172,8 +141,8 @@ int main(int argc, char** argv) {
   alarm(120);
   const std::string mode = argc > 1 ? argv[1] : "";
   if (mode == "ack-loop") {
-    AckLoop(argc > 2 ? static_cast<unsigned>(std::atoi(argv[2])) : 2, argc > 3 ? argv[3] : "kill",
-            argc > 4 ? static_cast<unsigned>(std::atoi(argv[4])) : 0);
+    char* code = NewCode(8192);
+    jitscope::test_support::AckLoop(argc - 2, argv + 2, [code](uint32_t id) { Report(id, code); });
   }
   if (mode == "after-exec") return AfterExec();
   if (mode == "fill" && argc > 2) return Fill(static_cast<unsigned>(std::atoi(argv[2])));

@@ -4,7 +4,6 @@
 // which dlopen()s the real libjitscope-collector.so from INTEL_JIT_PROFILER64 (or the i386 one
 // from INTEL_JIT_PROFILER32); the trace is read back with the real `jitscope dump` or the trace
 // reader.
-#include <dirent.h>
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -12,42 +11,26 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <filesystem>
-#include <random>
 #include <set>
 #include <string>
-#include <thread>
+#include <string_view>
 #include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "../support/fault_runs.h"
+#include "../support/read_back.h"
 #include "../support/subprocess.h"
-#include "jitscope/base/files.h"
-#include "jitscope/formats/jitdump_reader.h"
-#include "jitscope/trace/reader.h"
 
 namespace jitscope {
 namespace {
 
 using test_support::RunProgram;
 using test_support::TempDir;
-
-std::vector<std::string> Traces(const std::string& dir) {
-  std::vector<std::string> traces;
-  if (DIR* d = ::opendir(dir.c_str())) {
-    while (dirent* e = ::readdir(d)) {
-      const std::string name = e->d_name;
-      if (name.size() > 4 && name.substr(name.size() - 4) == ".jsc")
-        traces.push_back(dir + "/" + name);
-    }
-    ::closedir(d);
-  }
-  std::sort(traces.begin(), traces.end());
-  return traces;
-}
+using test_support::TracesIn;
 
 std::map<std::string, std::string> CollectorEnv(const std::string& dir) {
   return {{"INTEL_JIT_PROFILER64", JITSCOPE_COLLECTOR},
@@ -66,7 +49,7 @@ void ExpectAllEventsTrace(const std::string& dir, const std::string& client,
   int pid = 0;
   ASSERT_EQ(std::sscanf(run.out.c_str(), "base=%llx pid=%d", &base, &pid), 2) << run.out;
 
-  const auto traces = Traces(dir);
+  const auto traces = TracesIn(dir);
   ASSERT_EQ(traces.size(), 1u) << run.err;
   EXPECT_EQ(traces[0], dir + "/jit-" + std::to_string(pid) + ".jsc");
   struct stat st {};
@@ -157,7 +140,7 @@ TEST(CollectorEndToEnd, BadConfigurationTurnsProfilingOffWithOneClearMessage) {
   env["JITSCOPE_FORMATS"] = "trace,vtune";
   auto client = RunProgram({JITSCOPE_ALL_EVENTS_CLIENT}, env);
   ASSERT_EQ(client.exit_code, 0);
-  EXPECT_TRUE(Traces(dir.path()).empty());
+  EXPECT_TRUE(TracesIn(dir.path()).empty());
   EXPECT_NE(client.err.find("]: JITSCOPE_FORMATS: unknown format 'vtune' (known: trace, jitdump, "
                             "perfmap); JIT profiling is off\n"),
             std::string::npos)
@@ -174,118 +157,55 @@ TEST(CollectorEndToEnd, BadConfigurationTurnsProfilingOffWithOneClearMessage) {
       << client.err;
 }
 
-// SIGKILL at random moments while two threads report: every event whose iJIT_NotifyEvent
-// returned (the client acks it only then) is in the trace, and the trace is not damaged.
-// The jitdumps a run left (the exec'd program's goes to a fallback directory, since perf needs
-// the name jit-<pid>.dump): each reads without error; their loads together.
-uint64_t JitdumpLoads(const std::string& dir) {
-  uint64_t loads = 0;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
-    const std::string name = entry.path().filename();
-    if (!name.starts_with("jit-") || !name.ends_with(".dump")) continue;
-    auto file = base::MappedFile::Open(entry.path());
-    EXPECT_TRUE(file.ok()) << file.status().message();
-    if (!file.ok()) continue;
-    auto dump = formats::ParseJitdump({file->data(), file->size()}, entry.path().string());
-    EXPECT_TRUE(dump.ok()) << dump.status().message();
-    if (!dump.ok()) continue;
-    EXPECT_TRUE(dump->error.ok()) << dump->error.message();
-    loads += dump->stats.code_loads;
-  }
-  return loads;
-}
-
-// A client with 4 reporting threads is ended by `fault` at a random moment, `runs` times: every
-// event whose iJIT_NotifyEvent returned (the client acks it on stdout afterwards) is in the
-// trace, the trace and the jitdump read without damage, and an exec'd program writes its own.
-// Sanitized builds run processes and forks several times slower: they repeat the faults fewer
-// times, to look for races; the unsanitized build repeats them to look for lost events.
-#ifdef JITSCOPE_SANITIZED_BUILD
-constexpr int kRepeatDivisor = 4;
-#else
-constexpr int kRepeatDivisor = 1;
-#endif
-
-void ExpectNoAcknowledgedEventLost(const std::string& fault, int expected_exit, int runs) {
-  runs /= kRepeatDivisor;
-  std::mt19937 random(12345);
-  for (int run = 0; run < runs; ++run) {
-    TempDir dir;
-    auto env = CollectorEnv(dir.path());
+// A client with 4 reporting threads is ended by `fault` at a random moment, `runs` times (a
+// quarter as many in sanitized builds): every event whose iJIT_NotifyEvent returned (the client
+// acks it on stdout afterwards) is in the trace, the trace and the jitdumps read without damage,
+// and an exec'd program writes its own trace (and jitdump, in a fallback directory: perf needs
+// the name jit-<pid>.dump) with all of its events.
+void ExpectNoAcknowledgedEventLost(const test_support::Fault& end) {
+  const auto env_for = [](const std::string& dir) {
+    auto env = CollectorEnv(dir);
     env["JITSCOPE_FORMATS"] = "trace,jitdump";
-    const std::string delay_us = std::to_string(random() % 30000);
-    test_support::Process client({JITSCOPE_CLIENT, "ack-loop", "4", fault, delay_us}, env);
-    ASSERT_GT(client.pid(), 0);
-    test_support::ProcessResult out;
-    if (fault == "kill") {
-      // Wait for the first acknowledgement (start-up time varies with load), then kill at a
-      // random moment while the threads are reporting.
-      char first_ack[4];
-      size_t have = 0;
-      while (have < sizeof(first_ack)) {
-        const ssize_t n = ::read(client.stdout_fd(), first_ack + have, sizeof(first_ack) - have);
-        ASSERT_GT(n, 0) << "run " << run << ": the client died before reporting anything";
-        have += static_cast<size_t>(n);
-      }
-      std::this_thread::sleep_for(std::chrono::microseconds(std::stoul(delay_us)));
-      ::kill(client.pid(), SIGKILL);
-      auto result = client.Wait();
-      result.out.insert(0, first_ack, sizeof(first_ack));
-      out = std::move(result);
-    } else {
-      out = client.Wait();
-    }
-    const auto& result = out;
-    ASSERT_EQ(result.exit_code, expected_exit) << fault << " run " << run << ": " << result.err;
-    std::set<uint32_t> acked;
-    for (size_t i = 0; i + 4 <= result.out.size(); i += 4) {
-      uint32_t id = 0;
-      std::memcpy(&id, result.out.data() + i, 4);
-      acked.insert(id);
-    }
-    ASSERT_FALSE(acked.empty()) << fault << " run " << run << ": nothing was acked";
-    const auto traces = Traces(dir.path());
-    ASSERT_EQ(traces.size(), fault == "exec" ? 2u : 1u) << fault << " run " << run;
-    std::set<uint32_t> recorded;
-    for (const std::string& path : traces) {
-      auto file = trace::TraceFile::Open(path);
-      ASSERT_TRUE(file.ok()) << file.status().message();
-      EXPECT_TRUE(file->trace().damage.ok()) << file->trace().damage.message();
-      std::set<uint32_t> ids;
-      for (const auto& record : file->trace().records) {
-        ids.insert(std::get<trace::CodeEvent>(record.event).method_id);
-      }
-      if (path.ends_with(".1.jsc")) {
-        // The exec'd program: its own trace (the pid's first name was taken), all of its events.
-        EXPECT_EQ(ids, (std::set<uint32_t>{1000000, 1000001, 1000002, 1000003, 1000004, 1000005,
-                                           1000006, 1000007, 1000008, 1000009}));
-        continue;
-      }
-      recorded = std::move(ids);
-    }
-    size_t missing = 0;
-    for (uint32_t id : acked) missing += recorded.count(id) == 0;
-    EXPECT_EQ(missing, 0u) << fault << " run " << run << ": " << acked.size() << " acked, "
-                           << recorded.size() << " recorded";
-    EXPECT_GE(JitdumpLoads(dir.path()), acked.size() + (fault == "exec" ? 10 : 0))
-        << fault << " run " << run;
-  }
+    return env;
+  };
+  const bool exec = std::string_view(end.name) == "exec";
+  test_support::ForEachFaultRun(
+      JITSCOPE_CLIENT, end, env_for, [&](const std::string& dir, const auto& run) {
+        const auto traces = TracesIn(dir);
+        ASSERT_EQ(traces.size(), exec ? 2u : 1u);
+        std::set<uint32_t> recorded;
+        for (const std::string& path : traces) {
+          std::set<uint32_t> ids = test_support::TraceMethodIds(path);
+          if (path.ends_with(".1.jsc")) {
+            // The exec'd program: its own trace (the pid's first name was taken), all of its
+            // events.
+            EXPECT_EQ(ids, (std::set<uint32_t>{1000000, 1000001, 1000002, 1000003, 1000004, 1000005,
+                                               1000006, 1000007, 1000008, 1000009}));
+            continue;
+          }
+          recorded = std::move(ids);
+        }
+        size_t missing = 0;
+        for (uint32_t id : run.acked) missing += recorded.count(id) == 0;
+        EXPECT_EQ(missing, 0u) << run.acked.size() << " acked, " << recorded.size() << " recorded";
+        EXPECT_GE(test_support::JitdumpCodeLoadsBelow(dir), run.acked.size() + (exec ? 10 : 0));
+      });
 }
 
 TEST(CollectorEndToEnd, SigkillLosesNoAcknowledgedEvent) {
-  ExpectNoAcknowledgedEventLost("kill", -SIGKILL, 20);
+  ExpectNoAcknowledgedEventLost(test_support::kSigkill);
 }
 TEST(CollectorEndToEnd, SigsegvLosesNoAcknowledgedEvent) {
-  ExpectNoAcknowledgedEventLost("segv", -SIGSEGV, 10);
+  ExpectNoAcknowledgedEventLost(test_support::kSigsegv);
 }
 TEST(CollectorEndToEnd, AbortLosesNoAcknowledgedEvent) {
-  ExpectNoAcknowledgedEventLost("abort", -SIGABRT, 10);
+  ExpectNoAcknowledgedEventLost(test_support::kAbort);
 }
 TEST(CollectorEndToEnd, ExitWithoutShutdownLosesNoAcknowledgedEvent) {
-  ExpectNoAcknowledgedEventLost("exit", 0, 10);
+  ExpectNoAcknowledgedEventLost(test_support::kExitWithoutShutdown);
 }
 TEST(CollectorEndToEnd, ExecLosesNoAcknowledgedEventAndTheNewProgramWritesItsOwnTrace) {
-  ExpectNoAcknowledgedEventLost("exec", 0, 10);
+  ExpectNoAcknowledgedEventLost(test_support::kExec);
 }
 
 // A small tmpfs mounted for one test, unmounted (lazily, so a file still open cannot stop it)
@@ -329,19 +249,6 @@ FillResult ParseFill(const std::string& out) {
   return r;
 }
 
-// The ids 1..N of the trace at `path`, read as the reader sees them after a full disk.
-std::set<uint32_t> TraceIds(const std::string& path) {
-  auto file = trace::TraceFile::Open(path);
-  EXPECT_TRUE(file.ok()) << file.status().message();
-  if (!file.ok()) return {};
-  EXPECT_TRUE(file->trace().damage.ok()) << file->trace().damage.message();
-  std::set<uint32_t> ids;
-  for (const auto& record : file->trace().records) {
-    ids.insert(std::get<trace::CodeEvent>(record.event).method_id);
-  }
-  return ids;
-}
-
 // The output directory fills up mid-run: the collector says so once, refuses every event from
 // then on (never accepting one after a refusal), the host runs to its end, and what was written
 // reads back whole — for the trace alone, and with the jitdump beside it (a sink that fails
@@ -365,9 +272,9 @@ TEST(CollectorEndToEnd, AFullDiskStopsRecordingCleanlyAndTheHostRunsOn) {
     EXPECT_GT(fill.refused, 0u);
     EXPECT_EQ(fill.accepted_after_refusal, 0u);
 
-    const auto traces = Traces(disk);
+    const auto traces = TracesIn(disk);
     ASSERT_EQ(traces.size(), 1u);
-    const std::set<uint32_t> ids = TraceIds(traces[0]);
+    const std::set<uint32_t> ids = test_support::TraceMethodIds(traces[0]);
     std::set<uint32_t> accepted;
     for (uint32_t id = 1; id <= fill.accepted; ++id) accepted.insert(id);
     const std::string log = test_support::ReadFile(env["JITSCOPE_LOG"]);
@@ -381,7 +288,7 @@ TEST(CollectorEndToEnd, AFullDiskStopsRecordingCleanlyAndTheHostRunsOn) {
           << log;
     } else {
       EXPECT_TRUE(std::includes(ids.begin(), ids.end(), accepted.begin(), accepted.end()));
-      EXPECT_GE(JitdumpLoads(disk), fill.accepted);
+      EXPECT_GE(test_support::JitdumpCodeLoadsBelow(disk), fill.accepted);
     }
   }
 }
@@ -390,25 +297,22 @@ TEST(CollectorEndToEnd, AFullDiskStopsRecordingCleanlyAndTheHostRunsOn) {
 // separate traces, and nobody deadlocks.
 TEST(CollectorEndToEnd, ForkedChildrenRecordIntoTheirOwnTraces) {
   TempDir dir;
-  constexpr int kForks = 100 / kRepeatDivisor;
+  constexpr int kForks = 100 / test_support::kFaultRepeatDivisor;
   auto client =
       RunProgram({JITSCOPE_CLIENT, "fork", std::to_string(kForks)}, CollectorEnv(dir.path()));
   ASSERT_EQ(client.exit_code, 0) << client.err;
   unsigned parent_count = 0;
   int children = 0;
   ASSERT_EQ(std::sscanf(client.out.c_str(), "parent=%u children=%d", &parent_count, &children), 2);
-  const auto traces = Traces(dir.path());
+  const auto traces = TracesIn(dir.path());
   ASSERT_EQ(traces.size(), static_cast<size_t>(kForks + 1));
   int child_traces = 0;
   for (const auto& path : traces) {
-    auto file = trace::TraceFile::Open(path);
-    ASSERT_TRUE(file.ok());
+    const auto file = test_support::OpenUndamagedTrace(path);
+    ASSERT_TRUE(file);
     const auto& t = file->trace();
-    EXPECT_TRUE(t.damage.ok());
     EXPECT_EQ(path, dir.path() + "/jit-" + std::to_string(t.header.pid) + ".jsc");
-    std::set<uint32_t> ids;
-    for (const auto& record : t.records)
-      ids.insert(std::get<trace::CodeEvent>(record.event).method_id);
+    const std::set<uint32_t> ids = test_support::MethodIds(t);
     EXPECT_EQ(ids.size(), t.records.size()) << path << " has duplicates";
     const bool is_child = !ids.empty() && *ids.begin() >= 1000000;
     if (is_child) {
