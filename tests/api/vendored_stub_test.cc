@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/i386_kernel.h"
 #include "../support/readme_example.h"
 #include "../support/subprocess.h"
 
@@ -85,6 +86,7 @@ TEST(VendoredStub, BuildsForI386AndReportsToThe32BitCollector) {
   VendoredTree tree;
   const std::string program = tree.Build({JITSCOPE_PLAIN_CC, "-m32"});
   ASSERT_FALSE(HasFailure());
+  if (!test_support::KernelRunsI386Programs()) GTEST_SKIP() << test_support::kNoI386Kernel;
   ExpectReadmeExampleSession(
       JITSCOPE_README, JITSCOPE_CLI, program,
       {{"INTEL_JIT_PROFILER32", JITSCOPE_LIB32_DIR "/libjitscope-collector.so"},

@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../support/fault_runs.h"
+#include "../support/i386_kernel.h"
 #include "../support/read_back.h"
 #include "../support/subprocess.h"
 
@@ -129,6 +130,7 @@ TEST(CollectorEndToEnd, I386ClientTraceReadsBackOnX86_64LikeA64BitOne) {
   ASSERT_EQ(build.exit_code, 0) << build.err;
   auto env = CollectorEnv(dir.path());
   env["INTEL_JIT_PROFILER32"] = JITSCOPE_LIB32_DIR "/libjitscope-collector.so";
+  if (!test_support::KernelRunsI386Programs()) GTEST_SKIP() << test_support::kNoI386Kernel;
   ExpectAllEventsTrace(dir.path(), client, env, 4);
 #endif
 }

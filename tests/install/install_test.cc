@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/i386_kernel.h"
 #include "../support/readme_example.h"
 #include "../support/subprocess.h"
 
@@ -74,6 +75,9 @@ class Installed : public ::testing::Test {
     ASSERT_EQ(build.exit_code, 0) << build.err;
     const std::string collector = PkgConfig(libdir, {"--variable=collector", "jitprofiling"});
     EXPECT_EQ(collector, pc_prefix + "/" + libdir + "/libjitscope-collector.so");
+    if (libdir == "lib32" && !test_support::KernelRunsI386Programs()) {
+      GTEST_SKIP() << test_support::kNoI386Kernel;
+    }
     // No LD_LIBRARY_PATH: the program starts only if it carries the stub (libjitprofiling.a)
     // rather than needing libjitprofiling.so from the scratch prefix.
     ExpectReadmeExampleSession(JITSCOPE_README, prefix() + "/bin/jitscope", source("my_jit"),
@@ -97,6 +101,11 @@ class Installed : public ::testing::Test {
     ASSERT_EQ(configured.exit_code, 0) << configured.out << configured.err;
     const ProcessResult built = RunProgram({JITSCOPE_CMAKE, "--build", source("build")});
     ASSERT_EQ(built.exit_code, 0) << built.out << built.err;
+    const bool i386 =
+        std::find(options.begin(), options.end(), "-DCMAKE_C_FLAGS=-m32") != options.end();
+    if (i386 && !test_support::KernelRunsI386Programs()) {
+      GTEST_SKIP() << test_support::kNoI386Kernel;
+    }
     ExpectReadmeExampleSession(JITSCOPE_README, prefix() + "/bin/jitscope", source("build/my_jit"),
                                collector_env);
   }

@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/i386_kernel.h"
 #include "../support/subprocess.h"
 
 namespace jitscope {
@@ -42,6 +43,7 @@ class Lib32Opagent : public ::testing::Test {
          "-I" JITSCOPE_SOURCE_DIR "/include", JITSCOPE_LIB32_CLIENT_SOURCE, "-L" JITSCOPE_LIB32_DIR,
          "-lopagent", "-Wl,-rpath," JITSCOPE_LIB32_DIR, "-o", client_});
     ASSERT_EQ(build.exit_code, 0) << build.err;
+    if (!test_support::KernelRunsI386Programs()) GTEST_SKIP() << test_support::kNoI386Kernel;
     const ProcessResult run = RunProgram({client_}, {{"JITSCOPE_OPAGENT_DIR", dir_.path()},
                                                      {"JITSCOPE_OUTPUT_DIR", dir_.path()},
                                                      {"JITSCOPE_LOG", dir_.path() + "/log"}});
