@@ -171,7 +171,7 @@ BENCHMARK(BM_LookupBatch)->Arg(0)->Arg(1);
 // one core, which bounds ResolveBatch).
 struct FloorTable {
   static constexpr size_t kLines = size_t{128} << 20 >> 6;
-  HugeVector<uint64_t> words = HugeVector<uint64_t>(kLines * 8);
+  base::HugeVector<uint64_t> words = base::HugeVector<uint64_t>(kLines * 8);
   FloorTable() {
     // One random cycle through every line, for the dependent chain.
     std::vector<uint32_t> order(kLines);

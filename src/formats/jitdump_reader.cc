@@ -1,6 +1,7 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "jitscope/formats/jitdump_reader.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -208,8 +209,9 @@ class Parser {
     }
     const bool mixed = plain && biased;
     const bool file_biased = biased || (!plain && first_at_bias);
-    std::vector<JitdumpLineEntry> kept;
-    kept.reserve(out_.lines.size());
+    // Compacted in place: each record's entries come after the previous record's, so the kept
+    // entries are never written past the ones still to be read.
+    size_t kept = 0;
     for (auto& r : out_.records) {
       bool table_biased = file_biased;
       if (mixed) {
@@ -220,20 +222,20 @@ class Parser {
         }
       }
       const uint64_t bias = table_biased ? kElfHeaderBias : 0;
-      const auto first = static_cast<uint32_t>(kept.size());
+      const auto first = static_cast<uint32_t>(kept);
       for (uint32_t i = 0; i < r.line_count; ++i) {
         JitdumpLineEntry e = out_.lines[r.first_line + i];
         e.address -= bias;
         if (e.address >= r.code_addr && e.address - r.code_addr < r.code_size) {
-          kept.push_back(e);
+          out_.lines[kept++] = e;
         } else {
           ++out_.stats.dropped_line_entries;
         }
       }
       r.first_line = first;
-      r.line_count = static_cast<uint32_t>(kept.size() - first);
+      r.line_count = static_cast<uint32_t>(kept - first);
     }
-    out_.lines = std::move(kept);
+    out_.lines.resize(kept);
     out_.stats.line_address_bias = file_biased && !mixed ? kElfHeaderBias : 0;
   }
 
@@ -287,6 +289,12 @@ base::StatusOr<ParsedJitdump> ParseJitdump(std::span<const uint8_t> bytes,
     return base::Status::Error("%.*s: offset 8: invalid jitdump header size %u", name_size,
                                file_name.data(), header_size);
   }
+  // Room for as many loads and line entries as the file could hold, capped: a large jitdump
+  // (Node's, with a million line entries) then fills its vectors without ever copying them, and
+  // the pages of room it never uses are never touched.
+  constexpr size_t kMaxReserved = size_t{1} << 24;
+  out.records.reserve(std::min<size_t>(bytes.size() / (sizeof(JitdumpCodeLoad) + 1), kMaxReserved));
+  out.lines.reserve(std::min<size_t>(bytes.size() / kMinDebugEntrySize, kMaxReserved));
   Parser parser(bytes, file_name, out.header.swapped, out);
   parser.ParseRecords(header_size);
   parser.Finish();

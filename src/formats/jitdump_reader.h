@@ -33,6 +33,7 @@
 #include <string_view>
 #include <vector>
 
+#include "jitscope/base/huge_page_allocator.h"
 #include "jitscope/base/status.h"
 
 namespace jitscope::formats {
@@ -88,8 +89,10 @@ struct JitdumpStats {
 
 struct ParsedJitdump {
   JitdumpFileHeader header;
-  std::vector<JitdumpRecord> records;
-  std::vector<JitdumpLineEntry> lines;
+  // On huge pages: Node's jitdumps hold a million loads and line entries, and touching their
+  // memory 4 KiB at a time costs more than parsing them.
+  base::HugeVector<JitdumpRecord> records;
+  base::HugeVector<JitdumpLineEntry> lines;
   JitdumpStats stats;
   base::Status error;  // the first malformed record ("FILE: offset N: ..."); OK if none
 };

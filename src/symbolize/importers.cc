@@ -100,12 +100,12 @@ void ImportTrace(const trace::ParsedTrace& trace, IndexBuilder& builder) {
 namespace {
 
 // A record's line entries, as the builder takes them.
-template <typename Entry>
-std::span<const AddressLine> Lines(const std::vector<Entry>& entries, uint32_t first,
-                                   uint32_t count, std::vector<AddressLine>& out) {
+template <typename Entries>
+std::span<const AddressLine> Lines(const Entries& entries, uint32_t first, uint32_t count,
+                                   std::vector<AddressLine>& out) {
   out.clear();
   for (uint32_t i = 0; i < count; ++i) {
-    const Entry& e = entries[first + i];
+    const auto& e = entries[first + i];
     out.push_back({e.address, e.line, e.file});
   }
   return out;

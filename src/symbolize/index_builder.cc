@@ -438,7 +438,7 @@ class IndexBuilder::Replay {
           Format("%zu inline region(s) never found their parent's code and are ignored", orphans));
     }
     // Regions that were never valid (ended at their own load time) can never match.
-    HugeVector<uint32_t> order;
+    base::HugeVector<uint32_t> order;
     order.reserve(regions_.size());
     for (uint32_t i = 0; i < regions_.size(); ++i) {
       if (regions_[i].loaded < regions_[i].invalidated) order.push_back(i);
@@ -451,8 +451,8 @@ class IndexBuilder::Replay {
     if (!std::is_sorted(order.begin(), order.end(), by_start)) {
       std::sort(order.begin(), order.end(), by_start);
     }
-    HugeVector<uint32_t> remap(regions_.size(), kNone);
-    HugeVector<SymbolIndex::Piece> regions(order.size());
+    base::HugeVector<uint32_t> remap(regions_.size(), kNone);
+    base::HugeVector<SymbolIndex::Piece> regions(order.size());
     std::map<std::pair<uint32_t, uint32_t>, uint32_t> rebased;  // (program, origin) → copy
     for (uint32_t i = 0; i < order.size(); ++i) {
       const Region& r = regions_[order[i]];
@@ -482,7 +482,7 @@ class IndexBuilder::Replay {
 
   // Cuts the address space at every region boundary; each piece holds the region covering it,
   // or lists the regions that covered it over time.
-  void LayoutPieces(const HugeVector<SymbolIndex::Piece>& regions) {
+  void LayoutPieces(const base::HugeVector<SymbolIndex::Piece>& regions) {
     auto end_of = [&](uint32_t r) { return regions[r].start + regions[r].size; };
     std::vector<uint32_t> active;
     std::vector<uint32_t> overlap_index(regions.size(), kNone);
@@ -543,7 +543,7 @@ class IndexBuilder::Replay {
 
   IndexBuilder& b_;
   SymbolIndex& out_;
-  HugeVector<Region> regions_;
+  base::HugeVector<Region> regions_;
   std::vector<Inline> inlines_;
   std::map<uint64_t, uint32_t> live_;    // start → region, the valid top-level regions
   std::vector<uint32_t> method_head_;    // latest region of each method (list via next_of_method)

@@ -140,12 +140,12 @@ class IndexBuilder {
   CodeArch native_arch_;
   uint32_t next_space_ = 1;
   StringTable strings_;
-  HugeVector<uint8_t> programs_;
-  HugeVector<Report> reports_;
+  base::HugeVector<uint8_t> programs_;
+  base::HugeVector<Report> reports_;
   std::vector<Plain> plain_;
-  HugeVector<Op> ops_;
-  HugeVector<uint64_t> method_ids_;  // per method: its id (if it has one)
-  HugeVector<uint8_t> method_has_id_;
+  base::HugeVector<Op> ops_;
+  base::HugeVector<uint64_t> method_ids_;  // per method: its id (if it has one)
+  base::HugeVector<uint8_t> method_has_id_;
   // (id space, method id) → method index, open addressing: no heap node per method.
   struct KeySlot {
     uint64_t id = 0;

@@ -42,7 +42,8 @@ constexpr size_t kCheckpointEvery = 64;
 constexpr size_t kCheckpointedRows = 2 * kCheckpointEvery;
 
 // Rows must be sorted by offset with no repeated offsets.
-uint32_t Encode(HugeVector<uint8_t>& out, StringId region_file, std::span<const StartRow> rows) {
+uint32_t Encode(base::HugeVector<uint8_t>& out, StringId region_file,
+                std::span<const StartRow> rows) {
   constexpr size_t kMaxVarint = 10;
   // One before every kCheckpointEvery-th row but the first.
   const size_t checkpoints =
@@ -85,7 +86,7 @@ uint32_t Encode(HugeVector<uint8_t>& out, StringId region_file, std::span<const 
 
 }  // namespace
 
-uint32_t AppendEndOffsetTable(HugeVector<uint8_t>& out, StringId region_file,
+uint32_t AppendEndOffsetTable(base::HugeVector<uint8_t>& out, StringId region_file,
                               std::span<const trace::LineEntry> entries) {
   // Scratch space reused across calls: a table per method must not cost allocations.
   thread_local std::vector<trace::LineEntry> sorted;
@@ -108,7 +109,7 @@ uint32_t AppendEndOffsetTable(HugeVector<uint8_t>& out, StringId region_file,
   return Encode(out, region_file, rows);
 }
 
-uint32_t AppendStartRows(HugeVector<uint8_t>& out, StringId region_file,
+uint32_t AppendStartRows(base::HugeVector<uint8_t>& out, StringId region_file,
                          std::vector<StartRow>& rows) {
   auto by_offset = [](const auto& a, const auto& b) { return a.offset < b.offset; };
   if (!std::is_sorted(rows.begin(), rows.end(), by_offset)) {
@@ -123,7 +124,7 @@ uint32_t AppendStartRows(HugeVector<uint8_t>& out, StringId region_file,
   return Encode(out, region_file, rows);
 }
 
-uint32_t AppendRebased(HugeVector<uint8_t>& out, uint32_t program, uint32_t origin) {
+uint32_t AppendRebased(base::HugeVector<uint8_t>& out, uint32_t program, uint32_t origin) {
   thread_local std::vector<StartRow> rows;
   rows.clear();
   const uint8_t* p = out.data() + program;

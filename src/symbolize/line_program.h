@@ -31,7 +31,7 @@
 #include <span>
 #include <vector>
 
-#include "jitscope/symbolize/huge_page_allocator.h"
+#include "jitscope/base/huge_page_allocator.h"
 #include "jitscope/symbolize/string_table.h"
 #include "jitscope/trace/format.h"
 
@@ -52,15 +52,15 @@ struct LineAt {
 };
 
 // Appends the encoded table to `out` and returns where it starts.
-uint32_t AppendEndOffsetTable(HugeVector<uint8_t>& out, StringId region_file,
+uint32_t AppendEndOffsetTable(base::HugeVector<uint8_t>& out, StringId region_file,
                               std::span<const trace::LineEntry> entries);
 // `rows` are sorted here (stably, by offset); rows repeating an offset are dropped.
-uint32_t AppendStartRows(HugeVector<uint8_t>& out, StringId region_file,
+uint32_t AppendStartRows(base::HugeVector<uint8_t>& out, StringId region_file,
                          std::vector<StartRow>& rows);
 
 // Appends a copy of the table at `program` for the code from `origin` on: offsets shift down by
 // `origin`, and the row in effect at `origin` starts the copy. Returns where it starts.
-uint32_t AppendRebased(HugeVector<uint8_t>& out, uint32_t program, uint32_t origin);
+uint32_t AppendRebased(base::HugeVector<uint8_t>& out, uint32_t program, uint32_t origin);
 
 // The line at `offset` bytes into the code described by the table at `program`.
 LineAt LookupLine(const uint8_t* program, uint64_t offset);

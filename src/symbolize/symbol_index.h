@@ -30,7 +30,7 @@
 #include <string_view>
 #include <vector>
 
-#include "jitscope/symbolize/huge_page_allocator.h"
+#include "jitscope/base/huge_page_allocator.h"
 #include "jitscope/symbolize/string_table.h"
 
 namespace jitscope::symbolize {
@@ -156,19 +156,19 @@ class SymbolIndex {
   std::string_view ModuleName(uint32_t module) const;
   uint64_t MethodId(uint32_t method) const;
 
-  HugeVector<Piece> pieces_;
+  base::HugeVector<Piece> pieces_;
   std::vector<uint32_t> multi_;
   std::vector<Piece> overlaps_;
-  HugeVector<uint32_t> buckets_;  // per bucket: how many pieces start before it; a sentinel
-  uint64_t base_ = 0;             // lowest piece start
-  uint64_t end_ = 0;              // highest region end
+  base::HugeVector<uint32_t> buckets_;  // per bucket: how many pieces start before it; a sentinel
+  uint64_t base_ = 0;                   // lowest piece start
+  uint64_t end_ = 0;                    // highest region end
   unsigned shift_ = 0;
   size_t region_count_ = 0;
   std::vector<InlineRegion> inlines_;  // sorted by (root_start, root_loaded, start)
-  HugeVector<Method> methods_;
+  base::HugeVector<Method> methods_;
   std::vector<std::pair<uint32_t, uint64_t>> wide_ids_;  // (method, id), sorted by method
   std::vector<StringId> modules_;                        // display name of each module
-  HugeVector<uint8_t> programs_;
+  base::HugeVector<uint8_t> programs_;
   StringTable strings_;
   std::vector<std::string> warnings_;
   uint64_t warning_count_ = 0;
