@@ -12,7 +12,8 @@
 //    symbols__find does (perf's one-entry last-lookup cache never hits on random addresses).
 //    std::map is a red-black tree like the kernel's rb_root, with the same node-per-symbol layout.
 //  - BM_BuildFromPerfMap: jitscope reading the same perf map text and building its index.
-// bench/symbolize/run.sh runs it and bench/symbolize/perf_report_compare.sh times the real
+// docs/performance.md gives the command that runs it (bench/compare runs it too, for its table of
+// the earlier issues' microbenchmarks); bench/symbolize/perf_report_compare.sh times the real
 // `perf report`; docs/performance.md has the figures.
 #include <algorithm>
 #include <cstdio>

@@ -189,9 +189,10 @@ TEST(ReportReuseTest, ReusedAddressesNameWhatWasThereAtTheTime) {
 TEST_F(ReportE2eTest, AnInlinedCalleeIsAnInlineFrameUnderItsCaller) {
   const uint32_t step_line = LineWith(INLINE_PROGRAM, "# STEP");
   const uint32_t call_line = LineWith(INLINE_PROGRAM, "# CALL");
-  uint64_t inlined = 0;
+  uint64_t inlined = 0, in_jit_code = 0;
   const Profile with = Build(Inline());
   for (const Stack& stack : with.stacks) {
+    if (with.locations[stack.frames[0]].kind == FrameKind::kJit) in_jit_code += stack.samples;
     if (stack.frames.size() < 2) continue;
     const Location& leaf = with.locations[stack.frames[0]];
     const Location& caller = with.locations[stack.frames[1]];
@@ -205,7 +206,10 @@ TEST_F(ReportE2eTest, AnInlinedCalleeIsAnInlineFrameUnderItsCaller) {
       inlined += stack.samples;
     }
   }
-  EXPECT_GT(inlined * 2, with.total_samples) << "most samples should be in step inlined into walk";
+  // Of the samples in JIT code: the run is short, and the rest of it (start-up, the kernel's page
+  // faults, a sanitizer's leak scan at exit) varies with the build and the machine.
+  EXPECT_GE(in_jit_code, 20u) << "too few samples in JIT code to say anything";
+  EXPECT_GT(inlined * 2, in_jit_code) << "most JIT samples should be in step inlined into walk";
 
   // --no-inline: the same samples, charged to walk at the call's line.
   const Profile without = Build(Inline(), false);
