@@ -37,7 +37,7 @@ TEST(JitvmRecordTest, SamplesLandInJitCodeLoadedBeforeThem) {
   test_support::TempDir tmp;
   const std::string dir = tmp.path() + "/session";
   auto result = test_support::RunProgram(
-      {JITSCOPE_CLI, "record", "-o", dir, "--", JITVM, JITVM_PROGRAMS "/hotspot.jv", "1000"});
+      {JITSCOPE_CLI, "record", "-o", dir, "--", JITVM, JITVM_PROGRAMS "/hotspot.jv", "3000"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
 
   const std::string trace_path = FindTrace(dir);
@@ -54,8 +54,12 @@ TEST(JitvmRecordTest, SamplesLandInJitCodeLoadedBeforeThem) {
 
   base::StatusOr<SampleData> data = ReadSamplesFile(dir + "/" + kSamplesFileName);
   ASSERT_TRUE(data.ok()) << data.status().message();
+  // Of the samples in user space: the kernel's share (page faults, which cost a lot on some
+  // virtual machines) and a sanitizer's start-up and leak scan vary with the build and machine;
+  // JIT code runs uninstrumented, so a long enough run is mostly JIT code in every build.
   size_t total = 0, in_jit = 0;
   for (const Sample& sample : data->samples) {
+    if (sample.ip >= 0xffff800000000000ull) continue;
     ++total;
     for (const Region& region : regions) {
       if (sample.ip >= region.start && sample.ip < region.end &&
@@ -66,7 +70,7 @@ TEST(JitvmRecordTest, SamplesLandInJitCodeLoadedBeforeThem) {
     }
   }
   ASSERT_GT(total, 100u);
-  EXPECT_GT(in_jit * 2, total) << in_jit << " of " << total << " samples in JIT code";
+  EXPECT_GT(in_jit * 2, total) << in_jit << " of " << total << " user-space samples in JIT code";
 }
 
 }  // namespace
