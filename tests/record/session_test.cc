@@ -7,6 +7,10 @@
 
 #include <algorithm>
 #include <climits>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -115,12 +119,32 @@ TEST(RecordSessionTest, ConfiguresTheCollectorInTheCommandsEnvironment) {
                             (collector32.ok() ? *collector32 : std::string()) + "\n");
 }
 
+// CPU time (user + system, in clock ticks) of the first child of `pid`, 0 while it has none.
+long ChildCpuTicks(pid_t pid) {
+  std::ifstream children("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) +
+                         "/children");
+  pid_t child = 0;
+  if (!(children >> child)) return 0;
+  std::ifstream stat("/proc/" + std::to_string(child) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  // Fields 14 and 15 (utime, stime) follow the command name, which ends at the last ')'.
+  std::istringstream fields(text.substr(text.rfind(')') + 2));
+  std::string field;
+  long utime = 0, stime = 0;
+  for (int i = 3; i <= 13; ++i) fields >> field;  // state … cmajflt
+  fields >> utime >> stime;
+  return utime + stime;
+}
+
 TEST(RecordSessionTest, ForwardsSigtermAndKeepsTheSession) {
   TempDir tmp;
   const std::string dir = tmp.path() + "/session";
   test_support::Process process(
       {JITSCOPE_CLI, "record", "-o", dir, "--", "/bin/sh", "-c", "while :; do :; done"}, {});
-  ::usleep(300 * 1000);
+  // Until the command has run for 0.2 s of CPU time (however busy the machine), at most 20 s.
+  const long ticks = ::sysconf(_SC_CLK_TCK) / 5;
+  for (int i = 0; i < 200 && ChildCpuTicks(process.pid()) < ticks; ++i) ::usleep(100 * 1000);
+  ASSERT_GE(ChildCpuTicks(process.pid()), ticks) << "the command never got 0.2 s of CPU";
   ASSERT_EQ(::kill(process.pid(), SIGTERM), 0);
   auto result = process.Wait();
   EXPECT_EQ(result.exit_code, 128 + SIGTERM) << result.err;
