@@ -109,8 +109,12 @@ TEST_F(ReportE2eTest, HotSpotIsTheTopJitFunctionAndItsLine) {
                                     [](auto& a, auto& b) { return a.second < b.second; });
   ASSERT_NE(top, jit_self.end());
   EXPECT_EQ(top->first, "series");
-  // Majorities with room for a slow (sanitized) VM start-up; a plain run gives about 95% and 92%.
-  EXPECT_GT(series * 2, profile.total_samples) << "series should take most of the samples";
+  // Majorities of the samples in JIT code: start-up, the kernel's page faults and a sanitizer's
+  // own work vary with the build and the machine (under TSan on a VM with costly page faults
+  // they took half of all samples); a plain run gives about 95% and 92%.
+  uint64_t in_jit_code = 0;
+  for (const auto& [function, samples] : jit_self) in_jit_code += samples;
+  EXPECT_GT(series * 2, in_jit_code) << "series should take most of the samples in JIT code";
   const uint32_t hot_line = LineWith(JITVM_PROGRAMS "/hotspot.jv", "# HOT");
   EXPECT_GT(series_lines[hot_line] * 4, series * 3) << "the HOT line should hold >75% of series";
 }
