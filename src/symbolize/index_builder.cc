@@ -453,6 +453,7 @@ class IndexBuilder::Replay {
     }
     base::HugeVector<uint32_t> remap(regions_.size(), kNone);
     base::HugeVector<SymbolIndex::Piece> regions(order.size());
+    std::vector<uint64_t> ends(order.size());
     std::map<std::pair<uint32_t, uint32_t>, uint32_t> rebased;  // (program, origin) → copy
     for (uint32_t i = 0; i < order.size(); ++i) {
       const Region& r = regions_[order[i]];
@@ -463,7 +464,8 @@ class IndexBuilder::Replay {
         if (inserted) it->second = AppendRebased(b_.programs_, r.program, r.origin);
         program = it->second;
       }
-      regions[i] = {r.start, r.loaded, r.invalidated, 0, r.size, r.method, program};
+      regions[i] = {r.start, r.loaded, 0, r.size, r.method, program};
+      ends[i] = r.invalidated;
     }
     for (const Inline& in : inlines_) {
       if (in.root == kNone || remap[in.root] == kNone) continue;
@@ -477,12 +479,13 @@ class IndexBuilder::Replay {
              std::tie(c.root_start, c.root_loaded, c.start);
     });
     out_.region_count_ = regions.size();
-    LayoutPieces(regions);
+    LayoutPieces(regions, ends);
   }
 
   // Cuts the address space at every region boundary; each piece holds the region covering it,
-  // or lists the regions that covered it over time.
-  void LayoutPieces(const base::HugeVector<SymbolIndex::Piece>& regions) {
+  // or lists the regions that covered it over time (or the one that covered it until it ended).
+  void LayoutPieces(const base::HugeVector<SymbolIndex::Piece>& regions,
+                    const std::vector<uint64_t>& ends) {
     auto end_of = [&](uint32_t r) { return regions[r].start + regions[r].size; };
     std::vector<uint32_t> active;
     std::vector<uint32_t> overlap_index(regions.size(), kNone);
@@ -497,7 +500,7 @@ class IndexBuilder::Replay {
       }
       uint64_t following = next < regions.size() ? regions[next].start : kForever;
       for (uint32_t r : active) following = std::min(following, end_of(r));
-      if (active.size() == 1) {
+      if (active.size() == 1 && ends[active[0]] == kForever) {
         SymbolIndex::Piece piece = regions[active[0]];
         piece.back = static_cast<uint32_t>(cut - piece.start);
         piece.start = cut;
@@ -507,12 +510,13 @@ class IndexBuilder::Replay {
         std::sort(by_load.begin(), by_load.end(),
                   [&](uint32_t x, uint32_t y) { return regions[x].loaded < regions[y].loaded; });
         out_.pieces_.push_back(
-            {cut, 0, 0, 0, 0, SymbolIndex::kMulti, static_cast<uint32_t>(out_.multi_.size())});
+            {cut, 0, 0, 0, SymbolIndex::kMulti, static_cast<uint32_t>(out_.multi_.size())});
         out_.multi_.push_back(static_cast<uint32_t>(by_load.size()));
         for (uint32_t r : by_load) {
           if (overlap_index[r] == kNone) {
             overlap_index[r] = static_cast<uint32_t>(out_.overlaps_.size());
             out_.overlaps_.push_back(regions[r]);
+            out_.overlap_ends_.push_back(ends[r]);
           }
           out_.multi_.push_back(overlap_index[r]);
         }

@@ -16,9 +16,17 @@ inline uint8_t* PutVarint(uint8_t* p, uint64_t v) {
   return p;
 }
 
+// Most values (offset and line deltas) take one byte: that path is one load and one branch.
 inline uint64_t GetVarint(const uint8_t*& p) {
-  uint64_t v = *p & 0x7F;
-  for (unsigned shift = 7; *p++ & 0x80; shift += 7) v |= static_cast<uint64_t>(*p & 0x7F) << shift;
+  uint64_t v = *p++;
+  if (v < 0x80) [[likely]]
+    return v;
+  v &= 0x7F;
+  for (unsigned shift = 7; shift < 64; shift += 7) {
+    const uint64_t byte = *p++;
+    v |= (byte & 0x7F) << shift;
+    if (byte < 0x80) break;
+  }
   return v;
 }
 

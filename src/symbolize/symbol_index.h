@@ -8,11 +8,12 @@
 // and at most 64 bytes per method besides strings and line tables; figures in
 // docs/performance.md). A lookup follows three dependent reads: bucket → piece → (method, line
 // table), the last two independent of each other.
-//  - Pieces: the address space cut at every region boundary, sorted by start in one flat array.
-//    A piece covered by one region over all time (the usual case) holds that region whole —
-//    validity [loaded, invalidated), start, size, method, line table — so the lookup reads no
-//    separate region record. A piece covered by several regions over time (code overwritten in
-//    place) lists them, in load order, in multi_ → overlaps_. No per-method heap nodes anywhere.
+//  - Pieces: the address space cut at every region boundary, sorted by start in one flat array
+//    of 32-byte entries. A piece covered by one region that was never ended (the usual case)
+//    holds that region whole — start, size, load time, method, line table — so the lookup reads
+//    no separate region record. A piece covered by several regions over time (code overwritten in
+//    place), or by one that was ended, lists them, in load order, in multi_ → overlaps_ with
+//    their ends. No per-method heap nodes anywhere.
 //  - Buckets: a direct table from (address - base) >> shift to the candidate pieces, about one
 //    bucket per piece, so a lookup reads one bucket and then, usually, one piece.
 //  - Inline regions: sorted by their top-level region (its start and load time), consulted only
@@ -105,20 +106,23 @@ class SymbolIndex {
  private:
   friend class IndexBuilder;
 
-  // One piece of the address space. For a piece covered by one region, that region: it starts
-  // `back` bytes before the piece and spans `size` bytes. For a kMulti piece only `start` and
-  // `program` (the place of its list in multi_) mean anything. In overlaps_, `start` is the
-  // region's own start and `back` is 0.
+  // One piece of the address space. For a piece covered by one region that is never ended, that
+  // region: it starts `back` bytes before the piece and spans `size` bytes, valid from `loaded` on.
+  // Every other piece is kMulti: only `start` and `program` (the place of its list in multi_)
+  // mean anything, and the regions that covered it are in overlaps_, where `start` is the
+  // region's own start, `back` is 0, and overlap_ends_ holds when each was ended. Keeping the
+  // end out of the piece makes it 32 bytes, so it never straddles two cache lines; only
+  // overwritten, updated, moved or unloaded code pays the extra read.
   struct Piece {
     uint64_t start;
-    uint64_t loaded;       // time the code became valid
-    uint64_t invalidated;  // kForever if never
+    uint64_t loaded;  // time the code became valid
     uint32_t back;
     uint32_t size;
     uint32_t method;   // | kHasInlines when inline regions belong to the region, | kMulti
     uint32_t program;  // the line table, or for kMulti the list: a count, then overlaps_ indices
     uint64_t region_start() const { return start - back; }
   };
+  static_assert(sizeof(Piece) == 32);
   static constexpr uint32_t kHasInlines = 0x80000000u;
   static constexpr uint32_t kMulti = 0x40000000u;
   static constexpr uint32_t kMethodMask = ~(kHasInlines | kMulti);
@@ -150,7 +154,6 @@ class SymbolIndex {
   const Piece* FindPiece(uint64_t address) const;
   const Piece* PickRegion(const Piece* piece, uint64_t address, uint64_t time) const;
   void AppendFrames(const Piece& region, uint64_t address, std::vector<Frame>& frames) const;
-  static bool Covers(const Piece& r, uint64_t address, uint64_t time);
   Frame MakeFrame(uint32_t method, uint32_t program, uint64_t offset, bool inlined,
                   std::string_view fallback_module) const;
   std::string_view ModuleName(uint32_t module) const;
@@ -159,6 +162,7 @@ class SymbolIndex {
   base::HugeVector<Piece> pieces_;
   std::vector<uint32_t> multi_;
   std::vector<Piece> overlaps_;
+  std::vector<uint64_t> overlap_ends_;  // per overlaps_ entry: when it was ended, or kForever
   base::HugeVector<uint32_t> buckets_;  // per bucket: how many pieces start before it; a sentinel
   uint64_t base_ = 0;                   // lowest piece start
   uint64_t end_ = 0;                    // highest region end
