@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdarg>
+#include <cstring>
 #include <map>
 #include <memory_resource>
 #include <tuple>
@@ -36,7 +37,7 @@ void IndexBuilder::Reserve(size_t count) {
   ops_.reserve(ops_.size() + count);
   method_ids_.reserve(method_ids_.size() + count);
   method_has_id_.reserve(method_has_id_.size() + count);
-  programs_.reserve(programs_.size() + 4 * count);
+  programs_.reserve(programs_.size() + (sizeof(SymbolIndex::Method) + 4) * count);
 }
 
 void IndexBuilder::Warn(std::string message) {
@@ -115,6 +116,9 @@ uint32_t IndexBuilder::AddReport(const CodeReport& code, uint32_t method, uint32
     if (inserted) modules_.emplace_back(name, arch);
     report.module = it->second;
   }
+  // Room for the method's record, written once the replay has settled it (SymbolIndex::Method).
+  report.program = static_cast<uint32_t>(programs_.size());
+  programs_.resize(programs_.size() + sizeof(SymbolIndex::Method));
   if (!code.address_lines.empty()) {
     // Start-address tables (jitdump, OProfile) carry a file per entry; the region's own file is
     // the first entry's unless the report named one.
@@ -128,9 +132,9 @@ uint32_t IndexBuilder::AddReport(const CodeReport& code, uint32_t method, uint32
       rows.push_back({static_cast<uint32_t>(line.address - code.address), line.line, file});
     }
     if (report.file == kInheritFile) report.file = region_file;
-    report.program = AppendStartRows(programs_, report.file, rows);
+    AppendStartRows(programs_, report.file, rows);
   } else {
-    report.program = AppendEndOffsetTable(programs_, report.file, code.end_offset_lines);
+    AppendEndOffsetTable(programs_, report.file, code.end_offset_lines);
   }
   reports_.push_back(report);
   return static_cast<uint32_t>(reports_.size() - 1);
@@ -209,7 +213,7 @@ class IndexBuilder::Replay {
         method_head_(b.method_ids_.size(), kNone),
         inline_parent_(b.method_ids_.size(), kNone),
         named_(b.method_ids_.size(), 0) {
-    out_.methods_.resize(b.method_ids_.size());
+    methods_.resize(b.method_ids_.size());
     for (size_t m = 0; m < b.method_ids_.size(); ++m) {
       const uint64_t id = b.method_ids_[m];
       uint32_t flags = b.method_has_id_[m] ? SymbolIndex::kHasId : 0u;
@@ -217,7 +221,7 @@ class IndexBuilder::Replay {
         flags |= SymbolIndex::kWideId;
         out_.wide_ids_.emplace_back(static_cast<uint32_t>(m), id);
       }
-      out_.methods_[m] = {static_cast<uint32_t>(id), 0, flags, 0, SymbolIndex::kNoModule};
+      methods_[m] = {static_cast<uint32_t>(id), 0, flags, 0, SymbolIndex::kNoModule};
     }
   }
 
@@ -236,6 +240,13 @@ class IndexBuilder::Replay {
       }
     }
     for (const Op& op : ops) Apply(op);
+    // Every region's line table gets its method's record, now that the first notifications are
+    // known.
+    for (const Report& r : b_.reports_) {
+      std::memcpy(b_.programs_.data() + r.program, &methods_[r.method], sizeof(methods_[0]));
+    }
+    out_.method_count_ = methods_.size();
+    out_.program_count_ = b_.reports_.size();
     Layout();
   }
 
@@ -326,7 +337,7 @@ class IndexBuilder::Replay {
   // First notification wins for the name, the source file and (the first one registered) the
   // module; a later, different source file is kept by its region, with a warning.
   void Symbolic(const Report& r, bool is_inline) {
-    SymbolIndex::Method& m = out_.methods_[r.method];
+    SymbolIndex::Method& m = methods_[r.method];
     if (!named_[r.method]) {
       named_[r.method] = 1;
       m.file = r.file == kInheritFile ? 0 : r.file;
@@ -461,7 +472,7 @@ class IndexBuilder::Replay {
       uint32_t program = r.program;
       if (r.origin != 0) {
         auto [it, inserted] = rebased.try_emplace({r.program, r.origin}, 0);
-        if (inserted) it->second = AppendRebased(b_.programs_, r.program, r.origin);
+        if (inserted) it->second = Rebased(r.program, r.origin);
         program = it->second;
       }
       regions[i] = {r.start, r.loaded, 0, r.size, r.method, program};
@@ -480,6 +491,18 @@ class IndexBuilder::Replay {
     });
     out_.region_count_ = regions.size();
     LayoutPieces(regions, ends);
+  }
+
+  // A copy of the method record and line table at `program` for the code from `origin` on.
+  uint32_t Rebased(uint32_t program, uint32_t origin) {
+    auto& programs = b_.programs_;
+    constexpr size_t kRecord = sizeof(SymbolIndex::Method);
+    const auto copy = static_cast<uint32_t>(programs.size());
+    programs.resize(copy + kRecord);
+    std::memcpy(programs.data() + copy, programs.data() + program, kRecord);
+    AppendRebased(programs, static_cast<uint32_t>(program + kRecord), origin);
+    ++out_.program_count_;
+    return copy;
   }
 
   // Cuts the address space at every region boundary; each piece holds the region covering it,
@@ -553,6 +576,7 @@ class IndexBuilder::Replay {
   std::vector<uint32_t> method_head_;    // latest region of each method (list via next_of_method)
   std::vector<uint32_t> inline_parent_;  // method → parent method, for inline methods
   std::vector<uint8_t> named_;           // method has had its first notification
+  std::vector<SymbolIndex::Method> methods_;
   std::map<uint32_t, std::vector<uint32_t>> pending_;  // root method → inlines waiting for it
 };
 

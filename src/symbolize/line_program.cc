@@ -159,7 +159,7 @@ uint32_t AppendRebased(base::HugeVector<uint8_t>& out, uint32_t program, uint32_
 LineAt LookupLine(const uint8_t* p, uint64_t target) {
   const StringId region_file = FileFromCode(GetVarint(p));
   uint64_t count = GetVarint(p);
-  LineAt at{0, region_file};
+  // The state after the rows read so far; before the first row, "no line, the region's file".
   uint64_t offset = 0;
   int64_t line = 0;
   StringId file = region_file;
@@ -189,25 +189,33 @@ LineAt LookupLine(const uint8_t* p, uint64_t target) {
       offset = c.previous_offset;
       line = c.line;
       file = c.file == kInheritFile ? region_file : c.file;
-      at = {c.line, file};
       count -= low * kCheckpointEvery;
       p += c.position;
     }
   }
-  while (count-- > 0) {
-    const uint64_t head = GetVarint(p);
-    offset += head >> 1;
+  while (count > 0) {
+    --count;
+    // The usual row: a one-byte offset delta with no change of file, a one-byte line delta.
+    const uint32_t head = p[0];
+    const uint32_t zigzag = p[1];
+    if (((head | zigzag) & 0x80) == 0 && (head & 1) == 0) {
+      offset += head >> 1;
+      if (offset > target) break;
+      line += static_cast<int64_t>(zigzag >> 1) ^ -static_cast<int64_t>(zigzag & 1);
+      p += 2;
+      continue;
+    }
+    const uint64_t long_head = GetVarint(p);
+    offset += long_head >> 1;
     if (offset > target) break;
-    const uint64_t zigzag = GetVarint(p);
-    line += static_cast<int64_t>(zigzag >> 1) ^ -static_cast<int64_t>(zigzag & 1);
-    if (head & 1) {
+    const uint64_t long_zigzag = GetVarint(p);
+    line += static_cast<int64_t>(long_zigzag >> 1) ^ -static_cast<int64_t>(long_zigzag & 1);
+    if (long_head & 1) {
       const StringId row_file = FileFromCode(GetVarint(p));
       file = row_file == kInheritFile ? region_file : row_file;
     }
-    at.line = static_cast<uint32_t>(line);
-    at.file = file;
   }
-  return at;
+  return {static_cast<uint32_t>(line), file};
 }
 
 StringId ProgramFile(const uint8_t* p) { return FileFromCode(GetVarint(p)); }

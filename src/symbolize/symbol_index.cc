@@ -2,6 +2,7 @@
 #include "jitscope/symbolize/symbol_index.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "jitscope/symbolize/line_program.h"
 
@@ -41,21 +42,24 @@ std::string_view SymbolIndex::ModuleName(uint32_t module) const {
   return module == kNoModule ? std::string_view() : strings_.Get(modules_[module]);
 }
 
-uint64_t SymbolIndex::MethodId(uint32_t method) const {
-  const Method& m = methods_[method];
-  if (!(m.name_size & kWideId)) return m.id;
+SymbolIndex::Method SymbolIndex::MethodAt(uint32_t program) const {
+  Method m;
+  std::memcpy(&m, programs_.data() + program, sizeof(m));
+  return m;
+}
+
+uint64_t SymbolIndex::WideId(uint32_t method) const {
   return std::lower_bound(wide_ids_.begin(), wide_ids_.end(),
                           std::pair<uint32_t, uint64_t>{method, 0})
       ->second;
 }
 
-Frame SymbolIndex::MakeFrame(uint32_t method, uint32_t program, uint64_t offset, bool inlined,
-                             std::string_view fallback_module) const {
-  const Method& m = methods_[method];
-  const LineAt at = LookupLine(programs_.data() + program, offset);
+Frame SymbolIndex::MakeFrame(const Method& m, uint32_t method, uint32_t program, uint64_t offset,
+                             bool inlined, std::string_view fallback_module) const {
+  const LineAt at = LookupLine(programs_.data() + program + sizeof(Method), offset);
   Frame frame;
   frame.name = strings_.Slice(m.name_offset, m.name_size & kNameSizeMask);
-  if (m.name_size & kHasId) frame.method_id = MethodId(method);
+  if (m.name_size & kHasId) frame.method_id = m.name_size & kWideId ? WideId(method) : m.id;
   frame.module = m.module == kNoModule ? fallback_module : ModuleName(m.module);
   frame.file = strings_.Get(at.file == kInheritFile ? m.file : at.file);
   frame.line = at.line;
@@ -77,7 +81,8 @@ void SymbolIndex::AppendFrames(const Piece& r, uint64_t address, std::vector<Fra
   const size_t first = frames.size();
   const uint32_t method = r.method & kMethodMask;
   const uint64_t start = r.region_start();
-  const std::string_view module = ModuleName(methods_[method].module);
+  const Method top = MethodAt(r.program);
+  const std::string_view module = ModuleName(top.module);
   if (r.method & kHasInlines) {
     // Walk down from the top-level method: at each level, the inline region of the current
     // parent that contains the address (siblings never overlap: seeds, "Exploring Inline
@@ -106,12 +111,13 @@ void SymbolIndex::AppendFrames(const Piece& r, uint64_t address, std::vector<Fra
       }
       if (next == nullptr) break;
       current = next;
-      frames.push_back(MakeFrame(next->method, next->program, address - next->start, true, module));
+      frames.push_back(MakeFrame(MethodAt(next->program), next->method, next->program,
+                                 address - next->start, true, module));
       parent = next->method;
     }
     std::reverse(frames.begin() + first, frames.end());
   }
-  frames.push_back(MakeFrame(method, r.program, address - start, false, module));
+  frames.push_back(MakeFrame(top, method, r.program, address - start, false, module));
 }
 
 void SymbolIndex::ResolveBatch(std::span<const Query> queries, BatchResolution& out) const {
@@ -147,11 +153,9 @@ void SymbolIndex::ResolveBatch(std::span<const Query> queries, BatchResolution& 
       const Piece* r = PickRegion(FindPiece(q.address), q.address, q.time);
       found[(step - 2 * kLag) % kRing] = r;
       if (r != nullptr) {
-        const Method* m = &methods_[r->method & kMethodMask];
-        __builtin_prefetch(m);
-        __builtin_prefetch(reinterpret_cast<const char*>(m + 1) - 1);
+        // The method record and the line table: 20 bytes, then ~40 for 16 rows.
         __builtin_prefetch(programs_.data() + r->program);
-        __builtin_prefetch(programs_.data() + r->program + 39);  // 16 rows take ~40 bytes
+        __builtin_prefetch(programs_.data() + r->program + sizeof(Method) + 39);
       }
     }
     if (step >= 3 * kLag) {
@@ -171,9 +175,9 @@ IndexMemory SymbolIndex::Memory() const {
              overlaps_.capacity() * sizeof(Piece) + overlap_ends_.capacity() * sizeof(uint64_t);
   m.buckets = buckets_.capacity() * sizeof(uint32_t);
   m.inlines = inlines_.capacity() * sizeof(InlineRegion);
-  m.methods = methods_.capacity() * sizeof(Method) + modules_.capacity() * sizeof(StringId) +
+  m.methods = program_count_ * sizeof(Method) + modules_.capacity() * sizeof(StringId) +
               wide_ids_.capacity() * sizeof(wide_ids_[0]);
-  m.line_programs = programs_.capacity();
+  m.line_programs = programs_.capacity() - program_count_ * sizeof(Method);
   m.strings = strings_.MemoryBytes();
   return m;
 }

@@ -6,8 +6,8 @@
 //
 // Layout (designed for 1,000,000 methods built in about a second, ten million lookups a second
 // and at most 64 bytes per method besides strings and line tables; figures in
-// docs/performance.md). A lookup follows three dependent reads: bucket → piece → (method, line
-// table), the last two independent of each other.
+// docs/performance.md). A lookup follows three dependent reads: bucket → piece → the region's
+// method record and line table, which lie side by side.
 //  - Pieces: the address space cut at every region boundary, sorted by start in one flat array
 //    of 32-byte entries. A piece covered by one region that was never ended (the usual case)
 //    holds that region whole — start, size, load time, method, line table — so the lookup reads
@@ -18,10 +18,12 @@
 //    bucket per piece, so a lookup reads one bucket and then, usually, one piece.
 //  - Inline regions: sorted by their top-level region (its start and load time), consulted only
 //    for regions that have any.
-//  - Methods hold the place of their name in the string arena and interned ids for the rest
-//    (string_table.h); line tables are compact byte programs (line_program.h). A region that
-//    continues part of older code (a partial METHOD_UPDATE) gets its line table re-based, so
-//    every line lookup starts at offset 0 of its region.
+//  - Each reported region's line table (a compact byte program, line_program.h) is preceded by a
+//    copy of its method's record: the place of its name in the string arena and interned ids for
+//    the rest (string_table.h). A lookup reads both in one go, usually from one cache line or two,
+//    where a separate method array would cost another cache miss; there is no such array. A
+//    region that continues part of older code (a partial METHOD_UPDATE) gets its line table
+//    re-based (with the record copied), so every line lookup starts at offset 0 of its region.
 #pragma once
 
 #include <cstdint>
@@ -95,7 +97,7 @@ class SymbolIndex {
 
   size_t region_count() const { return region_count_; }
   size_t inline_count() const { return inlines_.size(); }
-  size_t method_count() const { return methods_.size(); }
+  size_t method_count() const { return method_count_; }
   IndexMemory Memory() const;
   // Things the rules noticed in the input (a split function's second source file, inline
   // regions whose parent never arrived, ...), in input order; at most kMaxWarnings are kept.
@@ -119,7 +121,8 @@ class SymbolIndex {
     uint32_t back;
     uint32_t size;
     uint32_t method;   // | kHasInlines when inline regions belong to the region, | kMulti
-    uint32_t program;  // the line table, or for kMulti the list: a count, then overlaps_ indices
+    uint32_t program;  // the method record and line table, or for kMulti the list: a count, then
+                       // overlaps_ indices
     uint64_t region_start() const { return start - back; }
   };
   static_assert(sizeof(Piece) == 32);
@@ -135,9 +138,11 @@ class SymbolIndex {
     uint32_t parent_method;
     uint32_t program;
   };
-  // The name is kept as its place in the string arena, not as a StringId, so a lookup reads no
-  // offset table for it (one cache miss less). Method ids take 32 bits (Intel's are unsigned
-  // int); a wider one (a jitdump code_index past 2^32) is kept in wide_ids_.
+  // A method's record, stored in programs_ before each of its regions' line tables (read with
+  // memcpy: the bytes have no alignment). The name is kept as its place in the string arena, not
+  // as a StringId, so a lookup reads no offset table for it (one cache miss less). Method ids
+  // take 32 bits (Intel's are unsigned int); a wider one (a jitdump code_index past 2^32) is kept
+  // in wide_ids_, by method index.
   struct Method {
     uint32_t id;
     uint32_t name_offset;
@@ -154,10 +159,11 @@ class SymbolIndex {
   const Piece* FindPiece(uint64_t address) const;
   const Piece* PickRegion(const Piece* piece, uint64_t address, uint64_t time) const;
   void AppendFrames(const Piece& region, uint64_t address, std::vector<Frame>& frames) const;
-  Frame MakeFrame(uint32_t method, uint32_t program, uint64_t offset, bool inlined,
+  Frame MakeFrame(const Method& m, uint32_t method, uint32_t program, uint64_t offset, bool inlined,
                   std::string_view fallback_module) const;
+  Method MethodAt(uint32_t program) const;
   std::string_view ModuleName(uint32_t module) const;
-  uint64_t MethodId(uint32_t method) const;
+  uint64_t WideId(uint32_t method) const;
 
   base::HugeVector<Piece> pieces_;
   std::vector<uint32_t> multi_;
@@ -169,10 +175,11 @@ class SymbolIndex {
   unsigned shift_ = 0;
   size_t region_count_ = 0;
   std::vector<InlineRegion> inlines_;  // sorted by (root_start, root_loaded, start)
-  base::HugeVector<Method> methods_;
+  size_t method_count_ = 0;
+  size_t program_count_ = 0;                             // line tables, each with its method record
   std::vector<std::pair<uint32_t, uint64_t>> wide_ids_;  // (method, id), sorted by method
   std::vector<StringId> modules_;                        // display name of each module
-  base::HugeVector<uint8_t> programs_;
+  base::HugeVector<uint8_t> programs_;                   // per region: Method, then its line table
   StringTable strings_;
   std::vector<std::string> warnings_;
   uint64_t warning_count_ = 0;
