@@ -38,6 +38,7 @@ void IndexBuilder::Reserve(size_t count) {
   method_ids_.reserve(method_ids_.size() + count);
   method_has_id_.reserve(method_has_id_.size() + count);
   programs_.reserve(programs_.size() + (sizeof(SymbolIndex::Method) + 4) * count);
+  strings_.Reserve(count, 32 * count);  // a name each, of a few dozen bytes
 }
 
 void IndexBuilder::Warn(std::string message) {

@@ -6,7 +6,7 @@
 
 namespace jitscope::symbolize {
 
-StringTable::StringTable() : offsets_{0, 0} { Grow(); }  // id 0: ""
+StringTable::StringTable() : offsets_{0, 0} { Grow(1024); }  // id 0: ""
 
 uint64_t StringTable::Hash(std::string_view s) {
   // Eight bytes per step (names are long and numerous: this runs once per method reported).
@@ -30,17 +30,17 @@ uint64_t StringTable::Hash(std::string_view s) {
 }
 
 StringId StringTable::Intern(std::string_view s) {
-  if (slots_.empty()) Grow();  // after Freeze(): rebuild the table
+  if (slots_.empty()) Grow(1024);  // after Freeze(): rebuild the table
   const size_t mask = slots_.size() - 1;
   const auto top = static_cast<uint32_t>(Hash(s) >> 32);
   for (size_t i = top >> (shift_ - 32);; i = (i + 1) & mask) {
     const uint64_t slot = slots_[i];
     if (slot == 0) {
       const auto id = static_cast<StringId>(size());
-      arena_.append(s);
+      arena_.insert(arena_.end(), s.begin(), s.end());
       offsets_.push_back(static_cast<uint32_t>(arena_.size()));
       slots_[i] = (uint64_t{top} << 32) | (id + 1);
-      if (size() * 2 > slots_.size()) Grow();
+      if (size() * 2 > slots_.size()) Grow(slots_.size() * 2);
       return id;
     }
     const auto id = static_cast<StringId>((slot & 0xFFFFFFFF) - 1);
@@ -48,8 +48,16 @@ StringId StringTable::Intern(std::string_view s) {
   }
 }
 
-void StringTable::Grow() {
-  std::vector<uint64_t> slots(std::max<size_t>(slots_.size() * 2, 1024), 0);
+void StringTable::Reserve(size_t count, size_t bytes) {
+  offsets_.reserve(offsets_.size() + count);
+  arena_.reserve(arena_.size() + bytes);
+  const size_t wanted = std::bit_ceil(2 * (size() + count));
+  if (wanted > slots_.size()) Grow(wanted);
+}
+
+// Rebuilds the table with `count` slots (a power of two).
+void StringTable::Grow(size_t count) {
+  base::HugeVector<uint64_t> slots(std::max<size_t>(count, 1024), 0);
   const size_t mask = slots.size() - 1;
   shift_ = 64 - std::countr_zero(slots.size());
   auto place = [&](uint64_t slot) {
@@ -70,8 +78,12 @@ void StringTable::Grow() {
 void StringTable::Freeze() {
   slots_.clear();
   slots_.shrink_to_fit();
-  arena_.shrink_to_fit();
-  offsets_.shrink_to_fit();
+  // Copying a large arena costs time; a quarter unused is worth keeping instead.
+  auto trim = [](auto& v) {
+    if (v.capacity() > v.size() + v.size() / 4) v.shrink_to_fit();
+  };
+  trim(arena_);
+  trim(offsets_);
 }
 
 size_t StringTable::MemoryBytes() const {

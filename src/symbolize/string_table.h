@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include "jitscope/base/huge_page_allocator.h"
+
 namespace jitscope::symbolize {
 
 using StringId = uint32_t;
@@ -26,6 +28,9 @@ class StringTable {
 
   // The id of `s`, adding it if new. Id 0 is always the empty string.
   StringId Intern(std::string_view s);
+  // Room for `count` more strings of `bytes` in all, so a million names cost no rehashing and
+  // no copies of the arena.
+  void Reserve(size_t count, size_t bytes);
 
   std::string_view Get(StringId id) const {
     return {arena_.data() + offsets_[id], offsets_[id + 1] - offsets_[id]};
@@ -37,19 +42,22 @@ class StringTable {
     return {arena_.data() + offset, size};
   }
 
-  // Drops the lookup table; Get() keeps working. Called once the index is built.
+  // Drops the lookup table (and room reserved but not used); Get() keeps working. Called once
+  // the index is built.
   void Freeze();
 
   size_t MemoryBytes() const;
 
  private:
   static uint64_t Hash(std::string_view s);
-  void Grow();
+  void Grow(size_t slots);
 
-  std::string arena_;
-  std::vector<uint32_t> offsets_;  // string i is arena_[offsets_[i], offsets_[i + 1])
-  std::vector<uint64_t> slots_;    // hash's top 32 bits << 32 | (id + 1); 0 = empty
-  unsigned shift_ = 54;            // slot of a hash: its top 64 - shift_ bits
+  // On huge pages: with a million names, growing ordinary heap blocks would cost a page fault
+  // per 4 KiB.
+  base::HugeVector<char> arena_;
+  base::HugeVector<uint32_t> offsets_;  // string i is arena_[offsets_[i], offsets_[i + 1])
+  base::HugeVector<uint64_t> slots_;    // hash's top 32 bits << 32 | (id + 1); 0 = empty
+  unsigned shift_ = 54;                 // slot of a hash: its top 64 - shift_ bits
 };
 
 }  // namespace jitscope::symbolize
