@@ -18,6 +18,20 @@ size_t KeyHash(uint32_t space, uint64_t id) {
   return static_cast<size_t>(h ^ (h >> 31));
 }
 
+// Moves the method record and line table that end `programs` and start at `start` to the next
+// cache line when they would straddle two and fit in one, if that wastes at most a quarter line:
+// a lookup then reads one line where it would read two. Returns where they start.
+uint32_t OnOneLine(base::HugeVector<uint8_t>& programs, uint32_t start) {
+  constexpr size_t kLine = 64;
+  constexpr size_t kMaxPadding = kLine / 4;
+  const size_t size = programs.size() - start;
+  const size_t in_line = start % kLine;
+  if (in_line + size <= kLine || size > kLine || kLine - in_line > kMaxPadding) return start;
+  const size_t padding = kLine - in_line;
+  programs.insert(programs.begin() + start, padding, 0);
+  return static_cast<uint32_t>(start + padding);
+}
+
 [[gnu::format(printf, 1, 2)]] std::string Format(const char* format, ...) {
   va_list args;
   va_start(args, format);
@@ -137,6 +151,7 @@ uint32_t IndexBuilder::AddReport(const CodeReport& code, uint32_t method, uint32
   } else {
     AppendEndOffsetTable(programs_, report.file, code.end_offset_lines);
   }
+  report.program = OnOneLine(programs_, report.program);
   reports_.push_back(report);
   return static_cast<uint32_t>(reports_.size() - 1);
 }
@@ -503,7 +518,7 @@ class IndexBuilder::Replay {
     std::memcpy(programs.data() + copy, programs.data() + program, kRecord);
     AppendRebased(programs, static_cast<uint32_t>(program + kRecord), origin);
     ++out_.program_count_;
-    return copy;
+    return OnOneLine(programs, copy);
   }
 
   // Cuts the address space at every region boundary; each piece holds the region covering it,

@@ -8,14 +8,18 @@
 
 namespace jitscope::symbolize {
 
-const SymbolIndex::Piece* SymbolIndex::FindPiece(uint64_t address) const {
-  if (address < base_ || address >= end_) return nullptr;
+uint64_t SymbolIndex::BucketOf(uint64_t address) const {
+  return address >= base_ && address < end_ ? (address - base_) >> shift_ : kNoBucket;
+}
+
+const SymbolIndex::Piece* SymbolIndex::FindPiece(uint64_t bucket, uint64_t address) const {
+  if (bucket == kNoBucket) return nullptr;
   // The candidates: the last piece that starts before the bucket, and those starting in it.
-  // Usually there is one of them or two, and the search reads one.
-  const uint64_t bucket = (address - base_) >> shift_;
+  // Usually the last of them is the one (a piece per bucket, about).
+  const Piece* last = pieces_.data() + buckets_[bucket + 1] - 1;  // there is one: base_ <= address
+  if (address >= last->start) return last;
   const uint32_t first = buckets_[bucket];
-  return std::upper_bound(pieces_.data() + (first == 0 ? 0 : first - 1),
-                          pieces_.data() + buckets_[bucket + 1], address,
+  return std::upper_bound(pieces_.data() + (first == 0 ? 0 : first - 1), last, address,
                           [](uint64_t a, const Piece& p) { return a < p.start; }) -
          1;
 }
@@ -54,23 +58,23 @@ uint64_t SymbolIndex::WideId(uint32_t method) const {
       ->second;
 }
 
-Frame SymbolIndex::MakeFrame(const Method& m, uint32_t method, uint32_t program, uint64_t offset,
-                             bool inlined, std::string_view fallback_module) const {
+void SymbolIndex::AppendFrame(const Method& m, uint32_t method, uint32_t program, uint64_t offset,
+                              bool inlined, std::string_view fallback_module,
+                              std::vector<Frame>& frames) const {
   const LineAt at = LookupLine(programs_.data() + program + sizeof(Method), offset);
-  Frame frame;
+  Frame& frame = frames.emplace_back();
   frame.name = strings_.Slice(m.name_offset, m.name_size & kNameSizeMask);
   if (m.name_size & kHasId) frame.method_id = m.name_size & kWideId ? WideId(method) : m.id;
   frame.module = m.module == kNoModule ? fallback_module : ModuleName(m.module);
   frame.file = strings_.Get(at.file == kInheritFile ? m.file : at.file);
   frame.line = at.line;
   frame.inlined = inlined;
-  return frame;
 }
 
 bool SymbolIndex::Resolve(uint64_t address, uint64_t time, Resolution& out) const {
   out.frames.clear();
   out.region = {};
-  const Piece* r = PickRegion(FindPiece(address), address, time);
+  const Piece* r = PickRegion(FindPiece(BucketOf(address), address), address, time);
   if (r == nullptr) return false;
   out.region = {r->region_start(), r->size, r->loaded};
   AppendFrames(*r, address, out.frames);
@@ -111,20 +115,21 @@ void SymbolIndex::AppendFrames(const Piece& r, uint64_t address, std::vector<Fra
       }
       if (next == nullptr) break;
       current = next;
-      frames.push_back(MakeFrame(MethodAt(next->program), next->method, next->program,
-                                 address - next->start, true, module));
+      AppendFrame(MethodAt(next->program), next->method, next->program, address - next->start, true,
+                  module, frames);
       parent = next->method;
     }
     std::reverse(frames.begin() + first, frames.end());
   }
-  frames.push_back(MakeFrame(top, method, r.program, address - start, false, module));
+  AppendFrame(top, method, r.program, address - start, false, module, frames);
 }
 
 void SymbolIndex::ResolveBatch(std::span<const Query> queries, BatchResolution& out) const {
+  const size_t n = queries.size();
   out.frames.clear();
-  out.frame_begin.assign(1, 0);
-  out.regions.clear();
-  out.regions.reserve(queries.size());
+  out.frame_begin.resize(n + 1);
+  out.frame_begin[0] = 0;
+  out.regions.resize(n);
   // A software pipeline of four stages, kLag queries apart: while query i's bucket is being
   // fetched, query i - kLag's piece is, query i - 2 * kLag finds its region and fetches its
   // method and line table, and query i - 3 * kLag gives its frames. Every stage prefetches what
@@ -132,25 +137,26 @@ void SymbolIndex::ResolveBatch(std::span<const Query> queries, BatchResolution& 
   // misses following each other.
   constexpr size_t kLag = 8;
   constexpr size_t kRing = 4 * kLag;  // a power of two, more than kLag
+  uint64_t buckets[kRing];
   const Piece* found[kRing];
-  const size_t n = queries.size();
-  auto bucket_of = [this](uint64_t address) { return (address - base_) >> shift_; };
-  auto in_range = [this](uint64_t address) { return address >= base_ && address < end_; };
   for (size_t step = 0; step < n + 3 * kLag; ++step) {
-    if (step < n && in_range(queries[step].address)) {
-      __builtin_prefetch(&buckets_[bucket_of(queries[step].address)]);
+    if (step < n) {
+      const uint64_t bucket = BucketOf(queries[step].address);
+      buckets[step % kRing] = bucket;
+      if (bucket != kNoBucket) __builtin_prefetch(&buckets_[bucket + 1]);
     }
     if (step >= kLag && step - kLag < n) {
-      const uint64_t address = queries[step - kLag].address;
-      if (in_range(address)) {
+      const uint64_t bucket = buckets[(step - kLag) % kRing];
+      if (bucket != kNoBucket) {
         // The likeliest answer: the last piece that starts before the next bucket.
         // (One line: a large index's pieces are 32 bytes on 2 MiB-aligned memory.)
-        __builtin_prefetch(pieces_.data() + buckets_[bucket_of(address) + 1] - 1);
+        __builtin_prefetch(pieces_.data() + buckets_[bucket + 1] - 1);
       }
     }
     if (step >= 2 * kLag && step - 2 * kLag < n) {
       const Query& q = queries[step - 2 * kLag];
-      const Piece* r = PickRegion(FindPiece(q.address), q.address, q.time);
+      const uint64_t bucket = buckets[(step - 2 * kLag) % kRing];
+      const Piece* r = PickRegion(FindPiece(bucket, q.address), q.address, q.time);
       found[(step - 2 * kLag) % kRing] = r;
       if (r != nullptr) {
         // The method record and the line table: 20 bytes, then ~40 for 16 rows.
@@ -161,10 +167,9 @@ void SymbolIndex::ResolveBatch(std::span<const Query> queries, BatchResolution& 
     if (step >= 3 * kLag) {
       const size_t i = step - 3 * kLag;
       const Piece* r = found[i % kRing];
-      out.regions.push_back(r ? MatchedRegion{r->region_start(), r->size, r->loaded}
-                              : MatchedRegion{});
+      out.regions[i] = r ? MatchedRegion{r->region_start(), r->size, r->loaded} : MatchedRegion{};
       if (r != nullptr) AppendFrames(*r, queries[i].address, out.frames);
-      out.frame_begin.push_back(static_cast<uint32_t>(out.frames.size()));
+      out.frame_begin[i + 1] = static_cast<uint32_t>(out.frames.size());
     }
   }
 }

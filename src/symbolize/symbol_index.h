@@ -156,11 +156,14 @@ class SymbolIndex {
   static constexpr uint32_t kNoModule = UINT32_MAX;
 
   // The steps of a lookup: bucket → piece → region (valid at the time) → frames.
-  const Piece* FindPiece(uint64_t address) const;
+  static constexpr uint64_t kNoBucket = UINT64_MAX;  // the address is outside every piece
+  uint64_t BucketOf(uint64_t address) const;
+  const Piece* FindPiece(uint64_t bucket, uint64_t address) const;
   const Piece* PickRegion(const Piece* piece, uint64_t address, uint64_t time) const;
   void AppendFrames(const Piece& region, uint64_t address, std::vector<Frame>& frames) const;
-  Frame MakeFrame(const Method& m, uint32_t method, uint32_t program, uint64_t offset, bool inlined,
-                  std::string_view fallback_module) const;
+  void AppendFrame(const Method& m, uint32_t method, uint32_t program, uint64_t offset,
+                   bool inlined, std::string_view fallback_module,
+                   std::vector<Frame>& frames) const;
   Method MethodAt(uint32_t program) const;
   std::string_view ModuleName(uint32_t module) const;
   uint64_t WideId(uint32_t method) const;

@@ -657,5 +657,67 @@ TEST(IndexRules, LongLineTablesAnswerEveryOffsetAsShortOnesDo) {
   }
 }
 
+// Every region's method record and line table lie side by side, some moved to the next cache line
+// (index_builder.cc, OnOneLine), and a region that was ended is looked up through the overlap
+// list: across thousands of methods with tables of every length from 0 to 40 rows, with line
+// deltas of one byte and more, every offset answers exactly, one at a time and in a batch, before
+// and after every fifth method is unloaded.
+TEST(IndexRules, ThousandsOfMethodsWithTablesOfEveryLengthAnswerExactly) {
+  constexpr uint64_t kMethods = 3000;
+  constexpr uint64_t kBase = 0x100000;
+  auto size_of = [](uint64_t i) { return 0x40 + i % 64; };
+  auto rows_of = [](uint64_t i) { return static_cast<uint32_t>(i % 41); };
+  auto end_of = [&](uint64_t i, uint32_t k) {  // row k's end offset
+    return static_cast<uint32_t>((k + 1) * size_of(i) / (rows_of(i) + 1));
+  };
+  auto line_of = [](uint64_t i, uint32_t k) { return (i * 7 + k * 997) % 5000 + 1; };
+  IndexBuilder b;
+  std::vector<std::string> names;
+  for (uint64_t i = 0; i < kMethods; ++i) names.push_back("m" + std::to_string(i));
+  for (uint64_t i = 0; i < kMethods; ++i) {
+    std::vector<trace::LineEntry> lines;
+    for (uint32_t k = 0; k < rows_of(i); ++k) {
+      lines.push_back({end_of(i, k), static_cast<uint32_t>(line_of(i, k))});
+    }
+    b.AddLoad(Report({.time = 10 + i,
+                      .id = i + 1,
+                      .name = names[i].c_str(),
+                      .address = kBase + i * 0x100,
+                      .size = size_of(i),
+                      .lines = lines}));
+    if (i % 5 == 0) b.AddUnloadMethod(50000, 0, i + 1);
+  }
+  const SymbolIndex index = std::move(b).Build();
+  std::vector<Query> queries;
+  std::vector<std::string> expected;
+  for (uint64_t i = 0; i < kMethods; ++i) {
+    for (uint64_t offset = 0; offset < size_of(i); offset += 1 + i % 3) {
+      uint32_t k = 0;
+      while (k < rows_of(i) && offset >= end_of(i, k)) ++k;
+      const std::string name = names[i];
+      const std::string at = k < rows_of(i) ? name + ":" + std::to_string(line_of(i, k)) : name;
+      queries.push_back({kBase + i * 0x100 + offset, 40000});
+      expected.push_back(at);
+      queries.push_back({kBase + i * 0x100 + offset, 60000});
+      expected.push_back(i % 5 == 0 ? "-" : at);
+    }
+  }
+  BatchResolution batch;
+  index.ResolveBatch(queries, batch);
+  ASSERT_EQ(batch.frame_begin.size(), queries.size() + 1);
+  for (size_t q = 0; q < queries.size(); ++q) {
+    ASSERT_EQ(Describe(index, queries[q].address, queries[q].time), expected[q])
+        << std::hex << queries[q].address << std::dec << " at " << queries[q].time;
+    std::string from_batch = "-";
+    if (batch.frame_begin[q + 1] != batch.frame_begin[q]) {
+      ASSERT_EQ(batch.frame_begin[q + 1] - batch.frame_begin[q], 1u);
+      const Frame& f = batch.frames[batch.frame_begin[q]];
+      from_batch = std::string(f.name) + (f.line != 0 ? ":" + std::to_string(f.line) : "");
+      EXPECT_EQ(f.method_id, std::stoull(std::string(f.name).substr(1)) + 1);
+    }
+    ASSERT_EQ(from_batch, expected[q]) << "batch, query " << q;
+  }
+}
+
 }  // namespace
 }  // namespace jitscope::symbolize
