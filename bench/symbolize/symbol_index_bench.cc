@@ -80,14 +80,21 @@ const Workload& Data() {
   return *workload;
 }
 
-SymbolIndex BuildIndex(const Workload& w) {
+// The layout of BM_LookupBatch/2: the first half of the methods far below the second, as when a
+// JIT's code lives both near the heap and among the shared libraries (0x55... and 0x7f...).
+constexpr uint64_t kLowBase = 0x550000000000;
+uint64_t InTwoAreas(uint64_t address) {
+  return address - kBase < kMethods / 2 * kStride ? address - kBase + kLowBase : address;
+}
+
+SymbolIndex BuildIndex(const Workload& w, bool two_areas = false) {
   IndexBuilder builder;
   builder.Reserve(kMethods);  // as the importers do: they know their record counts
   CodeReport report;
   for (uint64_t i = 0; i < kMethods; ++i) {
     report.time = 1000 + i;
     report.method_id = i + 1;
-    report.address = kBase + i * kStride;
+    report.address = two_areas ? InTwoAreas(kBase + i * kStride) : kBase + i * kStride;
     report.size = Workload::Size(i);
     report.name = w.names[i];
     report.source_file = w.files[i % 1000];
@@ -135,12 +142,17 @@ BENCHMARK(BM_Lookup);
 
 // The same random queries resolved 1,024 at a time with ResolveBatch (a profile's samples).
 // With argument 1, the queries fall into the first 4,096 methods only, whose part of the index
-// stays in the caches: the lookup's own work, without waiting for memory.
+// stays in the caches: the lookup's own work, without waiting for memory. With argument 2, the
+// code lies in two areas 40 TiB apart (InTwoAreas).
 void BM_LookupBatch(benchmark::State& state) {
   const Workload& w = Data();
-  static const SymbolIndex* index = new SymbolIndex(BuildIndex(w));
-  constexpr size_t kBatch = 1024;
   const bool cached = state.range(0) == 1;
+  const bool two_areas = state.range(0) == 2;
+  static const SymbolIndex* one_area_index = new SymbolIndex(BuildIndex(w));
+  static const SymbolIndex* two_area_index = nullptr;
+  if (two_areas && two_area_index == nullptr) two_area_index = new SymbolIndex(BuildIndex(w, true));
+  const SymbolIndex* index = two_areas ? two_area_index : one_area_index;
+  constexpr size_t kBatch = 1024;
   std::vector<Query> queries(kBatch);
   BatchResolution out;
   size_t next = 0, resolved = 0;
@@ -149,6 +161,7 @@ void BM_LookupBatch(benchmark::State& state) {
     for (Query& q : queries) {
       q = {w.queries[next], 2000000};
       if (cached) q.address = kBase + (q.address - kBase) % (4096 * kStride);
+      if (two_areas) q.address = InTwoAreas(q.address);
       next = (next + 1) & (w.queries.size() - 1);
     }
     state.ResumeTiming();
@@ -161,7 +174,7 @@ void BM_LookupBatch(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * kBatch);
 }
-BENCHMARK(BM_LookupBatch)->Arg(0)->Arg(1);
+BENCHMARK(BM_LookupBatch)->Arg(0)->Arg(1)->Arg(2);
 
 // ---- the machine's floor: what random reads of an index-sized table cost here ----
 // A lookup over 1,000,000 methods reads a few cache lines at random places in ~100 MB. These two

@@ -12,6 +12,10 @@ namespace jitscope::symbolize {
 namespace {
 
 constexpr uint32_t kNone = UINT32_MAX;
+// Code this far from all other code starts an area of its own, with its own buckets: a JIT's
+// code often lies in several places far apart (near the heap, among the shared libraries), and
+// one table of buckets over all of them would put whole areas into single buckets.
+constexpr uint64_t kAreaGap = uint64_t{16} << 20;
 
 size_t KeyHash(uint32_t space, uint64_t id) {
   uint64_t h = (id ^ (uint64_t{space} << 40)) * 0x9E3779B97F4A7C15ull;
@@ -531,14 +535,22 @@ class IndexBuilder::Replay {
     size_t next = 0;
     uint64_t cut = 0;
     out_.pieces_.reserve(regions.size());
+    // Areas of code: (first piece, end), split where no code lies for kAreaGap bytes or more.
+    std::vector<std::pair<size_t, uint64_t>> areas;
     while (next < regions.size() || !active.empty()) {
-      if (active.empty()) cut = regions[next].start;
+      if (active.empty()) {
+        cut = regions[next].start;
+        if (areas.empty() || cut - areas.back().second >= kAreaGap) {
+          areas.emplace_back(out_.pieces_.size(), cut);
+        }
+      }
       std::erase_if(active, [&](uint32_t r) { return end_of(r) <= cut; });
       while (next < regions.size() && regions[next].start == cut) {
         active.push_back(static_cast<uint32_t>(next++));
       }
       uint64_t following = next < regions.size() ? regions[next].start : kForever;
       for (uint32_t r : active) following = std::min(following, end_of(r));
+      if (!active.empty()) areas.back().second = following;
       if (active.size() == 1 && ends[active[0]] == kForever) {
         SymbolIndex::Piece piece = regions[active[0]];
         piece.back = static_cast<uint32_t>(cut - piece.start);
@@ -562,26 +574,32 @@ class IndexBuilder::Replay {
       }
       cut = following;
     }
-    const size_t count = out_.pieces_.size();
-    if (count == 0) return;
-    out_.base_ = out_.pieces_.front().start;
-    out_.end_ = 0;
-    for (uint32_t r = 0; r < regions.size(); ++r) out_.end_ = std::max(out_.end_, end_of(r));
-    // About one bucket per piece: a lookup reads its bucket and then one piece or two.
-    const uint64_t span = out_.end_ - out_.base_;
-    unsigned shift = 4;
-    while (shift < 63 && (span >> shift) > count) ++shift;
-    out_.shift_ = shift;
-    const uint64_t buckets = (span >> shift) + 1;
-    out_.buckets_.resize(buckets + 1);
-    // Per bucket, the number of pieces that start before it (SymbolIndex::FindPiece).
-    size_t piece = 0;
-    for (uint64_t b = 0; b < buckets; ++b) {
-      const uint64_t low = out_.base_ + (b << shift);
-      while (piece < count && out_.pieces_[piece].start < low) ++piece;
-      out_.buckets_[b] = static_cast<uint32_t>(piece);
+    for (size_t a = 0; a < areas.size(); ++a) {
+      const size_t end_piece = a + 1 < areas.size() ? areas[a + 1].first : out_.pieces_.size();
+      LayoutBuckets(areas[a].first, end_piece, areas[a].second);
     }
-    out_.buckets_[buckets] = static_cast<uint32_t>(count);
+  }
+
+  // The buckets of the area of pieces [first, last) that ends at `end`: about one bucket per
+  // piece, so a lookup reads its bucket and then one piece or two. Each bucket holds the number
+  // of pieces that start before it (SymbolIndex::FindPiece); a last one closes the area.
+  void LayoutBuckets(size_t first, size_t last, uint64_t end) {
+    SymbolIndex::Area area;
+    area.base = out_.pieces_[first].start;
+    area.end = end;
+    area.first_bucket = out_.buckets_.size();
+    area.shift = 4;
+    while (area.shift < 63 && ((end - area.base) >> area.shift) > last - first) ++area.shift;
+    const uint64_t buckets = ((end - area.base) >> area.shift) + 1;
+    out_.buckets_.reserve(out_.buckets_.size() + buckets + 1);
+    size_t piece = first;
+    for (uint64_t b = 0; b < buckets; ++b) {
+      const uint64_t low = area.base + (b << area.shift);
+      while (piece < last && out_.pieces_[piece].start < low) ++piece;
+      out_.buckets_.push_back(static_cast<uint32_t>(piece));
+    }
+    out_.buckets_.push_back(static_cast<uint32_t>(last));
+    out_.areas_.push_back(area);
   }
 
   IndexBuilder& b_;

@@ -9,14 +9,23 @@
 namespace jitscope::symbolize {
 
 uint64_t SymbolIndex::BucketOf(uint64_t address) const {
-  return address >= base_ && address < end_ ? (address - base_) >> shift_ : kNoBucket;
+  if (areas_.empty()) return kNoBucket;
+  const Area* area = areas_.data();
+  if (areas_.size() > 1) {
+    area = std::upper_bound(areas_.data(), areas_.data() + areas_.size(), address,
+                            [](uint64_t a, const Area& x) { return a < x.base; }) -
+           1;
+  }
+  if (address < area->base || address >= area->end) return kNoBucket;
+  return area->first_bucket + ((address - area->base) >> area->shift);
 }
 
 const SymbolIndex::Piece* SymbolIndex::FindPiece(uint64_t bucket, uint64_t address) const {
   if (bucket == kNoBucket) return nullptr;
   // The candidates: the last piece that starts before the bucket, and those starting in it.
   // Usually the last of them is the one (a piece per bucket, about).
-  const Piece* last = pieces_.data() + buckets_[bucket + 1] - 1;  // there is one: base_ <= address
+  // There is one: the address is at or after its area's first piece.
+  const Piece* last = pieces_.data() + buckets_[bucket + 1] - 1;
   if (address >= last->start) return last;
   const uint32_t first = buckets_[bucket];
   return std::upper_bound(pieces_.data() + (first == 0 ? 0 : first - 1), last, address,
@@ -178,7 +187,7 @@ IndexMemory SymbolIndex::Memory() const {
   IndexMemory m;
   m.pieces = pieces_.capacity() * sizeof(Piece) + multi_.capacity() * sizeof(uint32_t) +
              overlaps_.capacity() * sizeof(Piece) + overlap_ends_.capacity() * sizeof(uint64_t);
-  m.buckets = buckets_.capacity() * sizeof(uint32_t);
+  m.buckets = buckets_.capacity() * sizeof(uint32_t) + areas_.capacity() * sizeof(Area);
   m.inlines = inlines_.capacity() * sizeof(InlineRegion);
   m.methods = program_count_ * sizeof(Method) + modules_.capacity() * sizeof(StringId) +
               wide_ids_.capacity() * sizeof(wide_ids_[0]);

@@ -15,7 +15,9 @@
 //    place), or by one that was ended, lists them, in load order, in multi_ → overlaps_ with
 //    their ends. No per-method heap nodes anywhere.
 //  - Buckets: a direct table from (address - base) >> shift to the candidate pieces, about one
-//    bucket per piece, so a lookup reads one bucket and then, usually, one piece.
+//    bucket per piece, so a lookup reads one bucket and then, usually, one piece. Code far from
+//    other code (16 MiB or more) gets a table of its own, so a process whose JIT code lies in
+//    several places still finds about one piece per bucket.
 //  - Inline regions: sorted by their top-level region (its start and load time), consulted only
 //    for regions that have any.
 //  - Each reported region's line table (a compact byte program, line_program.h) is preceded by a
@@ -172,10 +174,16 @@ class SymbolIndex {
   std::vector<uint32_t> multi_;
   std::vector<Piece> overlaps_;
   std::vector<uint64_t> overlap_ends_;  // per overlaps_ entry: when it was ended, or kForever
-  base::HugeVector<uint32_t> buckets_;  // per bucket: how many pieces start before it; a sentinel
-  uint64_t base_ = 0;                   // lowest piece start
-  uint64_t end_ = 0;                    // highest region end
-  unsigned shift_ = 0;
+  // An area of code with no gap of 16 MiB or more (index_builder.cc, kAreaGap), and its buckets:
+  // buckets_[first_bucket + ((address - base) >> shift)], then one that closes the area.
+  struct Area {
+    uint64_t base;  // its first piece's start
+    uint64_t end;   // its last piece's end
+    uint64_t first_bucket;
+    unsigned shift;
+  };
+  std::vector<Area> areas_;             // sorted by base
+  base::HugeVector<uint32_t> buckets_;  // per bucket: how many pieces start before it
   size_t region_count_ = 0;
   std::vector<InlineRegion> inlines_;  // sorted by (root_start, root_loaded, start)
   size_t method_count_ = 0;

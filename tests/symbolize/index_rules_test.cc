@@ -657,6 +657,72 @@ TEST(IndexRules, LongLineTablesAnswerEveryOffsetAsShortOnesDo) {
   }
 }
 
+// Code in places far apart (index_builder.cc, kAreaGap: 16 MiB) gets buckets per area; every
+// address must still find its code, and addresses between areas, before the first and after the
+// last find none, one at a time and batched. A region larger than the gap keeps its area whole.
+TEST(IndexRules, CodeInAreasFarApartResolvesAsIfTogether) {
+  struct Code {
+    const char* name;
+    uint64_t address, size;
+  };
+  constexpr uint64_t kMiB = 1 << 20;
+  const std::vector<Code> code = {
+      {"low", 0x1000, 0x40},
+      {"near", 0x1000 + 15 * kMiB, 0x40},  // less than the gap: the same area
+      {"huge", 0x40000000, 40 * kMiB},     // larger than the gap
+      {"after_huge", 0x40000000 + 40 * kMiB, 0x100},
+      {"huge_alone", 0x100000000, 40 * kMiB},  // the last code of its area
+      {"heap", 0x550000001000, 0x80},
+      {"heap2", 0x550000001080, 0x80},
+      {"libs", 0x7f0000000000, 0x20},
+      {"top", 0x7ffffffff000, 0x1000},
+  };
+  IndexBuilder b;
+  for (size_t i = 0; i < code.size(); ++i) {
+    b.AddLoad(Report({.time = 1,
+                      .id = i + 1,
+                      .name = code[i].name,
+                      .address = code[i].address,
+                      .size = code[i].size}));
+  }
+  const SymbolIndex index = std::move(b).Build();
+  std::vector<Query> queries;
+  std::vector<std::string> expected;
+  auto expect = [&](uint64_t address, std::string name) {
+    queries.push_back({address, 5});
+    expected.push_back(std::move(name));
+  };
+  expect(0, "-");
+  for (const Code& c : code) {
+    expect(c.address - 1, "-");
+    expect(c.address, c.name);
+    expect(c.address + c.size / 2, c.name);
+    expect(c.address + c.size - 1, c.name);
+  }
+  // Where code touches code, the byte before the second is the first's.
+  for (size_t q = 0; q < queries.size(); ++q) {
+    if (queries[q].address == 0x40000000 + 40 * kMiB - 1) expected[q] = "huge";
+    if (queries[q].address == 0x550000001080 - 1) expected[q] = "heap";
+  }
+  expect(0x1000 + 15 * kMiB + 0x40, "-");
+  expect(0x40000000 + 40 * kMiB + 0x100, "-");
+  expect(0x100000000 + 40 * kMiB, "-");
+  expect(0x550000001100, "-");
+  expect(0x7f0000000020, "-");
+  expect(0x6000000000000, "-");
+  expect(~0ull, "-");
+  BatchResolution batch;
+  index.ResolveBatch(queries, batch);
+  for (size_t q = 0; q < queries.size(); ++q) {
+    EXPECT_EQ(Describe(index, queries[q].address, 5), expected[q])
+        << std::hex << queries[q].address;
+    const uint32_t frames = batch.frame_begin[q + 1] - batch.frame_begin[q];
+    EXPECT_EQ(frames == 0 ? std::string("-") : std::string(batch.frames[batch.frame_begin[q]].name),
+              expected[q])
+        << "batch, " << std::hex << queries[q].address;
+  }
+}
+
 // Every region's method record and line table lie side by side, some moved to the next cache line
 // (index_builder.cc, OnOneLine), and a region that was ended is looked up through the overlap
 // list: across thousands of methods with tables of every length from 0 to 40 rows, with line
