@@ -574,6 +574,8 @@ class IndexBuilder::Replay {
       }
       cut = following;
     }
+    // An area of n pieces has at most n + 1 buckets and a closing one.
+    out_.buckets_.reserve(out_.pieces_.size() + 2 * areas.size());
     for (size_t a = 0; a < areas.size(); ++a) {
       const size_t end_piece = a + 1 < areas.size() ? areas[a + 1].first : out_.pieces_.size();
       LayoutBuckets(areas[a].first, end_piece, areas[a].second);
@@ -582,7 +584,8 @@ class IndexBuilder::Replay {
 
   // The buckets of the area of pieces [first, last) that ends at `end`: about one bucket per
   // piece, so a lookup reads its bucket and then one piece or two. Each bucket holds the number
-  // of pieces that start before it (SymbolIndex::FindPiece); a last one closes the area.
+  // of pieces that start before it (SymbolIndex::FindPiece) and the record of the last of them;
+  // a last one closes the area.
   void LayoutBuckets(size_t first, size_t last, uint64_t end) {
     SymbolIndex::Area area;
     area.base = out_.pieces_[first].start;
@@ -591,14 +594,21 @@ class IndexBuilder::Replay {
     area.shift = 4;
     while (area.shift < 63 && ((end - area.base) >> area.shift) > last - first) ++area.shift;
     const uint64_t buckets = ((end - area.base) >> area.shift) + 1;
-    out_.buckets_.reserve(out_.buckets_.size() + buckets + 1);
+    auto bucket = [this](size_t pieces_before) {
+      const SymbolIndex::Piece* before =
+          pieces_before == 0 ? nullptr : &out_.pieces_[pieces_before - 1];
+      return SymbolIndex::Bucket{static_cast<uint32_t>(pieces_before),
+                                 before != nullptr && !(before->method & SymbolIndex::kMulti)
+                                     ? before->program
+                                     : SymbolIndex::kNoProgram};
+    };
     size_t piece = first;
     for (uint64_t b = 0; b < buckets; ++b) {
       const uint64_t low = area.base + (b << area.shift);
       while (piece < last && out_.pieces_[piece].start < low) ++piece;
-      out_.buckets_.push_back(static_cast<uint32_t>(piece));
+      out_.buckets_.push_back(bucket(piece));
     }
-    out_.buckets_.push_back(static_cast<uint32_t>(last));
+    out_.buckets_.push_back(bucket(last));
     out_.areas_.push_back(area);
   }
 

@@ -25,9 +25,9 @@ const SymbolIndex::Piece* SymbolIndex::FindPiece(uint64_t bucket, uint64_t addre
   // The candidates: the last piece that starts before the bucket, and those starting in it.
   // Usually the last of them is the one (a piece per bucket, about).
   // There is one: the address is at or after its area's first piece.
-  const Piece* last = pieces_.data() + buckets_[bucket + 1] - 1;
+  const Piece* last = pieces_.data() + buckets_[bucket + 1].pieces_before - 1;
   if (address >= last->start) return last;
-  const uint32_t first = buckets_[bucket];
+  const uint32_t first = buckets_[bucket].pieces_before;
   return std::upper_bound(pieces_.data() + (first == 0 ? 0 : first - 1), last, address,
                           [](uint64_t a, const Piece& p) { return a < p.start; }) -
          1;
@@ -80,10 +80,23 @@ void SymbolIndex::AppendFrame(const Method& m, uint32_t method, uint32_t program
   frame.inlined = inlined;
 }
 
+void SymbolIndex::PrefetchCandidate(uint64_t bucket) const {
+  // The likeliest answer: the last piece that starts before the next bucket (one cache line: a
+  // large index's pieces are 32 bytes on 2 MiB-aligned memory), with its method record and line
+  // table (20 bytes, then ~40 for 16 rows).
+  const Bucket& next = buckets_[bucket + 1];
+  __builtin_prefetch(pieces_.data() + next.pieces_before - 1);
+  if (next.program == kNoProgram) return;
+  __builtin_prefetch(programs_.data() + next.program);
+  __builtin_prefetch(programs_.data() + next.program + sizeof(Method) + 39);
+}
+
 bool SymbolIndex::Resolve(uint64_t address, uint64_t time, Resolution& out) const {
   out.frames.clear();
   out.region = {};
-  const Piece* r = PickRegion(FindPiece(BucketOf(address), address), address, time);
+  const uint64_t bucket = BucketOf(address);
+  if (bucket != kNoBucket) PrefetchCandidate(bucket);
+  const Piece* r = PickRegion(FindPiece(bucket, address), address, time);
   if (r == nullptr) return false;
   out.region = {r->region_start(), r->size, r->loaded};
   AppendFrames(*r, address, out.frames);
@@ -139,16 +152,14 @@ void SymbolIndex::ResolveBatch(std::span<const Query> queries, BatchResolution& 
   out.frame_begin.resize(n + 1);
   out.frame_begin[0] = 0;
   out.regions.resize(n);
-  // A software pipeline of four stages, kLag queries apart: while query i's bucket is being
-  // fetched, query i - kLag's piece is, query i - 2 * kLag finds its region and fetches its
-  // method and line table, and query i - 3 * kLag gives its frames. Every stage prefetches what
-  // the next one reads, so a dozen cache misses are in flight at once instead of one lookup's
-  // misses following each other.
+  // A software pipeline of three stages, kLag queries apart: while query i's bucket is being
+  // fetched, query i - kLag's likeliest piece and its method record and line table are, and
+  // query i - 2 * kLag, whose memory has arrived, gives its frames. So two dozen cache misses are
+  // in flight at once instead of one lookup's misses following each other.
   constexpr size_t kLag = 8;
-  constexpr size_t kRing = 4 * kLag;  // a power of two, more than kLag
+  constexpr size_t kRing = 4 * kLag;  // a power of two, more than 2 * kLag
   uint64_t buckets[kRing];
-  const Piece* found[kRing];
-  for (size_t step = 0; step < n + 3 * kLag; ++step) {
+  for (size_t step = 0; step < n + 2 * kLag; ++step) {
     if (step < n) {
       const uint64_t bucket = BucketOf(queries[step].address);
       buckets[step % kRing] = bucket;
@@ -156,28 +167,14 @@ void SymbolIndex::ResolveBatch(std::span<const Query> queries, BatchResolution& 
     }
     if (step >= kLag && step - kLag < n) {
       const uint64_t bucket = buckets[(step - kLag) % kRing];
-      if (bucket != kNoBucket) {
-        // The likeliest answer: the last piece that starts before the next bucket.
-        // (One line: a large index's pieces are 32 bytes on 2 MiB-aligned memory.)
-        __builtin_prefetch(pieces_.data() + buckets_[bucket + 1] - 1);
-      }
+      if (bucket != kNoBucket) PrefetchCandidate(bucket);
     }
-    if (step >= 2 * kLag && step - 2 * kLag < n) {
-      const Query& q = queries[step - 2 * kLag];
-      const uint64_t bucket = buckets[(step - 2 * kLag) % kRing];
-      const Piece* r = PickRegion(FindPiece(bucket, q.address), q.address, q.time);
-      found[(step - 2 * kLag) % kRing] = r;
-      if (r != nullptr) {
-        // The method record and the line table: 20 bytes, then ~40 for 16 rows.
-        __builtin_prefetch(programs_.data() + r->program);
-        __builtin_prefetch(programs_.data() + r->program + sizeof(Method) + 39);
-      }
-    }
-    if (step >= 3 * kLag) {
-      const size_t i = step - 3 * kLag;
-      const Piece* r = found[i % kRing];
+    if (step >= 2 * kLag) {
+      const size_t i = step - 2 * kLag;
+      const Query& q = queries[i];
+      const Piece* r = PickRegion(FindPiece(buckets[i % kRing], q.address), q.address, q.time);
       out.regions[i] = r ? MatchedRegion{r->region_start(), r->size, r->loaded} : MatchedRegion{};
-      if (r != nullptr) AppendFrames(*r, queries[i].address, out.frames);
+      if (r != nullptr) AppendFrames(*r, q.address, out.frames);
       out.frame_begin[i + 1] = static_cast<uint32_t>(out.frames.size());
     }
   }
@@ -187,7 +184,7 @@ IndexMemory SymbolIndex::Memory() const {
   IndexMemory m;
   m.pieces = pieces_.capacity() * sizeof(Piece) + multi_.capacity() * sizeof(uint32_t) +
              overlaps_.capacity() * sizeof(Piece) + overlap_ends_.capacity() * sizeof(uint64_t);
-  m.buckets = buckets_.capacity() * sizeof(uint32_t) + areas_.capacity() * sizeof(Area);
+  m.buckets = buckets_.capacity() * sizeof(Bucket) + areas_.capacity() * sizeof(Area);
   m.inlines = inlines_.capacity() * sizeof(InlineRegion);
   m.methods = program_count_ * sizeof(Method) + modules_.capacity() * sizeof(StringId) +
               wide_ids_.capacity() * sizeof(wide_ids_[0]);

@@ -6,8 +6,8 @@
 //
 // Layout (designed for 1,000,000 methods built in about a second, ten million lookups a second
 // and at most 64 bytes per method besides strings and line tables; figures in
-// docs/performance.md). A lookup follows three dependent reads: bucket → piece → the region's
-// method record and line table, which lie side by side.
+// docs/performance.md). A lookup reads a bucket, then the piece it names and that piece's method
+// record and line table (which lie side by side) at once: two reads' latency.
 //  - Pieces: the address space cut at every region boundary, sorted by start in one flat array
 //    of 32-byte entries. A piece covered by one region that was never ended (the usual case)
 //    holds that region whole — start, size, load time, method, line table — so the lookup reads
@@ -161,6 +161,7 @@ class SymbolIndex {
   static constexpr uint64_t kNoBucket = UINT64_MAX;  // the address is outside every piece
   uint64_t BucketOf(uint64_t address) const;
   const Piece* FindPiece(uint64_t bucket, uint64_t address) const;
+  void PrefetchCandidate(uint64_t bucket) const;
   const Piece* PickRegion(const Piece* piece, uint64_t address, uint64_t time) const;
   void AppendFrames(const Piece& region, uint64_t address, std::vector<Frame>& frames) const;
   void AppendFrame(const Method& m, uint32_t method, uint32_t program, uint64_t offset,
@@ -182,8 +183,16 @@ class SymbolIndex {
     uint64_t first_bucket;
     unsigned shift;
   };
-  std::vector<Area> areas_;             // sorted by base
-  base::HugeVector<uint32_t> buckets_;  // per bucket: how many pieces start before it
+  // How many pieces start before the bucket, and the record and line table of the last of them
+  // (kNoProgram if it is kMulti): a lookup fetches them side by side with that piece, which it
+  // usually is, instead of after it.
+  struct Bucket {
+    uint32_t pieces_before;
+    uint32_t program;
+  };
+  static constexpr uint32_t kNoProgram = UINT32_MAX;
+  std::vector<Area> areas_;  // sorted by base
+  base::HugeVector<Bucket> buckets_;
   size_t region_count_ = 0;
   std::vector<InlineRegion> inlines_;  // sorted by (root_start, root_loaded, start)
   size_t method_count_ = 0;
