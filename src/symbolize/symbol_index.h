@@ -4,10 +4,11 @@
 // IndexBuilder (index_builder.h, which states the rules), then read-only and safe to query from
 // any number of threads.
 //
-// Layout (designed for 1,000,000 methods built in about a second, ten million lookups a second
-// and at most 64 bytes per method besides strings and line tables; figures in
-// docs/performance.md). A lookup reads a bucket, then the piece it names and that piece's method
-// record and line table (which lie side by side) at once: two reads' latency.
+// Layout (designed for 1,000,000 methods built in under a second, ten million lookups a second
+// and at most 64 bytes per method besides strings and line tables — 32 for its piece, 8 for its
+// bucket, 20 for its record; figures in docs/performance.md). A lookup reads a bucket, then the
+// piece it names and that piece's method record and line table (which lie side by side) at
+// once: two reads' latency, three cache lines.
 //  - Pieces: the address space cut at every region boundary, sorted by start in one flat array
 //    of 32-byte entries. A piece covered by one region that was never ended (the usual case)
 //    holds that region whole — start, size, load time, method, line table — so the lookup reads
@@ -22,8 +23,9 @@
 //    for regions that have any.
 //  - Each reported region's line table (a compact byte program, line_program.h) is preceded by a
 //    copy of its method's record: the place of its name in the string arena and interned ids for
-//    the rest (string_table.h). A lookup reads both in one go, usually from one cache line or two,
-//    where a separate method array would cost another cache miss; there is no such array. A
+//    the rest (string_table.h). A lookup reads both in one go, from one cache line when they fit
+//    in one (they are moved to the next line when that wastes at most 16 bytes), where a separate
+//    method array would cost another cache miss; there is no such array. A
 //    region that continues part of older code (a partial METHOD_UPDATE) gets its line table
 //    re-based (with the record copied), so every line lookup starts at offset 0 of its region.
 #pragma once
