@@ -55,8 +55,10 @@ void IndexBuilder::Reserve(size_t count) {
   ops_.reserve(ops_.size() + count);
   method_ids_.reserve(method_ids_.size() + count);
   method_has_id_.reserve(method_has_id_.size() + count);
-  programs_.reserve(programs_.size() + (sizeof(SymbolIndex::Method) + 4) * count);
-  strings_.Reserve(count, 32 * count);  // a name each, of a few dozen bytes
+  // A record and a line table each, and a name of a few dozen bytes: room that is not used costs
+  // address space, not memory; running out costs a copy of everything so far.
+  programs_.reserve(programs_.size() + (sizeof(SymbolIndex::Method) + 48) * count);
+  strings_.Reserve(count, 48 * count);
 }
 
 void IndexBuilder::Warn(std::string message) {
@@ -510,7 +512,7 @@ class IndexBuilder::Replay {
              std::tie(c.root_start, c.root_loaded, c.start);
     });
     out_.region_count_ = regions.size();
-    LayoutPieces(regions, ends);
+    LayoutPieces(std::move(regions), ends);
   }
 
   // A copy of the method record and line table at `program` for the code from `origin` on.
@@ -527,16 +529,46 @@ class IndexBuilder::Replay {
 
   // Cuts the address space at every region boundary; each piece holds the region covering it,
   // or lists the regions that covered it over time (or the one that covered it until it ended).
-  void LayoutPieces(const base::HugeVector<SymbolIndex::Piece>& regions,
+  void LayoutPieces(base::HugeVector<SymbolIndex::Piece>&& regions,
                     const std::vector<uint64_t>& ends) {
+    auto end_of = [&](size_t r) { return regions[r].start + regions[r].size; };
+    // Areas of code: (first piece, end), split where no code lies for kAreaGap bytes or more.
+    std::vector<std::pair<size_t, uint64_t>> areas;
+    // The usual case, regions that never overlap and were never ended, are the pieces as they are.
+    bool disjoint = true;
+    for (size_t r = 0; r < regions.size() && disjoint; ++r) {
+      disjoint =
+          ends[r] == kForever && (r + 1 == regions.size() || end_of(r) <= regions[r + 1].start);
+    }
+    if (disjoint) {
+      for (size_t r = 0; r < regions.size(); ++r) {
+        if (areas.empty() || regions[r].start - areas.back().second >= kAreaGap) {
+          areas.emplace_back(r, 0);
+        }
+        areas.back().second = end_of(r);
+      }
+      out_.pieces_ = std::move(regions);
+    } else {
+      CutPieces(regions, ends, areas);
+    }
+    // An area of n pieces has at most n + 1 buckets and a closing one.
+    out_.buckets_.reserve(out_.pieces_.size() + 2 * areas.size());
+    for (size_t a = 0; a < areas.size(); ++a) {
+      const size_t end_piece = a + 1 < areas.size() ? areas[a + 1].first : out_.pieces_.size();
+      LayoutBuckets(areas[a].first, end_piece, areas[a].second);
+    }
+  }
+
+  // Regions that overlap (over time) or were ended: the pieces between every two boundaries.
+  void CutPieces(const base::HugeVector<SymbolIndex::Piece>& regions,
+                 const std::vector<uint64_t>& ends,
+                 std::vector<std::pair<size_t, uint64_t>>& areas) {
     auto end_of = [&](uint32_t r) { return regions[r].start + regions[r].size; };
     std::vector<uint32_t> active;
     std::vector<uint32_t> overlap_index(regions.size(), kNone);
     size_t next = 0;
     uint64_t cut = 0;
     out_.pieces_.reserve(regions.size());
-    // Areas of code: (first piece, end), split where no code lies for kAreaGap bytes or more.
-    std::vector<std::pair<size_t, uint64_t>> areas;
     while (next < regions.size() || !active.empty()) {
       if (active.empty()) {
         cut = regions[next].start;
@@ -573,12 +605,6 @@ class IndexBuilder::Replay {
         }
       }
       cut = following;
-    }
-    // An area of n pieces has at most n + 1 buckets and a closing one.
-    out_.buckets_.reserve(out_.pieces_.size() + 2 * areas.size());
-    for (size_t a = 0; a < areas.size(); ++a) {
-      const size_t end_piece = a + 1 < areas.size() ? areas[a + 1].first : out_.pieces_.size();
-      LayoutBuckets(areas[a].first, end_piece, areas[a].second);
     }
   }
 
@@ -637,7 +663,8 @@ SymbolIndex IndexBuilder::Build() && {
                                  : name);
   }
   strings_.Freeze();
-  programs_.shrink_to_fit();
+  // Copying costs time; a quarter unused is worth keeping instead.
+  if (programs_.capacity() > programs_.size() + programs_.size() / 4) programs_.shrink_to_fit();
   index.programs_ = std::move(programs_);
   index.strings_ = std::move(strings_);
   index.warnings_ = std::move(warnings_);
