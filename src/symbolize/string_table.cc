@@ -87,8 +87,8 @@ void StringTable::Freeze() {
 }
 
 size_t StringTable::MemoryBytes() const {
-  return arena_.capacity() + offsets_.capacity() * sizeof(uint32_t) +
-         slots_.capacity() * sizeof(uint64_t);
+  // In use, not reserved: room reserved on huge pages and never touched is address space only.
+  return arena_.size() + offsets_.size() * sizeof(uint32_t) + slots_.capacity() * sizeof(uint64_t);
 }
 
 }  // namespace jitscope::symbolize

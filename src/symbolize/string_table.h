@@ -46,6 +46,7 @@ class StringTable {
   // the index is built.
   void Freeze();
 
+  // Bytes in use (not the room reserved for more).
   size_t MemoryBytes() const;
 
  private:

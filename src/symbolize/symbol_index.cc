@@ -188,7 +188,8 @@ IndexMemory SymbolIndex::Memory() const {
   m.inlines = inlines_.capacity() * sizeof(InlineRegion);
   m.methods = program_count_ * sizeof(Method) + modules_.capacity() * sizeof(StringId) +
               wide_ids_.capacity() * sizeof(wide_ids_[0]);
-  m.line_programs = programs_.capacity() - program_count_ * sizeof(Method);
+  // In use, not reserved: room reserved on huge pages and never touched is address space only.
+  m.line_programs = programs_.size() - program_count_ * sizeof(Method);
   m.strings = strings_.MemoryBytes();
   return m;
 }

@@ -102,6 +102,8 @@ class SymbolIndex {
   size_t region_count() const { return region_count_; }
   size_t inline_count() const { return inlines_.size(); }
   size_t method_count() const { return method_count_; }
+  // Bytes held, by part; for the large arrays on huge pages (line tables, strings), the bytes in
+  // use rather than the room reserved, which the kernel backs with memory only once touched.
   IndexMemory Memory() const;
   // Things the rules noticed in the input (a split function's second source file, inline
   // regions whose parent never arrived, ...), in input order; at most kMaxWarnings are kept.
