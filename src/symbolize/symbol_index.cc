@@ -12,9 +12,10 @@ uint64_t SymbolIndex::BucketOf(uint64_t address) const {
   if (areas_.empty()) return kNoBucket;
   const Area* area = areas_.data();
   if (areas_.size() > 1) {
-    area = std::upper_bound(areas_.data(), areas_.data() + areas_.size(), address,
-                            [](uint64_t a, const Area& x) { return a < x.base; }) -
-           1;
+    const Area* after = std::upper_bound(areas_.data(), areas_.data() + areas_.size(), address,
+                                         [](uint64_t a, const Area& x) { return a < x.base; });
+    if (after == areas_.data()) return kNoBucket;  // before all code
+    area = after - 1;
   }
   if (address < area->base || address >= area->end) return kNoBucket;
   return area->first_bucket + ((address - area->base) >> area->shift);
