@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "jitscope/base/huge_page_allocator.h"
 #include "jitscope/base/status.h"
 
 namespace jitscope::formats {
@@ -29,8 +30,8 @@ struct PerfMapEntry {
 };
 
 struct ParsedPerfMap {
-  std::vector<PerfMapEntry> entries;  // in file order (writers append: later is newer)
-  uint64_t empty_entries = 0;         // size 0, left out
+  base::HugeVector<PerfMapEntry> entries;  // in file order (writers append: later is newer)
+  uint64_t empty_entries = 0;              // size 0, left out
   base::Status error;
 };
 
