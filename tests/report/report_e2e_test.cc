@@ -328,12 +328,12 @@ TEST_F(ReportE2eTest, SvgRendersInHeadlessChromium) {
   test_support::ProcessResult look;
   int hung = 0;
   for (int budget_ms : {3000, 10000, 30000}) {
-    auto shot =
-        RunProgram({"timeout", "--kill-after=10", "90", CHROMIUM, "--headless", "--no-sandbox",
-                    "--disable-gpu", "--hide-scrollbars", "--run-all-compositor-stages-before-draw",
-                    "--virtual-time-budget=" + std::to_string(budget_ms), "--window-size=" + size,
-                    "--screenshot=" + png, "file://" + svg},
-                   {{"HOME", tmp_->path()}});
+    auto shot = RunProgram(
+        {"/usr/bin/timeout", "--kill-after=10", "90", CHROMIUM, "--headless", "--no-sandbox",
+         "--disable-gpu", "--hide-scrollbars", "--run-all-compositor-stages-before-draw",
+         "--virtual-time-budget=" + std::to_string(budget_ms), "--window-size=" + size,
+         "--screenshot=" + png, "file://" + svg},
+        {{"HOME", tmp_->path()}});
     if (shot.exit_code == 124 || shot.exit_code == 137) {
       ++hung;
       continue;
