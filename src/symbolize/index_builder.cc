@@ -58,7 +58,7 @@ void IndexBuilder::Reserve(size_t count) {
   // A record and a line table each, and a name of a few dozen bytes: room that is not used costs
   // address space, not memory; running out costs a copy of everything so far.
   programs_.reserve(programs_.size() + (sizeof(SymbolIndex::Method) + 48) * count);
-  strings_.Reserve(count, 48 * count);
+  strings_.Reserve(0, 48 * count);  // names are appended, not interned (AddReport)
 }
 
 void IndexBuilder::Warn(std::string message) {
@@ -126,7 +126,24 @@ uint32_t IndexBuilder::AddReport(const CodeReport& code, uint32_t method, uint32
   report.size = static_cast<uint32_t>(code.size);
   report.method = method;
   report.parent_method = parent_method;
-  report.name = code.name ? strings_.Intern(*code.name) : kInheritFile;
+  // Names are stored, not interned: nearly every method has its own, and looking each up in a
+  // table of a million would cost a cache miss per method. Consecutive regions of one method
+  // (a split function reported piece by piece) share theirs.
+  report.name_offset = kNoName;
+  report.name_size = 0;
+  if (code.name) {
+    const Report* previous = reports_.empty() ? nullptr : &reports_.back();
+    if (previous != nullptr && previous->method == method && previous->name_offset != kNoName &&
+        strings_.Slice(previous->name_offset, previous->name_size) == *code.name) {
+      report.name_offset = previous->name_offset;
+      report.name_size = previous->name_size;
+    } else {
+      report.name_offset = strings_.Append(*code.name);
+      // Names of a gigabyte or more are cut there (the size shares its word with two flags).
+      report.name_size =
+          static_cast<uint32_t>(std::min<size_t>(code.name->size(), SymbolIndex::kNameSizeMask));
+    }
+  }
   report.file = code.source_file ? strings_.Intern(*code.source_file) : kInheritFile;
   report.module = SymbolIndex::kNoModule;
   if (code.module) {
@@ -371,11 +388,9 @@ class IndexBuilder::Replay {
           static_cast<unsigned long long>(r.address), std::string(b_.strings_.Get(r.file)).c_str(),
           std::string(b_.strings_.Get(m.file)).c_str()));
     }
-    if ((m.name_size & SymbolIndex::kNameSizeMask) == 0 && r.name != kInheritFile) {
-      m.name_offset = b_.strings_.Offset(r.name);
-      // Names of a gigabyte or more are cut there (the size shares its word with two flags).
-      m.name_size |= static_cast<uint32_t>(
-          std::min<size_t>(b_.strings_.Get(r.name).size(), SymbolIndex::kNameSizeMask));
+    if ((m.name_size & SymbolIndex::kNameSizeMask) == 0 && r.name_offset != kNoName) {
+      m.name_offset = r.name_offset;
+      m.name_size |= r.name_size;
     }
     if (m.module == SymbolIndex::kNoModule) m.module = r.module;
   }

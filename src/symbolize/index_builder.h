@@ -123,9 +123,11 @@ class IndexBuilder {
     uint32_t method;
     uint32_t parent_method;  // inline only
     uint32_t program;
-    StringId name, file;  // kInheritFile when not reported
-    uint32_t module;      // SymbolIndex::kNoModule when not reported
+    uint32_t name_offset, name_size;  // in the string arena; kNoName when not reported
+    StringId file;                    // kInheritFile when not reported
+    uint32_t module;                  // SymbolIndex::kNoModule when not reported
   };
+  static constexpr uint32_t kNoName = UINT32_MAX;
   struct Plain {  // range update, unloads and moves
     uint64_t a, b;
     uint32_t method;

@@ -6,7 +6,7 @@
 
 namespace jitscope::symbolize {
 
-StringTable::StringTable() : offsets_{0, 0} { Grow(1024); }  // id 0: ""
+StringTable::StringTable() : spans_{{0, 0}} { Grow(1024); }  // id 0: ""
 
 uint64_t StringTable::Hash(std::string_view s) {
   // Eight bytes per step (names are long and numerous: this runs once per method reported).
@@ -37,8 +37,7 @@ StringId StringTable::Intern(std::string_view s) {
     const uint64_t slot = slots_[i];
     if (slot == 0) {
       const auto id = static_cast<StringId>(size());
-      arena_.insert(arena_.end(), s.begin(), s.end());
-      offsets_.push_back(static_cast<uint32_t>(arena_.size()));
+      spans_.push_back({Append(s), static_cast<uint32_t>(s.size())});
       slots_[i] = (uint64_t{top} << 32) | (id + 1);
       if (size() * 2 > slots_.size()) Grow(slots_.size() * 2);
       return id;
@@ -48,8 +47,14 @@ StringId StringTable::Intern(std::string_view s) {
   }
 }
 
+uint32_t StringTable::Append(std::string_view s) {
+  const auto offset = static_cast<uint32_t>(arena_.size());
+  arena_.insert(arena_.end(), s.begin(), s.end());
+  return offset;
+}
+
 void StringTable::Reserve(size_t count, size_t bytes) {
-  offsets_.reserve(offsets_.size() + count);
+  spans_.reserve(spans_.size() + count);
   arena_.reserve(arena_.size() + bytes);
   const size_t wanted = std::bit_ceil(2 * (size() + count));
   if (wanted > slots_.size()) Grow(wanted);
@@ -83,12 +88,12 @@ void StringTable::Freeze() {
     if (v.capacity() > v.size() + v.size() / 4) v.shrink_to_fit();
   };
   trim(arena_);
-  trim(offsets_);
+  trim(spans_);
 }
 
 size_t StringTable::MemoryBytes() const {
   // In use, not reserved: room reserved on huge pages and never touched is address space only.
-  return arena_.size() + offsets_.size() * sizeof(uint32_t) + slots_.capacity() * sizeof(uint64_t);
+  return arena_.size() + spans_.size() * sizeof(Span) + slots_.capacity() * sizeof(uint64_t);
 }
 
 }  // namespace jitscope::symbolize

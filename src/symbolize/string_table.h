@@ -1,8 +1,9 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// Interned strings: every distinct name, file and module is stored once, in one contiguous arena,
-// and referred to by a 32-bit id (STYLE.md §18). The symbol index keeps ids instead of strings, so
-// a method costs a few integers, not a heap node per name.
+// Strings in one contiguous arena. Files and modules are interned: each distinct one is stored
+// once and referred to by a 32-bit id (STYLE.md §18), so a method costs a few integers, not a heap
+// node per string. Method names, nearly all distinct, are appended without a lookup (Append) and
+// referred to by their place in the arena.
 //
 // Interning uses an open-addressing table whose slots hold an id and the top of its string's
 // hash, so a probe rarely touches the arena and growing never rehashes; entries are compared
@@ -28,16 +29,19 @@ class StringTable {
 
   // The id of `s`, adding it if new. Id 0 is always the empty string.
   StringId Intern(std::string_view s);
-  // Room for `count` more strings of `bytes` in all, so a million names cost no rehashing and
-  // no copies of the arena.
+  // Stores `s` without an id and without looking for an equal one (for strings that are nearly
+  // all distinct, where the lookup would cost more than it saves); returns its place for Slice.
+  uint32_t Append(std::string_view s);
+  // Room for `count` more interned strings and `bytes` more in the arena, so a million strings
+  // cost no rehashing and no copies of the arena.
   void Reserve(size_t count, size_t bytes);
 
   std::string_view Get(StringId id) const {
-    return {arena_.data() + offsets_[id], offsets_[id + 1] - offsets_[id]};
+    return {arena_.data() + spans_[id].offset, spans_[id].size};
   }
-  size_t size() const { return offsets_.size() - 1; }
+  size_t size() const { return spans_.size(); }
   // Where string `id` sits in the arena, for holders that keep (offset, size) to avoid a lookup.
-  uint32_t Offset(StringId id) const { return offsets_[id]; }
+  uint32_t Offset(StringId id) const { return spans_[id].offset; }
   std::string_view Slice(uint32_t offset, uint32_t size) const {
     return {arena_.data() + offset, size};
   }
@@ -56,9 +60,12 @@ class StringTable {
   // On huge pages: with a million names, growing ordinary heap blocks would cost a page fault
   // per 4 KiB.
   base::HugeVector<char> arena_;
-  base::HugeVector<uint32_t> offsets_;  // string i is arena_[offsets_[i], offsets_[i + 1])
-  base::HugeVector<uint64_t> slots_;    // hash's top 32 bits << 32 | (id + 1); 0 = empty
-  unsigned shift_ = 54;                 // slot of a hash: its top 64 - shift_ bits
+  struct Span {
+    uint32_t offset, size;
+  };
+  base::HugeVector<Span> spans_;      // string i is arena_[offset, offset + size)
+  base::HugeVector<uint64_t> slots_;  // hash's top 32 bits << 32 | (id + 1); 0 = empty
+  unsigned shift_ = 54;               // slot of a hash: its top 64 - shift_ bits
 };
 
 }  // namespace jitscope::symbolize
