@@ -547,8 +547,7 @@ class IndexBuilder::Replay {
   void LayoutPieces(base::HugeVector<SymbolIndex::Piece>&& regions,
                     const std::vector<uint64_t>& ends) {
     auto end_of = [&](size_t r) { return regions[r].start + regions[r].size; };
-    // Areas of code: (first piece, end), split where no code lies for kAreaGap bytes or more.
-    std::vector<std::pair<size_t, uint64_t>> areas;
+    std::vector<CodeArea> areas;
     // The usual case, regions that never overlap and were never ended, are the pieces as they are.
     bool disjoint = true;
     for (size_t r = 0; r < regions.size() && disjoint; ++r) {
@@ -556,12 +555,8 @@ class IndexBuilder::Replay {
           ends[r] == kForever && (r + 1 == regions.size() || end_of(r) <= regions[r + 1].start);
     }
     if (disjoint) {
-      for (size_t r = 0; r < regions.size(); ++r) {
-        if (areas.empty() || regions[r].start - areas.back().second >= kAreaGap) {
-          areas.emplace_back(r, 0);
-        }
-        areas.back().second = end_of(r);
-      }
+      for (size_t r = 0; r < regions.size(); ++r)
+        ExtendAreas(areas, r, regions[r].start, end_of(r));
       out_.pieces_ = std::move(regions);
     } else {
       CutPieces(regions, ends, areas);
@@ -574,10 +569,18 @@ class IndexBuilder::Replay {
     }
   }
 
+  // Areas of code: (first piece, end), split where no code lies for kAreaGap bytes or more.
+  using CodeArea = std::pair<size_t, uint64_t>;
+  // Adds piece `piece`, covering [start, end), to the last area or, after a gap, to a new one.
+  static void ExtendAreas(std::vector<CodeArea>& areas, size_t piece, uint64_t start,
+                          uint64_t end) {
+    if (areas.empty() || start - areas.back().second >= kAreaGap) areas.emplace_back(piece, start);
+    areas.back().second = end;
+  }
+
   // Regions that overlap (over time) or were ended: the pieces between every two boundaries.
   void CutPieces(const base::HugeVector<SymbolIndex::Piece>& regions,
-                 const std::vector<uint64_t>& ends,
-                 std::vector<std::pair<size_t, uint64_t>>& areas) {
+                 const std::vector<uint64_t>& ends, std::vector<CodeArea>& areas) {
     auto end_of = [&](uint32_t r) { return regions[r].start + regions[r].size; };
     std::vector<uint32_t> active;
     std::vector<uint32_t> overlap_index(regions.size(), kNone);
@@ -585,19 +588,14 @@ class IndexBuilder::Replay {
     uint64_t cut = 0;
     out_.pieces_.reserve(regions.size());
     while (next < regions.size() || !active.empty()) {
-      if (active.empty()) {
-        cut = regions[next].start;
-        if (areas.empty() || cut - areas.back().second >= kAreaGap) {
-          areas.emplace_back(out_.pieces_.size(), cut);
-        }
-      }
+      if (active.empty()) cut = regions[next].start;
       std::erase_if(active, [&](uint32_t r) { return end_of(r) <= cut; });
       while (next < regions.size() && regions[next].start == cut) {
         active.push_back(static_cast<uint32_t>(next++));
       }
       uint64_t following = next < regions.size() ? regions[next].start : kForever;
       for (uint32_t r : active) following = std::min(following, end_of(r));
-      if (!active.empty()) areas.back().second = following;
+      if (!active.empty()) ExtendAreas(areas, out_.pieces_.size(), cut, following);
       if (active.size() == 1 && ends[active[0]] == kForever) {
         SymbolIndex::Piece piece = regions[active[0]];
         piece.back = static_cast<uint32_t>(cut - piece.start);

@@ -193,24 +193,13 @@ LineAt LookupLine(const uint8_t* p, uint64_t target) {
       p += c.position;
     }
   }
-  while (count > 0) {
-    --count;
-    // The usual row: a one-byte offset delta with no change of file, a one-byte line delta.
-    const uint32_t head = p[0];
-    const uint32_t zigzag = p[1];
-    if (((head | zigzag) & 0x80) == 0 && (head & 1) == 0) {
-      offset += head >> 1;
-      if (offset > target) break;
-      line += static_cast<int64_t>(zigzag >> 1) ^ -static_cast<int64_t>(zigzag & 1);
-      p += 2;
-      continue;
-    }
-    const uint64_t long_head = GetVarint(p);
-    offset += long_head >> 1;
+  while (count-- > 0) {
+    const uint64_t head = GetVarint(p);
+    offset += head >> 1;
     if (offset > target) break;
-    const uint64_t long_zigzag = GetVarint(p);
-    line += static_cast<int64_t>(long_zigzag >> 1) ^ -static_cast<int64_t>(long_zigzag & 1);
-    if (long_head & 1) {
+    const uint64_t zigzag = GetVarint(p);
+    line += static_cast<int64_t>(zigzag >> 1) ^ -static_cast<int64_t>(zigzag & 1);
+    if (head & 1) {
       const StringId row_file = FileFromCode(GetVarint(p));
       file = row_file == kInheritFile ? region_file : row_file;
     }

@@ -68,9 +68,9 @@ uint64_t SymbolIndex::WideId(uint32_t method) const {
       ->second;
 }
 
-void SymbolIndex::AppendFrame(const Method& m, uint32_t method, uint32_t program, uint64_t offset,
-                              bool inlined, std::string_view fallback_module,
-                              std::vector<Frame>& frames) const {
+void SymbolIndex::AppendFrame(uint32_t method, uint32_t program, uint64_t offset, bool inlined,
+                              std::string_view fallback_module, std::vector<Frame>& frames) const {
+  const Method m = MethodAt(program);
   const LineAt at = LookupLine(programs_.data() + program + sizeof(Method), offset);
   Frame& frame = frames.emplace_back();
   frame.name = strings_.Slice(m.name_offset, m.name_size & kNameSizeMask);
@@ -108,8 +108,7 @@ void SymbolIndex::AppendFrames(const Piece& r, uint64_t address, std::vector<Fra
   const size_t first = frames.size();
   const uint32_t method = r.method & kMethodMask;
   const uint64_t start = r.region_start();
-  const Method top = MethodAt(r.program);
-  const std::string_view module = ModuleName(top.module);
+  const std::string_view module = ModuleName(MethodAt(r.program).module);
   if (r.method & kHasInlines) {
     // Walk down from the top-level method: at each level, the inline region of the current
     // parent that contains the address (siblings never overlap: seeds, "Exploring Inline
@@ -138,13 +137,12 @@ void SymbolIndex::AppendFrames(const Piece& r, uint64_t address, std::vector<Fra
       }
       if (next == nullptr) break;
       current = next;
-      AppendFrame(MethodAt(next->program), next->method, next->program, address - next->start, true,
-                  module, frames);
+      AppendFrame(next->method, next->program, address - next->start, true, module, frames);
       parent = next->method;
     }
     std::reverse(frames.begin() + first, frames.end());
   }
-  AppendFrame(top, method, r.program, address - start, false, module, frames);
+  AppendFrame(method, r.program, address - start, false, module, frames);
 }
 
 void SymbolIndex::ResolveBatch(std::span<const Query> queries, BatchResolution& out) const {

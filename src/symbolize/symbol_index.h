@@ -168,9 +168,8 @@ class SymbolIndex {
   void PrefetchCandidate(uint64_t bucket) const;
   const Piece* PickRegion(const Piece* piece, uint64_t address, uint64_t time) const;
   void AppendFrames(const Piece& region, uint64_t address, std::vector<Frame>& frames) const;
-  void AppendFrame(const Method& m, uint32_t method, uint32_t program, uint64_t offset,
-                   bool inlined, std::string_view fallback_module,
-                   std::vector<Frame>& frames) const;
+  void AppendFrame(uint32_t method, uint32_t program, uint64_t offset, bool inlined,
+                   std::string_view fallback_module, std::vector<Frame>& frames) const;
   Method MethodAt(uint32_t program) const;
   std::string_view ModuleName(uint32_t module) const;
   uint64_t WideId(uint32_t method) const;
