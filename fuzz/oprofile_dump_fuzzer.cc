@@ -1,6 +1,6 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// libFuzzer target for the OProfile dump reader (src/formats/oprofile_dump_reader.h) and its
+// libFuzzer target for the OProfile dump reader (src/jitscope/formats/oprofile_dump_reader.h) and its
 // import.
 #include <cstddef>
 #include <cstdint>

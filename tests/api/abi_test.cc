@@ -1,9 +1,9 @@
 // Copyright 2026 The jitscope Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// The C++ side of the ABI test: the compile-time checks of src/api/abi_checks.h with
+// The C++ side of the ABI test: the compile-time checks of src/jitscope/api/abi_checks.h with
 // static_assert, plus a run-time comparison of every payload and enum size between the C compiler
-// (src/api/abi_check.c) and the C++ compiler. Built twice: as api_abi_test and, with
+// (src/jitscope/api/abi_check.c) and the C++ compiler. Built twice: as api_abi_test and, with
 // JITSCOPE_JIT_LEGACY_API, as api_abi_legacy_test (separate binaries, because the two
 // iJIT_Method_Load layouts must not meet in one program).
 

@@ -1,5 +1,5 @@
 # Checks that a shared library exports exactly its API under its version node and nothing else:
-# by default the stub's (src/api/jitprofiling.map); -DNODE=<node> -DSYMBOLS=<a;b;...> for another
+# by default the stub's (src/jitscope/api/jitprofiling.map); -DNODE=<node> -DSYMBOLS=<a;b;...> for another
 # library (libopagent.so.1). With -DOBJDUMP=<objdump>, `objdump -T` must list exactly those
 # functions under the node too.
 # Run: cmake -DNM=<nm> -DLIBRARY=<lib.so> [-DNODE=.. -DSYMBOLS=..] [-DOBJDUMP=..] -P <this>.

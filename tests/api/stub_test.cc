@@ -6,7 +6,7 @@
 // with its own environment and compares the probe's output exactly. Fake collectors
 // (fake_collector.c) count and record what reaches them. Expected behaviour: fact sheet
 // ../shared/reference/intel-jit-api.md sections 4 and 5, and the header comment of
-// src/api/jitprofiling.c.
+// src/jitscope/api/jitprofiling.c.
 
 #include <dlfcn.h>
 #include <poll.h>
@@ -381,7 +381,7 @@ TEST(StubMethodIdTest, ExhaustionUnderContentionNeverWrapsIntoValidIds) {
   EXPECT_EQ(Lines({"ids=8000 distinct=3 zeros=7997 min=4294967293"}), run.out);
 }
 
-// ---- The shared library (src/api/jitprofiling.map) ----
+// ---- The shared library (src/jitscope/api/jitprofiling.map) ----
 
 TEST(StubSharedLibraryTest, WorksLikeTheStaticOne) {
   const ProbeRun run =

@@ -1,7 +1,7 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // Test support: reading back what the collector and the OProfile agent wrote, with the product's
-// own readers (src/trace's TraceFile, src/formats' jitdump reader), and failing the test on any
+// own readers (src/jitscope/trace's TraceFile, src/jitscope/formats' jitdump reader), and failing the test on any
 // damage. Tests that include this link jitscope_trace and jitscope_formats.
 #pragma once
 

@@ -1,7 +1,7 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // `jitscope report [DIR] [--format F] [-o FILE] [--sort KEY] [--inline|--no-inline] [--top N]`:
-// symbolizes a session directory written by `jitscope record` (src/report/profile_builder.h) and
+// symbolizes a session directory written by `jitscope record` (src/jitscope/report/profile_builder.h) and
 // writes it in one of the report formats.
 #pragma once
 

@@ -1,7 +1,7 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // `jitscope record [-o DIR] [-F HZ] [--formats LIST] -- CMD [ARGS...]`: runs CMD with the
-// collector configured and samples it into a session directory (src/record/session.h).
+// collector configured and samples it into a session directory (src/jitscope/record/session.h).
 #pragma once
 
 #include <cstdio>

@@ -52,7 +52,7 @@ class Collector {
 
   // At process exit: lets every sink finish its file (jitdump: JIT_CODE_CLOSE).
   void AtExit();
-  // The intake of an API that validates its calls itself (OProfile's agent API, src/opagent):
+  // The intake of an API that validates its calls itself (OProfile's agent API, src/jitscope/opagent):
   // stamps `event` with the time and thread and writes it to every sink. Returns nullopt when it
   // was written, else why it was refused (kTooLarge, kWriteFailed), counted and recorded as for
   // Notify.

@@ -1,7 +1,7 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // `jitscope resolve [--json] [--pid PID] SOURCE... -- ADDR[@TIME_NS]...`: resolves addresses of
-// JIT code to frames, through the time-versioned symbol index (src/symbolize). SOURCE is a file
+// JIT code to frames, through the time-versioned symbol index (src/jitscope/symbolize). SOURCE is a file
 // of any supported format or a directory of them (symbolize/source_set.h). ADDR is hexadecimal
 // (0x optional); TIME_NS is decimal CLOCK_MONOTONIC nanoseconds (wall-clock nanoseconds for
 // OProfile dumps); without it, the latest code loaded at the address answers.
