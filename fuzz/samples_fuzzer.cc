@@ -6,9 +6,10 @@
 #include <cstdint>
 #include <string_view>
 
-#include "jitscope/record/samples_file.h"
+#include "jitscope/formats/samples_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  (void)jitscope::record::ParseSamples(std::string_view(reinterpret_cast<const char*>(data), size));
+  (void)jitscope::formats::ParseSamples(
+      std::string_view(reinterpret_cast<const char*>(data), size));
   return 0;
 }

@@ -6,10 +6,10 @@
 #include <cstdint>
 #include <string_view>
 
-#include "jitscope/record/session_info.h"
+#include "jitscope/formats/session_info.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  (void)jitscope::record::ParseSessionInfo(
+  (void)jitscope::formats::ParseSessionInfo(
       std::string_view(reinterpret_cast<const char*>(data), size));
   return 0;
 }

@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "../support/subprocess.h"
-#include "jitscope/record/samples_file.h"
+#include "jitscope/formats/samples_file.h"
 #include "jitscope/trace/reader.h"
 
 namespace jitscope::record {

@@ -15,7 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "../support/subprocess.h"
-#include "jitscope/record/samples_file.h"
+#include "jitscope/formats/samples_file.h"
 #include "jitscope/record/session.h"
 
 namespace jitscope::record {

@@ -10,6 +10,10 @@ namespace jitscope::formats {
 
 std::string PerfMapFileName(uint32_t pid) { return PidFileName("perf-", pid, ".map"); }
 
+std::string PerfMapPath(uint32_t pid) {
+  return std::string(kPerfMapDirectory) + "/" + PerfMapFileName(pid);
+}
+
 std::optional<uint32_t> ParsePerfMapFileName(std::string_view name) {
   return ParsePidFileName(name, "perf-", ".map");
 }

@@ -18,6 +18,7 @@ namespace jitscope::formats {
 inline constexpr std::string_view kPerfMapDirectory = "/tmp";
 
 std::string PerfMapFileName(uint32_t pid);  // "perf-<pid>.map"
+std::string PerfMapPath(uint32_t pid);      // where perf looks: "/tmp/perf-<pid>.map"
 std::optional<uint32_t> ParsePerfMapFileName(std::string_view name);
 
 // One line: lowercase hex without "0x" (what every reader accepts, §7 item 6), single spaces,

@@ -12,7 +12,7 @@ perf_event_attr MakeSamplingAttr(const SamplerOptions& options) {
   attr.config = PERF_COUNT_SW_CPU_CLOCK;
   attr.freq = 1;
   attr.sample_freq = options.frequency_hz;
-  attr.sample_type = kSampleType;
+  attr.sample_type = formats::kSampleType;
   attr.disabled = 1;
   attr.enable_on_exec = 1;
   attr.inherit = 1;

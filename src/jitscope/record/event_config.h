@@ -1,8 +1,9 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // The sampler's pipeline (STYLE.md §4): event_config (options → perf_event_attr, pure) →
-// ring_buffer (the kernel's per-event mmap ring) → record_parser (bounds-checked perf records) →
-// session (runs the command, drains the ring into the session directory's samples file).
+// ring_buffer (the kernel's per-event mmap ring) → session (runs the command, drains the
+// ring into the session directory's samples file, formats/samples_file.h, whose records
+// formats/perf_record.h decodes).
 //
 // Threading: `jitscope record` is single-threaded. The kernel is the only producer of the ring
 // and the session loop its only consumer; signals only forward to the child.
@@ -15,12 +16,9 @@
 
 #include <cstdint>
 
-namespace jitscope::record {
+#include "jitscope/formats/perf_record.h"
 
-// What every sample carries. The samples file records it in its header, and record_parser
-// decodes exactly this layout (see perf_event_open(2), "PERF_RECORD_SAMPLE", field order).
-inline constexpr uint64_t kSampleType =
-    PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN;
+namespace jitscope::record {
 
 struct SamplerOptions {
   uint64_t frequency_hz = 1000;

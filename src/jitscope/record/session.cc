@@ -19,10 +19,10 @@
 
 #include "jitscope/base/clock.h"
 #include "jitscope/base/scoped_resource.h"
+#include "jitscope/formats/samples_file.h"
+#include "jitscope/formats/session_info.h"
 #include "jitscope/record/event_config.h"
 #include "jitscope/record/ring_buffer.h"
-#include "jitscope/record/samples_file.h"
-#include "jitscope/record/session_info.h"
 
 namespace jitscope::record {
 namespace {
@@ -204,14 +204,14 @@ base::StatusOr<SessionResult> RunSession(const SessionOptions& options) {
     if (!ring.ok()) return abandon(ring.status());
     rings.push_back(std::move(*ring));
   }
-  base::StatusOr<SamplesWriter> writer =
-      SamplesWriter::Create(options.output_dir, sampler.include_kernel ? kFlagKernel : 0);
+  base::StatusOr<formats::SamplesWriter> writer = formats::SamplesWriter::Create(
+      options.output_dir, sampler.include_kernel ? formats::kFlagKernel : 0);
   if (!writer.ok()) return abandon(writer.status());
-  const SessionInfo info{.command = options.command,
-                         .pid = static_cast<uint32_t>(child),
-                         .frequency_hz = options.frequency_hz,
-                         .start_time_ns = base::MonotonicNowNs()};
-  if (base::Status status = WriteSessionInfo(options.output_dir, info); !status.ok()) {
+  const formats::SessionInfo info{.command = options.command,
+                                  .pid = static_cast<uint32_t>(child),
+                                  .frequency_hz = options.frequency_hz,
+                                  .start_time_ns = base::MonotonicNowNs()};
+  if (base::Status status = formats::WriteSessionInfo(options.output_dir, info); !status.ok()) {
     return abandon(status);
   }
 

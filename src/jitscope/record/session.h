@@ -4,8 +4,8 @@
 // with the collector configured, samples it with one inherited per-task perf event and writes the
 // session directory:
 //
-//   <dir>/samples.jss      the samples and mmap/comm/fork/exit records (samples_file.h)
-//   <dir>/session.json     the command, its pid and the sampling frequency (session_info.h)
+//   <dir>/samples.jss      the samples and mmap/comm/fork/exit records (formats/samples_file.h)
+//   <dir>/session.json     the command, its pid and the sampling frequency (formats/session_info.h)
 //   <dir>/jit-<pid>.jsc …  what the collector writes (JITSCOPE_OUTPUT_DIR=<dir>)
 //
 // Sequence: fork; the child waits on a pipe; the parent opens the event on the child (disabled,

@@ -5,9 +5,9 @@
 
 namespace jitscope::report {
 
-ProcessMaps::ProcessMaps(const std::vector<record::Mapping>& mappings,
-                         const std::vector<record::Task>& tasks) {
-  for (const record::Mapping& mapping : mappings) {
+ProcessMaps::ProcessMaps(const std::vector<formats::Mapping>& mappings,
+                         const std::vector<formats::Task>& tasks) {
+  for (const formats::Mapping& mapping : mappings) {
     Maps& maps = by_pid_[mapping.pid];
     maps.by_start.push_back(&mapping);
     maps.longest = std::max(maps.longest, mapping.length);
@@ -16,26 +16,26 @@ ProcessMaps::ProcessMaps(const std::vector<record::Mapping>& mappings,
     // Stable: among mappings of one start, the later one stays later.
     std::stable_sort(
         maps.by_start.begin(), maps.by_start.end(),
-        [](const record::Mapping* a, const record::Mapping* b) { return a->start < b->start; });
+        [](const formats::Mapping* a, const formats::Mapping* b) { return a->start < b->start; });
   }
-  for (const record::Task& task : tasks) {
+  for (const formats::Task& task : tasks) {
     // A new process (not a new thread of an existing one); the first fork of a pid counts.
     if (!task.exit && task.pid != task.ppid)
       parents_.try_emplace(task.pid, Parent{task.ppid, task.time_ns});
   }
 }
 
-const record::Mapping* ProcessMaps::Find(uint32_t pid, uint64_t address, uint64_t time) const {
+const formats::Mapping* ProcessMaps::Find(uint32_t pid, uint64_t address, uint64_t time) const {
   // Bounded: a pid reused in a fork cycle must not send us round forever.
   for (int depth = 0; depth < 64; ++depth) {
     if (auto it = by_pid_.find(pid); it != by_pid_.end()) {
       const Maps& maps = it->second;
       auto end =
           std::upper_bound(maps.by_start.begin(), maps.by_start.end(), address,
-                           [](uint64_t a, const record::Mapping* m) { return a < m->start; });
-      const record::Mapping* best = nullptr;
+                           [](uint64_t a, const formats::Mapping* m) { return a < m->start; });
+      const formats::Mapping* best = nullptr;
       for (auto m = end; m != maps.by_start.begin();) {
-        const record::Mapping& mapping = **--m;
+        const formats::Mapping& mapping = **--m;
         if (address - mapping.start >= maps.longest) break;
         if (mapping.time_ns <= time && address - mapping.start < mapping.length &&
             (best == nullptr || mapping.time_ns >= best->time_ns)) {

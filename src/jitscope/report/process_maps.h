@@ -10,17 +10,18 @@
 #include <map>
 #include <vector>
 
-#include "jitscope/record/record_parser.h"
+#include "jitscope/formats/perf_record.h"
 
 namespace jitscope::report {
 
 class ProcessMaps {
  public:
-  // Both lists in time order (record::ReadSamplesFile sorts them).
-  ProcessMaps(const std::vector<record::Mapping>& mappings, const std::vector<record::Task>& tasks);
+  // Both lists in time order (formats::ReadSamplesFile sorts them).
+  ProcessMaps(const std::vector<formats::Mapping>& mappings,
+              const std::vector<formats::Task>& tasks);
 
   // The latest mapping of `pid` made at or before `time` that covers `address`, or nullptr.
-  const record::Mapping* Find(uint32_t pid, uint64_t address, uint64_t time) const;
+  const formats::Mapping* Find(uint32_t pid, uint64_t address, uint64_t time) const;
 
  private:
   struct Parent {
@@ -30,7 +31,7 @@ class ProcessMaps {
   // A process's mappings sorted by start address, and the longest one, which bounds how far
   // back from an address a lookup must look.
   struct Maps {
-    std::vector<const record::Mapping*> by_start;
+    std::vector<const formats::Mapping*> by_start;
     uint64_t longest = 0;
   };
   std::map<uint32_t, Maps> by_pid_;

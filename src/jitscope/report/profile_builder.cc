@@ -13,8 +13,9 @@
 
 #include <fmt/format.h>
 
-#include "jitscope/record/samples_file.h"
-#include "jitscope/record/session_info.h"
+#include "jitscope/formats/perf_map_writer.h"
+#include "jitscope/formats/samples_file.h"
+#include "jitscope/formats/session_info.h"
 #include "jitscope/report/native_symbolizer.h"
 #include "jitscope/report/process_maps.h"
 #include "jitscope/symbolize/source_set.h"
@@ -60,7 +61,7 @@ struct StackHash {
 
 class Builder {
  public:
-  Builder(const BuildOptions& options, const record::SampleData& data,
+  Builder(const BuildOptions& options, const formats::SampleData& data,
           const symbolize::SourceSet& sources)
       : options_(options), data_(data), sources_(sources), maps_(data.mappings, data.tasks) {}
 
@@ -68,7 +69,7 @@ class Builder {
     const uint64_t total = data_.samples.size();
     uint64_t done = 0;
     std::vector<uint32_t> frames;
-    for (const record::Sample& sample : data_.samples) {
+    for (const formats::Sample& sample : data_.samples) {
       frames.clear();
       AppendStack(sample, frames);
       auto [it, inserted] = stack_ids_.try_emplace(frames, profile_.stacks.size());
@@ -102,16 +103,16 @@ class Builder {
   }
 
  private:
-  void AppendStack(const record::Sample& sample, std::vector<uint32_t>& frames) {
-    std::vector<record::Frame> single;
-    const std::vector<record::Frame>* chain = &sample.callchain;
+  void AppendStack(const formats::Sample& sample, std::vector<uint32_t>& frames) {
+    std::vector<formats::Frame> single;
+    const std::vector<formats::Frame>* chain = &sample.callchain;
     if (chain->empty()) {
       single.push_back({sample.ip, false});
       chain = &single;
     }
     bool leaf = true;
     bool in_kernel = false;
-    for (const record::Frame& frame : *chain) {
+    for (const formats::Frame& frame : *chain) {
       if (frame.kernel) {
         if (!in_kernel)
           frames.push_back(
@@ -143,7 +144,7 @@ class Builder {
       }
       return;
     }
-    const record::Mapping* mapping = maps_.Find(pid, address, time);
+    const formats::Mapping* mapping = maps_.Find(pid, address, time);
     if (mapping == nullptr) {
       frames.push_back(Intern(Location{"[unknown]", "", "", 0, FrameKind::kUnknown, false}));
       return;
@@ -178,7 +179,7 @@ class Builder {
   }
 
   const BuildOptions& options_;
-  const record::SampleData& data_;
+  const formats::SampleData& data_;
   const symbolize::SourceSet& sources_;
   ProcessMaps maps_;
   NativeSymbolizer native_;
@@ -189,8 +190,8 @@ class Builder {
   Profile profile_;
 };
 
-void AddSampleWarnings(const record::SampleData& data, Profile& profile) {
-  const record::SampleCounters& c = data.counters;
+void AddSampleWarnings(const formats::SampleData& data, Profile& profile) {
+  const formats::SampleCounters& c = data.counters;
   if (c.lost_samples > 0) {
     profile.warnings.push_back(fmt::format(
         "the kernel lost {} samples (its ring buffer was full); try a lower -F", c.lost_samples));
@@ -210,17 +211,17 @@ void AddSampleWarnings(const record::SampleData& data, Profile& profile) {
 }  // namespace
 
 std::vector<std::string> FindForeignJitFiles(const std::string& session_directory,
-                                             const std::vector<record::Mapping>& mappings,
+                                             const std::vector<formats::Mapping>& mappings,
                                              const std::vector<uint32_t>& pids_without_files) {
   const std::string session = RealPath(session_directory) + "/";
   std::set<std::string> found;
-  for (const record::Mapping& mapping : mappings) {
+  for (const formats::Mapping& mapping : mappings) {
     if (!IsJitdumpName(mapping.filename)) continue;
     const std::string path = RealPath(mapping.filename);
     if (!path.empty() && !path.starts_with(session) && IsRegularFile(path)) found.insert(path);
   }
   for (uint32_t pid : pids_without_files) {
-    const std::string map = fmt::format("/tmp/perf-{}.map", pid);
+    const std::string map = formats::PerfMapPath(pid);
     if (IsRegularFile(map)) found.insert(map);
   }
   return {found.begin(), found.end()};
@@ -228,11 +229,11 @@ std::vector<std::string> FindForeignJitFiles(const std::string& session_director
 
 base::StatusOr<Profile> BuildProfile(const std::string& session_directory,
                                      const BuildOptions& options) {
-  ASSIGN_OR_RETURN(record::SampleData data,
-                   record::ReadSamplesFile(session_directory + "/" + record::kSamplesFileName));
+  ASSIGN_OR_RETURN(formats::SampleData data,
+                   formats::ReadSamplesFile(session_directory + "/" + formats::kSamplesFileName));
   Profile profile;
   profile.sample_period_ns = 1'000'000;  // `jitscope record`'s default, 1 kHz
-  if (auto info = record::ReadSessionInfo(session_directory); info.ok()) {
+  if (auto info = formats::ReadSessionInfo(session_directory); info.ok()) {
     profile.command = fmt::format("{}", fmt::join(info->command, " "));
     if (info->frequency_hz > 0) profile.sample_period_ns = 1'000'000'000 / info->frequency_hz;
   } else {
@@ -242,7 +243,7 @@ base::StatusOr<Profile> BuildProfile(const std::string& session_directory,
 
   ASSIGN_OR_RETURN(symbolize::SourceSet own, symbolize::SourceSet::Open({session_directory}));
   std::set<uint32_t> sampled;
-  for (const record::Sample& sample : data.samples) sampled.insert(sample.pid);
+  for (const formats::Sample& sample : data.samples) sampled.insert(sample.pid);
   std::vector<uint32_t> without_files;
   const std::set<uint32_t> described = own.pids();
   std::set_difference(sampled.begin(), sampled.end(), described.begin(), described.end(),

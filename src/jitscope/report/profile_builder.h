@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "jitscope/base/status.h"
-#include "jitscope/record/record_parser.h"
+#include "jitscope/formats/perf_record.h"
 #include "jitscope/report/profile.h"
 
 namespace jitscope::report {
@@ -39,7 +39,7 @@ base::StatusOr<Profile> BuildProfile(const std::string& session_directory,
 // perf finds it; Node.js --perf-prof and LLVM's perf listener do), and `/tmp/perf-<pid>.map` for
 // a process no other file describes. Only files that still exist.
 std::vector<std::string> FindForeignJitFiles(const std::string& session_directory,
-                                             const std::vector<record::Mapping>& mappings,
+                                             const std::vector<formats::Mapping>& mappings,
                                              const std::vector<uint32_t>& pids_without_files);
 
 }  // namespace jitscope::report

@@ -1,5 +1,5 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
-#include "jitscope/record/samples_file.h"
+#include "jitscope/formats/samples_file.h"
 
 #include <linux/perf_event.h>
 
@@ -7,9 +7,9 @@
 #include <cstring>
 
 #include "jitscope/base/files.h"
-#include "jitscope/record/event_config.h"
+#include "jitscope/formats/perf_record.h"
 
-namespace jitscope::record {
+namespace jitscope::formats {
 namespace {
 
 constexpr size_t kBufferSize = 256 * 1024;
@@ -93,7 +93,7 @@ base::StatusOr<SampleData> ParseSamples(std::string_view bytes) {
       data.counters.torn_tail_bytes = left;
       break;
     }
-    base::StatusOr<Record> record = ParseRecord(bytes.substr(offset, header.size));
+    base::StatusOr<PerfRecord> record = ParsePerfRecord(bytes.substr(offset, header.size));
     offset += header.size;
     if (!record.ok()) {
       ++data.counters.malformed_records;
@@ -137,4 +137,4 @@ base::StatusOr<SampleData> ReadSamplesFile(const std::string& path) {
   return data;
 }
 
-}  // namespace jitscope::record
+}  // namespace jitscope::formats

@@ -5,13 +5,13 @@
 //   offset 0   char[8]  magic "JSSAMPLE"
 //          8   u32      version (kSamplesVersion)
 //         12   u32      header size in bytes (32; a reader skips what it does not know)
-//         16   u64      perf sample_type of every PERF_RECORD_SAMPLE (event_config's kSampleType)
+//         16   u64      perf sample_type of every PERF_RECORD_SAMPLE (perf_record.h's kSampleType)
 //         24   u64      flags: bit 0 = kernel frames were sampled
 //         32   records: kernel perf records verbatim, in ring order — each a perf_event_header
 //                       {u32 type; u16 misc; u16 size} followed by size - 8 bytes
 //
 // Records are copied from the ring unchanged, so recording costs one memcpy per record and the
-// decoding rules live in one place (record_parser). A file cut short (the recorder was killed)
+// decoding rules live in one place (perf_record.h). A file cut short (the recorder was killed)
 // ends in a torn record, which the reader counts and stops at: it is a normal end state
 // (STYLE.md §9).
 #pragma once
@@ -23,9 +23,9 @@
 
 #include "jitscope/base/scoped_resource.h"
 #include "jitscope/base/status.h"
-#include "jitscope/record/record_parser.h"
+#include "jitscope/formats/perf_record.h"
 
-namespace jitscope::record {
+namespace jitscope::formats {
 
 inline constexpr char kSamplesFileName[] = "samples.jss";
 inline constexpr char kSamplesMagic[8] = {'J', 'S', 'S', 'A', 'M', 'P', 'L', 'E'};
@@ -76,4 +76,4 @@ struct SampleData {
 base::StatusOr<SampleData> ParseSamples(std::string_view bytes);
 base::StatusOr<SampleData> ReadSamplesFile(const std::string& path);
 
-}  // namespace jitscope::record
+}  // namespace jitscope::formats

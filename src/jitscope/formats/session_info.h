@@ -15,7 +15,7 @@
 
 #include "jitscope/base/status.h"
 
-namespace jitscope::record {
+namespace jitscope::formats {
 
 inline constexpr char kSessionInfoFileName[] = "session.json";
 
@@ -33,4 +33,4 @@ base::StatusOr<SessionInfo> ReadSessionInfo(const std::string& directory);
 // The same for the file's bytes (hostile input: any bytes give a value or an error).
 base::StatusOr<SessionInfo> ParseSessionInfo(std::string_view bytes);
 
-}  // namespace jitscope::record
+}  // namespace jitscope::formats

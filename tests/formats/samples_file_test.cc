@@ -1,5 +1,5 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
-#include "jitscope/record/samples_file.h"
+#include "jitscope/formats/samples_file.h"
 
 #include <linux/perf_event.h>
 #include <stdlib.h>
@@ -11,9 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "jitscope/record/event_config.h"
-
-namespace jitscope::record {
+namespace jitscope::formats {
 namespace {
 
 // Builds kernel-layout records byte by byte, as the ring holds them.
@@ -211,4 +209,4 @@ TEST(SamplesFileTest, WriterRoundTrip) {
 }
 
 }  // namespace
-}  // namespace jitscope::record
+}  // namespace jitscope::formats

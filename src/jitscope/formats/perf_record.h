@@ -1,11 +1,14 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // Decodes one kernel perf record (linux/perf_event.h, perf_event_open(2) "MMAP layout") of the
-// layout event_config asks for: samples with IP|TID|TIME|CALLCHAIN, and MMAP/MMAP2, COMM,
+// layout a session's samples file holds (kSampleType, what `jitscope record` asks the kernel for):
+// samples with IP|TID|TIME|CALLCHAIN, and MMAP/MMAP2, COMM,
 // FORK/EXIT and LOST records carrying the sample_id_all trailer {pid, tid, time}. Every length is
 // checked against the record's size before use; a malformed record is an error value, never a
 // crash (STYLE.md §8, "Don't crash on input").
 #pragma once
+
+#include <linux/perf_event.h>
 
 #include <cstdint>
 #include <string>
@@ -15,7 +18,12 @@
 
 #include "jitscope/base/status.h"
 
-namespace jitscope::record {
+namespace jitscope::formats {
+
+// What every sample of a session carries, in perf_event_open(2)'s field order
+// ("PERF_RECORD_SAMPLE"). The sampler asks for it, the samples file records it in its header.
+inline constexpr uint64_t kSampleType =
+    PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN;
 
 // One frame of a call chain. The kernel separates the kernel and user parts of a chain with
 // PERF_CONTEXT_* markers; we turn the markers into this flag and drop them.
@@ -71,9 +79,9 @@ struct Other {
   uint32_t type = 0;
 };
 
-using Record = std::variant<Sample, Mapping, Comm, Task, Lost, Other>;
+using PerfRecord = std::variant<Sample, Mapping, Comm, Task, Lost, Other>;
 
 // Decodes `bytes`, which must hold exactly one record (its header's size equals bytes.size()).
-base::StatusOr<Record> ParseRecord(std::string_view bytes);
+base::StatusOr<PerfRecord> ParsePerfRecord(std::string_view bytes);
 
-}  // namespace jitscope::record
+}  // namespace jitscope::formats

@@ -1,11 +1,11 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
-#include "jitscope/record/session_info.h"
+#include "jitscope/formats/session_info.h"
 
 #include <nlohmann/json.hpp>
 
 #include "jitscope/base/files.h"
 
-namespace jitscope::record {
+namespace jitscope::formats {
 
 base::Status WriteSessionInfo(const std::string& directory, const SessionInfo& info) {
   const nlohmann::ordered_json json = {{"command", info.command},
@@ -52,4 +52,4 @@ base::StatusOr<SessionInfo> ReadSessionInfo(const std::string& directory) {
   return info;
 }
 
-}  // namespace jitscope::record
+}  // namespace jitscope::formats

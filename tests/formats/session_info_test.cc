@@ -1,11 +1,11 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
-#include "jitscope/record/session_info.h"
+#include "jitscope/formats/session_info.h"
 
 #include <gtest/gtest.h>
 
 #include "../support/subprocess.h"
 
-namespace jitscope::record {
+namespace jitscope::formats {
 namespace {
 
 TEST(SessionInfoTest, RoundTripAndNoOverwrite) {
@@ -35,4 +35,4 @@ TEST(SessionInfoTest, WrongShapesAreErrorsNotCrashes) {
 }
 
 }  // namespace
-}  // namespace jitscope::record
+}  // namespace jitscope::formats

@@ -1,11 +1,11 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
-#include "jitscope/record/record_parser.h"
+#include "jitscope/formats/perf_record.h"
 
 #include <linux/perf_event.h>
 
 #include <cstring>
 
-namespace jitscope::record {
+namespace jitscope::formats {
 namespace {
 
 // A bounds-checked cursor over one record's bytes.
@@ -62,7 +62,7 @@ base::Status Truncated(const char* what, size_t size) {
   return base::Status::Error("perf record: %s record of %zu bytes is truncated", what, size);
 }
 
-base::StatusOr<Record> ParseSample(Cursor cursor, size_t size) {
+base::StatusOr<PerfRecord> ParseSample(Cursor cursor, size_t size) {
   Sample sample;
   uint64_t nr = 0;
   if (!cursor.Read(sample.ip) || !cursor.Read(sample.pid) || !cursor.Read(sample.tid) ||
@@ -85,12 +85,12 @@ base::StatusOr<Record> ParseSample(Cursor cursor, size_t size) {
     }
     sample.callchain.push_back({ip, kernel});
   }
-  return Record(std::move(sample));
+  return PerfRecord(std::move(sample));
 }
 
 }  // namespace
 
-base::StatusOr<Record> ParseRecord(std::string_view bytes) {
+base::StatusOr<PerfRecord> ParsePerfRecord(std::string_view bytes) {
   Cursor cursor(bytes);
   perf_event_header header{};
   if (!cursor.Read(header)) return Truncated("header", bytes.size());
@@ -117,7 +117,7 @@ base::StatusOr<Record> ParseRecord(std::string_view bytes) {
       if (!ReadTrailer(bytes, id)) return Truncated("mmap", bytes.size());
       mapping.time_ns = id.time;
       mapping.filename = ReadName(cursor.rest());
-      return Record(std::move(mapping));
+      return PerfRecord(std::move(mapping));
     }
     case PERF_RECORD_COMM: {
       Comm comm;
@@ -127,7 +127,7 @@ base::StatusOr<Record> ParseRecord(std::string_view bytes) {
       comm.time_ns = id.time;
       comm.exec = (header.misc & PERF_RECORD_MISC_COMM_EXEC) != 0;
       comm.name = ReadName(cursor.rest());
-      return Record(std::move(comm));
+      return PerfRecord(std::move(comm));
     }
     case PERF_RECORD_FORK:
     case PERF_RECORD_EXIT: {
@@ -137,18 +137,18 @@ base::StatusOr<Record> ParseRecord(std::string_view bytes) {
           !cursor.Read(task.ptid) || !cursor.Read(task.time_ns)) {
         return Truncated("fork/exit", bytes.size());
       }
-      return Record(task);
+      return PerfRecord(task);
     }
     case PERF_RECORD_LOST: {
       uint64_t event_id = 0;
       Lost lost;
       if (!cursor.Read(event_id) || !cursor.Read(lost.count))
         return Truncated("lost", bytes.size());
-      return Record(lost);
+      return PerfRecord(lost);
     }
     default:
-      return Record(Other{header.type});
+      return PerfRecord(Other{header.type});
   }
 }
 
-}  // namespace jitscope::record
+}  // namespace jitscope::formats

@@ -1,0 +1,2 @@
+// A sampler header, for the checker's own test.
+#pragma once
