@@ -17,6 +17,12 @@
 namespace jitscope::record {
 namespace {
 
+// The session files this test reads back (formats/samples_file.h, formats/session_info.h).
+using formats::kSamplesFileName;
+using formats::ReadSamplesFile;
+using formats::Sample;
+using formats::SampleData;
+
 std::string FindTrace(const std::string& dir) {
   std::string found;
   DIR* d = ::opendir(dir.c_str());

@@ -21,6 +21,16 @@
 namespace jitscope::record {
 namespace {
 
+// The session files this test reads back (formats/samples_file.h, formats/session_info.h).
+using formats::Comm;
+using formats::kSamplesFileName;
+using formats::Mapping;
+using formats::ReadSamplesFile;
+using formats::Sample;
+using formats::SampleCounters;
+using formats::SampleData;
+using formats::Task;
+
 using test_support::RunProgram;
 using test_support::TempDir;
 
