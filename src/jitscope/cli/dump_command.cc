@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "jitscope/base/files.h"
+#include "jitscope/cli/dump_fields.h"
 #include "jitscope/cli/dump_oprofile.h"
 #include "jitscope/formats/oprofile_dump_reader.h"
 #include "jitscope/trace/reader.h"
@@ -18,10 +19,6 @@ namespace jitscope::cli {
 namespace {
 
 using nlohmann::json;
-
-json Text(const std::optional<std::string_view>& s) {
-  return s ? json(std::string(*s)) : json(nullptr);
-}
 
 }  // namespace
 
@@ -49,160 +46,117 @@ std::string EventName(uint32_t api_event) {
   return name ? name : fmt::format("EVENT_{}", api_event);
 }
 
-std::string FormatText(const trace::Record& record) {
-  std::string prefix = fmt::format("{} tid={} ", record.timestamp, record.tid);
+// The call's name: the text line's first word, the JSON's "event".
+Field Call(std::string name) { return Field{"event", "", Word{std::move(name)}}; }
+
+// A field the text line shows only for some calls; JSON always has it.
+Shown TextIf(bool shown) { return shown ? Shown::kBoth : Shown::kJsonOnly; }
+
+// Every field of every record type, once; the text line and the JSON object are both made from it.
+RecordFields Describe(const trace::Event& event) {
   struct Visitor {
-    std::string operator()(const trace::CodeEvent& e) const {
-      std::string line = fmt::format("{} id={}", EventName(e.api_event), e.method_id);
-      if (e.api_event == trace::kEventMethodInlineLoadFinished) {
-        line += fmt::format(" parent={}", e.parent_method_id);
+    RecordFields operator()(const trace::CodeEvent& e) const {
+      Table lines{{"offset", "line"}, {}};
+      for (const auto& entry : e.lines) lines.rows.push_back({uint64_t{entry.offset}, entry.line});
+      const bool v2_or_v3 = e.api_event == trace::kEventMethodLoadFinishedV2 ||
+                            e.api_event == trace::kEventMethodLoadFinishedV3;
+      return {"code",
+              EventName(e.api_event),
+              {Call(EventName(e.api_event)),
+               {"method_id", "id", uint64_t{e.method_id}},
+               {"parent_method_id", "parent", uint64_t{e.parent_method_id},
+                TextIf(e.api_event == trace::kEventMethodInlineLoadFinished)},
+               {"address", "addr", Hex{e.address}},
+               {"size", "size", uint64_t{e.size}},
+               {"name", "name", e.name},
+               {"class_file", "class", e.class_file},
+               {"source_file", "source", e.source_file},
+               {"class_id", "class_id", uint64_t{e.class_id},
+                TextIf(e.api_event == trace::kEventMethodLoadFinished)},
+               {"module", "module", e.module, TextIf(v2_or_v3)},
+               {"arch", "arch", uint64_t{e.arch},
+                TextIf(e.api_event == trace::kEventMethodLoadFinishedV3)},
+               {"lines", "lines", std::move(lines)}}};
+    }
+    RecordFields operator()(const trace::RangeUpdateEvent& e) const {
+      return {"range_update",
+              "METHOD_UPDATE_V2",
+              {Call("METHOD_UPDATE_V2"),
+               {"address", "addr", Hex{e.address}},
+               {"size", "size", uint64_t{e.size}},
+               {"segment_type", "type", uint64_t{e.segment_type}},
+               {"data_format", "format", e.data_format}}};
+    }
+    RecordFields operator()(const trace::UnloadEvent& e) const {
+      return {"unload",
+              "METHOD_UNLOAD_START",
+              {Call("METHOD_UNLOAD_START"), {"method_id", "id", uint64_t{e.method_id}}}};
+    }
+    RecordFields operator()(const trace::ShutdownEvent&) const {
+      return {"shutdown", "SHUTDOWN", {Call("SHUTDOWN")}};
+    }
+    RecordFields operator()(const trace::RejectedEvent& e) const {
+      return {"rejected",
+              "REJECTED",
+              {{"event", "event", Word{EventName(e.api_event)}},
+               {"reason", "reason", Word{trace::RejectReasonName(e.reason)}}}};
+    }
+    RecordFields operator()(const trace::OprofileOpenEvent& e) const {
+      return {"oprofile_open",
+              "op_open_agent",
+              {Call("op_open_agent"), {"agent", "agent", uint64_t{e.agent}}}};
+    }
+    RecordFields operator()(const trace::OprofileCloseEvent& e) const {
+      return {"oprofile_close",
+              "op_close_agent",
+              {Call("op_close_agent"), {"agent", "agent", uint64_t{e.agent}}}};
+    }
+    RecordFields operator()(const trace::OprofileCodeLoadEvent& e) const {
+      return {"oprofile_code_load",
+              "op_write_native_code",
+              {Call("op_write_native_code"),
+               {"agent", "agent", uint64_t{e.agent}},
+               {"address", "addr", Hex{e.address}},
+               {"size", "size", uint64_t{e.size}},
+               {"code_address", "code_addr", Hex{e.code_address}},
+               {"", "code_bytes", uint64_t{e.code.size()}, Shown::kTextOnly},
+               {"name", "name", Text(e.name)},
+               {"code", "", Word{HexBytes(e.code)}, Shown::kJsonOnly}}};
+    }
+    RecordFields operator()(const trace::OprofileDebugLinesEvent& e) const {
+      Table lines{{"address", "line", "file"}, {}};
+      for (const auto& entry : e.lines) {
+        lines.rows.push_back({Hex{entry.address}, uint64_t{entry.line}, Text(e.files[entry.file])});
       }
-      line += fmt::format(" addr={:#x} size={} name={} class={} source={}", e.address, e.size,
-                          Quote(e.name), Quote(e.class_file), Quote(e.source_file));
-      if (e.api_event == trace::kEventMethodLoadFinished)
-        line += fmt::format(" class_id={}", e.class_id);
-      if (e.api_event == trace::kEventMethodLoadFinishedV2 ||
-          e.api_event == trace::kEventMethodLoadFinishedV3) {
-        line += fmt::format(" module={}", Quote(e.module));
-      }
-      if (e.api_event == trace::kEventMethodLoadFinishedV3) line += fmt::format(" arch={}", e.arch);
-      line += " lines=[";
-      for (size_t i = 0; i < e.lines.size(); ++i) {
-        line += fmt::format("{}{}:{}", i ? " " : "", e.lines[i].offset, e.lines[i].line);
-      }
-      return line + "]";
+      return {"oprofile_debug_lines",
+              "op_write_debug_line_info",
+              {Call("op_write_debug_line_info"),
+               {"agent", "agent", uint64_t{e.agent}},
+               {"address", "addr", Hex{e.address}},
+               {"size", "size", uint64_t{e.size}},
+               {"code_address", "code_addr", Hex{e.code_address}},
+               {"lines", "lines", std::move(lines)}}};
     }
-    std::string operator()(const trace::RangeUpdateEvent& e) const {
-      return fmt::format("METHOD_UPDATE_V2 addr={:#x} size={} type={} format={}", e.address, e.size,
-                         e.segment_type, Quote(e.data_format));
-    }
-    std::string operator()(const trace::UnloadEvent& e) const {
-      return fmt::format("METHOD_UNLOAD_START id={}", e.method_id);
-    }
-    std::string operator()(const trace::ShutdownEvent&) const { return "SHUTDOWN"; }
-    std::string operator()(const trace::RejectedEvent& e) const {
-      return fmt::format("REJECTED event={} reason={}", EventName(e.api_event),
-                         trace::RejectReasonName(e.reason));
-    }
-    std::string operator()(const trace::OprofileOpenEvent& e) const {
-      return fmt::format("op_open_agent agent={}", e.agent);
-    }
-    std::string operator()(const trace::OprofileCloseEvent& e) const {
-      return fmt::format("op_close_agent agent={}", e.agent);
-    }
-    std::string operator()(const trace::OprofileCodeLoadEvent& e) const {
-      return fmt::format(
-          "op_write_native_code agent={} addr={:#x} size={} code_addr={:#x} "
-          "code_bytes={} name={}",
-          e.agent, e.address, e.size, e.code_address, e.code.size(), Quote(e.name));
-    }
-    std::string operator()(const trace::OprofileDebugLinesEvent& e) const {
-      std::string line = fmt::format(
-          "op_write_debug_line_info agent={} addr={:#x} size={} "
-          "code_addr={:#x} lines=[",
-          e.agent, e.address, e.size, e.code_address);
-      for (size_t i = 0; i < e.lines.size(); ++i) {
-        line += fmt::format("{}{:#x}:{}:{}", i ? " " : "", e.lines[i].address, e.lines[i].line,
-                            Quote(e.files[e.lines[i].file]));
-      }
-      return line + "]";
-    }
-    std::string operator()(const trace::OprofileUnloadEvent& e) const {
-      return fmt::format("op_unload_native_code agent={} addr={:#x} size={}", e.agent, e.address,
-                         e.size);
+    RecordFields operator()(const trace::OprofileUnloadEvent& e) const {
+      return {"oprofile_unload",
+              "op_unload_native_code",
+              {Call("op_unload_native_code"),
+               {"agent", "agent", uint64_t{e.agent}},
+               {"address", "addr", Hex{e.address}},
+               {"size", "size", uint64_t{e.size}}}};
     }
   };
-  return prefix + std::visit(Visitor{}, record.event);
+  return std::visit(Visitor{}, event);
+}
+
+std::string FormatText(const trace::Record& record) {
+  return fmt::format("{} tid={} {}", record.timestamp, record.tid,
+                     FieldsToText(Describe(record.event)));
 }
 
 json ToJson(const trace::Record& record) {
   json out = {{"timestamp", record.timestamp}, {"tid", record.tid}};
-  struct Visitor {
-    json& out;
-    void operator()(const trace::CodeEvent& e) const {
-      out["type"] = "code";
-      out["event"] = EventName(e.api_event);
-      out["method_id"] = e.method_id;
-      out["parent_method_id"] = e.parent_method_id;
-      out["address"] = e.address;
-      out["size"] = e.size;
-      out["class_id"] = e.class_id;
-      out["arch"] = e.arch;
-      out["name"] = Text(e.name);
-      out["class_file"] = Text(e.class_file);
-      out["source_file"] = Text(e.source_file);
-      out["module"] = Text(e.module);
-      json lines = json::array();
-      for (const auto& entry : e.lines)
-        lines.push_back({{"offset", entry.offset}, {"line", entry.line}});
-      out["lines"] = std::move(lines);
-    }
-    void operator()(const trace::RangeUpdateEvent& e) const {
-      out["type"] = "range_update";
-      out["event"] = "METHOD_UPDATE_V2";
-      out["address"] = e.address;
-      out["size"] = e.size;
-      out["segment_type"] = e.segment_type;
-      out["data_format"] = Text(e.data_format);
-    }
-    void operator()(const trace::UnloadEvent& e) const {
-      out["type"] = "unload";
-      out["event"] = "METHOD_UNLOAD_START";
-      out["method_id"] = e.method_id;
-    }
-    void operator()(const trace::ShutdownEvent&) const {
-      out["type"] = "shutdown";
-      out["event"] = "SHUTDOWN";
-    }
-    void operator()(const trace::RejectedEvent& e) const {
-      out["type"] = "rejected";
-      out["event"] = EventName(e.api_event);
-      out["reason"] = trace::RejectReasonName(e.reason);
-    }
-    void operator()(const trace::OprofileOpenEvent& e) const {
-      out["type"] = "oprofile_open";
-      out["event"] = "op_open_agent";
-      out["agent"] = e.agent;
-    }
-    void operator()(const trace::OprofileCloseEvent& e) const {
-      out["type"] = "oprofile_close";
-      out["event"] = "op_close_agent";
-      out["agent"] = e.agent;
-    }
-    void operator()(const trace::OprofileCodeLoadEvent& e) const {
-      out["type"] = "oprofile_code_load";
-      out["event"] = "op_write_native_code";
-      out["agent"] = e.agent;
-      out["address"] = e.address;
-      out["size"] = e.size;
-      out["code_address"] = e.code_address;
-      out["name"] = std::string(e.name);
-      out["code"] = HexBytes(e.code);
-    }
-    void operator()(const trace::OprofileDebugLinesEvent& e) const {
-      out["type"] = "oprofile_debug_lines";
-      out["event"] = "op_write_debug_line_info";
-      out["agent"] = e.agent;
-      out["address"] = e.address;
-      out["size"] = e.size;
-      out["code_address"] = e.code_address;
-      json lines = json::array();
-      for (const auto& entry : e.lines) {
-        lines.push_back({{"address", entry.address},
-                         {"line", entry.line},
-                         {"file", std::string(e.files[entry.file])}});
-      }
-      out["lines"] = std::move(lines);
-    }
-    void operator()(const trace::OprofileUnloadEvent& e) const {
-      out["type"] = "oprofile_unload";
-      out["event"] = "op_unload_native_code";
-      out["agent"] = e.agent;
-      out["address"] = e.address;
-      out["size"] = e.size;
-    }
-  };
-  std::visit(Visitor{out}, record.event);
+  FieldsToJson(Describe(record.event), out);
   return out;
 }
 

@@ -3,7 +3,9 @@
 
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <type_traits>
+#include <variant>
 
 namespace jitscope::trace {
 namespace {
@@ -33,11 +35,6 @@ uint8_t* Put(uint8_t* out, const void* data, size_t size) {
 
 uint8_t* PutString(uint8_t* out, const std::optional<std::string_view>& s) {
   return s ? Put(out, s->data(), s->size()) : out;
-}
-
-RecordHeader Header(size_t body_size, RecordType type) {
-  return RecordHeader{static_cast<uint32_t>(sizeof(RecordHeader) + body_size),
-                      static_cast<uint16_t>(type), 0};
 }
 
 // Reads the fixed part of a record body and hands out the variable parts in order, failing
@@ -94,278 +91,318 @@ base::Status Truncated(RecordType type) {
                              static_cast<unsigned>(type));
 }
 
+// ---- One codec per record type ----
+//
+// Codec<E> holds everything the format says about event type E: its record type, the size of its
+// body before padding (nullopt when a field cannot be described by the 32-bit sizes), how it is
+// written and how it is read back. A new record type is a new event in event.h's Event, a new
+// RecordType in format.h, and a new Codec here; the dispatch below needs no change.
+template <typename E>
+struct Codec;
+
+template <>
+struct Codec<CodeEvent> {
+  static constexpr RecordType kType = RecordType::kCode;
+  static std::optional<size_t> Size(const CodeEvent& e) {
+    if (!FitsSizeField(e.name) || !FitsSizeField(e.class_file) || !FitsSizeField(e.source_file) ||
+        !FitsSizeField(e.module)) {
+      return std::nullopt;
+    }
+    return sizeof(CodeRecord) + e.lines.size_bytes() + StringBytes(e.name) +
+           StringBytes(e.class_file) + StringBytes(e.source_file) + StringBytes(e.module);
+  }
+  static uint8_t* Encode(const CodeEvent& e, uint64_t timestamp, uint8_t* out) {
+    const CodeRecord fixed{timestamp,
+                           e.address,
+                           e.api_event,
+                           e.method_id,
+                           e.parent_method_id,
+                           e.size,
+                           e.class_id,
+                           e.arch,
+                           static_cast<uint32_t>(e.lines.size()),
+                           StringSizeField(e.name),
+                           StringSizeField(e.class_file),
+                           StringSizeField(e.source_file),
+                           StringSizeField(e.module),
+                           0};
+    out = Put(out, &fixed, sizeof(fixed));
+    out = Put(out, e.lines.data(), e.lines.size_bytes());
+    out = PutString(out, e.name);
+    out = PutString(out, e.class_file);
+    out = PutString(out, e.source_file);
+    return PutString(out, e.module);
+  }
+  static base::Status Decode(BodyReader& in, uint64_t& timestamp, CodeEvent& e) {
+    CodeRecord fixed{};
+    if (!in.ReadFixed(fixed) || !in.ReadArray(fixed.line_count, e.lines) ||
+        !in.ReadString(fixed.name_size, e.name) ||
+        !in.ReadString(fixed.class_file_size, e.class_file) ||
+        !in.ReadString(fixed.source_file_size, e.source_file) ||
+        !in.ReadString(fixed.module_size, e.module)) {
+      return Truncated(kType);
+    }
+    timestamp = fixed.timestamp;
+    e.api_event = fixed.api_event;
+    e.method_id = fixed.method_id;
+    e.parent_method_id = fixed.parent_method_id;
+    e.address = fixed.address;
+    e.size = fixed.size;
+    e.class_id = fixed.class_id;
+    e.arch = fixed.arch;
+    return base::Status::Ok();
+  }
+};
+
+template <>
+struct Codec<RangeUpdateEvent> {
+  static constexpr RecordType kType = RecordType::kRangeUpdate;
+  static std::optional<size_t> Size(const RangeUpdateEvent& e) {
+    if (!FitsSizeField(e.data_format)) return std::nullopt;
+    return sizeof(RangeUpdateRecord) + StringBytes(e.data_format);
+  }
+  static uint8_t* Encode(const RangeUpdateEvent& e, uint64_t timestamp, uint8_t* out) {
+    const RangeUpdateRecord fixed{
+        timestamp, e.address, e.size, e.segment_type, StringSizeField(e.data_format), 0};
+    return PutString(Put(out, &fixed, sizeof(fixed)), e.data_format);
+  }
+  static base::Status Decode(BodyReader& in, uint64_t& timestamp, RangeUpdateEvent& e) {
+    RangeUpdateRecord fixed{};
+    if (!in.ReadFixed(fixed) || !in.ReadString(fixed.data_format_size, e.data_format)) {
+      return Truncated(kType);
+    }
+    timestamp = fixed.timestamp;
+    e.address = fixed.address;
+    e.size = fixed.size;
+    e.segment_type = fixed.segment_type;
+    return base::Status::Ok();
+  }
+};
+
+// The record types whose body is one fixed struct: `ToRecord` and `FromRecord` are all they say.
+template <typename E, typename Fixed, RecordType type>
+struct FixedCodec {
+  static constexpr RecordType kType = type;
+  static std::optional<size_t> Size(const E&) { return sizeof(Fixed); }
+  static uint8_t* Encode(const E& e, uint64_t timestamp, uint8_t* out) {
+    const Fixed fixed = Codec<E>::ToRecord(e, timestamp);
+    return Put(out, &fixed, sizeof(fixed));
+  }
+  static base::Status Decode(BodyReader& in, uint64_t& timestamp, E& e) {
+    Fixed fixed{};
+    if (!in.ReadFixed(fixed)) return Truncated(kType);
+    timestamp = fixed.timestamp;
+    e = Codec<E>::FromRecord(fixed);
+    return base::Status::Ok();
+  }
+};
+
+template <>
+struct Codec<UnloadEvent> : FixedCodec<UnloadEvent, UnloadRecord, RecordType::kUnload> {
+  static UnloadRecord ToRecord(const UnloadEvent& e, uint64_t t) { return {t, e.method_id, 0}; }
+  static UnloadEvent FromRecord(const UnloadRecord& r) { return {r.method_id}; }
+};
+
+template <>
+struct Codec<ShutdownEvent> : FixedCodec<ShutdownEvent, ShutdownRecord, RecordType::kShutdown> {
+  static ShutdownRecord ToRecord(const ShutdownEvent&, uint64_t t) { return {t}; }
+  static ShutdownEvent FromRecord(const ShutdownRecord&) { return {}; }
+};
+
+template <>
+struct Codec<RejectedEvent> : FixedCodec<RejectedEvent, RejectedRecord, RecordType::kRejected> {
+  static RejectedRecord ToRecord(const RejectedEvent& e, uint64_t t) {
+    return {t, e.api_event, static_cast<uint32_t>(e.reason)};
+  }
+  static RejectedEvent FromRecord(const RejectedRecord& r) {
+    return {r.api_event, static_cast<RejectReason>(r.reason)};
+  }
+};
+
+// op_open_agent and op_close_agent share one body layout.
+template <typename E, RecordType type>
+struct AgentCodec : FixedCodec<E, OprofileAgentRecord, type> {
+  static OprofileAgentRecord ToRecord(const E& e, uint64_t t) { return {t, e.agent, 0}; }
+  static E FromRecord(const OprofileAgentRecord& r) { return {r.agent}; }
+};
+template <>
+struct Codec<OprofileOpenEvent> : AgentCodec<OprofileOpenEvent, RecordType::kOprofileOpen> {};
+template <>
+struct Codec<OprofileCloseEvent> : AgentCodec<OprofileCloseEvent, RecordType::kOprofileClose> {};
+
+template <>
+struct Codec<OprofileCodeLoadEvent> {
+  static constexpr RecordType kType = RecordType::kOprofileCodeLoad;
+  static std::optional<size_t> Size(const OprofileCodeLoadEvent& e) {
+    if (e.name.size() >= kAbsentString || e.code.size() >= kAbsentString) return std::nullopt;
+    return sizeof(OprofileCodeLoadRecord) + e.name.size() + e.code.size();
+  }
+  static uint8_t* Encode(const OprofileCodeLoadEvent& e, uint64_t timestamp, uint8_t* out) {
+    const OprofileCodeLoadRecord fixed{timestamp,
+                                       e.address,
+                                       e.code_address,
+                                       e.size,
+                                       e.agent,
+                                       static_cast<uint32_t>(e.name.size()),
+                                       static_cast<uint32_t>(e.code.size())};
+    out = Put(out, &fixed, sizeof(fixed));
+    out = Put(out, e.name.data(), e.name.size());
+    return Put(out, e.code.data(), e.code.size());
+  }
+  static base::Status Decode(BodyReader& in, uint64_t& timestamp, OprofileCodeLoadEvent& e) {
+    OprofileCodeLoadRecord fixed{};
+    std::optional<std::string_view> name;
+    if (!in.ReadFixed(fixed) || !in.ReadString(fixed.name_size, name) || !name ||
+        !in.ReadBytes(fixed.code_bytes, e.code)) {
+      return Truncated(kType);
+    }
+    timestamp = fixed.timestamp;
+    e.agent = fixed.agent;
+    e.address = fixed.address;
+    e.code_address = fixed.code_address;
+    e.size = fixed.size;
+    e.name = *name;
+    return base::Status::Ok();
+  }
+};
+
+template <>
+struct Codec<OprofileDebugLinesEvent> {
+  static constexpr RecordType kType = RecordType::kOprofileDebugLines;
+  static std::optional<size_t> Size(const OprofileDebugLinesEvent& e) {
+    if (e.lines.size() >= kAbsentString || e.files.ends.size() >= kAbsentString ||
+        e.files.names.size() >= kAbsentString) {
+      return std::nullopt;
+    }
+    return sizeof(OprofileDebugLinesRecord) + e.lines.size_bytes() + e.files.ends.size_bytes() +
+           e.files.names.size();
+  }
+  static uint8_t* Encode(const OprofileDebugLinesEvent& e, uint64_t timestamp, uint8_t* out) {
+    const OprofileDebugLinesRecord fixed{timestamp,
+                                         e.code_address,
+                                         e.address,
+                                         e.size,
+                                         e.agent,
+                                         static_cast<uint32_t>(e.lines.size()),
+                                         static_cast<uint32_t>(e.files.ends.size()),
+                                         static_cast<uint32_t>(e.files.names.size()),
+                                         0};
+    out = Put(out, &fixed, sizeof(fixed));
+    out = Put(out, e.lines.data(), e.lines.size_bytes());
+    out = Put(out, e.files.ends.data(), e.files.ends.size_bytes());
+    return Put(out, e.files.names.data(), e.files.names.size());
+  }
+  static base::Status Decode(BodyReader& in, uint64_t& timestamp, OprofileDebugLinesEvent& e) {
+    OprofileDebugLinesRecord fixed{};
+    std::optional<std::string_view> names;
+    if (!in.ReadFixed(fixed) || !in.ReadArray(fixed.line_count, e.lines) ||
+        !in.ReadArray(fixed.file_count, e.files.ends) || !in.ReadString(fixed.names_size, names) ||
+        !names) {
+      return Truncated(kType);
+    }
+    e.files.names = *names;
+    // Every index and offset is checked here once, so FileTable::operator[] and consumers
+    // that index files by an entry's `file` can trust them.
+    uint32_t previous_end = 0;
+    for (const uint32_t end : e.files.ends) {
+      if (end < previous_end || end > names->size()) {
+        return base::Status::Error("debug-lines record has an invalid file table");
+      }
+      previous_end = end;
+    }
+    for (const auto& entry : e.lines) {
+      if (entry.file >= fixed.file_count) {
+        return base::Status::Error("debug-lines record names file %u of %u", entry.file,
+                                   fixed.file_count);
+      }
+    }
+    timestamp = fixed.timestamp;
+    e.agent = fixed.agent;
+    e.code_address = fixed.code_address;
+    e.address = fixed.address;
+    e.size = fixed.size;
+    return base::Status::Ok();
+  }
+};
+
+template <>
+struct Codec<OprofileUnloadEvent>
+    : FixedCodec<OprofileUnloadEvent, OprofileUnloadRecord, RecordType::kOprofileUnload> {
+  static OprofileUnloadRecord ToRecord(const OprofileUnloadEvent& e, uint64_t t) {
+    return {t, e.address, e.size, e.agent};
+  }
+  static OprofileUnloadEvent FromRecord(const OprofileUnloadRecord& r) {
+    return {r.agent, r.address, r.size};
+  }
+};
+
+// Decodes a body of `type` as the Event alternative whose codec has that type.
+template <typename... Events>
+base::StatusOr<Record> DecodeAs(RecordType type, BodyReader& in,
+                                std::type_identity<std::variant<Events...>>) {
+  std::optional<base::StatusOr<Record>> decoded;
+  auto try_one = [&]<typename E>(std::type_identity<E>) {
+    if (Codec<E>::kType != type) return false;
+    Record record;
+    E event{};
+    base::Status status = Codec<E>::Decode(in, record.timestamp, event);
+    if (!status.ok()) {
+      decoded = std::move(status);
+    } else {
+      record.event = std::move(event);
+      decoded = std::move(record);
+    }
+    return true;
+  };
+  (try_one(std::type_identity<Events>{}) || ...);
+  if (!decoded) {
+    return base::Status::Error("unknown record type %u", static_cast<unsigned>(type));
+  }
+  return std::move(*decoded);
+}
+
+// Every record type from kFirstRecordType to kLastRecordType has exactly one codec.
+template <typename... Events>
+constexpr bool EachTypeHasOneCodec(std::type_identity<std::variant<Events...>>) {
+  constexpr auto first = static_cast<unsigned>(kFirstRecordType);
+  constexpr auto last = static_cast<unsigned>(kLastRecordType);
+  for (unsigned type = first; type <= last; ++type) {
+    const int codecs = ((static_cast<unsigned>(Codec<Events>::kType) == type ? 1 : 0) + ...);
+    if (codecs != 1) return false;
+  }
+  return sizeof...(Events) == last - first + 1;
+}
+static_assert(EachTypeHasOneCodec(std::type_identity<Event>{}));
+
 }  // namespace
 
 size_t EncodedRecordSize(const Event& event) {
-  struct Visitor {
-    size_t operator()(const CodeEvent& e) const {
-      if (!FitsSizeField(e.name) || !FitsSizeField(e.class_file) || !FitsSizeField(e.source_file) ||
-          !FitsSizeField(e.module)) {
-        return 0;
-      }
-      const uint64_t lines = uint64_t{e.lines.size()} * sizeof(LineEntry);
-      return Finish(sizeof(CodeRecord) + lines + StringBytes(e.name) + StringBytes(e.class_file) +
-                    StringBytes(e.source_file) + StringBytes(e.module));
-    }
-    size_t operator()(const RangeUpdateEvent& e) const {
-      if (!FitsSizeField(e.data_format)) return 0;
-      return Finish(sizeof(RangeUpdateRecord) + StringBytes(e.data_format));
-    }
-    size_t operator()(const UnloadEvent&) const { return Finish(sizeof(UnloadRecord)); }
-    size_t operator()(const ShutdownEvent&) const { return Finish(sizeof(ShutdownRecord)); }
-    size_t operator()(const RejectedEvent&) const { return Finish(sizeof(RejectedRecord)); }
-    size_t operator()(const OprofileOpenEvent&) const {
-      return Finish(sizeof(OprofileAgentRecord));
-    }
-    size_t operator()(const OprofileCloseEvent&) const {
-      return Finish(sizeof(OprofileAgentRecord));
-    }
-    size_t operator()(const OprofileCodeLoadEvent& e) const {
-      if (e.name.size() >= kAbsentString || e.code.size() >= kAbsentString) return 0;
-      return Finish(sizeof(OprofileCodeLoadRecord) + e.name.size() + e.code.size());
-    }
-    size_t operator()(const OprofileDebugLinesEvent& e) const {
-      if (e.lines.size() >= kAbsentString || e.files.ends.size() >= kAbsentString ||
-          e.files.names.size() >= kAbsentString) {
-        return 0;
-      }
-      return Finish(sizeof(OprofileDebugLinesRecord) + e.lines.size_bytes() +
-                    e.files.ends.size_bytes() + e.files.names.size());
-    }
-    size_t operator()(const OprofileUnloadEvent&) const {
-      return Finish(sizeof(OprofileUnloadRecord));
-    }
-  };
-  return std::visit(Visitor{}, event);
+  return std::visit(
+      [](const auto& e) -> size_t {
+        const std::optional<size_t> body = Codec<std::decay_t<decltype(e)>>::Size(e);
+        return body ? Finish(*body) : 0;
+      },
+      event);
 }
 
 RecordHeader EncodeRecordBody(const Event& event, uint64_t timestamp, uint8_t* out) {
   const size_t body_size = EncodedRecordSize(event) - sizeof(RecordHeader);
-  uint8_t* const begin = out;
-  RecordType type{};
-  if (const auto* code = std::get_if<CodeEvent>(&event)) {
-    type = RecordType::kCode;
-    const CodeRecord fixed{timestamp,
-                           code->address,
-                           code->api_event,
-                           code->method_id,
-                           code->parent_method_id,
-                           code->size,
-                           code->class_id,
-                           code->arch,
-                           static_cast<uint32_t>(code->lines.size()),
-                           StringSizeField(code->name),
-                           StringSizeField(code->class_file),
-                           StringSizeField(code->source_file),
-                           StringSizeField(code->module),
-                           0};
-    out = Put(out, &fixed, sizeof(fixed));
-    out = Put(out, code->lines.data(), code->lines.size_bytes());
-    out = PutString(out, code->name);
-    out = PutString(out, code->class_file);
-    out = PutString(out, code->source_file);
-    out = PutString(out, code->module);
-  } else if (const auto* update = std::get_if<RangeUpdateEvent>(&event)) {
-    type = RecordType::kRangeUpdate;
-    const RangeUpdateRecord fixed{timestamp,
-                                  update->address,
-                                  update->size,
-                                  update->segment_type,
-                                  StringSizeField(update->data_format),
-                                  0};
-    out = Put(out, &fixed, sizeof(fixed));
-    out = PutString(out, update->data_format);
-  } else if (const auto* unload = std::get_if<UnloadEvent>(&event)) {
-    type = RecordType::kUnload;
-    const UnloadRecord fixed{timestamp, unload->method_id, 0};
-    out = Put(out, &fixed, sizeof(fixed));
-  } else if (std::holds_alternative<ShutdownEvent>(event)) {
-    type = RecordType::kShutdown;
-    const ShutdownRecord fixed{timestamp};
-    out = Put(out, &fixed, sizeof(fixed));
-  } else if (const auto* rejected = std::get_if<RejectedEvent>(&event)) {
-    type = RecordType::kRejected;
-    const RejectedRecord fixed{timestamp, rejected->api_event,
-                               static_cast<uint32_t>(rejected->reason)};
-    out = Put(out, &fixed, sizeof(fixed));
-  } else if (const auto* open = std::get_if<OprofileOpenEvent>(&event)) {
-    type = RecordType::kOprofileOpen;
-    const OprofileAgentRecord fixed{timestamp, open->agent, 0};
-    out = Put(out, &fixed, sizeof(fixed));
-  } else if (const auto* close = std::get_if<OprofileCloseEvent>(&event)) {
-    type = RecordType::kOprofileClose;
-    const OprofileAgentRecord fixed{timestamp, close->agent, 0};
-    out = Put(out, &fixed, sizeof(fixed));
-  } else if (const auto* load = std::get_if<OprofileCodeLoadEvent>(&event)) {
-    type = RecordType::kOprofileCodeLoad;
-    const OprofileCodeLoadRecord fixed{timestamp,
-                                       load->address,
-                                       load->code_address,
-                                       load->size,
-                                       load->agent,
-                                       static_cast<uint32_t>(load->name.size()),
-                                       static_cast<uint32_t>(load->code.size())};
-    out = Put(out, &fixed, sizeof(fixed));
-    out = Put(out, load->name.data(), load->name.size());
-    out = Put(out, load->code.data(), load->code.size());
-  } else if (const auto* lines = std::get_if<OprofileDebugLinesEvent>(&event)) {
-    type = RecordType::kOprofileDebugLines;
-    const OprofileDebugLinesRecord fixed{timestamp,
-                                         lines->code_address,
-                                         lines->address,
-                                         lines->size,
-                                         lines->agent,
-                                         static_cast<uint32_t>(lines->lines.size()),
-                                         static_cast<uint32_t>(lines->files.ends.size()),
-                                         static_cast<uint32_t>(lines->files.names.size()),
-                                         0};
-    out = Put(out, &fixed, sizeof(fixed));
-    out = Put(out, lines->lines.data(), lines->lines.size_bytes());
-    out = Put(out, lines->files.ends.data(), lines->files.ends.size_bytes());
-    out = Put(out, lines->files.names.data(), lines->files.names.size());
-  } else {
-    const auto& unload = std::get<OprofileUnloadEvent>(event);
-    type = RecordType::kOprofileUnload;
-    const OprofileUnloadRecord fixed{timestamp, unload.address, unload.size, unload.agent};
-    out = Put(out, &fixed, sizeof(fixed));
-  }
-  // Zero the padding explicitly: the chunk may be reused memory in tests, and the file must
-  // not carry stale bytes.
-  std::memset(out, 0, body_size - static_cast<size_t>(out - begin));
-  return Header(body_size, type);
+  return std::visit(
+      [&](const auto& e) {
+        using Type = Codec<std::decay_t<decltype(e)>>;
+        uint8_t* const end = Type::Encode(e, timestamp, out);
+        // Zero the padding explicitly: the chunk may be reused memory in tests, and the file
+        // must not carry stale bytes.
+        std::memset(end, 0, body_size - static_cast<size_t>(end - out));
+        return RecordHeader{static_cast<uint32_t>(sizeof(RecordHeader) + body_size),
+                            static_cast<uint16_t>(Type::kType), 0};
+      },
+      event);
 }
 
 base::StatusOr<Record> DecodeRecordBody(RecordType type, std::span<const uint8_t> body) {
   BodyReader reader(body);
-  Record record;
-  switch (type) {
-    case RecordType::kCode: {
-      CodeRecord fixed{};
-      CodeEvent code;
-      if (!reader.ReadFixed(fixed) || !reader.ReadArray(fixed.line_count, code.lines) ||
-          !reader.ReadString(fixed.name_size, code.name) ||
-          !reader.ReadString(fixed.class_file_size, code.class_file) ||
-          !reader.ReadString(fixed.source_file_size, code.source_file) ||
-          !reader.ReadString(fixed.module_size, code.module)) {
-        return Truncated(type);
-      }
-      code.api_event = fixed.api_event;
-      code.method_id = fixed.method_id;
-      code.parent_method_id = fixed.parent_method_id;
-      code.address = fixed.address;
-      code.size = fixed.size;
-      code.class_id = fixed.class_id;
-      code.arch = fixed.arch;
-      record.timestamp = fixed.timestamp;
-      record.event = code;
-      return record;
-    }
-    case RecordType::kRangeUpdate: {
-      RangeUpdateRecord fixed{};
-      RangeUpdateEvent update;
-      if (!reader.ReadFixed(fixed) ||
-          !reader.ReadString(fixed.data_format_size, update.data_format)) {
-        return Truncated(type);
-      }
-      update.address = fixed.address;
-      update.size = fixed.size;
-      update.segment_type = fixed.segment_type;
-      record.timestamp = fixed.timestamp;
-      record.event = update;
-      return record;
-    }
-    case RecordType::kUnload: {
-      UnloadRecord fixed{};
-      if (!reader.ReadFixed(fixed)) return Truncated(type);
-      record.timestamp = fixed.timestamp;
-      record.event = UnloadEvent{fixed.method_id};
-      return record;
-    }
-    case RecordType::kShutdown: {
-      ShutdownRecord fixed{};
-      if (!reader.ReadFixed(fixed)) return Truncated(type);
-      record.timestamp = fixed.timestamp;
-      record.event = ShutdownEvent{};
-      return record;
-    }
-    case RecordType::kRejected: {
-      RejectedRecord fixed{};
-      if (!reader.ReadFixed(fixed)) return Truncated(type);
-      record.timestamp = fixed.timestamp;
-      record.event = RejectedEvent{fixed.api_event, static_cast<RejectReason>(fixed.reason)};
-      return record;
-    }
-    case RecordType::kOprofileOpen:
-    case RecordType::kOprofileClose: {
-      OprofileAgentRecord fixed{};
-      if (!reader.ReadFixed(fixed)) return Truncated(type);
-      record.timestamp = fixed.timestamp;
-      if (type == RecordType::kOprofileOpen) {
-        record.event = OprofileOpenEvent{fixed.agent};
-      } else {
-        record.event = OprofileCloseEvent{fixed.agent};
-      }
-      return record;
-    }
-    case RecordType::kOprofileCodeLoad: {
-      OprofileCodeLoadRecord fixed{};
-      OprofileCodeLoadEvent load;
-      std::optional<std::string_view> name;
-      if (!reader.ReadFixed(fixed) || !reader.ReadString(fixed.name_size, name) || !name ||
-          !reader.ReadBytes(fixed.code_bytes, load.code)) {
-        return Truncated(type);
-      }
-      load.agent = fixed.agent;
-      load.address = fixed.address;
-      load.code_address = fixed.code_address;
-      load.size = fixed.size;
-      load.name = *name;
-      record.timestamp = fixed.timestamp;
-      record.event = load;
-      return record;
-    }
-    case RecordType::kOprofileDebugLines: {
-      OprofileDebugLinesRecord fixed{};
-      OprofileDebugLinesEvent lines;
-      std::optional<std::string_view> names;
-      if (!reader.ReadFixed(fixed) || !reader.ReadArray(fixed.line_count, lines.lines) ||
-          !reader.ReadArray(fixed.file_count, lines.files.ends) ||
-          !reader.ReadString(fixed.names_size, names) || !names) {
-        return Truncated(type);
-      }
-      lines.files.names = *names;
-      // Every index and offset is checked here once, so FileTable::operator[] and consumers
-      // that index files by an entry's `file` can trust them.
-      uint32_t previous_end = 0;
-      for (const uint32_t end : lines.files.ends) {
-        if (end < previous_end || end > names->size()) {
-          return base::Status::Error("debug-lines record has an invalid file table");
-        }
-        previous_end = end;
-      }
-      for (const auto& entry : lines.lines) {
-        if (entry.file >= fixed.file_count) {
-          return base::Status::Error("debug-lines record names file %u of %u", entry.file,
-                                     fixed.file_count);
-        }
-      }
-      lines.agent = fixed.agent;
-      lines.code_address = fixed.code_address;
-      lines.address = fixed.address;
-      lines.size = fixed.size;
-      record.timestamp = fixed.timestamp;
-      record.event = lines;
-      return record;
-    }
-    case RecordType::kOprofileUnload: {
-      OprofileUnloadRecord fixed{};
-      if (!reader.ReadFixed(fixed)) return Truncated(type);
-      record.timestamp = fixed.timestamp;
-      record.event = OprofileUnloadEvent{fixed.agent, fixed.address, fixed.size};
-      return record;
-    }
-  }
-  return base::Status::Error("unknown record type %u", static_cast<unsigned>(type));
+  return DecodeAs(type, reader, std::type_identity<Event>{});
 }
 
 }  // namespace jitscope::trace

@@ -1,0 +1,58 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// A dumped record as one list of fields, from which both of `jitscope dump`'s forms are made: the
+// text line (`HEADLINE key=value ...`) and the JSON object. Describing a record type once keeps
+// the two forms from drifting apart; a field can still be shown in one form only (a count in the
+// text where the JSON carries the bytes, a field the text line omits for some calls).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace jitscope::cli {
+
+// An address: "0x..." in the text, a number in JSON.
+struct Hex {
+  uint64_t value = 0;
+};
+// A name or token: bare in the text, a string in JSON.
+struct Word {
+  std::string text;
+};
+// A string from the file: JSON-quoted in the text ("-" when absent), a string or null in JSON.
+using Text = std::optional<std::string_view>;
+
+using Cell = std::variant<uint64_t, Hex, Text>;
+// A list of rows: "[a:b c:d]" in the text, an array of objects with `columns` as keys in JSON.
+struct Table {
+  std::vector<std::string_view> columns;
+  std::vector<std::vector<Cell>> rows;
+};
+
+enum class Shown { kBoth, kTextOnly, kJsonOnly };
+
+struct Field {
+  std::string_view json_key;
+  std::string_view text_key;  // empty: shown in JSON only
+  std::variant<uint64_t, Hex, Text, Word, Table> value;
+  Shown shown = Shown::kBoth;
+};
+
+struct RecordFields {
+  std::string_view type;  // JSON "type"
+  std::string headline;   // the text line's first word
+  std::vector<Field> fields;
+};
+
+// "HEADLINE key=value key=value".
+std::string FieldsToText(const RecordFields& record);
+// {"type": ..., key: value, ...}; `out` may already hold other members.
+void FieldsToJson(const RecordFields& record, nlohmann::json& out);
+
+}  // namespace jitscope::cli
