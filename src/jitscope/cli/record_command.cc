@@ -1,7 +1,23 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "jitscope/cli/record_command.h"
 
+#include <sys/stat.h>
+
+#include <cerrno>
+
+#include "jitscope/formats/output_formats.h"
+
 namespace jitscope::cli {
+namespace {
+
+// Real command lines, run as printed by a test (tests/cli/help_examples_test.cc) from a directory
+// that holds the build's bin/ as build/bin and the repository's examples/.
+constexpr char kRecordExamples[] = R"(Examples:
+  jitscope record -- build/bin/jitvm examples/jitvm/programs/hotspot.jv 400
+  jitscope record -o fib.data -F 4000 --formats trace,jitdump,perfmap -- build/bin/jitvm examples/jitvm/programs/fib.jv 22
+)";
+
+}  // namespace
 
 void AddRecordCommand(CLI::App& app, record::SessionOptions& options) {
   CLI::App* command = app.add_subcommand(
@@ -17,15 +33,46 @@ void AddRecordCommand(CLI::App& app, record::SessionOptions& options) {
       ->default_val(1000)
       ->check(CLI::Range(1, 100000));
   command->add_option("--formats", options.formats,
-                      "Formats the collector writes (JITSCOPE_FORMATS, comma-separated), e.g. "
-                      "native,jitdump,perfmap; default: the collector's default");
+                      "Files the collector writes (JITSCOPE_FORMATS), comma-separated, of: " +
+                          formats::KnownOutputFormats() + "; default: trace");
   command->add_option("command", options.command, "The command to run, after --")
       ->required()
       ->expected(-1);
   command->prefix_command();
+  command->footer(kRecordExamples);
+}
+
+base::Status ValidateRecordOptions(const record::SessionOptions& options) {
+  if (!options.formats.empty()) {
+    RETURN_IF_ERROR(formats::ParseOutputFormats(options.formats, "--formats").status());
+  }
+  if (options.output_dir.empty()) return base::Status::Error("-o: the session directory is empty");
+  // An existing session directory is moved aside, but nothing else is: a file at its name would be.
+  struct stat st {};
+  if (::lstat(options.output_dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) {
+    return base::Status::Error("-o %s: exists and is not a directory", options.output_dir.c_str());
+  }
+  const size_t slash = options.output_dir.find_last_of('/');
+  const std::string parent = slash == std::string::npos ? "."
+                             : slash == 0               ? "/"
+                                                        : options.output_dir.substr(0, slash);
+  if (::stat(parent.c_str(), &st) != 0) {
+    return base::Status::Errno(errno, "-o %s: its directory %s", options.output_dir.c_str(),
+                               parent.c_str());
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    return base::Status::Error("-o %s: %s is not a directory", options.output_dir.c_str(),
+                               parent.c_str());
+  }
+  return base::Status::Ok();
 }
 
 int RunRecord(record::SessionOptions options, std::FILE* err) {
+  if (base::Status status = ValidateRecordOptions(options); !status.ok()) {
+    std::fprintf(err, "jitscope record: error: %s\nRun 'jitscope record --help' for usage.\n",
+                 status.message().c_str());
+    return 2;
+  }
   base::StatusOr<std::string> collector = record::FindCollector();
   if (collector.ok()) {
     options.collector_path = *collector;

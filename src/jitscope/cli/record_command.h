@@ -16,7 +16,12 @@ namespace jitscope::cli {
 
 void AddRecordCommand(CLI::App& app, record::SessionOptions& options);
 
-// Returns the process exit code: the command's, or 1/127 when recording could not start.
+// The checks of every option that CLI11 cannot make itself (--formats against the collector's
+// list, -o's directory), so that a bad option stops `record` before the command runs.
+base::Status ValidateRecordOptions(const record::SessionOptions& options);
+
+// Returns the process exit code: the command's; 2 for a bad option (the command never starts);
+// 1/127 when recording could not start.
 int RunRecord(record::SessionOptions options, std::FILE* err);
 
 }  // namespace jitscope::cli

@@ -64,6 +64,17 @@ base::Status WriteReportFile(const std::string& path, const std::string& bytes) 
   return base::WriteAll(fd.get(), bytes.data(), bytes.size());
 }
 
+// Real command lines, run as printed by a test (tests/cli/help_examples_test.cc) after the
+// examples of `jitscope record --help`, which write jitscope.data.
+constexpr char kReportExamples[] = R"(Examples:
+  jitscope report
+  jitscope report jitscope.data --sort line --top 5
+  jitscope report --format svg -o flame.svg
+  jitscope report --format pprof -o profile.pb.gz
+  jitscope report --format folded --no-inline -o stacks.folded
+  jitscope report --format speedscope -o profile.speedscope.json
+)";
+
 }  // namespace
 
 void AddReportCommand(CLI::App& app, ReportOptions& options) {
@@ -89,6 +100,7 @@ void AddReportCommand(CLI::App& app, ReportOptions& options) {
   command->add_flag("--inline,!--no-inline", options.inline_frames,
                     "Show inlined functions as frames of their own (default), or fold them into "
                     "the function they were inlined into");
+  command->footer(kReportExamples);
 }
 
 int RunReport(const ReportOptions& options, std::FILE* out, std::FILE* err) {

@@ -3,6 +3,7 @@
 // The collector's configuration, read from the environment of the profiled process:
 //   JITSCOPE_OUTPUT_DIR  where output files go (default: the current directory)
 //   JITSCOPE_FORMATS     comma-separated outputs (default: "trace"): trace, jitdump, perfmap
+//                        (formats/output_formats.h)
 //   JITSCOPE_PERF_MAP_DIR  where the perf map goes (default: /tmp, the only place perf reads)
 //   JITSCOPE_LOG         file that collector messages are appended to (default: stderr)
 #pragma once
@@ -11,19 +12,19 @@
 #include <string>
 
 #include "jitscope/base/status.h"
+#include "jitscope/formats/output_formats.h"
 #include "jitscope/formats/perf_map_writer.h"
 
 namespace jitscope::collector {
 
-enum Format : uint32_t {
-  kFormatTrace = 1u << 0,    // the native trace, jit-<pid>.jsc
-  kFormatJitdump = 1u << 1,  // perf's jitdump, jit-<pid>.dump (for perf inject --jit)
-  kFormatPerfMap = 1u << 2,  // perf's map, perf-<pid>.map
-};
+// The format bits and their names live in formats/output_formats.h, the list the CLI checks too.
+using formats::kFormatJitdump;
+using formats::kFormatPerfMap;
+using formats::kFormatTrace;
 
 struct Config {
   std::string output_dir = ".";
-  uint32_t formats = kFormatTrace;
+  uint32_t formats = formats::kDefaultOutputFormats;
   std::string log_path;  // empty: stderr
   std::string perf_map_dir{formats::kPerfMapDirectory};
 };
