@@ -69,11 +69,18 @@ class ReportE2eTest : public ::testing::Test {
   static const std::string& Inline() {
     return Session(inline_, "inline", {JITVM, "--hot-threshold=20", INLINE_PROGRAM, "300"});
   }
+  // The example JIT with its JIT reports switched off: its code is anonymous memory that no
+  // JIT file describes.
+  static const std::string& Unreported() {
+    return Session(unreported_, "unreported",
+                   {JITVM, "--no-jit-api", JITVM_PROGRAMS "/hotspot.jv", "1500"});
+  }
   static void TearDownTestSuite() {
     delete tmp_;
     tmp_ = nullptr;
     hotspot_.clear();
     inline_.clear();
+    unreported_.clear();
   }
 
   static Profile Build(const std::string& dir, bool inline_frames = true) {
@@ -84,7 +91,7 @@ class ReportE2eTest : public ::testing::Test {
   }
 
   static inline TempDir* tmp_ = nullptr;
-  static inline std::string hotspot_, inline_;
+  static inline std::string hotspot_, inline_, unreported_;
 };
 
 TEST_F(ReportE2eTest, HotSpotIsTheTopJitFunctionAndItsLine) {
@@ -117,6 +124,24 @@ TEST_F(ReportE2eTest, HotSpotIsTheTopJitFunctionAndItsLine) {
   EXPECT_GT(series * 2, in_jit_code) << "series should take most of the samples in JIT code";
   const uint32_t hot_line = LineWith(JITVM_PROGRAMS "/hotspot.jv", "# HOT");
   EXPECT_GT(series_lines[hot_line] * 4, series * 3) << "the HOT line should hold >75% of series";
+}
+
+TEST_F(ReportE2eTest, AnonymousCodeIsClassifiedNotReadAsAFile) {
+  const Profile profile = Build(Unreported());
+  ASSERT_GT(profile.total_samples, 100u);
+  uint64_t anonymous = 0;
+  for (const Stack& stack : profile.stacks) {
+    const Location& leaf = profile.locations[stack.frames.front()];
+    if (leaf.kind != FrameKind::kAnonymous) continue;
+    EXPECT_EQ(leaf.function, "[anonymous]");
+    EXPECT_EQ(leaf.module, "//anon");
+    anonymous += stack.samples;
+  }
+  // The JIT's code is all in its anonymous code heap: most samples land there (~95% plain).
+  EXPECT_GT(anonymous * 2, profile.total_samples);
+  for (const std::string& warning : profile.warnings) {
+    EXPECT_EQ(warning.find("not readable as ELF"), std::string::npos) << warning;
+  }
 }
 
 TEST_F(ReportE2eTest, SamplesBeforeTheTierUpNameTheBaselineCodeAndAfterItTheOptimized) {

@@ -14,9 +14,12 @@
 namespace jitscope::report {
 
 enum class FrameKind : uint8_t {
-  kJit,      // resolved through the JIT symbol index
-  kNative,   // an ELF symbol of a mapped file (or the file and offset when it has no symbol)
-  kKernel,   // any kernel address: "[kernel]"
+  kJit,     // resolved through the JIT symbol index
+  kNative,  // an ELF symbol of a mapped file (or the file and offset when it has no symbol)
+  kKernel,  // any kernel address: "[kernel]"
+  // Memory no file backs ("//anon", "[anon:NAME]", "memfd:...", "[heap]", ...; see
+  // IsAnonymousMemory) that no JIT file names: `function` is "[anonymous]", `module` the mapping.
+  kAnonymous,
   kUnknown,  // no symbol: `function` is "[unknown]", `module` the mapping that held it, if any
 };
 

@@ -149,6 +149,12 @@ class Builder {
       frames.push_back(Intern(Location{"[unknown]", "", "", 0, FrameKind::kUnknown, false}));
       return;
     }
+    if (IsAnonymousMemory(mapping->filename)) {
+      // Not a file: there are no symbols to read, and nothing to warn about.
+      frames.push_back(
+          Intern(Location{"[anonymous]", mapping->filename, "", 0, FrameKind::kAnonymous, false}));
+      return;
+    }
     if (mapping->filename.starts_with("/")) {
       const auto& native =
           native_.Symbolize(mapping->filename, address - mapping->start + mapping->file_offset);
@@ -160,7 +166,7 @@ class Builder {
       }
       if (any) return;
     }
-    // "[vdso]" names itself; anonymous memory and files without a symbol there do not.
+    // "[vdso]" names itself; files without a symbol there do not.
     const bool vdso = mapping->filename == "[vdso]";
     frames.push_back(Intern(Location{vdso ? "[vdso]" : "[unknown]", mapping->filename, "", 0,
                                      vdso ? FrameKind::kNative : FrameKind::kUnknown, false}));

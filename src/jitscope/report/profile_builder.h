@@ -8,7 +8,9 @@
 //    at a reused address is named after what was there when the sample was taken;
 //  - code of mapped ELF files through NativeSymbolizer (symbols, DWARF lines, inline frames);
 //  - kernel frames as one "[kernel]" frame per run of them;
-//  - anything else as "[unknown]" in whatever mapping held it ("//anon", "[heap]", ...).
+//  - memory no file backs ("//anon", "[anon:NAME]", "memfd:...", "[heap]", ...) as
+//    "[anonymous]" in that mapping, never as a file to read symbols from;
+//  - anything else as "[unknown]" in whatever mapping held it.
 // A return address (every frame but the sampled instruction) is looked up one byte back, inside
 // the call instruction, as perf does: the address after a call can belong to the next line or
 // even the next function.

@@ -73,6 +73,7 @@ std::string Colour(const Location& l) {
       return fmt::format("rgb({},{},{})", 140 + v / 2, 150 + v / 2, 200 + v);
     case FrameKind::kNative:
       return fmt::format("rgb({},{},{})", 200 + v, 90 + 2 * v, 40 + v / 2);
+    case FrameKind::kAnonymous:
     case FrameKind::kUnknown:
       return fmt::format("rgb({},{},{})", 170 + v / 2, 170 + v / 2, 170 + v / 2);
   }
@@ -88,6 +89,8 @@ const char* KindName(const Location& l) {
       return "kernel";
     case FrameKind::kNative:
       return "native";
+    case FrameKind::kAnonymous:
+      return "anonymous memory";
     case FrameKind::kUnknown:
       return "unknown";
   }
