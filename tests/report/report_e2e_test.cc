@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -142,6 +143,33 @@ TEST_F(ReportE2eTest, AnonymousCodeIsClassifiedNotReadAsAFile) {
   for (const std::string& warning : profile.warnings) {
     EXPECT_EQ(warning.find("not readable as ELF"), std::string::npos) << warning;
   }
+}
+
+// The report says when much of the profile is JIT code nobody named, and how to name it.
+TEST_F(ReportE2eTest, UnreportedJitCodeIsOneWarningWithTheFix) {
+  const Profile profile = Build(Unreported());
+  uint64_t anonymous = 0;
+  for (const Stack& stack : profile.stacks) {
+    if (profile.locations[stack.frames.front()].kind == FrameKind::kAnonymous) {
+      anonymous += stack.samples;
+    }
+  }
+  char percent[32];
+  std::snprintf(
+      percent, sizeof(percent), "%.1f%%",
+      100.0 * static_cast<double>(anonymous) / static_cast<double>(profile.total_samples));
+  const std::string expected =
+      "# warning: " + std::string(percent) + " of samples (" + std::to_string(anonymous) +
+      ") are in anonymous executable memory that no JIT file names: code a JIT did not report; "
+      "to name it, switch on the engine's JIT reporting (an engine that uses the Intel JIT "
+      "Profiling API needs no switch: jitscope record sets INTEL_JIT_PROFILER64; others write a "
+      "perf map or jitdump when asked)\n";
+  auto text = RunProgram({JITSCOPE_CLI, "report", Unreported()});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find(expected), std::string::npos) << text.out;
+  // With the JIT's reports on, its code is named and nothing is said.
+  auto named = RunProgram({JITSCOPE_CLI, "report", Hotspot()});
+  EXPECT_EQ(named.out.find("anonymous executable memory"), std::string::npos) << named.out;
 }
 
 TEST_F(ReportE2eTest, SamplesBeforeTheTierUpNameTheBaselineCodeAndAfterItTheOptimized) {

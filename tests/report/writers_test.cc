@@ -153,6 +153,24 @@ TEST(SvgWriterTest, FramesAreEscapedSizedAndMarked) {
             std::string::npos);
 }
 
+// The SVG's title area says what the text header says: every warning, one line each, above the
+// frames (which move down to make room).
+TEST(SvgWriterTest, WarningsAreUnderTheTitle) {
+  Profile profile = SampleProfile();
+  profile.warnings.push_back(
+      "the collector refused 1 event the JIT reported (null_name: 1); "
+      "'jitscope dump' lists them");
+  const std::string svg = RenderSvg(profile);
+  EXPECT_NE(svg.find("<text class=\"warning\" x=\"10\" y=\"40\">warning: the kernel lost 2 "
+                     "samples</text>\n<text class=\"warning\" x=\"10\" y=\"55\">warning: the "
+                     "collector refused 1 event the JIT reported (null_name: 1); &#39;jitscope "
+                     "dump&#39; lists them</text>\n<g id=\"frames\">\n"),
+            std::string::npos)
+      << svg.substr(0, 2000);
+  const std::string one_warning = RenderSvg(SampleProfile());
+  EXPECT_EQ(one_warning.find("refused"), std::string::npos);
+}
+
 // Names are the JIT's bytes; the formats that require UTF-8 get U+FFFD for what is not.
 TEST(Utf8Test, InvalidBytesBecomeReplacementCharacters) {
   EXPECT_EQ(ValidUtf8("plain ascii"), "plain ascii");

@@ -6,6 +6,7 @@
 // uses; each has one defined outcome, listed in docs/reliability.md.
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <string>
 #include <variant>
@@ -68,6 +69,13 @@ class Session {
 
   uint64_t rejected(RejectReason reason) const { return collector_->rejected(reason); }
 
+  // The refused events as a report counts them, from the files alone.
+  std::map<RejectReason, uint64_t> RejectedInFiles() {
+    auto sources = symbolize::SourceSet::Open({dir_.path()});
+    EXPECT_TRUE(sources.ok()) << sources.status().message();
+    return sources.ok() ? sources->RejectedEvents() : std::map<RejectReason, uint64_t>{};
+  }
+
   // The trace's records as `jitscope dump` would list their kinds, e.g. "code code rejected".
   std::vector<trace::Record> Records() {
     auto file = test_support::OpenUndamagedTrace(TracePath());
@@ -99,6 +107,18 @@ class Session {
   std::unique_ptr<collector::Collector> collector_;
   std::unique_ptr<trace::TraceFile> records_file_;
 };
+
+// What the collector refused is counted, by reason, from the trace alone (for the report).
+TEST(HostileEvents, RefusedEventsAreCountedFromTheTraceByReason) {
+  Session s;
+  EXPECT_EQ(s.Load(1000, nullptr, 0, 16), 0);
+  EXPECT_EQ(s.Load(1001, nullptr, 16, 16), 0);
+  EXPECT_EQ(s.Load(1002, "empty", 32, 0), 0);
+  EXPECT_EQ(s.Load(1003, "fine", 48, 16), 1);
+  const std::map<RejectReason, uint64_t> expected = {{RejectReason::kNullName, 2},
+                                                     {RejectReason::kZeroSize, 1}};
+  EXPECT_EQ(s.RejectedInFiles(), expected);
+}
 
 // Names of 1 MiB are kept whole, in the trace and in what resolves.
 TEST(HostileEvents, AOneMebibyteNameIsKeptWhole) {

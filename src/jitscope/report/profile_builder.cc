@@ -16,6 +16,7 @@
 #include "jitscope/formats/perf_map_writer.h"
 #include "jitscope/formats/samples_file.h"
 #include "jitscope/formats/session_info.h"
+#include "jitscope/report/jit_advice.h"
 #include "jitscope/report/native_symbolizer.h"
 #include "jitscope/report/process_maps.h"
 #include "jitscope/symbolize/source_set.h"
@@ -239,8 +240,10 @@ base::StatusOr<Profile> BuildProfile(const std::string& session_directory,
                    formats::ReadSamplesFile(session_directory + "/" + formats::kSamplesFileName));
   Profile profile;
   profile.sample_period_ns = 1'000'000;  // `jitscope record`'s default, 1 kHz
+  std::string program;
   if (auto info = formats::ReadSessionInfo(session_directory); info.ok()) {
     profile.command = fmt::format("{}", fmt::join(info->command, " "));
+    if (!info->command.empty()) program = info->command.front();
     if (info->frequency_hz > 0) profile.sample_period_ns = 1'000'000'000 / info->frequency_hz;
   } else {
     profile.warnings.push_back(info.status().message() + "; assuming 1000 Hz");
@@ -268,8 +271,23 @@ base::StatusOr<Profile> BuildProfile(const std::string& session_directory,
   for (const std::string& problem : sources->problems()) {
     profile.warnings.push_back(problem + " (used what was readable before it)");
   }
+  if (std::string refused = DescribeRejectedEvents(sources->RejectedEvents()); !refused.empty()) {
+    profile.warnings.push_back(std::move(refused));
+  }
 
   Profile built = Builder(options, data, *sources).Build();
+  uint64_t anonymous = 0;
+  for (const Stack& stack : built.stacks) {
+    if (!stack.frames.empty() &&
+        built.locations[stack.frames.front()].kind == FrameKind::kAnonymous) {
+      anonymous += stack.samples;
+    }
+  }
+  if (std::string unnamed =
+          DescribeUnnamedJitCode(anonymous, built.total_samples, program, data.mappings);
+      !unnamed.empty()) {
+    built.warnings.push_back(std::move(unnamed));
+  }
   built.command = std::move(profile.command);
   built.sample_period_ns = profile.sample_period_ns;
   profile.warnings.insert(profile.warnings.end(), built.warnings.begin(), built.warnings.end());

@@ -18,8 +18,9 @@ namespace {
 
 constexpr double kWidth = 1200;
 constexpr double kFrameHeight = 16;
-constexpr double kTop = 40;     // title and controls
-constexpr double kBottom = 30;  // the details line
+constexpr double kTop = 40;            // title and controls
+constexpr double kWarningHeight = 15;  // one line under the title per warning
+constexpr double kBottom = 30;         // the details line
 constexpr double kMinWidth = 0.1;
 
 // A box: one function (in one module, of one kind, inlined or not) at one place in the call
@@ -133,7 +134,8 @@ class SvgBuilder {
 
   std::string Build() {
     const int depth = Depth(root_);
-    height_ = kTop + kBottom + (depth + 1) * kFrameHeight;
+    const double warnings = static_cast<double>(profile_.warnings.size());
+    height_ = kTop + warnings * kWarningHeight + kBottom + (depth + 1) * kFrameHeight;
     std::string title = "Flame graph";
     if (!profile_.command.empty()) title += ": " + profile_.command;
     out_ += fmt::format(
@@ -147,8 +149,16 @@ class SvgBuilder {
         "<text id=\"title\" x=\"{}\" y=\"20\" text-anchor=\"middle\">{}</text>\n"
         "<text id=\"reset\" class=\"control\" x=\"10\" y=\"20\">Reset zoom</text>\n"
         "<text id=\"search\" class=\"control\" x=\"{}\" y=\"20\">Search</text>\n"
-        "<text id=\"details\" x=\"10\" y=\"{}\"> </text>\n<g id=\"frames\">\n",
+        "<text id=\"details\" x=\"10\" y=\"{}\"> </text>\n",
         kWidth / 2, Escape(title), kWidth - 60, height_ - 10);
+    // What the report could not do (refused events, damaged files, unnamed JIT code), under the
+    // title as in the text report's header.
+    for (size_t i = 0; i < profile_.warnings.size(); ++i) {
+      out_ +=
+          fmt::format("<text class=\"warning\" x=\"10\" y=\"{}\">warning: {}</text>\n",
+                      kTop + static_cast<double>(i) * kWarningHeight, Escape(profile_.warnings[i]));
+    }
+    out_ += "<g id=\"frames\">\n";
     Emit(root_, nullptr, 0, 0);
     out_ += "</g>\n";
     out_ += kScript;
@@ -206,6 +216,7 @@ class SvgBuilder {
       "<style type=\"text/css\">\n"
       "text { font-family: monospace; font-size: 12px; fill: #000; }\n"
       "#title { font-size: 15px; }\n"
+      ".warning { font-size: 12px; fill: #a33; }\n"
       ".control { cursor: pointer; fill: #0645ad; }\n"
       ".f { cursor: pointer; }\n"
       ".f:hover rect { stroke: #000; stroke-width: 0.7; }\n"

@@ -137,6 +137,18 @@ std::set<uint32_t> SourceSet::pids() const {
 
 size_t SourceSet::file_count() const { return files_.size(); }
 
+std::map<trace::RejectReason, uint64_t> SourceSet::RejectedEvents() const {
+  std::map<trace::RejectReason, uint64_t> rejected;
+  for (const auto& file : files_) {
+    const auto* parsed = std::get_if<trace::ParsedTrace>(&file->parsed);
+    if (parsed == nullptr) continue;
+    for (const trace::Record& record : parsed->records) {
+      if (const auto* r = std::get_if<trace::RejectedEvent>(&record.event)) ++rejected[r->reason];
+    }
+  }
+  return rejected;
+}
+
 SymbolIndex SourceSet::BuildIndex(std::optional<uint32_t> pid) const {
   CodeArch native = CodeArch::k64;
   for (const auto& file : files_) {

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -22,6 +23,7 @@
 
 #include "jitscope/base/status.h"
 #include "jitscope/symbolize/symbol_index.h"
+#include "jitscope/trace/event.h"
 
 namespace jitscope::symbolize {
 
@@ -43,6 +45,9 @@ class SourceSet {
   size_t file_count() const;
   // "FILE: offset N: ..." for every damaged source, in the order the files were read.
   const std::vector<std::string>& problems() const { return problems_; }
+
+  // The events the collector refused (the REJECTED records of every native trace), by reason.
+  std::map<trace::RejectReason, uint64_t> RejectedEvents() const;
 
   // The index of process `pid` (nullopt: all sources together).
   SymbolIndex BuildIndex(std::optional<uint32_t> pid) const;

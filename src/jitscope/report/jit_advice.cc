@@ -1,0 +1,76 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "jitscope/report/jit_advice.h"
+
+#include <fmt/format.h>
+
+namespace jitscope::report {
+namespace {
+
+std::string_view BaseName(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+// The program's own name, or a library that betrays the engine, starts with one of `names`
+// ("libjvm" matches libjvm.so; "node" matches node, nodejs and node-20).
+bool LooksLike(std::string_view program, const std::vector<formats::Mapping>& mappings,
+               std::initializer_list<std::string_view> names) {
+  for (std::string_view name : names) {
+    if (BaseName(program).starts_with(name)) return true;
+    for (const formats::Mapping& mapping : mappings) {
+      if (BaseName(mapping.filename).starts_with(name)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string DescribeRejectedEvents(const std::map<trace::RejectReason, uint64_t>& rejected) {
+  uint64_t total = 0;
+  std::string reasons;
+  for (const auto& [reason, count] : rejected) {
+    if (count == 0) continue;
+    total += count;
+    reasons += fmt::format("{}{}: {}", reasons.empty() ? "" : ", ", trace::RejectReasonName(reason),
+                           count);
+  }
+  if (total == 0) return "";
+  return fmt::format(
+      "the collector refused {} event{} the JIT reported ({}); 'jitscope dump' "
+      "lists them",
+      total, total == 1 ? "" : "s", reasons);
+}
+
+std::string HowToReportJitCode(std::string_view program,
+                               const std::vector<formats::Mapping>& mappings) {
+  if (LooksLike(program, mappings, {"node", "libnode"})) {
+    return "run node with --perf-prof (or --perf-basic-prof)";
+  }
+  if (LooksLike(program, mappings, {"java", "libjvm"})) {
+    return "start java with -agentpath:<libdir>/oprofile/libjvmti_oprofile.so, or with "
+           "-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit";
+  }
+  if (LooksLike(program, mappings, {"postgres", "llvmjit"})) {
+    return "set jit_profiling_support = on in PostgreSQL (LLVM engines: register LLVM's perf or "
+           "Intel JIT event listener)";
+  }
+  if (LooksLike(program, mappings, {"libdnnl", "libmkldnn"})) {
+    return "set DNNL_JIT_PROFILE=1 (or ONEDNN_JIT_PROFILE=1) for oneDNN";
+  }
+  return "switch on the engine's JIT reporting (an engine that uses the Intel JIT Profiling API "
+         "needs no switch: jitscope record sets INTEL_JIT_PROFILER64; others write a perf map or "
+         "jitdump when asked)";
+}
+
+std::string DescribeUnnamedJitCode(uint64_t anonymous, uint64_t total, std::string_view program,
+                                   const std::vector<formats::Mapping>& mappings) {
+  if (total == 0 || anonymous * 100 <= total) return "";
+  return fmt::format(
+      "{:.1f}% of samples ({}) are in anonymous executable memory that no JIT file names: code "
+      "a JIT did not report; to name it, {}",
+      100.0 * static_cast<double>(anonymous) / static_cast<double>(total), anonymous,
+      HowToReportJitCode(program, mappings));
+}
+
+}  // namespace jitscope::report

@@ -1,0 +1,63 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "jitscope/report/jit_advice.h"
+
+#include <gtest/gtest.h>
+
+namespace jitscope::report {
+namespace {
+
+std::vector<formats::Mapping> Mapped(std::vector<std::string> files) {
+  std::vector<formats::Mapping> mappings;
+  for (std::string& file : files) mappings.push_back({.filename = std::move(file)});
+  return mappings;
+}
+
+TEST(JitAdviceTest, RefusedEventsByReason) {
+  EXPECT_EQ(DescribeRejectedEvents({}), "");
+  EXPECT_EQ(DescribeRejectedEvents({{trace::RejectReason::kZeroSize, 0}}), "");
+  EXPECT_EQ(DescribeRejectedEvents({{trace::RejectReason::kNullName, 1}}),
+            "the collector refused 1 event the JIT reported (null_name: 1); 'jitscope dump' "
+            "lists them");
+  EXPECT_EQ(DescribeRejectedEvents(
+                {{trace::RejectReason::kNullName, 2}, {trace::RejectReason::kZeroSize, 1}}),
+            "the collector refused 3 events the JIT reported (null_name: 2, zero_size: 1); "
+            "'jitscope dump' lists them");
+}
+
+TEST(JitAdviceTest, TheEngineIsJudgedByTheProgramAndItsLibraries) {
+  EXPECT_EQ(HowToReportJitCode("/usr/bin/node", {}),
+            "run node with --perf-prof (or --perf-basic-prof)");
+  EXPECT_EQ(HowToReportJitCode("./app", Mapped({"/usr/lib/x86_64-linux-gnu/libnode.so.108"})),
+            "run node with --perf-prof (or --perf-basic-prof)");
+  const std::string java =
+      "start java with -agentpath:<libdir>/oprofile/libjvmti_oprofile.so, or with "
+      "-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit";
+  EXPECT_EQ(HowToReportJitCode("java", {}), java);
+  EXPECT_EQ(HowToReportJitCode("/opt/app/bin/server",
+                               Mapped({"/usr/lib/jvm/java-17/lib/server/libjvm.so"})),
+            java);
+  const std::string postgres =
+      "set jit_profiling_support = on in PostgreSQL (LLVM engines: register LLVM's perf or "
+      "Intel JIT event listener)";
+  EXPECT_EQ(HowToReportJitCode("/usr/lib/postgresql/15/bin/postgres", {}), postgres);
+  EXPECT_EQ(HowToReportJitCode("psql-runner", Mapped({"/usr/lib/postgresql/15/lib/llvmjit.so"})),
+            postgres);
+  EXPECT_EQ(HowToReportJitCode("./bench", Mapped({"/usr/lib/libdnnl.so.3"})),
+            "set DNNL_JIT_PROFILE=1 (or ONEDNN_JIT_PROFILE=1) for oneDNN");
+  EXPECT_EQ(HowToReportJitCode("./my-vm", Mapped({"/usr/lib/x86_64-linux-gnu/libc.so.6"})),
+            "switch on the engine's JIT reporting (an engine that uses the Intel JIT Profiling "
+            "API needs no switch: jitscope record sets INTEL_JIT_PROFILER64; others write a perf "
+            "map or jitdump when asked)");
+}
+
+TEST(JitAdviceTest, UnnamedJitCodeAboveOnePercentIsOneLine) {
+  EXPECT_EQ(DescribeUnnamedJitCode(0, 0, "node", {}), "");
+  EXPECT_EQ(DescribeUnnamedJitCode(1, 100, "node", {}), "");  // exactly 1%: not more
+  EXPECT_EQ(DescribeUnnamedJitCode(2, 100, "node", {}),
+            "2.0% of samples (2) are in anonymous executable memory that no JIT file names: "
+            "code a JIT did not report; to name it, run node with --perf-prof (or "
+            "--perf-basic-prof)");
+}
+
+}  // namespace
+}  // namespace jitscope::report
