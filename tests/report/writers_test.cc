@@ -65,10 +65,12 @@ TEST(TextWriterTest, NoSamplesSaysSo) {
             "# no samples: the command ended before the first one, or sampling was not allowed\n");
 }
 
+// `hot` stands for two code objects under `main` (the optimized and the baseline tier, in the
+// modules jitvm-opt and jitvm-base): each frame says which, in every flame-graph format.
 TEST(FoldedWriterTest, RootFirstWithFlamegraphAnnotations) {
   EXPECT_EQ(RenderFolded(SampleProfile()),
-            "main;hot_[j];work_[i] 6\n"
-            "main;hot_[j] 3\n"
+            "main;hot [opt]_[j];work_[i] 6\n"
+            "main;hot [base]_[j] 3\n"
             "main;write<a:b>;[kernel]_[k] 1\n");
 }
 
@@ -80,6 +82,9 @@ TEST(SpeedscopeWriterTest, SampledProfileWithSharedFrames) {
   EXPECT_EQ(frames[0],
             nlohmann::json({{"name", "work (inlined)"}, {"file", "hot.jv"}, {"line", 3}}));
   EXPECT_EQ(frames[5], nlohmann::json({{"name", "[kernel]"}}));
+  EXPECT_EQ(frames[1]["name"], "hot [opt]");
+  EXPECT_EQ(frames[3]["name"], "hot [base]");
+  EXPECT_EQ(frames[2]["name"], "main");
   const auto& profile = json["profiles"][0];
   EXPECT_EQ(profile["type"], "sampled");
   EXPECT_EQ(profile["unit"], "nanoseconds");
@@ -133,6 +138,9 @@ TEST(PprofWriterTest, InlineRunsAreOneLocationWithSeveralLines) {
   const auto& baseline = p.location(static_cast<int>(p.sample(1).location_id(0) - 1));
   ASSERT_EQ(baseline.line_size(), 1);
   EXPECT_EQ(str(p.mapping(static_cast<int>(baseline.mapping_id() - 1)).filename()), "jitvm-base");
+  // Two functions named hot, the name as the JIT gave it, told apart by their mappings.
+  EXPECT_EQ(function_name(baseline.line(0).function_id()), "hot");
+  EXPECT_NE(baseline.line(0).function_id(), inline_run.line(1).function_id());
   EXPECT_EQ(p.comment_size(), 2);
 }
 
@@ -145,6 +153,11 @@ TEST(SvgWriterTest, FramesAreEscapedSizedAndMarked) {
   EXPECT_EQ(svg.find("write<a;b>"), std::string::npos);
   // `main` spans all 10 samples: the full width.
   EXPECT_NE(svg.find("data-x=\"0.00\" data-w=\"1200.00\" data-d=\"1\" data-n=\"main\""),
+            std::string::npos);
+  // The two versions of hot under main say which is which; the tooltip keeps the plain name.
+  EXPECT_NE(svg.find("data-n=\"hot [opt]\"><title>hot — JIT jitvm-opt, hot.jv:5"),
+            std::string::npos);
+  EXPECT_NE(svg.find("data-n=\"hot [base]\"><title>hot — JIT jitvm-base, hot.jv:7"),
             std::string::npos);
   // The inlined frame is marked, and its tooltip says where it is.
   EXPECT_NE(svg.find("<g class=\"f inl\" data-x=\"0.00\" data-w=\"720.00\" data-d=\"3\" "

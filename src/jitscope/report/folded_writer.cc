@@ -3,11 +3,12 @@
 
 #include <fmt/format.h>
 
+#include "jitscope/report/frame_labels.h"
+
 namespace jitscope::report {
 namespace {
 
-std::string FoldedName(const Location& location) {
-  std::string name = location.function;
+std::string FoldedName(const Location& location, std::string name) {
   for (char& c : name) {
     if (c == ';') c = ':';
     if (c == '\n' || c == '\r') c = ' ';
@@ -23,7 +24,10 @@ std::string FoldedName(const Location& location) {
 std::string RenderFolded(const Profile& profile) {
   std::vector<std::string> names;
   names.reserve(profile.locations.size());
-  for (const Location& location : profile.locations) names.push_back(FoldedName(location));
+  std::vector<std::string> labels = FrameLabels(profile);
+  for (size_t i = 0; i < labels.size(); ++i) {
+    names.push_back(FoldedName(profile.locations[i], std::move(labels[i])));
+  }
   std::string out;
   for (const Stack& stack : profile.stacks) {
     for (auto frame = stack.frames.rbegin(); frame != stack.frames.rend(); ++frame) {

@@ -72,7 +72,8 @@ class ProfileEncoder {
   }
 
   uint64_t FunctionId(const Location& l) {
-    auto [it, inserted] = functions_.try_emplace({l.function, l.file}, functions_.size() + 1);
+    auto [it, inserted] =
+        functions_.try_emplace({l.function, l.file, l.module}, functions_.size() + 1);
     if (inserted) {
       pb::Function* function = out_.add_function();
       function->set_id(it->second);
@@ -104,7 +105,9 @@ class ProfileEncoder {
   pb::Profile out_;
   std::map<std::string, int64_t> strings_;
   std::map<std::string, uint64_t> mappings_;
-  std::map<std::pair<std::string, std::string>, uint64_t> functions_;
+  // By name, file and module: one name in two modules (a JIT's tiers) is two functions, each
+  // in its module's mapping.
+  std::map<std::tuple<std::string, std::string, std::string>, uint64_t> functions_;
   std::map<std::vector<uint32_t>, uint64_t> locations_;
 };
 

@@ -3,13 +3,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "jitscope/report/frame_labels.h"
+
 namespace jitscope::report {
 
 std::string RenderSpeedscope(const Profile& profile) {
   using json = nlohmann::ordered_json;
   json frames = json::array();
-  for (const Location& l : profile.locations) {
-    json frame = {{"name", l.inlined ? l.function + " (inlined)" : l.function}};
+  const std::vector<std::string> labels = FrameLabels(profile);
+  for (size_t i = 0; i < profile.locations.size(); ++i) {
+    const Location& l = profile.locations[i];
+    json frame = {{"name", l.inlined ? labels[i] + " (inlined)" : labels[i]}};
     if (!l.file.empty()) frame["file"] = l.file;
     if (l.line != 0) frame["line"] = l.line;
     frames.push_back(std::move(frame));

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "jitscope/report/frame_labels.h"
 #include "jitscope/report/text_writer.h"
 
 namespace jitscope::report {
@@ -106,7 +107,7 @@ int Depth(const Node& node) {
 
 class SvgBuilder {
  public:
-  explicit SvgBuilder(const Profile& profile) : profile_(profile) {
+  explicit SvgBuilder(const Profile& profile) : profile_(profile), labels_(FrameLabels(profile)) {
     std::map<std::tuple<std::string_view, std::string_view, FrameKind, bool>, uint32_t> boxes;
     std::vector<uint32_t> box_of(profile.locations.size());
     for (size_t i = 0; i < profile.locations.size(); ++i) {
@@ -177,7 +178,7 @@ class SvgBuilder {
     std::string fill = "rgb(220,220,220)";
     std::string css = "f";
     if (location != nullptr) {
-      name = location->function;
+      name = labels_[static_cast<size_t>(location - profile_.locations.data())];
       std::string where = location->file;
       if (!where.empty() && location->line != 0 && !node.mixed_lines) {
         where += fmt::format(":{}", location->line);
@@ -275,6 +276,7 @@ class SvgBuilder {
 
   const Profile& profile_;
   Node root_;
+  std::vector<std::string> labels_;  // per location (frame_labels.h)
   double height_ = 0;
   std::string out_;
 };
