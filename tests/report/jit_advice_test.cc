@@ -30,7 +30,8 @@ TEST(JitAdviceTest, TheEngineIsJudgedByTheProgramAndItsLibraries) {
   EXPECT_EQ(HowToReportJitCode("./app", Mapped({"/usr/lib/x86_64-linux-gnu/libnode.so.108"})),
             "run node with --perf-prof (or --perf-basic-prof)");
   const std::string java =
-      "start java with -agentpath:<libdir>/oprofile/libjvmti_oprofile.so, or with "
+      "start java with -agentpath:<jitscope>/lib/libjvmti_opagent.so (jitscope's JVMTI agent), or "
+      "with "
       "-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit";
   EXPECT_EQ(HowToReportJitCode("java", {}), java);
   EXPECT_EQ(HowToReportJitCode("/opt/app/bin/server",

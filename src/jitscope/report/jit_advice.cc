@@ -48,7 +48,8 @@ std::string HowToReportJitCode(std::string_view program,
     return "run node with --perf-prof (or --perf-basic-prof)";
   }
   if (LooksLike(program, mappings, {"java", "libjvm"})) {
-    return "start java with -agentpath:<libdir>/oprofile/libjvmti_oprofile.so, or with "
+    return "start java with -agentpath:<jitscope>/lib/libjvmti_opagent.so (jitscope's JVMTI "
+           "agent), or with "
            "-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit";
   }
   if (LooksLike(program, mappings, {"postgres", "llvmjit"})) {
