@@ -187,6 +187,12 @@ void ExpectNoAcknowledgedEventLost(const test_support::Fault& end) {
           }
           recorded = std::move(ids);
         }
+        // A crash leaves at most the current segment's zeros (4 MiB at most) and the unused rest
+        // of each reporting thread's chunk (64 KiB at most) after the records.
+        for (const std::string& path : traces) {
+          const test_support::TraceSpace space = test_support::SpaceOfTrace(path);
+          EXPECT_LE(space.size, space.records + 4 * 1024 * 1024 + 4 * 64 * 1024) << path;
+        }
         size_t missing = 0;
         for (uint32_t id : run.acked) missing += recorded.count(id) == 0;
         EXPECT_EQ(missing, 0u) << run.acked.size() << " acked, " << recorded.size() << " recorded";
@@ -292,6 +298,29 @@ TEST(CollectorEndToEnd, AFullDiskStopsRecordingCleanlyAndTheHostRunsOn) {
       EXPECT_TRUE(std::includes(ids.begin(), ids.end(), accepted.begin(), accepted.end()));
       EXPECT_GE(test_support::JitdumpCodeLoadsBelow(disk), fill.accepted);
     }
+  }
+}
+
+// A trace is as big as its content: after a clean end (SHUTDOWN, or an exit without it), the
+// file, and the disk it occupies, is at most 64 KiB larger than its records — for a few records
+// and for 1.1 MiB of them, five segments into their growth. (Each full chunk also ends with less
+// than a record the next one did not fit in: for 1 KiB records about 1.3% of them.)
+TEST(CollectorEndToEnd, ACleanEndLeavesATraceAtMost64KiBLargerThanItsRecords) {
+  const std::vector<std::vector<std::string>> clients = {
+      {JITSCOPE_ALL_EVENTS_CLIENT},       // 10 records, then SHUTDOWN and exit()
+      {JITSCOPE_CLIENT, "fill", "1000"},  // 1000 loads with 1 KiB names, then exit() only
+  };
+  for (const auto& client : clients) {
+    SCOPED_TRACE(client.back());
+    TempDir dir;
+    auto run = RunProgram(client, CollectorEnv(dir.path()));
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const auto traces = TracesIn(dir.path());
+    ASSERT_EQ(traces.size(), 1u);
+    const test_support::TraceSpace space = test_support::SpaceOfTrace(traces[0]);
+    EXPECT_GT(space.records, client.size() == 1 ? 500u : 1000u * 1024);
+    EXPECT_LE(space.size, space.records + 64 * 1024);
+    EXPECT_LE(space.disk, space.records + 64 * 1024);
   }
 }
 

@@ -21,6 +21,7 @@
 #include <gtest/gtest.h>
 
 #include "../support/le_bytes.h"
+#include "../support/read_back.h"
 #include "../support/subprocess.h"
 #include "jitscope/formats/oprofile_dump_reader.h"
 #include "jitscope/trace/reader.h"
@@ -473,6 +474,25 @@ TEST_F(OpagentApiTest, ALaterSessionReplacesTheDumpAndStartsANewTrace) {
   const std::vector<std::string> second_trace = TraceLines(1);
   ASSERT_EQ(second_trace.size(), 4u);  // open, a refused close, load "new", close
   EXPECT_EQ(second_trace[1], "rejected op_close_agent invalid_handle");
+}
+
+// The last handle closed is a clean end: the trace is at most 64 KiB larger than its records,
+// in size and on disk.
+TEST_F(OpagentApiTest, ClosingTheLastHandleCutsTheTraceAfterItsRecords) {
+  static uint8_t code[256];
+  op_agent_t agent = op_open_agent();
+  ASSERT_NE(agent, nullptr);
+  for (uintptr_t i = 0; i < 2000; ++i) {  // about 0.6 MiB of records
+    ASSERT_EQ(op_write_native_code(agent, "method", reinterpret_cast<uintptr_t>(code) + i * 4096,
+                                   code, sizeof(code)),
+              0);
+  }
+  ASSERT_EQ(op_close_agent(agent), 0);
+  const jitscope::test_support::TraceSpace space =
+      jitscope::test_support::SpaceOfTrace(TracePath());
+  EXPECT_GT(space.records, 2000u * 256);
+  EXPECT_LE(space.size, space.records + 64 * 1024);
+  EXPECT_LE(space.disk, space.records + 64 * 1024);
 }
 
 TEST_F(OpagentApiTest, AForkedChildNeverWritesIntoItsParentsFiles) {

@@ -1,8 +1,8 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // Test support: reading back what the collector and the OProfile agent wrote, with the product's
-// own readers (src/jitscope/trace's TraceFile, src/jitscope/formats' jitdump reader), and failing the test on any
-// damage. Tests that include this link jitscope_trace and jitscope_formats.
+// own readers (src/jitscope/trace's TraceFile, src/jitscope/formats' jitdump reader), and failing
+// the test on any damage. Tests that include this link jitscope_trace and jitscope_formats.
 #pragma once
 
 #include <algorithm>
@@ -14,11 +14,14 @@
 #include <variant>
 #include <vector>
 
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 
 #include "jitscope/base/files.h"
 #include "jitscope/formats/jitdump_reader.h"
 #include "jitscope/trace/reader.h"
+#include "jitscope/trace/record_codec.h"
 
 namespace jitscope::test_support {
 
@@ -44,6 +47,27 @@ inline std::optional<trace::TraceFile> OpenUndamagedTrace(const std::string& pat
   }
   EXPECT_TRUE(file->trace().damage.ok()) << path << ": " << file->trace().damage.message();
   return std::move(file).value();
+}
+
+// What a trace holds against what it takes: the bytes of its records (as the writer encoded
+// them), its size, and the disk it occupies (st_blocks).
+struct TraceSpace {
+  uint64_t records = 0;
+  uint64_t size = 0;
+  uint64_t disk = 0;
+};
+inline TraceSpace SpaceOfTrace(const std::string& path) {
+  TraceSpace space;
+  if (const auto file = OpenUndamagedTrace(path)) {
+    for (const auto& record : file->trace().records) {
+      space.records += trace::EncodedRecordSize(record.event);
+    }
+  }
+  struct stat st {};
+  EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
+  space.size = static_cast<uint64_t>(st.st_size);
+  space.disk = static_cast<uint64_t>(st.st_blocks) * 512;
+  return space;
 }
 
 // The method ids of a trace that holds only Intel code events (loads, inline loads, updates);

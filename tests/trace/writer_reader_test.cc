@@ -1,12 +1,16 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -38,6 +42,24 @@ class WriterReaderTest : public ::testing::Test {
   }
   std::string path() const { return dir_ + "/t.jsc"; }
 
+  // The file's size and the disk it holds, in bytes.
+  std::pair<uint64_t, uint64_t> SizeAndDisk() const {
+    struct stat st {};
+    EXPECT_EQ(::stat(path().c_str(), &st), 0);
+    return {static_cast<uint64_t>(st.st_size), static_cast<uint64_t>(st.st_blocks) * 512};
+  }
+
+  // Every record of the trace, described, after checking that it reads without damage.
+  std::vector<std::string> DescribeAll(const std::vector<uint8_t>& bytes) const {
+    auto t = ParseTrace(bytes);
+    EXPECT_TRUE(t.ok()) << t.status().message();
+    if (!t.ok()) return {};
+    EXPECT_TRUE(t->damage.ok()) << t->damage.message();
+    std::vector<std::string> out;
+    for (const auto& record : t->records) out.push_back(Describe(record));
+    return out;
+  }
+
   // Reads the file into memory (so tests can damage a copy).
   std::vector<uint8_t> ReadBytes() const {
     auto file = base::MappedFile::Open(path());
@@ -57,6 +79,24 @@ CodeEvent Load(uint32_t id, uint64_t address, std::string_view name) {
   code.size = 16;
   code.name = name;
   return code;
+}
+
+// Starts `threads` threads; thread t appends loads with ids t * per_thread + 1 and on, with tid
+// 100 + t, then counts `running` down.
+std::vector<std::thread> AppendFromThreads(TraceWriter& writer, uint32_t threads,
+                                           uint32_t per_thread, std::atomic<uint32_t>& running) {
+  std::vector<std::thread> started;
+  for (uint32_t t = 0; t < threads; ++t) {
+    started.emplace_back([&writer, &running, t, per_thread] {
+      for (uint32_t i = 0; i < per_thread; ++i) {
+        const uint32_t id = t * per_thread + i + 1;
+        ASSERT_EQ(writer.Append(Load(id, id, "method"), id, 100 + t),
+                  TraceWriter::AppendResult::kOk);
+      }
+      running.fetch_sub(1);
+    });
+  }
+  return started;
 }
 
 TEST_F(WriterReaderTest, HeaderAndRecordsInTimeOrder) {
@@ -109,17 +149,8 @@ TEST_F(WriterReaderTest, ManyThreadsLoseAndDuplicateNothing) {
   auto writer = NewWriter({.chunk_size = 4096, .segment_size = 64 * 1024});
   constexpr uint32_t kThreads = 8;
   constexpr uint32_t kPerThread = 20000;
-  std::vector<std::thread> threads;
-  for (uint32_t t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      for (uint32_t i = 0; i < kPerThread; ++i) {
-        const uint32_t id = t * kPerThread + i + 1;
-        ASSERT_EQ(writer->Append(Load(id, id, "method"), id, 100 + t),
-                  TraceWriter::AppendResult::kOk);
-      }
-    });
-  }
-  for (auto& thread : threads) thread.join();
+  std::atomic<uint32_t> running{kThreads};
+  for (auto& thread : AppendFromThreads(*writer, kThreads, kPerThread, running)) thread.join();
   auto file = TraceFile::Open(path());
   ASSERT_TRUE(file.ok());
   const ParsedTrace& t = file->trace();
@@ -132,6 +163,124 @@ TEST_F(WriterReaderTest, ManyThreadsLoseAndDuplicateNothing) {
     ids.insert(code.method_id);
   }
   EXPECT_EQ(ids.size(), kThreads * kPerThread);
+}
+
+// The first segment is small and each next one doubles, up to segment_size; so does each
+// thread's chunk, up to chunk_size.
+TEST_F(WriterReaderTest, SegmentsAndChunksGrowGeometrically) {
+  auto writer = NewWriter();
+  EXPECT_EQ(SizeAndDisk().first, kGranule + 64 * 1024u);
+  const std::string name(1000, 'n');  // 1080-byte records
+  std::vector<uint64_t> sizes = {SizeAndDisk().first};
+  for (uint32_t i = 1; i <= 12000; ++i) {  // ~12.4 MiB
+    ASSERT_EQ(writer->Append(Load(i, i, name), i, 1), TraceWriter::AppendResult::kOk);
+    if (SizeAndDisk().first != sizes.back()) sizes.push_back(SizeAndDisk().first);
+  }
+  constexpr uint64_t KiB = 1024, MiB = 1024 * KiB;
+  // The header, then 64 KiB, 128 KiB, ... 2 MiB, then 4 MiB at a time.
+  std::vector<uint64_t> expected;
+  uint64_t size = kGranule, segment = 64 * KiB;
+  while (size < sizes.back()) {
+    size += segment;
+    expected.push_back(size);
+    segment = std::min(2 * segment, 4 * MiB);
+  }
+  EXPECT_EQ(sizes, expected);
+  EXPECT_EQ(expected.size(), 9u);  // 6 growing segments, then three of 4 MiB
+  // One thread's chunks: 4, 8, 16 and 32 KiB (3, 7, 15 and 30 records), then 64 KiB (61 each).
+  auto t = ParseTrace(ReadBytes());
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->records.size(), 12000u);
+  EXPECT_EQ(t->stats.chunks, 4u + (12000 - 55 + 60) / 61);
+}
+
+// A clean end gives back what follows the last record: the file holds its header, one chunk
+// header and the records, to the next granule, in size and on disk. Records appended after it grow
+// the file again from the first segment size, and a second Trim() cuts it again.
+TEST_F(WriterReaderTest, TrimEndsTheFileAfterItsLastRecordAndAppendingGoesOn) {
+  auto writer = NewWriter();
+  for (uint32_t i = 1; i <= 26; ++i) {  // 26 records of 80 bytes
+    ASSERT_EQ(writer->Append(Load(i, i, "m"), i, 1), TraceWriter::AppendResult::kOk);
+  }
+  const std::vector<std::string> before = DescribeAll(ReadBytes());
+  ASSERT_EQ(before.size(), 26u);
+  EXPECT_EQ(SizeAndDisk().first, kGranule + 64 * 1024u);
+  writer->Trim();
+  EXPECT_EQ(SizeAndDisk(), std::make_pair(uint64_t{2 * kGranule}, uint64_t{2 * kGranule}));
+  EXPECT_EQ(DescribeAll(ReadBytes()), before);
+  writer->Trim();  // nothing claimed since: nothing changes
+  EXPECT_EQ(SizeAndDisk().first, 2 * kGranule);
+
+  ASSERT_EQ(writer->Append(Load(27, 27, "m"), 27, 1), TraceWriter::AppendResult::kOk);
+  EXPECT_EQ(SizeAndDisk().first, 2 * kGranule + 64 * 1024u);
+  writer->Trim();
+  EXPECT_EQ(SizeAndDisk(), std::make_pair(uint64_t{3 * kGranule}, uint64_t{3 * kGranule}));
+  const std::vector<std::string> after = DescribeAll(ReadBytes());
+  ASSERT_EQ(after.size(), 27u);
+  EXPECT_EQ(std::vector<std::string>(after.begin(), after.begin() + 26), before);
+  auto t = ParseTrace(ReadBytes());
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->stats.chunks, 2u);
+}
+
+// Another thread's chunk, last in the file, is kept whole: that thread may still write in it.
+TEST_F(WriterReaderTest, TrimKeepsAnotherThreadsChunkWhole) {
+  auto writer = NewWriter();
+  ASSERT_EQ(writer->Append(Load(1, 1, "a"), 1, 1), TraceWriter::AppendResult::kOk);
+  std::thread([&] {
+    ASSERT_EQ(writer->Append(Load(2, 2, "b"), 2, 2), TraceWriter::AppendResult::kOk);
+  }).join();
+  writer->Trim();
+  EXPECT_EQ(SizeAndDisk().first, 3 * kGranule);  // header, then two 4 KiB first chunks
+  EXPECT_EQ(DescribeAll(ReadBytes()).size(), 2u);
+}
+
+// Traces of both shapes read alike: as an older writer left them (one 4 MiB segment of zeros
+// after the records) and cut after their last record.
+TEST_F(WriterReaderTest, UntrimmedAndTrimmedTracesReadTheSame) {
+  auto writer = NewWriter({.chunk_size = 64 * 1024,
+                           .segment_size = 4 * 1024 * 1024,
+                           .first_chunk_size = 64 * 1024,
+                           .first_segment_size = 4 * 1024 * 1024});
+  for (uint32_t i = 1; i <= 100; ++i) {
+    ASSERT_EQ(writer->Append(Load(i, i, "m"), i, 1), TraceWriter::AppendResult::kOk);
+  }
+  const std::vector<uint8_t> untrimmed = ReadBytes();
+  EXPECT_EQ(untrimmed.size(), kGranule + 4 * 1024 * 1024u);
+  writer->Trim();
+  const std::vector<uint8_t> trimmed = ReadBytes();
+  EXPECT_EQ(trimmed.size(), 3 * kGranule);  // the header, then 100 records of 80 bytes
+  const std::vector<std::string> records = DescribeAll(untrimmed);
+  EXPECT_EQ(records.size(), 100u);
+  EXPECT_EQ(DescribeAll(trimmed), records);
+}
+
+// Trim() while other threads append: no thread stores into the part cut off (that would be a
+// SIGBUS), every record is kept, and the file reads without damage.
+TEST_F(WriterReaderTest, TrimWhileOtherThreadsAppendLosesNothing) {
+  auto writer = NewWriter({.chunk_size = 8192,
+                           .segment_size = 64 * 1024,
+                           .first_chunk_size = 4096,
+                           .first_segment_size = 16 * 1024});
+  constexpr uint32_t kThreads = 4;
+  constexpr uint32_t kPerThread = 20000;
+  std::atomic<uint32_t> running{kThreads};
+  std::vector<std::thread> threads = AppendFromThreads(*writer, kThreads, kPerThread, running);
+  uint32_t trims = 0;
+  while (running.load() != 0) {
+    writer->Trim();
+    ++trims;
+  }
+  for (auto& thread : threads) thread.join();
+  writer->Trim();
+  EXPECT_GT(trims, 10u);
+  auto t = ParseTrace(ReadBytes());
+  ASSERT_TRUE(t.ok());
+  EXPECT_TRUE(t->damage.ok()) << t->damage.message();
+  std::set<uint32_t> ids;
+  for (const auto& record : t->records) ids.insert(std::get<CodeEvent>(record.event).method_id);
+  EXPECT_EQ(ids.size(), kThreads * kPerThread);
+  EXPECT_EQ(t->records.size(), kThreads * kPerThread);
 }
 
 // What a SIGKILL in the middle of Append leaves: a body without its header.

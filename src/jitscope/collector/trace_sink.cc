@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <string>
+#include <variant>
 
 #include "jitscope/base/files.h"
 
@@ -38,6 +39,7 @@ base::StatusOr<std::unique_ptr<TraceSink>> TraceSink::Create(const std::string& 
 Sink::Result TraceSink::Write(const trace::Record& record) {
   switch (writer_->Append(record.event, record.timestamp, record.tid)) {
     case trace::TraceWriter::AppendResult::kOk:
+      if (std::holds_alternative<trace::ShutdownEvent>(record.event)) writer_->Trim();
       return Result::kOk;
     case trace::TraceWriter::AppendResult::kTooLarge:
       return Result::kTooLarge;
@@ -45,6 +47,12 @@ Sink::Result TraceSink::Write(const trace::Record& record) {
       return Result::kWriteFailed;
   }
   return Result::kWriteFailed;
+}
+
+void TraceSink::AtExit(uint64_t timestamp) {
+  (void)timestamp;
+  // Never waits: another thread may be extending the file as the process exits.
+  writer_->TryTrim();
 }
 
 }  // namespace jitscope::collector

@@ -19,7 +19,9 @@ class TraceSink : public Sink {
   static base::StatusOr<std::unique_ptr<TraceSink>> Create(const std::string& directory,
                                                            const trace::TraceIdentity& identity);
 
+  // SHUTDOWN, and the process's exit, are clean ends: the trace gives back its unused tail.
   Result Write(const trace::Record& record) override;
+  void AtExit(uint64_t timestamp) override;
   const std::string& path() const { return path_; }
   base::Status error() const override { return writer_->error(); }
 

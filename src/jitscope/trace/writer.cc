@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <vector>
 
@@ -28,12 +29,19 @@ constexpr int kMadvPopulateWrite = 23;
 
 constexpr uint64_t RoundUpToGranule(uint64_t n) { return (n + kGranule - 1) / kGranule * kGranule; }
 
+// Added to a segment's claim counter by Trim(): every later claim in that segment fails and takes
+// the slow path, which grows the file after the trimmed end. Far below overflow however many
+// claims follow.
+constexpr uint64_t kSealed = uint64_t{1} << 62;
+
 // The calling thread's current chunk. One slot per thread: a thread that alternates between two
 // writers claims a fresh chunk at each switch, which wastes space but stays correct.
 struct ThreadChunk {
   uint64_t writer_id = 0;
-  uint8_t* next = nullptr;  // where the next record goes
-  uint64_t free = 0;        // bytes left in the chunk
+  uint8_t* next = nullptr;   // where the next record goes
+  uint64_t free = 0;         // bytes left in the chunk
+  uint8_t* start = nullptr;  // the chunk's header, for Trim()
+  uint64_t next_size = 0;    // the size of this thread's next chunk
 };
 JITSCOPE_THREAD_LOCAL ThreadChunk thread_chunk;
 
@@ -51,7 +59,9 @@ base::StatusOr<std::unique_ptr<TraceWriter>> TraceWriter::Create(base::ScopedFd 
                                                                  const TraceIdentity& identity,
                                                                  const Options& options) {
   if (options.chunk_size == 0 || options.chunk_size % kGranule != 0 ||
-      options.segment_size < options.chunk_size || options.segment_size % kGranule != 0) {
+      options.segment_size < options.chunk_size || options.segment_size % kGranule != 0 ||
+      options.first_chunk_size == 0 || options.first_chunk_size % kGranule != 0 ||
+      options.first_segment_size == 0 || options.first_segment_size % kGranule != 0) {
     return base::Status::Error("invalid trace writer options");
   }
   const size_t path_size = std::min<size_t>(identity.exe_path.size(), 64 * 1024);
@@ -75,16 +85,20 @@ base::StatusOr<std::unique_ptr<TraceWriter>> TraceWriter::Create(base::ScopedFd 
   std::unique_ptr<TraceWriter> writer(new TraceWriter(std::move(fd), options, header_size));
   {
     std::lock_guard lock(writer->mutex_);
-    RETURN_IF_ERROR(writer->AddSegment(options.segment_size));
+    RETURN_IF_ERROR(writer->AddSegment(0));
   }
   return writer;
 }
 
 TraceWriter::TraceWriter(base::ScopedFd fd, const Options& options, uint64_t first_chunk_offset)
     : id_(next_writer_id.fetch_add(1, std::memory_order_relaxed)),
-      options_(options),
+      options_{.chunk_size = options.chunk_size,
+               .segment_size = options.segment_size,
+               .first_chunk_size = std::min(options.first_chunk_size, options.chunk_size),
+               .first_segment_size = std::min(options.first_segment_size, options.segment_size)},
       fd_(std::move(fd)),
-      file_size_(first_chunk_offset) {}
+      file_size_(first_chunk_offset),
+      next_segment_size_(options_.first_segment_size) {}
 
 TraceWriter::~TraceWriter() = default;
 
@@ -114,7 +128,7 @@ base::Status TraceWriter::AppendZeros(uint64_t offset, uint64_t size) {
 
 // Called with mutex_ held.
 base::Status TraceWriter::AddSegment(uint64_t min_size) {
-  const uint64_t size = std::max(options_.segment_size, RoundUpToGranule(min_size));
+  const uint64_t size = std::max(next_segment_size_, RoundUpToGranule(min_size));
   const uint64_t offset = file_size_;
   // The segment must be backed by disk blocks before the host's threads store into it: a store
   // into a mapped page the filesystem cannot back raises SIGBUS in the host process. Writing the
@@ -137,8 +151,49 @@ base::Status TraceWriter::AddSegment(uint64_t min_size) {
   segment.mapping = std::move(mapping);
   segment.file_offset = offset;
   file_size_ = offset + size;
+  next_segment_size_ = std::min(options_.segment_size, next_segment_size_ * 2);
   current_.store(&segment, std::memory_order_release);
   return base::Status::Ok();
+}
+
+void TraceWriter::Trim() {
+  std::lock_guard lock(mutex_);
+  TrimLocked();
+}
+
+void TraceWriter::TryTrim() {
+  std::unique_lock lock(mutex_, std::try_to_lock);
+  if (lock.owns_lock()) TrimLocked();
+}
+
+// Called with mutex_ held, which keeps AddSegment out. Threads may be claiming chunks in the
+// current segment meanwhile: sealing it with one atomic add splits them into those that claimed
+// before (below `claimed`, kept in the file) and those after (they fail, wait for the mutex and
+// add a segment after the new end). No thread ever stores outside a chunk it claimed, so nothing
+// stores into the pages cut off (which would raise SIGBUS).
+void TraceWriter::TrimLocked() {
+  Segment* segment = current_.load(std::memory_order_relaxed);
+  if (segment->used.load(std::memory_order_relaxed) >= kSealed) return;  // trimmed already
+  // A claim that did not fit pushed the counter past the end without claiming anything.
+  const uint64_t claimed = std::min<uint64_t>(
+      segment->used.fetch_add(kSealed, std::memory_order_relaxed), segment->mapping.size());
+  auto* const base = static_cast<uint8_t*>(segment->mapping.data());
+  uint64_t end = segment->file_offset + claimed;
+  // When the last chunk claimed is the calling thread's own, no other thread writes in it: it
+  // ends after its last record, and this thread's next record goes to a fresh chunk.
+  ThreadChunk& own = thread_chunk;
+  if (own.writer_id == id_ && own.start >= base && own.start < base + claimed &&
+      own.next + own.free == base + claimed) {
+    const uint64_t kept = RoundUpToGranule(static_cast<uint64_t>(own.next - own.start));
+    // Before the file is cut: a crash in between leaves zeros after the chunk, which readers skip.
+    std::memcpy(own.start + offsetof(ChunkHeader, size), &kept, sizeof(kept));
+    end = segment->file_offset + static_cast<uint64_t>(own.start - base) + kept;
+    own.free = 0;
+  }
+  // Best effort: if the file cannot be cut, its zeros stay and the next segment goes after them.
+  if (::ftruncate(fd_.get(), static_cast<off_t>(end)) != 0) return;
+  file_size_ = end;
+  next_segment_size_ = options_.first_segment_size;
 }
 
 uint8_t* TraceWriter::ClaimChunk(uint64_t size, uint32_t tid) {
@@ -170,11 +225,14 @@ TraceWriter::AppendResult TraceWriter::Append(const Event& event, uint64_t times
   if (size == 0) return AppendResult::kTooLarge;
   ThreadChunk& chunk = thread_chunk;
   if (chunk.writer_id != id_ || chunk.free < size) {
+    if (chunk.writer_id != id_)
+      chunk = ThreadChunk{id_, nullptr, 0, nullptr, options_.first_chunk_size};
     const uint64_t chunk_size =
-        std::max(options_.chunk_size, RoundUpToGranule(size + sizeof(ChunkHeader)));
+        std::max(chunk.next_size, RoundUpToGranule(size + sizeof(ChunkHeader)));
     uint8_t* claimed = ClaimChunk(chunk_size, tid);
     if (claimed == nullptr) return AppendResult::kWriteFailed;
-    chunk = ThreadChunk{id_, claimed + sizeof(ChunkHeader), chunk_size - sizeof(ChunkHeader)};
+    chunk = ThreadChunk{id_, claimed + sizeof(ChunkHeader), chunk_size - sizeof(ChunkHeader),
+                        claimed, std::min(options_.chunk_size, chunk.next_size * 2)};
   }
   uint8_t* record = chunk.next;
   const RecordHeader header = EncodeRecordBody(event, timestamp, record + sizeof(RecordHeader));

@@ -9,6 +9,11 @@
 // segment is full (the file is extended with zeros and the next segment mapped).
 // Because the records live in the page cache as soon as they are stored, a record whose
 // Append() returned survives a SIGKILL of the process.
+//
+// Size: a trace is as big as its content. Segments start small and double up to
+// Options::segment_size, and so does each thread's chunk up to Options::chunk_size, so a process
+// that reports a few methods writes a few KiB. Trim() (at SHUTDOWN and at a clean exit) gives back
+// the unclaimed tail of the last segment; a crash leaves at most that segment's zeros.
 #pragma once
 
 #include <atomic>
@@ -21,6 +26,7 @@
 #include "jitscope/base/scoped_resource.h"
 #include "jitscope/base/status.h"
 #include "jitscope/trace/event.h"
+#include "jitscope/trace/format.h"
 
 namespace jitscope::trace {
 
@@ -33,9 +39,12 @@ struct TraceIdentity {
 
 class TraceWriter {
  public:
+  // Every size is a multiple of kGranule. A first size larger than its maximum is the maximum.
   struct Options {
-    uint64_t chunk_size = 64 * 1024;          // per-thread chunk (a multiple of kGranule)
-    uint64_t segment_size = 4 * 1024 * 1024;  // file growth step (a multiple of kGranule)
+    uint64_t chunk_size = 64 * 1024;          // largest per-thread chunk
+    uint64_t segment_size = 4 * 1024 * 1024;  // largest file growth step
+    uint64_t first_chunk_size = kGranule;     // a thread's first chunk; each next one doubles
+    uint64_t first_segment_size = 64 * 1024;  // the first growth step; each next one doubles
   };
 
   // Takes ownership of `fd`, an empty file opened for reading and writing.
@@ -55,6 +64,14 @@ class TraceWriter {
   // Thread-safe. `tid` is recorded in the chunk the record lands in.
   AppendResult Append(const Event& event, uint64_t timestamp, uint32_t tid);
 
+  // A clean end: cuts the file after the last chunk claimed (and the calling thread's chunk after
+  // its last record), so that the file holds no zeros past its content. Other threads may go on
+  // appending: their chunks are kept, and their next claims grow the file again, starting over
+  // from the first segment size. Best effort: a failure leaves the zeros, which readers skip.
+  // Trim() waits for a thread that is extending the file; TryTrim() does not (at process exit).
+  void Trim();
+  void TryTrim();
+
   // The first error that stopped the writer (e.g. the disk is full), or OK.
   base::Status error() const;
 
@@ -70,15 +87,17 @@ class TraceWriter {
   uint8_t* ClaimChunk(uint64_t size, uint32_t tid);
   base::Status AddSegment(uint64_t min_size);
   base::Status AppendZeros(uint64_t offset, uint64_t size);
+  void TrimLocked();
 
   const uint64_t id_;  // tells thread-local chunk caches of different writers apart
   const Options options_;
   base::ScopedFd fd_;
   std::atomic<Segment*> current_{nullptr};
   std::atomic<bool> failed_{false};
-  mutable std::mutex mutex_;  // guards segments_, file_size_, error_
+  mutable std::mutex mutex_;  // guards segments_, file_size_, next_segment_size_, error_
   std::deque<Segment> segments_;
   uint64_t file_size_ = 0;
+  uint64_t next_segment_size_ = 0;
   base::Status error_;
 };
 
