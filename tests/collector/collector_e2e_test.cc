@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <string>
 #include <string_view>
@@ -148,13 +149,15 @@ TEST(CollectorEndToEnd, BadConfigurationTurnsProfilingOffWithOneClearMessage) {
             std::string::npos)
       << client.err;
 
-  env = CollectorEnv(dir.path() + "/missing");
+  // An output directory that cannot be: a file is where a directory of its path would go (a
+  // missing one is made: planted_files_test.cc).
+  std::ofstream(dir.path() + "/a-file") << "x";
+  env = CollectorEnv(dir.path() + "/a-file/out");
   env.erase("JITSCOPE_LOG");
   client = RunProgram({JITSCOPE_ALL_EVENTS_CLIENT}, env);
   ASSERT_EQ(client.exit_code, 0);
-  EXPECT_NE(client.err.find("]: cannot create " + dir.path() + "/missing/jit-"), std::string::npos)
-      << client.err;
-  EXPECT_NE(client.err.find(".jsc: No such file or directory; JIT profiling is off\n"),
+  EXPECT_NE(client.err.find("]: cannot open directory " + dir.path() +
+                            "/a-file/out: Not a directory; JIT profiling is off\n"),
             std::string::npos)
       << client.err;
 }

@@ -156,9 +156,9 @@ TEST(PlantedFiles, AnotherUsersFilesAreNeitherClobberedNorAppendedTo) {
       << run.result.err;
 }
 
-// A directory the client may not write (it runs as nobody; the directory is root's, 0755) and
-// one that does not exist: profiling is off with one line saying why; the client runs on.
-TEST(PlantedFiles, AnUnwritableOrMissingOutputDirectoryTurnsProfilingOffWithOneLine) {
+// A directory the client may not write (it runs as nobody; the directory is root's, 0755):
+// profiling is off with one line saying why; the client runs on.
+TEST(PlantedFiles, AnUnwritableOutputDirectoryTurnsProfilingOffWithOneLine) {
   ASSERT_EQ(::geteuid(), 0u) << "this test must run as root: it runs the client as nobody";
   TempDir scratch;
   ASSERT_EQ(::chmod(scratch.path().c_str(), 0755), 0);
@@ -172,15 +172,63 @@ TEST(PlantedFiles, AnUnwritableOrMissingOutputDirectoryTurnsProfilingOffWithOneL
   EXPECT_EQ(denied.result.err, Prefix(denied.pid) + "cannot create " + read_only + "/jit-" +
                                    std::to_string(denied.pid) +
                                    ".jsc: Permission denied; JIT profiling is off\n");
+}
 
-  fs::remove(scratch.path() + "/go");
-  const std::string missing = scratch.path() + "/no/such/directory";
-  const ClientRun absent = RunClient(scratch.path(), missing, [](pid_t) {});
-  EXPECT_EQ(absent.result.exit_code, 0) << absent.result.err;
-  EXPECT_FALSE(fs::exists(scratch.path() + "/no"));
-  EXPECT_EQ(absent.result.err, Prefix(absent.pid) + "cannot create " + missing + "/jit-" +
-                                   std::to_string(absent.pid) +
-                                   ".jsc: No such file or directory; JIT profiling is off\n");
+// An output directory that does not exist is made, with its missing parents, each the owner's
+// alone (0700 whatever the umask); the run records as usual.
+TEST(PlantedFiles, AMissingOutputDirectoryIsMadeWithItsParentsForTheOwnerOnly) {
+  TempDir scratch;
+  const std::string out = scratch.path() + "/no/such/directory";
+  const ClientRun run = RunClient(scratch.path(), out, [](pid_t) {});
+  ASSERT_EQ(run.result.exit_code, 0) << run.result.err;
+  EXPECT_TRUE(run.result.err.starts_with(Prefix(run.pid) + "recording JIT events to " + out +
+                                         "/jit-" + std::to_string(run.pid) + ".jsc\n"))
+      << run.result.err;
+  for (const std::string& dir : {scratch.path() + "/no", scratch.path() + "/no/such", out}) {
+    struct stat st {};
+    ASSERT_EQ(::lstat(dir.c_str(), &st), 0) << dir;
+    EXPECT_TRUE(S_ISDIR(st.st_mode)) << dir;
+    EXPECT_EQ(st.st_mode & 07777, 0700u) << dir;
+    EXPECT_EQ(st.st_uid, ::geteuid()) << dir;
+  }
+  ExpectCompleteTrace(out + "/jit-" + std::to_string(run.pid) + ".jsc");
+}
+
+// Making a missing output directory never goes through a symbolic link: one planted on the way
+// (here to a directory the attacker wants the files in) is refused, and nothing is made there.
+TEST(PlantedFiles, ALinkPlantedOnTheWayToAMissingOutputDirectoryIsRefused) {
+  TempDir scratch;
+  const std::string target = scratch.path() + "/target";
+  fs::create_directory(target);
+  fs::create_directory_symlink(target, scratch.path() + "/link");
+  const std::string out = scratch.path() + "/link/out";
+  const ClientRun run = RunClient(scratch.path(), out, [](pid_t) {});
+  ASSERT_EQ(run.result.exit_code, 0) << run.result.err;
+  EXPECT_TRUE(fs::is_empty(target));
+  EXPECT_EQ(run.result.err, Prefix(run.pid) + "cannot open " + scratch.path() +
+                                "/link as a directory (a link or a file is there?): Not a "
+                                "directory; JIT profiling is off\n");
+}
+
+// Another user's directory is refused as their files are: as the output directory itself, and
+// on the way to a missing one.
+TEST(PlantedFiles, AnotherUsersOutputDirectoryIsRefused) {
+  ASSERT_EQ(::geteuid(), 0u) << "this test must run as root: it gives a directory to nobody";
+  TempDir scratch;
+  const std::string theirs = scratch.path() + "/theirs";
+  fs::create_directory(theirs);
+  ASSERT_EQ(::chown(theirs.c_str(), kNobody, kNobody), 0);
+  ASSERT_EQ(::chmod(theirs.c_str(), 0777), 0);  // writable by anyone: still not ours to use
+  for (const std::string& out : {theirs, theirs + "/out"}) {
+    SCOPED_TRACE(out);
+    fs::remove(scratch.path() + "/go");
+    const ClientRun run = RunClient(scratch.path(), out, [](pid_t) {});
+    ASSERT_EQ(run.result.exit_code, 0) << run.result.err;
+    EXPECT_TRUE(fs::is_empty(theirs));
+    EXPECT_EQ(run.result.err, Prefix(run.pid) + theirs +
+                                  " belongs to another user (uid 65534); not writing there: "
+                                  "Permission denied; JIT profiling is off\n");
+  }
 }
 
 // What a normal run creates: owner-only files (the trace, the jitdump, the perf map), nothing

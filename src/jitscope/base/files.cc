@@ -25,6 +25,70 @@ StatusOr<ScopedFd> CreateExclusive(const std::string& directory, const std::stri
   return fd;
 }
 
+StatusOr<ScopedFd> OpenOrCreateDirectoryAt(int parent, const std::string& name, mode_t mode,
+                                           const std::string& path) {
+  if (::mkdirat(parent, name.c_str(), mode) == 0) {
+    // The umask has cleared bits of the mode; set it exactly (on the name just created, which
+    // only its owner, or the owner of a sticky parent, can replace in between).
+    if (::fchmodat(parent, name.c_str(), mode, 0) != 0) {
+      return Status::Errno(errno, "cannot set the mode of %s", path.c_str());
+    }
+  } else if (errno != EEXIST) {
+    return Status::Errno(errno, "cannot create %s", path.c_str());
+  }
+  ScopedFd fd(::openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd) {
+    return Status::Errno(errno == ELOOP ? ENOTDIR : errno,
+                         "cannot open %s as a directory (a link or a file is there?)",
+                         path.c_str());
+  }
+  return fd;
+}
+
+namespace {
+
+// Refuses a directory that belongs to neither this user nor root.
+Status CheckOwnDirectory(int fd, const std::string& path) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return Status::Errno(errno, "cannot stat %s", path.c_str());
+  if (st.st_uid != ::geteuid() && st.st_uid != 0) {
+    return Status::Errno(EACCES, "%s belongs to another user (uid %u); not writing there",
+                         path.c_str(), static_cast<unsigned>(st.st_uid));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<ScopedFd> OpenOrMakeOwnDirectory(const std::string& path, mode_t mode) {
+  if (path.empty()) return Status::Errno(ENOENT, "no directory named");
+  ScopedFd existing(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (existing) {
+    RETURN_IF_ERROR(CheckOwnDirectory(existing.get(), path));
+    return existing;
+  }
+  if (errno != ENOENT) return Status::Errno(errno, "cannot open directory %s", path.c_str());
+
+  const bool absolute = path.front() == '/';
+  std::string walked = absolute ? "/" : ".";
+  ScopedFd current(::open(walked.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!current) return Status::Errno(errno, "cannot open directory %s", walked.c_str());
+  walked.clear();
+  for (size_t start = 0; start < path.size();) {
+    size_t end = path.find('/', start);
+    if (end == std::string::npos) end = path.size();
+    const std::string name = path.substr(start, end - start);
+    start = end + 1;
+    if (name.empty() || name == ".") continue;
+    if (absolute || !walked.empty()) walked += '/';
+    walked += name;
+    ASSIGN_OR_RETURN(ScopedFd next, OpenOrCreateDirectoryAt(current.get(), name, mode, walked));
+    RETURN_IF_ERROR(CheckOwnDirectory(next.get(), walked));
+    current = std::move(next);
+  }
+  return current;
+}
+
 StatusOr<MappedFile> MappedFile::Open(const std::string& path) {
   ScopedFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd) return Status::Errno(errno, "cannot open %s", path.c_str());

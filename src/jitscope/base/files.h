@@ -20,6 +20,19 @@ namespace jitscope::base {
 StatusOr<ScopedFd> CreateExclusive(const std::string& directory, const std::string& name,
                                    mode_t mode = 0600);
 
+// Opens the directory `name` inside the directory `parent` (AT_FDCWD: the current directory),
+// first creating it with exactly `mode` (whatever the umask) if it is missing. Never follows a
+// symbolic link at `name`: a link or a file there is an error (ENOTDIR). `path` names it in errors.
+StatusOr<ScopedFd> OpenOrCreateDirectoryAt(int parent, const std::string& name, mode_t mode,
+                                           const std::string& path);
+
+// Opens the directory `path` for files of this user, creating it and its missing parents with
+// exactly `mode`. An existing `path` is used as it is (a link to it is the caller's choice); a
+// missing one is made one component at a time from its first (or the current directory), never
+// following a symbolic link, so a link planted at any component is refused. Every directory opened
+// must belong to this user or to root: another user could replace what it holds.
+StatusOr<ScopedFd> OpenOrMakeOwnDirectory(const std::string& path, mode_t mode);
+
 // A whole file mapped read-only; an empty file maps to an empty span.
 class MappedFile {
  public:

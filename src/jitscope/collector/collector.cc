@@ -10,6 +10,7 @@
 #include <string>
 
 #include "jitscope/base/clock.h"
+#include "jitscope/base/files.h"
 #include "jitscope/base/thread_local.h"
 #include "jitscope/collector/event_decoder.h"
 #include "jitscope/collector/jitdump_sink.h"
@@ -18,6 +19,9 @@
 
 namespace jitscope::collector {
 namespace {
+
+// The output directory, when the collector makes it: the owner's alone, like the files in it.
+constexpr mode_t kOutputDirectoryMode = 0700;
 
 // Bumped in every fork()ed child, so thread-local caches filled by the parent are refreshed.
 std::atomic<uint32_t> fork_generation{1};
@@ -67,6 +71,12 @@ Environment SystemEnvironment() { return Environment{&base::MonotonicNowNs, &Cur
 
 base::StatusOr<std::unique_ptr<Collector>> Collector::Create(const Config& config, Log log,
                                                              Environment environment) {
+  if (config.formats & (kFormatTrace | kFormatJitdump)) {
+    // Made if missing, as perf makes its own; refused if a link was planted on the way or
+    // another user owns it (files.h).
+    ASSIGN_OR_RETURN(base::ScopedFd output_dir,
+                     base::OpenOrMakeOwnDirectory(config.output_dir, kOutputDirectoryMode));
+  }
   std::vector<std::unique_ptr<Sink>> sinks;
   if (config.formats & kFormatTrace) {
     trace::TraceIdentity identity{static_cast<uint32_t>(::getpid()), ExecutablePath(),

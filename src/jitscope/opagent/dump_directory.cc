@@ -7,6 +7,8 @@
 
 #include <cerrno>
 
+#include "jitscope/base/files.h"
+
 namespace jitscope::opagent {
 namespace {
 
@@ -23,22 +25,8 @@ bool IsWritableDirectory(const std::string& path) {
 // creating it with kSharedDirectoryMode if it is missing; never follows a symbolic link.
 base::StatusOr<base::ScopedFd> OpenSharedDirectory(int parent, const std::string& name,
                                                    const std::string& path) {
-  if (::mkdirat(parent, name.c_str(), kSharedDirectoryMode) == 0) {
-    // The umask has cleared bits of the mode; set it exactly (on the name we just created: a
-    // sticky parent does not let others replace it in between).
-    if (::fchmodat(parent, name.c_str(), kSharedDirectoryMode, 0) != 0) {
-      return base::Status::Errno(errno, "cannot set the mode of %s", path.c_str());
-    }
-  } else if (errno != EEXIST) {
-    return base::Status::Errno(errno, "cannot create %s", path.c_str());
-  }
-  base::ScopedFd fd(
-      ::openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (!fd) {
-    return base::Status::Errno(errno == ELOOP ? ENOTDIR : errno,
-                               "cannot open %s as a directory (a link or a file is there?)",
-                               path.c_str());
-  }
+  ASSIGN_OR_RETURN(base::ScopedFd fd,
+                   base::OpenOrCreateDirectoryAt(parent, name, kSharedDirectoryMode, path));
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0)
     return base::Status::Errno(errno, "cannot stat %s", path.c_str());
