@@ -47,9 +47,11 @@ base::Status ValidateRecordOptions(const record::SessionOptions& options) {
     RETURN_IF_ERROR(formats::ParseOutputFormats(options.formats, "--formats").status());
   }
   if (options.output_dir.empty()) return base::Status::Error("-o: the session directory is empty");
-  // An existing session directory is moved aside, but nothing else is: a file at its name would be.
+  // An existing session directory (or a link planted at its name, never followed) is moved
+  // aside; a file of the user's at that name is a mistyped -o, not something to move.
   struct stat st {};
-  if (::lstat(options.output_dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) {
+  if (::lstat(options.output_dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode) &&
+      !S_ISLNK(st.st_mode)) {
     return base::Status::Error("-o %s: exists and is not a directory", options.output_dir.c_str());
   }
   const size_t slash = options.output_dir.find_last_of('/');
