@@ -16,6 +16,7 @@
 
 #include "../support/subprocess.h"
 #include "jitscope/formats/samples_file.h"
+#include "jitscope/record/sampler.h"
 #include "jitscope/record/session.h"
 
 namespace jitscope::record {

@@ -1,7 +1,8 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // The sampler's pipeline (STYLE.md §4): event_config (options → perf_event_attr, pure) →
-// ring_buffer (the kernel's per-event mmap ring) → session (runs the command, drains the
+// ring_buffer (the kernel's per-event mmap ring) → sampler (events and rings for a target) →
+// session (runs the command, drains the
 // ring into the session directory's samples file, formats/samples_file.h, whose records
 // formats/perf_record.h decodes).
 //

@@ -49,9 +49,6 @@ base::StatusOr<std::string> PrepareSessionDirectory(const std::string& dir);
 // `lib_directory` "lib32" the i386 one. Fails if it is not there.
 base::StatusOr<std::string> FindCollector(const char* lib_directory = "lib");
 
-// The user-facing explanation of a perf_event_open permission failure, with the fix.
-std::string PermissionAdvice(int paranoid_level);
-
 base::StatusOr<SessionResult> RunSession(const SessionOptions& options);
 
 }  // namespace jitscope::record

@@ -1,0 +1,71 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The open sampler: one perf event per CPU for each target task, each CPU's events writing into
+// one ring (the first event of a CPU owns the ring, the others are redirected to it with
+// PERF_EVENT_IOC_SET_OUTPUT, as perf record does). The session drains the rings; the kernel is
+// their only producer.
+//
+// Targets:
+//  - a command `record` starts: its pid, events opened before its exec (enable_on_exec) and
+//    inherited by every thread and child it creates;
+//  - running processes (`record -p`, issue 17): one entry per existing thread;
+//  - the whole machine (`record -a`): no task, one event per CPU on every process.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <functional>
+#include <string_view>
+#include <vector>
+
+#include "jitscope/base/scoped_resource.h"
+#include "jitscope/base/status.h"
+#include "jitscope/record/event_config.h"
+#include "jitscope/record/ring_buffer.h"
+
+namespace jitscope::record {
+
+struct SamplerTarget {
+  std::vector<pid_t> tasks;  // empty: every process on every CPU
+};
+
+class Sampler {
+ public:
+  // Opens and maps the events. When the kernel refuses kernel frames to this user
+  // (perf_event_paranoid 2 without CAP_PERFMON), retries with user-space frames only and says so
+  // in options().include_kernel; a refusal of user-space sampling too is an error that explains
+  // the fix (PermissionAdvice).
+  static base::StatusOr<Sampler> Open(SamplerOptions options, const SamplerTarget& target);
+
+  Sampler(Sampler&&) = default;
+  Sampler& operator=(Sampler&&) = default;
+
+  // What was asked of the kernel in the end (include_kernel false after the fallback).
+  const SamplerOptions& options() const { return options_; }
+
+  // Waits up to `timeout_ms` for a ring to pass its wake-up watermark.
+  void Wait(int timeout_ms);
+
+  // Hands every complete record now in the rings to `consume`, ring after ring, so records of
+  // different CPUs interleave only by drain round. Returns the bytes consumed.
+  size_t Drain(const std::function<void(std::string_view record)>& consume);
+
+ private:
+  Sampler(SamplerOptions options, std::vector<base::ScopedFd> events,
+          std::vector<base::ScopedFd> ring_events, std::vector<RingBuffer> rings)
+      : options_(options),
+        events_(std::move(events)),
+        ring_events_(std::move(ring_events)),
+        rings_(std::move(rings)) {}
+
+  SamplerOptions options_;
+  std::vector<base::ScopedFd> events_;       // redirected into a ring of ring_events_
+  std::vector<base::ScopedFd> ring_events_;  // one per CPU, each owning rings_[i]
+  std::vector<RingBuffer> rings_;
+};
+
+// The user-facing explanation of a perf_event_open permission failure, with the fix.
+std::string PermissionAdvice(int paranoid_level);
+
+}  // namespace jitscope::record
