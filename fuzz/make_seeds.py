@@ -45,6 +45,36 @@ def oprofile():
             rec(2, 1700000004, b'')]
     return header + b''.join(recs)
 
+def samples_dwarf():
+    # A samples file of `jitscope record --call-graph dwarf,64`: header with the dwarf
+    # sample_type (IP|TID|TIME|CALLCHAIN|REGS_USER|STACK_USER), the x86-64 register mask and the
+    # stack size, then an MMAP2, a 64-bit sample, a kernel thread's sample (abi NONE, no stack),
+    # an i386 sample, a THROTTLE and a LOST record.
+    mask, sample_type = 0xff0fff, 0x3027
+    header = b'JSSAMPLE' + struct.pack('<IIQQQQ', 1, 48, sample_type, 1, mask, 64)
+    def rec(rtype, body, misc=0):
+        return struct.pack('<IHH', rtype, misc, 8 + len(body)) + body
+    def trailer(pid, time):
+        return struct.pack('<IIQ', pid, pid, time)
+    name = b'/usr/bin/app\0\0\0\0'
+    mmap2 = rec(10, struct.pack('<IIQQQIIQQII', 7, 7, 0x400000, 0x1000, 0, 8, 1, 99, 0, 5, 2)
+                + name + trailer(7, 100))
+    def sample(abi, regs, stack, dyn):
+        body = struct.pack('<QIIQ', 0x400010, 7, 7, 200)
+        body += struct.pack('<QQQ', 2, 0xffffffffffffff80, 0xffffffff81000000)
+        body += struct.pack('<Q', abi)
+        if abi:
+            body += b''.join(struct.pack('<Q', 0x7ffc0000 + 8 * i) for i in range(regs))
+        body += struct.pack('<Q', len(stack)) + stack
+        if stack:
+            body += struct.pack('<Q', dyn)
+        return rec(9, body)
+    stack = b''.join(struct.pack('<Q', 0x400020 + i) for i in range(8))
+    regs = bin(mask).count('1')
+    return (header + mmap2 + sample(2, regs, stack, 48) + sample(0, 0, b'', 0)
+            + sample(1, regs, stack, 64) + rec(5, struct.pack('<QQQ', 1, 2, 3))
+            + rec(2, struct.pack('<QQ', 1, 4) + trailer(0, 0)))
+
 def write(path, data):
     with open(os.path.join(here, 'corpus', path), 'wb') as f:
         f.write(data)
@@ -57,3 +87,5 @@ write('perf_map/synthetic.map', b'7f0000001000 40 LazyCompile:*run /app/main.js:
       b'0x7f0000001040 0x20 with 0x prefixes\n7f0000001030 40 overlapping later entry\r\n'
       b'\nff 0 empty\n7f0000002000 10 last line without newline')
 write('oprofile_dump/synthetic.dump', oprofile())
+write('samples/synthetic_dwarf.jss', samples_dwarf())
+write('samples/synthetic_dwarf_truncated.jss', samples_dwarf()[:-40])

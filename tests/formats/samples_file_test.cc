@@ -1,6 +1,7 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "jitscope/formats/samples_file.h"
 
+#include <asm/perf_regs.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -43,16 +44,40 @@ class RecordBuilder {
   std::string body_;
 };
 
-std::string Header() {
+std::string Header(const SamplesFormat& format = {}) {
   std::string out(kSamplesMagic, sizeof(kSamplesMagic));
   auto put = [&out](auto value) {
     out.append(reinterpret_cast<const char*>(&value), sizeof(value));
   };
   put(kSamplesVersion);
   put(kSamplesHeaderSize);
-  put(kSampleType);
+  put(format.layout.sample_type);
   put(kFlagKernel);
+  put(format.layout.regs_mask);
+  put(format.stack_size);
   return out;
+}
+
+constexpr SamplesFormat kDwarfFormat{{kDwarfSampleType, kX86_64RegsMask}, 64};
+
+// A --call-graph dwarf sample: a kernel-only call chain, 20 registers (register i holds
+// 0x1000 + i), and a stack copy of `size` bytes of which `dyn_size` are valid.
+std::string DwarfSampleRecord(uint64_t abi, uint64_t size, uint64_t dyn_size) {
+  RecordBuilder record(PERF_RECORD_SAMPLE);
+  record.Put<uint64_t>(0x401000).Put<uint32_t>(10).Put<uint32_t>(11).Put<uint64_t>(5000);
+  record.Put<uint64_t>(2)
+      .Put<uint64_t>(static_cast<uint64_t>(PERF_CONTEXT_KERNEL))
+      .Put<uint64_t>(0xffffffff81000000);
+  record.Put<uint64_t>(abi);
+  if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
+    for (int reg = 0; reg < kPerfRegisterCount; ++reg) {
+      if ((kX86_64RegsMask >> reg) & 1) record.Put<uint64_t>(0x1000 + reg);
+    }
+  }
+  record.Put<uint64_t>(size);
+  for (uint64_t i = 0; i < size; ++i) record.Put<uint8_t>(static_cast<uint8_t>(i));
+  if (size != 0) record.Put<uint64_t>(dyn_size);
+  return record.Build();
 }
 
 std::string SampleRecord() {
@@ -135,7 +160,91 @@ TEST(SamplesFileTest, DecodesEveryRecordKind) {
   EXPECT_EQ(data->tasks[0].pid, 12u);
   EXPECT_EQ(data->tasks[0].ppid, 10u);
   EXPECT_EQ(data->tasks[0].time_ns, 6000u);
-  EXPECT_EQ(data->counters, (SampleCounters{.lost_samples = 7, .unknown_records = 1}));
+  EXPECT_EQ(data->counters, (SampleCounters{.lost_samples = 7, .throttled = 1}));
+}
+
+TEST(SamplesFileTest, DecodesRegistersAndTheValidPartOfTheStackCopy) {
+  base::StatusOr<SampleData> data =
+      ParseSamples(Header(kDwarfFormat) + DwarfSampleRecord(PERF_SAMPLE_REGS_ABI_64, 64, 40));
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  EXPECT_EQ(data->format, kDwarfFormat);
+  ASSERT_EQ(data->samples.size(), 1u);
+  const Sample& sample = data->samples[0];
+  EXPECT_EQ(sample.callchain, (std::vector<Frame>{{0xffffffff81000000, true}}));
+  EXPECT_EQ(sample.regs.abi, static_cast<uint64_t>(PERF_SAMPLE_REGS_ABI_64));
+  EXPECT_EQ(sample.regs.mask, kX86_64RegsMask);
+  for (int reg = 0; reg < kPerfRegisterCount; ++reg) {
+    const bool present = (kX86_64RegsMask >> reg) & 1;
+    EXPECT_EQ(sample.regs.values[static_cast<size_t>(reg)], present ? 0x1000u + reg : 0u) << reg;
+  }
+  ASSERT_EQ(sample.stack.size(), 40u) << "only dyn_size bytes are valid";
+  for (size_t i = 0; i < sample.stack.size(); ++i) {
+    EXPECT_EQ(static_cast<uint8_t>(sample.stack[i]), i);
+  }
+}
+
+TEST(SamplesFileTest, SamplesWithoutUserStateOrStackCopyDecode) {
+  // A kernel thread: abi NONE, no registers; the kernel copied no stack (size 0, no dyn_size).
+  base::StatusOr<SampleData> data =
+      ParseSamples(Header(kDwarfFormat) + DwarfSampleRecord(PERF_SAMPLE_REGS_ABI_NONE, 0, 0));
+  ASSERT_TRUE(data.ok());
+  ASSERT_EQ(data->samples.size(), 1u);
+  EXPECT_EQ(data->samples[0].regs.abi, static_cast<uint64_t>(PERF_SAMPLE_REGS_ABI_NONE));
+  EXPECT_EQ(data->samples[0].regs.mask, 0u);
+  EXPECT_TRUE(data->samples[0].stack.empty());
+  EXPECT_EQ(data->counters, SampleCounters{});
+}
+
+TEST(SamplesFileTest, StackCopyLengthsAreBoundsChecked) {
+  std::string record = DwarfSampleRecord(PERF_SAMPLE_REGS_ABI_64, 64, 64);
+  // The stack size field claims more bytes than the record holds.
+  std::string too_long = record;
+  const size_t size_at = record.size() - 8 - 64 - 8;
+  const uint64_t huge = 1ull << 40;
+  std::memcpy(too_long.data() + size_at, &huge, sizeof(huge));
+  // dyn_size larger than size: only `size` bytes count.
+  std::string dyn_too_big = record;
+  std::memcpy(dyn_too_big.data() + record.size() - 8, &huge, sizeof(huge));
+  // Cut inside the registers (the header size shrunk to match).
+  std::string cut = record.substr(0, 8 + 8 * 4 + 8 * 3 + 8 + 8 * 5);
+  const uint16_t cut_size = static_cast<uint16_t>(cut.size());
+  std::memcpy(cut.data() + 6, &cut_size, sizeof(cut_size));
+  base::StatusOr<SampleData> data =
+      ParseSamples(Header(kDwarfFormat) + too_long + dyn_too_big + cut);
+  ASSERT_TRUE(data.ok());
+  EXPECT_EQ(data->counters.malformed_records, 2u);
+  ASSERT_EQ(data->samples.size(), 1u);
+  EXPECT_EQ(data->samples[0].stack.size(), 64u);
+}
+
+TEST(SamplesFileTest, RefusesLayoutsItCannotDecode) {
+  base::StatusOr<SampleData> data = ParseSamples(Header({{kDwarfSampleType, 0xf000}, 64}));
+  ASSERT_FALSE(data.ok());
+  EXPECT_NE(data.status().message().find("sample_type 0x3027 with registers 0xf000"),
+            std::string::npos)
+      << data.status().message();
+  EXPECT_FALSE(ParseSamples(Header({{kSampleType | PERF_SAMPLE_CPU, 0}, 0})).ok());
+}
+
+TEST(SamplesFileTest, CountsThrottling) {
+  std::string file = Header();
+  for (uint32_t type : {PERF_RECORD_THROTTLE, PERF_RECORD_UNTHROTTLE, PERF_RECORD_THROTTLE}) {
+    file += RecordBuilder(type).Put<uint64_t>(1).Put<uint64_t>(2).Put<uint64_t>(3).Build();
+  }
+  base::StatusOr<SampleData> data = ParseSamples(file);
+  ASSERT_TRUE(data.ok());
+  EXPECT_EQ(data->counters, SampleCounters{.throttled = 2});
+}
+
+TEST(SamplesFileTest, ReadsFilesWithTheShorterHeaderOfFramePointerSessions) {
+  std::string file = Header();
+  file.resize(kSamplesHeaderSizeWithoutRegisters);
+  const uint32_t size = kSamplesHeaderSizeWithoutRegisters;
+  std::memcpy(file.data() + 12, &size, sizeof(size));
+  base::StatusOr<SampleData> data = ParseSamples(file + SampleRecord());
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  EXPECT_EQ(data->format, SamplesFormat{});
+  EXPECT_EQ(data->samples.size(), 1u);
 }
 
 TEST(SamplesFileTest, ListsAreInTimeOrderWhateverTheDrainOrder) {
@@ -206,6 +315,33 @@ TEST(SamplesFileTest, WriterRoundTrip) {
   EXPECT_EQ(data->samples.size(), 1u);
   ::unlink(path.c_str());
   ::rmdir(dir);
+}
+
+TEST(SamplesFileTest, WriterRoundTripWithRegistersAndStack) {
+  char dir[] = "/tmp/jitscope-samples-test.XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::string record = DwarfSampleRecord(PERF_SAMPLE_REGS_ABI_64, 64, 48);
+  {
+    base::StatusOr<SamplesWriter> writer = SamplesWriter::Create(dir, kFlagKernel, kDwarfFormat);
+    ASSERT_TRUE(writer.ok()) << writer.status().message();
+    ASSERT_TRUE(writer->Append(record).ok());
+    ASSERT_TRUE(writer->Flush().ok());
+  }
+  const std::string path = std::string(dir) + "/" + kSamplesFileName;
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(bytes, Header(kDwarfFormat) + record);
+  base::StatusOr<SampleData> data = ReadSamplesFile(path);
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  ::unlink(path.c_str());
+  ::rmdir(dir);
+  EXPECT_EQ(data->format, kDwarfFormat);
+  ASSERT_EQ(data->samples.size(), 1u);
+  // The stack copy stays readable as long as the data: it points into the kept mapping.
+  ASSERT_EQ(data->samples[0].stack.size(), 48u);
+  EXPECT_EQ(static_cast<uint8_t>(data->samples[0].stack[47]), 47);
+  EXPECT_EQ(data->samples[0].regs.values[PERF_REG_X86_SP], 0x1000u + PERF_REG_X86_SP);
+  EXPECT_FALSE(SamplesWriter::Create(dir, 0, {{kDwarfSampleType, 0}, 64}).ok());
 }
 
 }  // namespace

@@ -9,7 +9,8 @@ namespace jitscope::record {
 namespace {
 
 TEST(EventConfigTest, SamplesCpuClockWithMonotonicTimestampsAndCallChains) {
-  const perf_event_attr attr = MakeSamplingAttr({.frequency_hz = 997, .include_kernel = true});
+  const perf_event_attr attr =
+      MakeSamplingAttr({.frequency_hz = 997, .include_kernel = true, .call_graph = {}});
   EXPECT_EQ(attr.size, sizeof(perf_event_attr));
   EXPECT_EQ(attr.type, static_cast<uint32_t>(PERF_TYPE_SOFTWARE));
   EXPECT_EQ(attr.config, static_cast<uint64_t>(PERF_COUNT_SW_CPU_CLOCK));
@@ -38,9 +39,51 @@ TEST(EventConfigTest, FollowsThreadsChildrenAndMappingsFromExecOn) {
 }
 
 TEST(EventConfigTest, UserOnlyWhenKernelFramesAreNotAllowed) {
-  const perf_event_attr attr = MakeSamplingAttr({.frequency_hz = 100, .include_kernel = false});
+  const perf_event_attr attr =
+      MakeSamplingAttr({.frequency_hz = 100, .include_kernel = false, .call_graph = {}});
   EXPECT_EQ(attr.exclude_kernel, 1u);
   EXPECT_EQ(attr.exclude_callchain_kernel, 1u);
+}
+
+TEST(EventConfigTest, FramePointerModeAsksForNoRegistersOrStack) {
+  const perf_event_attr attr = MakeSamplingAttr({});
+  EXPECT_EQ(attr.sample_regs_user, 0u);
+  EXPECT_EQ(attr.sample_stack_user, 0u);
+  EXPECT_EQ(attr.exclude_callchain_user, 0u);
+  EXPECT_EQ(SamplesFormatOf({}), formats::SamplesFormat{});
+}
+
+TEST(EventConfigTest, DwarfModeAsksForEveryGeneralRegisterAndTheStackCopy) {
+  const SamplerOptions options{
+      .frequency_hz = 1000, .include_kernel = true, .call_graph = {CallGraph::kDwarf, 16384}};
+  const perf_event_attr attr = MakeSamplingAttr(options);
+  EXPECT_EQ(attr.sample_type,
+            static_cast<uint64_t>(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                                  PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+                                  PERF_SAMPLE_STACK_USER));
+  // AX..SS and R8..R15: all but DS, ES, FS, GS, which the kernel refuses.
+  EXPECT_EQ(attr.sample_regs_user, 0xff0fffu);
+  EXPECT_EQ(attr.sample_stack_user, 16384u);
+  EXPECT_EQ(attr.exclude_callchain_user, 1u) << "the user part is unwound from the copy";
+  EXPECT_EQ(attr.exclude_callchain_kernel, 0u);
+  EXPECT_EQ(SamplesFormatOf(options),
+            (formats::SamplesFormat{{formats::kDwarfSampleType, 0xff0fff}, 16384}));
+}
+
+TEST(EventConfigTest, ParsesPerfsCallGraphSpelling) {
+  EXPECT_EQ(*ParseCallGraph("fp"), CallGraphOptions{});
+  EXPECT_EQ(*ParseCallGraph("dwarf"), (CallGraphOptions{CallGraph::kDwarf, 8192}));
+  EXPECT_EQ(*ParseCallGraph("dwarf,4096"), (CallGraphOptions{CallGraph::kDwarf, 4096}));
+  EXPECT_EQ(*ParseCallGraph("dwarf,1001"), (CallGraphOptions{CallGraph::kDwarf, 1008}))
+      << "rounded up to 8 bytes, as perf does";
+  EXPECT_EQ(*ParseCallGraph("dwarf,65528"), (CallGraphOptions{CallGraph::kDwarf, 65528}));
+  EXPECT_EQ(ParseCallGraph("dwarf,65529").status().message(),
+            "--call-graph dwarf,65529: SIZE must be 8 to 65528 bytes");
+  EXPECT_FALSE(ParseCallGraph("dwarf,0").ok());
+  EXPECT_FALSE(ParseCallGraph("dwarf,").ok());
+  EXPECT_FALSE(ParseCallGraph("dwarf,8k").ok());
+  EXPECT_EQ(ParseCallGraph("lbr").status().message(),
+            "--call-graph lbr: expected fp, dwarf or dwarf,SIZE");
 }
 
 }  // namespace

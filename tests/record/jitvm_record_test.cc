@@ -3,7 +3,10 @@
 // End-to-end: `jitscope record` on the example JIT's hot-spot program. The collector's trace and
 // the samples land in one session directory, on one clock: most samples of the hot-spot program
 // fall into JIT code the trace says was loaded at that address before the sample was taken.
+#include <asm/perf_regs.h>
 #include <dirent.h>
+#include <linux/perf_event.h>
+#include <sys/stat.h>
 
 #include <string>
 #include <vector>
@@ -77,6 +80,39 @@ TEST(JitvmRecordTest, SamplesLandInJitCodeLoadedBeforeThem) {
   }
   ASSERT_GT(total, 100u);
   EXPECT_GT(in_jit * 2, total) << in_jit << " of " << total << " user-space samples in JIT code";
+}
+
+// --call-graph dwarf: every sample of the JIT carries its user registers and the valid part of an
+// 8 KiB stack copy, and the session keeps the vDSO.
+TEST(JitvmRecordTest, DwarfCallGraphSamplesCarryRegistersAndStack) {
+  test_support::TempDir tmp;
+  const std::string dir = tmp.path() + "/session";
+  auto result = test_support::RunProgram({JITSCOPE_CLI, "record", "--call-graph", "dwarf", "-o",
+                                          dir, "--", JITVM, JITVM_PROGRAMS "/hotspot.jv", "1500"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  base::StatusOr<SampleData> data = ReadSamplesFile(dir + "/" + kSamplesFileName);
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  EXPECT_EQ(data->format,
+            (formats::SamplesFormat{{formats::kDwarfSampleType, formats::kX86_64RegsMask}, 8192}));
+  size_t user = 0;
+  for (const Sample& sample : data->samples) {
+    ASSERT_EQ(sample.regs.abi, static_cast<uint64_t>(PERF_SAMPLE_REGS_ABI_64));
+    ASSERT_EQ(sample.regs.mask, formats::kX86_64RegsMask);
+    // The kernel copies at most what was asked, from the user stack pointer up.
+    ASSERT_LE(sample.stack.size(), 8192u);
+    for (const formats::Frame& frame : sample.callchain) {
+      ASSERT_TRUE(frame.kernel) << "the user part of the chain is left to the unwinder";
+    }
+    if (!sample.callchain.empty()) continue;  // sampled in the kernel: regs are the user state
+    ++user;
+    EXPECT_EQ(sample.regs.values[PERF_REG_X86_IP], sample.ip);
+    EXPECT_GT(sample.stack.size(), 0u);
+  }
+  EXPECT_GT(user, 100u);
+  struct stat st {};
+  ASSERT_EQ(::stat((dir + "/" + formats::kVdsoFileName).c_str(), &st), 0);
+  EXPECT_GE(st.st_size, 4096);
+  EXPECT_EQ(st.st_size % 4096, 0);
 }
 
 }  // namespace

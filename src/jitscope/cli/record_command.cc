@@ -23,7 +23,8 @@ void AddRecordCommand(CLI::App& app, record::SessionOptions& options) {
   CLI::App* command = app.add_subcommand(
       "record",
       "Run a command and sample it (all threads and child processes, call chains via frame "
-      "pointers, CLOCK_MONOTONIC timestamps) with the JIT collector configured, into a session "
+      "pointers or DWARF unwinding, CLOCK_MONOTONIC timestamps) with the JIT collector configured, "
+      "into a session "
       "directory that 'jitscope report' reads. An existing session directory is moved aside to "
       "DIR.old (or DIR.1, DIR.2, ...), never overwritten. Ctrl-C reaches the command; the session "
       "stays complete. The exit status is the command's.");
@@ -32,6 +33,19 @@ void AddRecordCommand(CLI::App& app, record::SessionOptions& options) {
   command->add_option("-F,--frequency", options.frequency_hz, "Samples per second per thread")
       ->default_val(1000)
       ->check(CLI::Range(1, 100000));
+  command
+      ->add_option_function<std::string>(
+          "--call-graph",
+          [&options](const std::string& text) {
+            base::StatusOr<record::CallGraphOptions> call_graph = record::ParseCallGraph(text);
+            if (!call_graph.ok()) throw CLI::ValidationError(call_graph.status().message());
+            options.call_graph = *call_graph;
+          },
+          "How call stacks are sampled, as perf record's option: 'fp' (the frame-pointer chain, "
+          "the default) or 'dwarf[,SIZE]' (the user registers and SIZE bytes of the user stack "
+          "per sample, 8192 by default, at most 65528, unwound by 'jitscope report' with the "
+          "code's call-frame information)")
+      ->default_str("fp");
   command->add_option("--formats", options.formats,
                       "Files the collector writes (JITSCOPE_FORMATS), comma-separated, of: " +
                           formats::KnownOutputFormats() + "; default: trace");

@@ -3,6 +3,7 @@
 
 #include <linux/perf_event.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace jitscope::formats {
@@ -62,7 +63,35 @@ base::Status Truncated(const char* what, size_t size) {
   return base::Status::Error("perf record: %s record of %zu bytes is truncated", what, size);
 }
 
-base::StatusOr<PerfRecord> ParseSample(Cursor cursor, size_t size) {
+// PERF_SAMPLE_REGS_USER: {u64 abi; u64 regs[popcount(mask)] if abi != NONE}.
+bool ReadRegs(Cursor& cursor, uint64_t mask, UserRegs& regs) {
+  if (!cursor.Read(regs.abi)) return false;
+  if (regs.abi == PERF_SAMPLE_REGS_ABI_NONE) return true;
+  regs.mask = mask;
+  for (int reg = 0; reg < kPerfRegisterCount; ++reg) {
+    if (((mask >> reg) & 1) != 0 && !cursor.Read(regs.values[static_cast<size_t>(reg)])) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// PERF_SAMPLE_STACK_USER: {u64 size; char data[size]; u64 dyn_size if size != 0}. Only the first
+// dyn_size bytes were copied from the stack; the kernel may shrink `size` to fit the record.
+bool ReadStack(Cursor& cursor, std::string_view& stack) {
+  uint64_t size = 0;
+  if (!cursor.Read(size)) return false;
+  if (size == 0) return true;
+  const std::string_view data = cursor.rest();
+  uint64_t dyn_size = 0;
+  if (size > data.size() || !cursor.Skip(static_cast<size_t>(size)) || !cursor.Read(dyn_size)) {
+    return false;
+  }
+  stack = data.substr(0, static_cast<size_t>(std::min(size, dyn_size)));
+  return true;
+}
+
+base::StatusOr<PerfRecord> ParseSample(Cursor cursor, size_t size, const SampleLayout& layout) {
   Sample sample;
   uint64_t nr = 0;
   if (!cursor.Read(sample.ip) || !cursor.Read(sample.pid) || !cursor.Read(sample.tid) ||
@@ -85,12 +114,25 @@ base::StatusOr<PerfRecord> ParseSample(Cursor cursor, size_t size) {
     }
     sample.callchain.push_back({ip, kernel});
   }
+  if ((layout.sample_type & PERF_SAMPLE_REGS_USER) != 0 &&
+      !ReadRegs(cursor, layout.regs_mask, sample.regs)) {
+    return Truncated("sample's registers", size);
+  }
+  if ((layout.sample_type & PERF_SAMPLE_STACK_USER) != 0 && !ReadStack(cursor, sample.stack)) {
+    return Truncated("sample's stack", size);
+  }
   return PerfRecord(std::move(sample));
 }
 
 }  // namespace
 
-base::StatusOr<PerfRecord> ParsePerfRecord(std::string_view bytes) {
+bool IsSupportedLayout(const SampleLayout& layout) {
+  if (layout.sample_type == kSampleType) return layout.regs_mask == 0;
+  return layout.sample_type == kDwarfSampleType && layout.regs_mask != 0 &&
+         (layout.regs_mask & ~kX86_64RegsMask) == 0;
+}
+
+base::StatusOr<PerfRecord> ParsePerfRecord(std::string_view bytes, const SampleLayout& layout) {
   Cursor cursor(bytes);
   perf_event_header header{};
   if (!cursor.Read(header)) return Truncated("header", bytes.size());
@@ -101,7 +143,7 @@ base::StatusOr<PerfRecord> ParsePerfRecord(std::string_view bytes) {
   SampleId id;
   switch (header.type) {
     case PERF_RECORD_SAMPLE:
-      return ParseSample(cursor, bytes.size());
+      return ParseSample(cursor, bytes.size(), layout);
     case PERF_RECORD_MMAP:
     case PERF_RECORD_MMAP2: {
       Mapping mapping;
@@ -146,6 +188,9 @@ base::StatusOr<PerfRecord> ParsePerfRecord(std::string_view bytes) {
         return Truncated("lost", bytes.size());
       return PerfRecord(lost);
     }
+    case PERF_RECORD_THROTTLE:
+    case PERF_RECORD_UNTHROTTLE:
+      return PerfRecord(Throttle{header.type == PERF_RECORD_UNTHROTTLE});
     default:
       return PerfRecord(Other{header.type});
   }

@@ -1,15 +1,17 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // Decodes one kernel perf record (linux/perf_event.h, perf_event_open(2) "MMAP layout") of the
-// layout a session's samples file holds (kSampleType, what `jitscope record` asks the kernel for):
-// samples with IP|TID|TIME|CALLCHAIN, and MMAP/MMAP2, COMM,
-// FORK/EXIT and LOST records carrying the sample_id_all trailer {pid, tid, time}. Every length is
+// layouts a session's samples file holds (what `jitscope record` asks the kernel for): samples with
+// IP|TID|TIME|CALLCHAIN (kSampleType, `--call-graph fp`), plus REGS_USER|STACK_USER
+// (kDwarfSampleType, `--call-graph dwarf`), and MMAP/MMAP2, COMM, FORK/EXIT, LOST and
+// THROTTLE/UNTHROTTLE records carrying the sample_id_all trailer {pid, tid, time}. Every length is
 // checked against the record's size before use; a malformed record is an error value, never a
 // crash (STYLE.md §8, "Don't crash on input").
 #pragma once
 
 #include <linux/perf_event.h>
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -24,6 +26,27 @@ namespace jitscope::formats {
 // ("PERF_RECORD_SAMPLE"). The sampler asks for it, the samples file records it in its header.
 inline constexpr uint64_t kSampleType =
     PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN;
+// With the user registers and a copy of the top of the user stack, for unwinding afterwards.
+inline constexpr uint64_t kDwarfSampleType =
+    kSampleType | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+
+// perf_event_x86_regs (asm/perf_regs.h): AX … R15, 24 registers.
+inline constexpr int kPerfRegisterCount = 24;
+// Every general-purpose register of x86-64, as perf asks for them: all 24 but DS, ES, FS and GS,
+// which the kernel refuses (perf_reg_validate). An i386 process's registers are the low halves of
+// the same slots (the sample's abi says which); R8–R15 mean nothing there.
+inline constexpr uint64_t kX86_64RegsMask = 0xff0fff;
+
+// What decides a sample's layout: the attr's sample_type and sample_regs_user.
+struct SampleLayout {
+  uint64_t sample_type = kSampleType;
+  uint64_t regs_mask = 0;
+  bool operator==(const SampleLayout&) const = default;
+};
+
+// Whether we decode samples of `layout`: one of the two sample types, and registers exactly when
+// REGS_USER is set, only of the mask above.
+bool IsSupportedLayout(const SampleLayout& layout);
 
 // One frame of a call chain. The kernel separates the kernel and user parts of a chain with
 // PERF_CONTEXT_* markers; we turn the markers into this flag and drop them.
@@ -33,12 +56,24 @@ struct Frame {
   bool operator==(const Frame&) const = default;
 };
 
+// PERF_SAMPLE_REGS_USER: the user-space registers when the sample was taken (the interrupted
+// user state for a sample in the kernel).
+struct UserRegs {
+  uint64_t abi = PERF_SAMPLE_REGS_ABI_NONE;  // NONE (no user state: a kernel thread), 32 or 64
+  uint64_t mask = 0;                         // which of `values` the record held
+  std::array<uint64_t, kPerfRegisterCount> values{};  // by perf_event_x86_regs index
+};
+
 struct Sample {
   uint32_t pid = 0;
   uint32_t tid = 0;
   uint64_t time_ns = 0;
   uint64_t ip = 0;
   std::vector<Frame> callchain;  // leaf first, as the kernel writes it
+  UserRegs regs;
+  // PERF_SAMPLE_STACK_USER: the valid bytes (dyn_size) of the copy of the user stack, starting
+  // at the stack pointer in `regs`. A view into the bytes the record was parsed from.
+  std::string_view stack;
 };
 
 // An executable mapping (MMAP or MMAP2).
@@ -74,14 +109,21 @@ struct Lost {
   uint64_t count = 0;
 };
 
-// A record type we do not ask for (throttling, ...): kept so the caller can count it.
+// PERF_RECORD_THROTTLE / UNTHROTTLE: the kernel stopped (or resumed) sampling an event that
+// interrupted too often (kernel.perf_cpu_time_max_percent); samples were not taken meanwhile.
+struct Throttle {
+  bool unthrottle = false;
+};
+
+// A record type we do not ask for: kept so the caller can count it.
 struct Other {
   uint32_t type = 0;
 };
 
-using PerfRecord = std::variant<Sample, Mapping, Comm, Task, Lost, Other>;
+using PerfRecord = std::variant<Sample, Mapping, Comm, Task, Lost, Throttle, Other>;
 
-// Decodes `bytes`, which must hold exactly one record (its header's size equals bytes.size()).
-base::StatusOr<PerfRecord> ParsePerfRecord(std::string_view bytes);
+// Decodes `bytes`, which must hold exactly one record (its header's size equals bytes.size()),
+// whose samples are of `layout` (IsSupportedLayout). A Sample's `stack` points into `bytes`.
+base::StatusOr<PerfRecord> ParsePerfRecord(std::string_view bytes, const SampleLayout& layout = {});
 
 }  // namespace jitscope::formats

@@ -28,15 +28,22 @@ T Get(std::string_view bytes, size_t offset) {
 
 }  // namespace
 
-base::StatusOr<SamplesWriter> SamplesWriter::Create(const std::string& directory, uint64_t flags) {
+base::StatusOr<SamplesWriter> SamplesWriter::Create(const std::string& directory, uint64_t flags,
+                                                    const SamplesFormat& format) {
+  if (!IsSupportedLayout(format.layout)) {
+    return base::Status::Error("samples of sample_type 0x%llx are not supported",
+                               static_cast<unsigned long long>(format.layout.sample_type));
+  }
   ASSIGN_OR_RETURN(base::ScopedFd fd, base::CreateExclusive(directory, kSamplesFileName, 0600));
   SamplesWriter writer(std::move(fd));
   writer.buffer_.reserve(kBufferSize);
   writer.buffer_.append(kSamplesMagic, sizeof(kSamplesMagic));
   Put(writer.buffer_, kSamplesVersion);
   Put(writer.buffer_, kSamplesHeaderSize);
-  Put(writer.buffer_, kSampleType);
+  Put(writer.buffer_, format.layout.sample_type);
   Put(writer.buffer_, flags);
+  Put(writer.buffer_, format.layout.regs_mask);
+  Put(writer.buffer_, format.stack_size);
   RETURN_IF_ERROR(writer.Flush());
   return writer;
 }
@@ -59,7 +66,7 @@ base::Status SamplesWriter::Flush() {
 }
 
 base::StatusOr<SampleData> ParseSamples(std::string_view bytes) {
-  if (bytes.size() < kSamplesHeaderSize ||
+  if (bytes.size() < kSamplesHeaderSizeWithoutRegisters ||
       std::memcmp(bytes.data(), kSamplesMagic, sizeof(kSamplesMagic)) != 0) {
     return base::Status::Error("not a jitscope samples file (no JSSAMPLE header)");
   }
@@ -70,16 +77,26 @@ base::StatusOr<SampleData> ParseSamples(std::string_view bytes) {
     return base::Status::Error("samples file version %u; this jitscope reads version %u", version,
                                kSamplesVersion);
   }
-  if (header_size < kSamplesHeaderSize || header_size > bytes.size()) {
+  if (header_size < kSamplesHeaderSizeWithoutRegisters || header_size > bytes.size()) {
     return base::Status::Error("samples file header size %u is invalid", header_size);
-  }
-  if (sample_type != kSampleType) {
-    return base::Status::Error("samples file sample_type 0x%llx is not the one recorded (0x%llx)",
-                               static_cast<unsigned long long>(sample_type),
-                               static_cast<unsigned long long>(kSampleType));
   }
   SampleData data;
   data.flags = Get<uint64_t>(bytes, 24);
+  data.format.layout.sample_type = sample_type;
+  if (header_size >= kSamplesHeaderSize) {
+    data.format.layout.regs_mask = Get<uint64_t>(bytes, 32);
+    data.format.stack_size = Get<uint64_t>(bytes, 40);
+  }
+  if (!IsSupportedLayout(data.format.layout)) {
+    return base::Status::Error(
+        "samples file sample_type 0x%llx with registers 0x%llx is not a layout this jitscope "
+        "reads (0x%llx, or 0x%llx with registers within 0x%llx)",
+        static_cast<unsigned long long>(sample_type),
+        static_cast<unsigned long long>(data.format.layout.regs_mask),
+        static_cast<unsigned long long>(kSampleType),
+        static_cast<unsigned long long>(kDwarfSampleType),
+        static_cast<unsigned long long>(kX86_64RegsMask));
+  }
   size_t offset = header_size;
   while (offset < bytes.size()) {
     const size_t left = bytes.size() - offset;
@@ -93,7 +110,8 @@ base::StatusOr<SampleData> ParseSamples(std::string_view bytes) {
       data.counters.torn_tail_bytes = left;
       break;
     }
-    base::StatusOr<PerfRecord> record = ParsePerfRecord(bytes.substr(offset, header.size));
+    base::StatusOr<PerfRecord> record =
+        ParsePerfRecord(bytes.substr(offset, header.size), data.format.layout);
     offset += header.size;
     if (!record.ok()) {
       ++data.counters.malformed_records;
@@ -112,6 +130,8 @@ base::StatusOr<SampleData> ParseSamples(std::string_view bytes) {
             data.tasks.push_back(value);
           } else if constexpr (std::is_same_v<T, Lost>) {
             data.counters.lost_samples += value.count;
+          } else if constexpr (std::is_same_v<T, Throttle>) {
+            if (!value.unthrottle) ++data.counters.throttled;
           } else {
             ++data.counters.unknown_records;
           }
@@ -130,10 +150,12 @@ base::StatusOr<SampleData> ParseSamples(std::string_view bytes) {
 }
 
 base::StatusOr<SampleData> ReadSamplesFile(const std::string& path) {
-  ASSIGN_OR_RETURN(base::MappedFile file, base::MappedFile::Open(path));
-  base::StatusOr<SampleData> data = ParseSamples(file.bytes());
+  ASSIGN_OR_RETURN(base::MappedFile mapped, base::MappedFile::Open(path));
+  auto file = std::make_shared<const base::MappedFile>(std::move(mapped));
+  base::StatusOr<SampleData> data = ParseSamples(file->bytes());
   if (!data.ok())
     return base::Status::Error("%s: %s", path.c_str(), data.status().message().c_str());
+  data->file = std::move(file);
   return data;
 }
 

@@ -3,7 +3,40 @@
 
 #include <time.h>
 
+#include <charconv>
+
 namespace jitscope::record {
+
+base::StatusOr<CallGraphOptions> ParseCallGraph(std::string_view text) {
+  if (text == "fp") return CallGraphOptions{};
+  CallGraphOptions options{.mode = CallGraph::kDwarf};
+  if (text == "dwarf") return options;
+  constexpr std::string_view kDwarfSize = "dwarf,";
+  if (!text.starts_with(kDwarfSize)) {
+    return base::Status::Error("--call-graph %.*s: expected fp, dwarf or dwarf,SIZE",
+                               static_cast<int>(text.size()), text.data());
+  }
+  const std::string_view number = text.substr(kDwarfSize.size());
+  uint64_t size = 0;
+  const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), size);
+  if (error != std::errc() || end != number.data() + number.size() || number.empty()) {
+    return base::Status::Error("--call-graph %.*s: SIZE must be a number of bytes",
+                               static_cast<int>(text.size()), text.data());
+  }
+  size = (size + 7) / 8 * 8;
+  if (size == 0 || size > kMaxStackSize) {
+    return base::Status::Error("--call-graph %.*s: SIZE must be 8 to %u bytes",
+                               static_cast<int>(text.size()), text.data(), kMaxStackSize);
+  }
+  options.stack_size = static_cast<uint32_t>(size);
+  return options;
+}
+
+formats::SamplesFormat SamplesFormatOf(const SamplerOptions& options) {
+  if (options.call_graph.mode == CallGraph::kFramePointer) return {};
+  return {.layout = {formats::kDwarfSampleType, formats::kX86_64RegsMask},
+          .stack_size = options.call_graph.stack_size};
+}
 
 perf_event_attr MakeSamplingAttr(const SamplerOptions& options) {
   perf_event_attr attr{};
@@ -12,7 +45,11 @@ perf_event_attr MakeSamplingAttr(const SamplerOptions& options) {
   attr.config = PERF_COUNT_SW_CPU_CLOCK;
   attr.freq = 1;
   attr.sample_freq = options.frequency_hz;
-  attr.sample_type = formats::kSampleType;
+  const formats::SamplesFormat format = SamplesFormatOf(options);
+  attr.sample_type = format.layout.sample_type;
+  attr.sample_regs_user = format.layout.regs_mask;
+  attr.sample_stack_user = static_cast<uint32_t>(format.stack_size);
+  attr.exclude_callchain_user = options.call_graph.mode == CallGraph::kDwarf ? 1 : 0;
   attr.disabled = 1;
   attr.enable_on_exec = 1;
   attr.inherit = 1;

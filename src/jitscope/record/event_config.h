@@ -16,16 +16,39 @@
 #include <linux/perf_event.h>
 
 #include <cstdint>
+#include <string_view>
 
+#include "jitscope/base/status.h"
 #include "jitscope/formats/perf_record.h"
+#include "jitscope/formats/samples_file.h"
 
 namespace jitscope::record {
+
+// How call stacks are sampled (`--call-graph`, perf's spelling and meaning).
+enum class CallGraph : uint8_t {
+  kFramePointer,  // "fp": the kernel walks the frame-pointer chain
+  kDwarf,         // "dwarf[,SIZE]": user registers and SIZE bytes of the user stack, unwound later
+};
+
+struct CallGraphOptions {
+  CallGraph mode = CallGraph::kFramePointer;
+  uint32_t stack_size = 8192;  // dwarf only: bytes of user stack per sample, as perf's default
+  bool operator==(const CallGraphOptions&) const = default;
+};
+
+// The largest stack copy the kernel takes: sample_stack_user must be below USHRT_MAX and 8-aligned.
+inline constexpr uint32_t kMaxStackSize = 65528;
+
+// Parses "fp", "dwarf" or "dwarf,SIZE" (SIZE in bytes, rounded up to a multiple of 8 as perf
+// does, 8 to kMaxStackSize).
+base::StatusOr<CallGraphOptions> ParseCallGraph(std::string_view text);
 
 struct SamplerOptions {
   uint64_t frequency_hz = 1000;
   // False when kernel.perf_event_paranoid forbids kernel samples for this user (paranoid >= 2
   // without CAP_PERFMON): user-space call chains are then all we may ask for.
   bool include_kernel = true;
+  CallGraphOptions call_graph;
 };
 
 // The attributes of the one per-task event `record` opens on the command.
@@ -36,6 +59,12 @@ struct SamplerOptions {
 // - mmap/mmap2, comm (with comm_exec), task (fork/exit) events, with sample_id_all so that each of
 //   them carries TID and TIME too and can be ordered against samples.
 // - disabled + enable_on_exec: counting starts at the exec of the command, not in our fork.
+// - with --call-graph dwarf: every general-purpose user register and a copy of the top of the
+//   user stack; the kernel's call chain keeps only its kernel part (exclude_callchain_user), as
+//   perf does, since the user part is unwound from the copy.
 perf_event_attr MakeSamplingAttr(const SamplerOptions& options);
+
+// What the samples file's header says about the samples of `options`.
+formats::SamplesFormat SamplesFormatOf(const SamplerOptions& options);
 
 }  // namespace jitscope::record

@@ -17,6 +17,7 @@
 #include "jitscope/formats/session_info.h"
 #include "jitscope/record/sampler.h"
 #include "jitscope/record/signal_forwarder.h"
+#include "jitscope/record/vdso.h"
 
 namespace jitscope::record {
 namespace {
@@ -175,12 +176,16 @@ base::StatusOr<SessionResult> RunSession(const SessionOptions& options) {
   ASSIGN_OR_RETURN(result.rotated_to, PrepareSessionDirectory(options.output_dir));
   ASSIGN_OR_RETURN(PendingCommand command, PendingCommand::Start(options));
   ASSIGN_OR_RETURN(Sampler sampler,
-                   Sampler::Open(SamplerOptions{options.frequency_hz, /*include_kernel=*/true},
+                   Sampler::Open(SamplerOptions{.frequency_hz = options.frequency_hz,
+                                                .include_kernel = true,
+                                                .call_graph = options.call_graph},
                                  SamplerTarget{{command.pid()}}));
   result.kernel_frames = sampler.options().include_kernel;
   ASSIGN_OR_RETURN(formats::SamplesWriter writer,
                    formats::SamplesWriter::Create(options.output_dir,
-                                                  result.kernel_frames ? formats::kFlagKernel : 0));
+                                                  result.kernel_frames ? formats::kFlagKernel : 0,
+                                                  SamplesFormatOf(sampler.options())));
+  RETURN_IF_ERROR(SaveVdso(options.output_dir));
   const formats::SessionInfo info{.command = options.command,
                                   .pid = static_cast<uint32_t>(command.pid()),
                                   .frequency_hz = options.frequency_hz,

@@ -6,6 +6,7 @@
 //
 //   <dir>/samples.jss      the samples and mmap/comm/fork/exit records (formats/samples_file.h)
 //   <dir>/session.json     the command, its pid and the sampling frequency (formats/session_info.h)
+//   <dir>/vdso.so          the kernel's vDSO image (vdso.h)
 //   <dir>/jit-<pid>.jsc …  what the collector writes (JITSCOPE_OUTPUT_DIR=<dir>)
 //
 // Sequence: fork; the child waits on a pipe; the parent opens the event on the child (disabled,
@@ -20,12 +21,14 @@
 #include <vector>
 
 #include "jitscope/base/status.h"
+#include "jitscope/record/event_config.h"
 
 namespace jitscope::record {
 
 struct SessionOptions {
   std::string output_dir = "jitscope.data";
   uint64_t frequency_hz = 1000;
+  CallGraphOptions call_graph;
   std::string formats;           // JITSCOPE_FORMATS for the collector; empty = its default
   std::string collector_path;    // INTEL_JIT_PROFILER64; empty = do not set it
   std::string collector32_path;  // INTEL_JIT_PROFILER32, for 32-bit processes; empty = do not set

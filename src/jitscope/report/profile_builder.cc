@@ -203,6 +203,12 @@ void AddSampleWarnings(const formats::SampleData& data, Profile& profile) {
     profile.warnings.push_back(fmt::format(
         "the kernel lost {} samples (its ring buffer was full); try a lower -F", c.lost_samples));
   }
+  if (c.throttled > 0) {
+    profile.warnings.push_back(
+        fmt::format("the kernel throttled sampling {} times (it took too much CPU time, "
+                    "kernel.perf_cpu_time_max_percent); samples are missing there; try a lower -F",
+                    c.throttled));
+  }
   if (c.malformed_records > 0) {
     profile.warnings.push_back(
         fmt::format("{} malformed records in the samples file were skipped", c.malformed_records));
