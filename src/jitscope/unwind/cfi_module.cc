@@ -1,0 +1,121 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "jitscope/unwind/cfi_module.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <span>
+
+namespace jitscope::unwind {
+namespace {
+
+// Caps the per-module cache, so a profile of a huge library cannot grow it without bound.
+constexpr size_t kMaxCachedPcs = 1 << 20;
+
+std::vector<Dwarf_Op> Copy(const Dwarf_Op* ops, size_t count) {
+  return std::vector<Dwarf_Op>(ops, ops + count);
+}
+
+}  // namespace
+
+base::StatusOr<std::unique_ptr<CfiModule>> CfiModule::Open(const std::string& path) {
+  std::unique_ptr<CfiModule> module(new CfiModule());
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return base::Status::Errno(errno, "%s", path.c_str());
+  module->fd_ = base::ScopedFd(fd);
+  elf_version(EV_CURRENT);
+  module->elf_ = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
+  if (module->elf_ == nullptr || elf_kind(module->elf_) != ELF_K_ELF) {
+    return base::Status::Error("%s: not an ELF file", path.c_str());
+  }
+  module->is_64bit_ = gelf_getclass(module->elf_) == ELFCLASS64;
+  size_t phnum = 0;
+  if (elf_getphdrnum(module->elf_, &phnum) == 0) {
+    for (size_t i = 0; i < phnum; ++i) {
+      GElf_Phdr phdr;
+      if (gelf_getphdr(module->elf_, static_cast<int>(i), &phdr) == nullptr) continue;
+      if (phdr.p_type != PT_LOAD) continue;
+      module->segments_.push_back({phdr.p_offset, phdr.p_filesz, phdr.p_vaddr});
+    }
+  }
+  module->eh_frame_ = dwarf_getcfi_elf(module->elf_);
+  module->dwarf_ = dwarf_begin_elf(module->elf_, DWARF_C_READ, nullptr);
+  if (module->dwarf_ != nullptr) module->debug_frame_ = dwarf_getcfi(module->dwarf_);
+  return module;
+}
+
+CfiModule::~CfiModule() {
+  if (eh_frame_ != nullptr) dwarf_cfi_end(eh_frame_);
+  if (dwarf_ != nullptr) dwarf_end(dwarf_);
+  if (elf_ != nullptr) elf_end(elf_);
+}
+
+bool CfiModule::FileOffsetToAddress(uint64_t file_offset, uint64_t& address) const {
+  for (const Segment& segment : segments_) {
+    if (file_offset >= segment.offset && file_offset - segment.offset < segment.size) {
+      address = segment.vaddr + (file_offset - segment.offset);
+      return true;
+    }
+  }
+  return false;
+}
+
+const CfiRow* CfiModule::Find(uint64_t address) {
+  if (auto it = row_at_pc_.find(address); it != row_at_pc_.end()) {
+    return it->second < 0 ? nullptr : &rows_[static_cast<size_t>(it->second)];
+  }
+  CfiRow row;
+  const bool found = Lookup(eh_frame_, address, row) || Lookup(debug_frame_, address, row);
+  int32_t index = -1;
+  if (found) {
+    // Rows are shared by every pc of their range.
+    for (size_t i = 0; i < rows_.size() && index < 0; ++i) {
+      if (rows_[i].start == row.start && rows_[i].end == row.end) index = static_cast<int32_t>(i);
+    }
+    if (index < 0) {
+      index = static_cast<int32_t>(rows_.size());
+      rows_.push_back(std::move(row));
+    }
+  }
+  if (row_at_pc_.size() < kMaxCachedPcs) row_at_pc_.emplace(address, index);
+  return index < 0 ? nullptr : &rows_[static_cast<size_t>(index)];
+}
+
+bool CfiModule::Lookup(Dwarf_CFI* cfi, uint64_t address, CfiRow& row) const {
+  if (cfi == nullptr) return false;
+  Dwarf_Frame* frame = nullptr;
+  if (dwarf_cfi_addrframe(cfi, address, &frame) != 0 || frame == nullptr) return false;
+  std::unique_ptr<Dwarf_Frame, void (*)(void*)> owner(frame, std::free);
+  Dwarf_Addr start = 0, end = 0;
+  bool signal = false;
+  const int ra = dwarf_frame_info(frame, &start, &end, &signal);
+  if (ra < 0 || ra >= kMaxDwarfRegisters) return false;
+  row.start = start;
+  row.end = end;
+  row.signal_frame = signal;
+  row.return_address_register = ra;
+  Dwarf_Op* ops = nullptr;
+  size_t nops = 0;
+  if (dwarf_frame_cfa(frame, &ops, &nops) != 0) return false;
+  row.cfa = Copy(ops, nops);
+  const int registers = is_64bit_ ? 17 : 9;
+  for (int reg = 0; reg < registers; ++reg) {
+    Dwarf_Op ops_mem[3];
+    Dwarf_Op* location = nullptr;
+    size_t count = 0;
+    RegisterRule& rule = row.registers[static_cast<size_t>(reg)];
+    if (dwarf_frame_register(frame, reg, ops_mem, &location, &count) != 0) continue;
+    if (count == 0) {
+      rule.kind =
+          location == nullptr ? RegisterRule::Kind::kSameValue : RegisterRule::Kind::kUndefined;
+      continue;
+    }
+    rule.kind = RegisterRule::Kind::kLocation;
+    rule.location = Copy(location, count);
+  }
+  return true;
+}
+
+}  // namespace jitscope::unwind

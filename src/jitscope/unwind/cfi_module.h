@@ -1,0 +1,77 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The call-frame information of one ELF file, through elfutils' low-level CFI interface: its
+// .eh_frame (dwarf_getcfi_elf) and, for code that has none there, its .debug_frame
+// (dwarf_getcfi). A lookup turns libdw's Dwarf_Frame into a CfiRow of our own — the CFA rule and
+// each register's rule — cached per pc, so a hot pc costs one hash lookup after the first time.
+#pragma once
+
+#include <elfutils/libdw.h>
+#include <libelf.h>
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "jitscope/base/scoped_resource.h"
+#include "jitscope/base/status.h"
+#include "jitscope/unwind/registers.h"
+
+namespace jitscope::unwind {
+
+struct RegisterRule {
+  enum class Kind : uint8_t { kUndefined, kSameValue, kLocation };
+  Kind kind = Kind::kUndefined;
+  std::vector<Dwarf_Op> location;  // kLocation: a location description (dwarf_expression.h)
+};
+
+// What CFI says at one pc: how to find the CFA and each of the caller's registers.
+struct CfiRow {
+  uint64_t start = 0;  // the pc range [start, end) the row covers, in the file's addresses
+  uint64_t end = 0;
+  std::vector<Dwarf_Op> cfa;  // a DWARF expression; empty: the CFA is not known here
+  std::array<RegisterRule, kMaxDwarfRegisters> registers;
+  int return_address_register = 16;
+  bool signal_frame = false;  // the 'S' augmentation: the caller was interrupted, not calling
+};
+
+class CfiModule {
+ public:
+  // Opens `path`. A file without any CFI opens and finds no rows.
+  static base::StatusOr<std::unique_ptr<CfiModule>> Open(const std::string& path);
+  ~CfiModule();
+  CfiModule(const CfiModule&) = delete;
+  CfiModule& operator=(const CfiModule&) = delete;
+
+  // The row covering `address` (an address of the file, as its program headers lay it out), or
+  // nullptr when neither section has one.
+  const CfiRow* Find(uint64_t address);
+
+  // The file's address of the byte at `file_offset` in it, through its PT_LOAD headers; false
+  // when no loaded segment holds that offset.
+  bool FileOffsetToAddress(uint64_t file_offset, uint64_t& address) const;
+
+  bool is_64bit() const { return is_64bit_; }
+
+ private:
+  CfiModule() = default;
+  bool Lookup(Dwarf_CFI* cfi, uint64_t address, CfiRow& row) const;
+
+  base::ScopedFd fd_;
+  Elf* elf_ = nullptr;
+  Dwarf* dwarf_ = nullptr;
+  Dwarf_CFI* eh_frame_ = nullptr;     // owned: dwarf_cfi_end
+  Dwarf_CFI* debug_frame_ = nullptr;  // owned by dwarf_
+  bool is_64bit_ = true;
+  struct Segment {
+    uint64_t offset, size, vaddr;
+  };
+  std::vector<Segment> segments_;
+  std::vector<CfiRow> rows_;
+  std::unordered_map<uint64_t, int32_t> row_at_pc_;  // -1: no row
+};
+
+}  // namespace jitscope::unwind

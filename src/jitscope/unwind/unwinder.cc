@@ -1,0 +1,145 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "jitscope/unwind/unwinder.h"
+
+#include <span>
+
+#include "jitscope/unwind/dwarf_expression.h"
+
+namespace jitscope::unwind {
+namespace {
+
+StopReason FromEval(EvalStatus status) {
+  switch (status) {
+    case EvalStatus::kOk:
+    case EvalStatus::kNoRule:
+      break;
+    case EvalStatus::kBeyondCopy:
+      return StopReason::kStackCopyTooShort;
+    case EvalStatus::kUnreadable:
+      return StopReason::kUnreadableMemory;
+  }
+  return StopReason::kUnreadableMemory;
+}
+
+// One step: the caller's registers from `callee`'s, by `row`. Returns false with `stop` set
+// when the step cannot be taken.
+bool Step(const CfiRow& row, const RegisterFile& callee, const StackMemory& stack,
+          RegisterFile& caller, StopReason& stop) {
+  ExpressionContext context{callee, stack};
+  const EvalResult cfa = EvaluateExpression(row.cfa, context);
+  if (cfa.status == EvalStatus::kNoRule) {
+    stop = row.cfa.empty() ? StopReason::kNoRule : StopReason::kUnreadableMemory;
+    return false;
+  }
+  if (cfa.status != EvalStatus::kOk) {
+    stop = FromEval(cfa.status);
+    return false;
+  }
+  context.cfa = cfa.value;
+  context.has_cfa = true;
+  caller = callee.EmptyLike();
+  for (int reg = 0; reg < callee.count(); ++reg) {
+    const RegisterRule& rule = row.registers[static_cast<size_t>(reg)];
+    uint64_t value = 0;
+    switch (rule.kind) {
+      case RegisterRule::Kind::kUndefined:
+        break;
+      case RegisterRule::Kind::kSameValue:
+        if (callee.Get(reg, value)) caller.Set(reg, value);
+        break;
+      case RegisterRule::Kind::kLocation: {
+        const EvalResult result = EvaluateLocation(rule.location, context);
+        if (result.status == EvalStatus::kOk) {
+          caller.Set(reg, result.value);
+        } else if (reg == row.return_address_register) {
+          stop = FromEval(result.status);
+          return false;
+        }
+        break;
+      }
+    }
+  }
+  // The caller's stack pointer is the CFA unless CFI says otherwise (psABI: "the value of the
+  // stack pointer at the call site in the previous frame").
+  if (row.registers[static_cast<size_t>(callee.sp_register())].kind !=
+      RegisterRule::Kind::kLocation) {
+    caller.Set(callee.sp_register(), cfa.value);
+  }
+  uint64_t return_address = 0;
+  if (!caller.Get(row.return_address_register, return_address) || return_address == 0) {
+    stop = StopReason::kOutermost;
+    return false;
+  }
+  caller.Set(caller.pc_register(), return_address);
+  return true;
+}
+
+}  // namespace
+
+const char* StopReasonName(StopReason reason) {
+  switch (reason) {
+    case StopReason::kOutermost:
+      return "end of stack";
+    case StopReason::kNoRule:
+      return "no rule";
+    case StopReason::kStackCopyTooShort:
+      return "stack copy too short";
+    case StopReason::kUnreadableMemory:
+      return "unreadable memory";
+    case StopReason::kLoop:
+      return "loop";
+    case StopReason::kDepthLimit:
+      return "depth limit";
+    case StopReason::kNoRegisters:
+      return "no registers";
+  }
+  return "?";
+}
+
+void Unwind(const RegisterFile& registers, const StackMemory& stack, AddressSpace& space,
+            const UnwindLimits& limits, UnwindResult& result) {
+  result.frames.clear();
+  uint64_t pc = 0;
+  if (!registers.is_valid() || !registers.Get(registers.pc_register(), pc) ||
+      !registers.Has(registers.sp_register())) {
+    result.reason = StopReason::kNoRegisters;
+    return;
+  }
+  RegisterFile current = registers;
+  RegisterFile caller;
+  bool activation = true;  // the sampled instruction itself
+  for (;;) {
+    result.frames.push_back({current.pc(), activation});
+    if (result.frames.size() >= limits.max_frames) {
+      result.reason = StopReason::kDepthLimit;
+      return;
+    }
+    const uint64_t lookup = activation ? current.pc() : current.pc() - 1;
+    ModuleAt at;
+    const CfiRow* row = nullptr;
+    if (space.Find(lookup, at)) row = at.module->Find(lookup - at.bias);
+    if (row == nullptr) {
+      result.reason = StopReason::kNoRule;
+      return;
+    }
+    StopReason stop = StopReason::kNoRule;
+    if (!Step(*row, current, stack, caller, stop)) {
+      result.reason = stop;
+      return;
+    }
+    // Stacks grow down: a caller's frame lies above its callee's. A signal handler may run on
+    // an alternate stack, so only a signal frame may step down.
+    if (!row->signal_frame && caller.sp() <= current.sp() && caller.pc() == current.pc()) {
+      result.reason = StopReason::kLoop;
+      return;
+    }
+    if (!row->signal_frame && caller.sp() < current.sp()) {
+      result.reason = StopReason::kLoop;
+      return;
+    }
+    activation = row->signal_frame;
+    current = caller;
+  }
+}
+
+}  // namespace jitscope::unwind

@@ -1,0 +1,81 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The walk: a sample's registers and stack copy → its call stack, one step per frame over one
+// register file. Each step finds the code at the frame's pc (AddressSpace), the CFI row there
+// (CfiModule), computes the CFA and the caller's registers from it (dwarf_expression.h), reading
+// memory only from the stack copy. Signal frames are followed: the frame after one was
+// interrupted, not calling, so its pc is looked up as is; every other caller's pc is a return
+// address and is looked up one byte back, inside its call instruction.
+//
+// Each walk ends with a reason. kOutermost is the only complete end: CFI said the return address
+// is undefined (the thread's entry, `_start` or `clone3`), or it is 0. Every other reason is
+// where a walk was cut short, and a report counts them (UnwindStats). Code without CFI — JIT code
+// for now — ends the walk with kNoRule.
+//
+// Not thread-safe: a walk caches CFI rows in the modules.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "jitscope/unwind/cfi_module.h"
+#include "jitscope/unwind/registers.h"
+#include "jitscope/unwind/stack_memory.h"
+
+namespace jitscope::unwind {
+
+enum class StopReason : uint8_t {
+  kOutermost,          // the thread's entry: the stack is complete
+  kNoRule,             // no CFI for the pc (no module, JIT code, a file without it)
+  kStackCopyTooShort,  // a rule reads past the end of the sample's stack copy
+  kUnreadableMemory,   // a rule reads memory the sample does not hold, or needs a lost register
+  kLoop,               // the caller's stack pointer is not above the callee's
+  kDepthLimit,         // more frames than UnwindLimits::max_frames
+  kNoRegisters,        // the sample carries no user registers (abi NONE)
+};
+inline constexpr size_t kStopReasonCount = 7;
+
+// "end of stack", "no rule", "stack copy too short", ...
+const char* StopReasonName(StopReason reason);
+
+struct ModuleAt {
+  CfiModule* module = nullptr;
+  uint64_t bias = 0;  // pc - bias is the address in the module's file
+};
+
+// Which module holds the code at a pc; implemented over a session's mappings (report) or the
+// running process (tests).
+class AddressSpace {
+ public:
+  virtual ~AddressSpace() = default;
+  virtual bool Find(uint64_t pc, ModuleAt& found) = 0;
+};
+
+struct UnwoundFrame {
+  uint64_t pc = 0;
+  // The pc is exact (the sampled instruction, or one a signal interrupted), not a return
+  // address: symbolize it as is, not one byte back.
+  bool activation = false;
+  bool operator==(const UnwoundFrame&) const = default;
+};
+
+struct UnwindLimits {
+  size_t max_frames = 256;
+};
+
+struct UnwindResult {
+  std::vector<UnwoundFrame> frames;  // the sampled pc first
+  StopReason reason = StopReason::kOutermost;
+};
+
+void Unwind(const RegisterFile& registers, const StackMemory& stack, AddressSpace& space,
+            const UnwindLimits& limits, UnwindResult& result);
+
+struct UnwindStats {
+  std::array<uint64_t, kStopReasonCount> stops{};
+  void Count(StopReason reason) { ++stops[static_cast<size_t>(reason)]; }
+  uint64_t Of(StopReason reason) const { return stops[static_cast<size_t>(reason)]; }
+};
+
+}  // namespace jitscope::unwind
