@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace jitscope::report {
@@ -53,6 +54,10 @@ struct Profile {
   uint64_t start_time_ns = 0;     // CLOCK_MONOTONIC of the first and last sample
   uint64_t end_time_ns = 0;
   std::string command;  // what was recorded, for titles ("" when unknown)
+  // For a session recorded with --call-graph dwarf: how many samples' walks ended for each reason
+  // (unwind::StopReasonName: "end of stack" is a complete stack, the others were cut short), in
+  // the reasons' order; empty for frame-pointer sessions.
+  std::vector<std::pair<std::string, uint64_t>> unwind_stops;
   // Non-fatal things the reader and symbolizer noticed (lost samples, damaged files, ...), one
   // line each, for the formats that can show them.
   std::vector<std::string> warnings;

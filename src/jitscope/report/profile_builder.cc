@@ -19,6 +19,7 @@
 #include "jitscope/report/jit_advice.h"
 #include "jitscope/report/native_symbolizer.h"
 #include "jitscope/report/process_maps.h"
+#include "jitscope/report/session_address_space.h"
 #include "jitscope/symbolize/source_set.h"
 
 namespace jitscope::report {
@@ -63,8 +64,13 @@ struct StackHash {
 class Builder {
  public:
   Builder(const BuildOptions& options, const formats::SampleData& data,
-          const symbolize::SourceSet& sources)
-      : options_(options), data_(data), sources_(sources), maps_(data.mappings, data.tasks) {}
+          const symbolize::SourceSet& sources, const std::string& session_directory)
+      : options_(options),
+        data_(data),
+        sources_(sources),
+        maps_(data.mappings, data.tasks),
+        unwinding_((data.format.layout.sample_type & PERF_SAMPLE_REGS_USER) != 0),
+        address_space_(maps_, session_directory + "/" + formats::kVdsoFileName) {}
 
   Profile Build() && {
     const uint64_t total = data_.samples.size();
@@ -89,6 +95,15 @@ class Builder {
       profile_.start_time_ns = data_.samples.front().time_ns;
       profile_.end_time_ns = data_.samples.back().time_ns;
     }
+    if (unwinding_) {
+      for (size_t i = 0; i < unwind::kStopReasonCount; ++i) {
+        const auto reason = static_cast<unwind::StopReason>(i);
+        if (unwind_stats_.Of(reason) > 0) {
+          profile_.unwind_stops.emplace_back(unwind::StopReasonName(reason),
+                                             unwind_stats_.Of(reason));
+        }
+      }
+    }
     for (const std::string& file : native_.unreadable_files()) {
       profile_.warnings.push_back(
           fmt::format("{}: not readable as ELF; its frames are unnamed", file));
@@ -105,6 +120,10 @@ class Builder {
 
  private:
   void AppendStack(const formats::Sample& sample, std::vector<uint32_t>& frames) {
+    if (unwinding_) {
+      AppendUnwoundStack(sample, frames);
+      return;
+    }
     std::vector<formats::Frame> single;
     const std::vector<formats::Frame>* chain = &sample.callchain;
     if (chain->empty()) {
@@ -125,6 +144,24 @@ class Builder {
       in_kernel = false;
       AppendUserFrames(sample.pid, leaf ? frame.ip : frame.ip - 1, sample.time_ns, frames);
       leaf = false;
+    }
+  }
+
+  // A --call-graph dwarf sample: the kernel part of its chain, then the user part unwound from
+  // its registers and stack copy. Every walk's end is counted.
+  void AppendUnwoundStack(const formats::Sample& sample, std::vector<uint32_t>& frames) {
+    if (!sample.callchain.empty()) {
+      frames.push_back(Intern(Location{"[kernel]", "[kernel]", "", 0, FrameKind::kKernel, false}));
+    }
+    const unwind::RegisterFile registers = unwind::RegisterFile::FromPerf(sample.regs);
+    uint64_t sp = 0;
+    registers.Get(registers.sp_register(), sp);
+    address_space_.At(sample.pid, sample.time_ns);
+    unwind::Unwind(registers, unwind::StackMemory(sp, sample.stack), address_space_, {}, unwound_);
+    unwind_stats_.Count(unwound_.reason);
+    for (const unwind::UnwoundFrame& frame : unwound_.frames) {
+      AppendUserFrames(sample.pid, frame.activation ? frame.pc : frame.pc - 1, sample.time_ns,
+                       frames);
     }
   }
 
@@ -194,6 +231,10 @@ class Builder {
   symbolize::Resolution resolution_;
   std::unordered_map<Location, uint32_t, LocationHash> location_ids_;
   std::unordered_map<std::vector<uint32_t>, size_t, StackHash> stack_ids_;
+  const bool unwinding_;
+  SessionAddressSpace address_space_;
+  unwind::UnwindResult unwound_;
+  unwind::UnwindStats unwind_stats_;
   Profile profile_;
 };
 
@@ -281,7 +322,7 @@ base::StatusOr<Profile> BuildProfile(const std::string& session_directory,
     profile.warnings.push_back(std::move(refused));
   }
 
-  Profile built = Builder(options, data, *sources).Build();
+  Profile built = Builder(options, data, *sources, session_directory).Build();
   uint64_t anonymous = 0;
   for (const Stack& stack : built.stacks) {
     if (!stack.frames.empty() &&

@@ -11,6 +11,9 @@
 //  - memory no file backs ("//anon", "[anon:NAME]", "memfd:...", "[heap]", ...) as
 //    "[anonymous]" in that mapping, never as a file to read symbols from;
 //  - anything else as "[unknown]" in whatever mapping held it.
+// A session recorded with --call-graph dwarf has no user call chain: each sample's user stack is
+// unwound from its registers and stack copy (unwind/unwinder.h, over SessionAddressSpace), and
+// the walks' ends are counted in Profile::unwind_stops.
 // A return address (every frame but the sampled instruction) is looked up one byte back, inside
 // the call instruction, as perf does: the address after a call can belong to the next line or
 // even the next function.

@@ -94,6 +94,14 @@ std::string RenderText(const Profile& profile, const TextOptions& options) {
   out += fmt::format("# {} samples over {:.2f} s, one per {:.3g} ms of CPU time per thread\n",
                      profile.total_samples, seconds,
                      static_cast<double>(profile.sample_period_ns) / 1e6);
+  if (!profile.unwind_stops.empty()) {
+    std::vector<std::string> parts;
+    for (const auto& [reason, count] : profile.unwind_stops) {
+      parts.push_back(fmt::format("{} {}", count, reason));
+    }
+    out += fmt::format("# stacks unwound from DWARF call-frame information, walks ending in: {}\n",
+                       fmt::join(parts, ", "));
+  }
   for (const std::string& warning : profile.warnings)
     out += fmt::format("# warning: {}\n", warning);
   if (profile.total_samples == 0) {

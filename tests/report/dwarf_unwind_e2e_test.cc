@@ -1,0 +1,85 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// End to end: `jitscope record --call-graph dwarf` of a native program without frame pointers
+// (no_frame_pointers.c), then `jitscope report`: the unwound stacks reach the thread's entry
+// through every caller, where the kernel's frame-pointer chain of the same program does not.
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "../support/subprocess.h"
+
+namespace jitscope::report {
+namespace {
+
+using test_support::RunProgram;
+using test_support::TempDir;
+
+// Of the folded samples ("root;...;leaf count") whose leaf is `inner`: how many, and how many
+// have all of inner's callers up to main (and, if `from_entry`, the thread's entry above it).
+struct Share {
+  uint64_t total = 0;
+  uint64_t complete = 0;
+};
+
+Share CompleteStacks(const std::string& folded, bool from_entry) {
+  Share share;
+  std::istringstream lines(folded);
+  std::string line;
+  while (std::getline(lines, line)) {
+    const size_t space = line.rfind(' ');
+    if (space == std::string::npos) continue;
+    const std::string stack = line.substr(0, space);
+    if (stack != "inner" && !stack.ends_with(";inner")) continue;
+    const uint64_t samples = std::stoull(line.substr(space + 1));
+    share.total += samples;
+    if (stack.ends_with(";main;outer;middle;inner") &&
+        (!from_entry || stack.starts_with("_start;"))) {
+      share.complete += samples;
+    }
+  }
+  return share;
+}
+
+std::string Record(const TempDir& tmp, const std::string& call_graph) {
+  const std::string dir = tmp.path() + "/" + call_graph;
+  auto result = RunProgram({JITSCOPE_CLI, "record", "--call-graph", call_graph, "-o", dir, "--",
+                            NO_FRAME_POINTERS, "400"});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  return dir;
+}
+
+TEST(DwarfUnwindE2eTest, StacksWithoutFramePointersReachTheThreadsEntry) {
+  TempDir tmp;
+  const std::string dir = Record(tmp, "dwarf");
+  auto folded = RunProgram({JITSCOPE_CLI, "report", dir, "--format", "folded"});
+  ASSERT_EQ(folded.exit_code, 0) << folded.err;
+  const Share share = CompleteStacks(folded.out, /*from_entry=*/true);
+  ASSERT_GT(share.total, 100u) << folded.out;
+  EXPECT_GE(share.complete * 100, share.total * 95)
+      << share.complete << " of " << share.total << "\n"
+      << folded.out;
+
+  auto text = RunProgram({JITSCOPE_CLI, "report", dir});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("# stacks unwound from DWARF call-frame information, walks ending in: "),
+            std::string::npos)
+      << text.out;
+}
+
+// The control: the same program's frame-pointer chains lose inner's callers.
+TEST(DwarfUnwindE2eTest, FramePointerChainsOfTheSameProgramDoNot) {
+  TempDir tmp;
+  const std::string dir = Record(tmp, "fp");
+  auto folded = RunProgram({JITSCOPE_CLI, "report", dir, "--format", "folded"});
+  ASSERT_EQ(folded.exit_code, 0) << folded.err;
+  const Share share = CompleteStacks(folded.out, /*from_entry=*/false);
+  ASSERT_GT(share.total, 100u) << folded.out;
+  EXPECT_LT(share.complete * 100, share.total * 50) << folded.out;
+  auto text = RunProgram({JITSCOPE_CLI, "report", dir});
+  EXPECT_EQ(text.out.find("walks ending in"), std::string::npos) << "no unwinding in fp sessions";
+}
+
+}  // namespace
+}  // namespace jitscope::report
