@@ -71,13 +71,10 @@ const CfiRow* CfiModule::Find(uint64_t address) {
   int32_t index = -1;
   if (found) {
     // Rows are shared by every pc of their range.
-    for (size_t i = 0; i < rows_.size() && index < 0; ++i) {
-      if (rows_[i].start == row.start && rows_[i].end == row.end) index = static_cast<int32_t>(i);
-    }
-    if (index < 0) {
-      index = static_cast<int32_t>(rows_.size());
-      rows_.push_back(std::move(row));
-    }
+    auto [it, inserted] =
+        row_by_range_.try_emplace({row.start, row.end}, static_cast<int32_t>(rows_.size()));
+    if (inserted) rows_.push_back(std::move(row));
+    index = it->second;
   }
   if (row_at_pc_.size() < kMaxCachedPcs) row_at_pc_.emplace(address, index);
   return index < 0 ? nullptr : &rows_[static_cast<size_t>(index)];

@@ -11,9 +11,12 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "jitscope/base/scoped_resource.h"
@@ -70,8 +73,9 @@ class CfiModule {
     uint64_t offset, size, vaddr;
   };
   std::vector<Segment> segments_;
-  std::vector<CfiRow> rows_;
-  std::unordered_map<uint64_t, int32_t> row_at_pc_;  // -1: no row
+  std::deque<CfiRow> rows_;  // a deque: rows handed out stay where they are
+  std::map<std::pair<uint64_t, uint64_t>, int32_t> row_by_range_;  // [start, end) → rows_
+  std::unordered_map<uint64_t, int32_t> row_at_pc_;                // -1: no row
 };
 
 }  // namespace jitscope::unwind
