@@ -42,10 +42,11 @@ Share CompleteStacks(const std::string& folded, bool from_entry) {
   return share;
 }
 
-std::string Record(const TempDir& tmp, const std::string& call_graph) {
+std::string Record(const TempDir& tmp, const std::string& call_graph,
+                   const std::string& program = NO_FRAME_POINTERS) {
   const std::string dir = tmp.path() + "/" + call_graph;
-  auto result = RunProgram({JITSCOPE_CLI, "record", "--call-graph", call_graph, "-o", dir, "--",
-                            NO_FRAME_POINTERS, "400"});
+  auto result = RunProgram(
+      {JITSCOPE_CLI, "record", "--call-graph", call_graph, "-o", dir, "--", program, "400"});
   EXPECT_EQ(result.exit_code, 0) << result.err;
   return dir;
 }
@@ -67,6 +68,31 @@ TEST(DwarfUnwindE2eTest, StacksWithoutFramePointersReachTheThreadsEntry) {
             std::string::npos)
       << text.out;
 }
+
+#if defined(JITSCOPE_LIB32_DIR) || defined(JITSCOPE_LIB32_UNAVAILABLE)
+// An i386 process: its samples carry the 32-bit register set (the sample's abi says so), which
+// the unwinder walks with i386 DWARF numbering and 4-byte stack words.
+TEST(DwarfUnwindE2eTest, I386ProcessesAreUnwoundWithTheirOwnRegisterSet) {
+#ifdef JITSCOPE_LIB32_UNAVAILABLE
+  FAIL() << "this machine cannot build for i386: " << JITSCOPE_LIB32_UNAVAILABLE;
+#else
+  TempDir tmp;
+  const std::string program = tmp.path() + "/no_frame_pointers32";
+  auto build =
+      RunProgram({JITSCOPE_PLAIN_CC, "-m32", "-O2", "-fomit-frame-pointer",
+                  "-fasynchronous-unwind-tables", NO_FRAME_POINTERS_SOURCE, "-o", program});
+  ASSERT_EQ(build.exit_code, 0) << build.err;
+  const std::string dir = Record(tmp, "dwarf", program);
+  auto folded = RunProgram({JITSCOPE_CLI, "report", dir, "--format", "folded"});
+  ASSERT_EQ(folded.exit_code, 0) << folded.err;
+  const Share share = CompleteStacks(folded.out, /*from_entry=*/true);
+  ASSERT_GT(share.total, 100u) << folded.out;
+  EXPECT_GE(share.complete * 100, share.total * 95)
+      << share.complete << " of " << share.total << "\n"
+      << folded.out;
+#endif
+}
+#endif
 
 // The control: the same program's frame-pointer chains lose inner's callers.
 TEST(DwarfUnwindE2eTest, FramePointerChainsOfTheSameProgramDoNot) {
