@@ -75,6 +75,23 @@ def samples_dwarf():
             + sample(1, regs, stack, 64) + rec(5, struct.pack('<QQQ', 1, 2, 3))
             + rec(2, struct.pack('<QQ', 1, 4) + trailer(0, 0)))
 
+def unwind_walk():
+    # 17 x86-64 DWARF registers (rip in slot 16 at a low file address of the fuzzer, rsp in slot
+    # 7), then a stack copy whose words look like return addresses and saved registers.
+    regs = [0] * 17
+    regs[7], regs[6], regs[16] = 0x7ffc0000, 0x7ffc0040, 0x2000
+    stack = b''.join(struct.pack('<Q', 0x2000 + 0x40 * i if i % 3 else 0x7ffc0000 + 8 * i)
+                     for i in range(64))
+    return b''.join(struct.pack('<Q', r) for r in regs) + stack
+
+def unwind_expression():
+    # After the registers, (atom, operand, operand2) triples: glibc's PLT CFA expression
+    # (breg7 8; breg16 0; lit15; and; lit11; ge; lit3; shl; plus), then a branch and a deref.
+    regs = b''.join(struct.pack('<Q', 0x7ffc0000 if i == 7 else 0x1000 + i) for i in range(17))
+    ops = [(0x77, 8, 0), (0x80, 0, 0), (0x3f, 0, 0), (0x1a, 0, 0), (0x3b, 0, 0), (0x2a, 0, 0),
+           (0x33, 0, 0), (0x24, 0, 0), (0x22, 0, 0), (0x28, 3, 0), (0x06, 0, 0), (0x94, 4, 0)]
+    return regs + b''.join(bytes(op) for op in ops)
+
 def write(path, data):
     with open(os.path.join(here, 'corpus', path), 'wb') as f:
         f.write(data)
@@ -89,3 +106,6 @@ write('perf_map/synthetic.map', b'7f0000001000 40 LazyCompile:*run /app/main.js:
 write('oprofile_dump/synthetic.dump', oprofile())
 write('samples/synthetic_dwarf.jss', samples_dwarf())
 write('samples/synthetic_dwarf_truncated.jss', samples_dwarf()[:-40])
+os.makedirs(os.path.join(here, 'corpus', 'unwind'), exist_ok=True)
+write('unwind/synthetic_walk', unwind_walk())
+write('unwind/synthetic_expression', unwind_expression())
