@@ -10,9 +10,11 @@
 //
 // Then the same notification through each output format of the collector (the collector core
 // in-process over its real sinks, BM_Sinks/<JITSCOPE_FORMATS>/<code bytes>), for a method with a
-// source file, an 8-entry line table and 256 or 4096 bytes of code (the jitdump copies the code,
-// the perf map writes one line), next to the same two floors for the bytes each format writes
-// (BM_PageCacheFloor64KiB/<bytes>, BM_WritePerRecord/<bytes>).
+// source file, an 8-entry line table and 256 or 4096 bytes of code (the trace and the jitdump
+// copy the code, the perf map writes one line; BM_Sinks/trace-no-code is the trace with
+// JITSCOPE_CODE_BYTES=0), next to the same two floors for the bytes each format writes
+// (BM_PageCacheFloor64KiB/<bytes>, BM_WritePerRecord/<bytes>; trace+code@N and trace-no-code@N
+// are the trace's).
 //
 // Output goes to $JITSCOPE_BENCH_DIR (default /tmp), one fresh directory per run. Figures:
 // docs/performance.md.
@@ -180,6 +182,25 @@ int64_t JitdumpBytes(size_t code_size) {
   jitscope::formats::AppendJitdumpCodeLoadPrefix(out, fields);
   return static_cast<int64_t>(out.size() + code_size);
 }
+// What the trace sink writes for one SinkEvent: the code record, and with `code_bytes` the
+// record of the region's machine code (trace/format.h, kCodeBytes).
+int64_t TraceBytes(size_t code_size, bool code_bytes) {
+  SinkEvent event(code_size);
+  std::vector<jitscope::trace::LineEntry> table;
+  for (const auto& entry : event.table) table.push_back({entry.Offset, entry.LineNumber});
+  jitscope::trace::CodeEvent code;
+  code.api_event = jitscope::trace::kEventMethodLoadFinished;
+  code.size = static_cast<uint32_t>(code_size);
+  code.name = kSinkName;
+  code.source_file = kSinkSource;
+  code.lines = table;
+  size_t bytes = jitscope::trace::EncodedRecordSize(code);
+  if (code_bytes) {
+    bytes += jitscope::trace::EncodedRecordSize(
+        jitscope::trace::CodeBytesEvent{0x1000, static_cast<uint32_t>(code_size), event.code});
+  }
+  return static_cast<int64_t>(bytes);
+}
 int64_t PerfMapBytes(size_t code_size) {
   return static_cast<int64_t>(
       jitscope::formats::FormatPerfMapLine(0x7f0000000000, code_size, kSinkName).size());
@@ -192,7 +213,7 @@ std::string SinksDirectory(uint32_t formats) {
   return bench_dir + "/sinks-" + std::to_string(formats);
 }
 
-void BM_Sinks(benchmark::State& state, uint32_t formats) {
+void BM_Sinks(benchmark::State& state, uint32_t formats, bool code_bytes) {
   if (state.thread_index() == 0) {
     const std::string dir = SinksDirectory(formats);
     std::system(("rm -rf '" + dir + "' && mkdir '" + dir + "'").c_str());
@@ -200,6 +221,7 @@ void BM_Sinks(benchmark::State& state, uint32_t formats) {
     config.output_dir = dir;
     config.perf_map_dir = dir;
     config.formats = formats;
+    config.code_bytes = code_bytes;
     auto collector = jitscope::collector::Collector::Create(
         config, jitscope::collector::Log(), jitscope::collector::SystemEnvironment());
     if (!collector.ok()) {
@@ -241,15 +263,19 @@ void RegisterBenchmarks() {
     const std::string at = "@" + std::to_string(code_size);
     floors.emplace_back("jitdump" + at, jitdump);
     floors.emplace_back("perfmap" + at, PerfMapBytes(static_cast<size_t>(code_size)));
+    floors.emplace_back("trace+code" + at, TraceBytes(static_cast<size_t>(code_size), true));
+    floors.emplace_back("trace-no-code" + at, TraceBytes(static_cast<size_t>(code_size), false));
     struct Variant {
       const char* name;
       uint32_t formats;
+      bool code_bytes = true;
     };
     for (const Variant& v :
-         {Variant{"trace", kFormatTrace}, Variant{"jitdump", kFormatJitdump},
-          Variant{"perfmap", kFormatPerfMap},
+         {Variant{"trace", kFormatTrace}, Variant{"trace-no-code", kFormatTrace, false},
+          Variant{"jitdump", kFormatJitdump}, Variant{"perfmap", kFormatPerfMap},
           Variant{"trace,jitdump,perfmap", kFormatTrace | kFormatJitdump | kFormatPerfMap}}) {
-      benchmark::RegisterBenchmark(("BM_Sinks/" + std::string(v.name)).c_str(), BM_Sinks, v.formats)
+      benchmark::RegisterBenchmark(("BM_Sinks/" + std::string(v.name)).c_str(), BM_Sinks, v.formats,
+                                   v.code_bytes)
           ->Arg(code_size)
           ->Iterations(iterations(jitdump))
           ->Threads(1)

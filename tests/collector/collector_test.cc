@@ -186,7 +186,7 @@ TEST(TraceSinkTest, NeverClobbersOrFollowsWhatIsAlreadyThere) {
   const std::string dir = pattern;
   std::system(("echo precious > " + dir + "/jit-77.jsc").c_str());
   ASSERT_EQ(::symlink((dir + "/target").c_str(), (dir + "/jit-77.1.jsc").c_str()), 0);
-  auto sink = TraceSink::Create(dir, {77, "exe", 0, 0});
+  auto sink = TraceSink::Create(dir, {77, "exe", 0, 0}, /*code_bytes=*/false);
   ASSERT_TRUE(sink.ok()) << sink.status().message();
   EXPECT_EQ((*sink)->path(), dir + "/jit-77.2.jsc");
   std::ifstream precious(dir + "/jit-77.jsc");
@@ -194,6 +194,63 @@ TEST(TraceSinkTest, NeverClobbersOrFollowsWhatIsAlreadyThere) {
   std::getline(precious, content);
   EXPECT_EQ(content, "precious");
   EXPECT_NE(::access((dir + "/target").c_str(), F_OK), 0);
+  std::system(("rm -rf " + dir).c_str());
+}
+
+// The trace keeps the machine code of each region the engine places: top-level loads and code
+// updates, never an inline instance (its bytes are its parent's) or an update of data; memory the
+// engine got wrong is recorded as a region without bytes instead of faulting.
+TEST(TraceSinkTest, KeepsTheCodeBytesOfEveryRegionThatHoldsCode) {
+  static const uint8_t kCode[] = {0x55, 0x48, 0x89, 0xe5, 0x5d, 0xc3};
+  char pattern[] = "/tmp/jitscope-sink-test.XXXXXX";
+  ASSERT_NE(::mkdtemp(pattern), nullptr);
+  const std::string dir = pattern;
+  auto sink = TraceSink::Create(dir, {78, "exe", 0, 0}, /*code_bytes=*/true);
+  ASSERT_TRUE(sink.ok()) << sink.status().message();
+  const std::string path = (*sink)->path();
+  std::vector<std::unique_ptr<Sink>> sinks;
+  sinks.push_back(std::move(sink).value());
+  fake_now = 0;
+  auto collector = Collector::CreateForTesting(std::move(sinks), Log(), kFakeEnvironment);
+
+  iJIT_Method_Load load = {};
+  load.method_id = 1;
+  load.method_name = const_cast<char*>("f");
+  load.method_load_address = const_cast<uint8_t*>(kCode);
+  load.method_size = sizeof(kCode);
+  ASSERT_EQ(collector->Notify(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, &load), 1);
+  iJIT_Method_Inline_Load inlined = {};
+  inlined.method_id = 2;
+  inlined.parent_method_id = 1;
+  inlined.method_name = const_cast<char*>("g");
+  inlined.method_load_address = const_cast<uint8_t*>(kCode + 1);
+  inlined.method_size = 2;
+  ASSERT_EQ(collector->Notify(iJVM_EVENT_TYPE_METHOD_INLINE_LOAD_FINISHED, &inlined), 1);
+  iJIT_Method_Update data = {};
+  data.load_address = const_cast<uint8_t*>(kCode);
+  data.size = 2;
+  data.type = iJIT_CT_DATA;
+  data.data_format = const_cast<char*>("%d");
+  ASSERT_EQ(collector->Notify(iJVM_EVENT_TYPE_METHOD_UPDATE_V2, &data), 1);
+  load.method_id = 3;
+  load.method_load_address = reinterpret_cast<void*>(uintptr_t{0x10});  // nothing mapped there
+  load.method_size = 4;
+  ASSERT_EQ(collector->Notify(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, &load), 1);
+
+  auto file = trace::TraceFile::Open(path);
+  ASSERT_TRUE(file.ok());
+  std::vector<std::string> lines;
+  for (const auto& record : file->trace().records) {
+    if (const auto* bytes = std::get_if<trace::CodeBytesEvent>(&record.event)) {
+      lines.push_back(trace::Describe(record));
+      EXPECT_EQ(bytes->address, bytes->bytes.empty() ? 0x10 : reinterpret_cast<uintptr_t>(kCode));
+    }
+  }
+  EXPECT_EQ(lines, (std::vector<std::string>{
+                       "1 tid=7 code_bytes addr=" + std::to_string(reinterpret_cast<uintptr_t>(kCode)) +
+                           " size=6 bytes=85,72,137,229,93,195,",
+                       "4 tid=7 code_bytes addr=16 size=4 bytes=",
+                   }));
   std::system(("rm -rf " + dir).c_str());
 }
 
@@ -215,7 +272,8 @@ void RunThreads(int thread_count, int per_thread, long* rss_growth_kib = nullptr
   char pattern[] = "/tmp/jitscope-collector-test.XXXXXX";
   ASSERT_NE(::mkdtemp(pattern), nullptr);
   const std::string dir = pattern;
-  auto sink = TraceSink::Create(dir, {1, "test", 0, 0});
+  // The methods' addresses are made up: no code to keep.
+  auto sink = TraceSink::Create(dir, {1, "test", 0, 0}, /*code_bytes=*/false);
   ASSERT_TRUE(sink.ok()) << sink.status().message();
   const std::string path = (*sink)->path();
   std::vector<std::unique_ptr<Sink>> sinks;

@@ -27,12 +27,25 @@ TEST(ConfigTest, Defaults) {
 TEST(ConfigTest, ReadsEveryVariable) {
   environment = {{"JITSCOPE_OUTPUT_DIR", "/out"},
                  {"JITSCOPE_FORMATS", " trace ,trace"},
-                 {"JITSCOPE_LOG", "/tmp/log"}};
+                 {"JITSCOPE_LOG", "/tmp/log"},
+                 {"JITSCOPE_CODE_BYTES", "0"}};
   auto config = ConfigFromEnvironment(&FakeGetEnv);
   ASSERT_TRUE(config.ok());
   EXPECT_EQ(config->output_dir, "/out");
   EXPECT_EQ(config->formats, kFormatTrace);
   EXPECT_EQ(config->log_path, "/tmp/log");
+  EXPECT_FALSE(config->code_bytes);
+}
+
+TEST(ConfigTest, CodeBytesAreKeptUnlessSwitchedOffExactly) {
+  environment = {};
+  EXPECT_TRUE(ConfigFromEnvironment(&FakeGetEnv)->code_bytes);
+  environment = {{"JITSCOPE_CODE_BYTES", "1"}};
+  EXPECT_TRUE(ConfigFromEnvironment(&FakeGetEnv)->code_bytes);
+  environment = {{"JITSCOPE_CODE_BYTES", "no"}};
+  auto config = ConfigFromEnvironment(&FakeGetEnv);
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(config.status().message(), "JITSCOPE_CODE_BYTES must be 0 or 1, not 'no'");
 }
 
 TEST(ConfigTest, EmptyValuesMeanDefaults) {

@@ -73,6 +73,25 @@ TEST(RecordCodecTest, OtherEventsRoundTrip) {
             "8 tid=7 rejected event=99 reason=unknown_event");
 }
 
+TEST(RecordCodecTest, CodeBytesRoundTripWithAndWithoutTheirBytes) {
+  constexpr uint8_t kCode[] = {0x55, 0x48, 0x89, 0xe5, 0xc3};
+  EXPECT_EQ(RoundTrip(CodeBytesEvent{0x2000, 5, kCode}, 9),
+            "9 tid=7 code_bytes addr=8192 size=5 bytes=85,72,137,229,195,");
+  EXPECT_EQ(RoundTrip(CodeBytesEvent{0x2000, 5, {}}, 9), "9 tid=7 code_bytes addr=8192 size=5 bytes=");
+  // Bytes that are neither the whole region nor none cannot be encoded.
+  EXPECT_EQ(EncodedRecordSize(CodeBytesEvent{0x2000, 6, kCode}), 0u);
+}
+
+TEST(RecordCodecTest, CodeBytesOfAnotherLengthThanTheirRegionAreDamage) {
+  const CodeBytesRecord fixed{1, 0x2000, 8, 4};
+  uint64_t body[4] = {};
+  std::memcpy(body, &fixed, sizeof(fixed));
+  auto decoded = DecodeRecordBody(RecordType::kCodeBytes,
+                                  {reinterpret_cast<const uint8_t*>(body), sizeof(body)});
+  ASSERT_FALSE(decoded.ok());
+  EXPECT_EQ(decoded.status().message(), "code-bytes record holds 4 bytes of a 8-byte region");
+}
+
 TEST(RecordCodecTest, PaddingIsZeroed) {
   CodeEvent code;
   code.api_event = kEventMethodLoadFinished;

@@ -35,6 +35,9 @@ inline std::string Describe(const Record& record) {
     out << "shutdown";
   } else if (const auto* r = std::get_if<RejectedEvent>(&record.event)) {
     out << "rejected event=" << r->api_event << " reason=" << RejectReasonName(r->reason);
+  } else if (const auto* c = std::get_if<CodeBytesEvent>(&record.event)) {
+    out << "code_bytes addr=" << c->address << " size=" << c->size << " bytes=";
+    for (const uint8_t byte : c->bytes) out << static_cast<unsigned>(byte) << ",";
   }
   return out.str();
 }

@@ -145,6 +145,14 @@ RecordFields Describe(const trace::Event& event) {
                {"address", "addr", Hex{e.address}},
                {"size", "size", uint64_t{e.size}}}};
     }
+    RecordFields operator()(const trace::CodeBytesEvent& e) const {
+      return {"code_bytes",
+              "CODE_BYTES",
+              {{"address", "addr", Hex{e.address}},
+               {"size", "size", uint64_t{e.size}},
+               {"", "code_bytes", uint64_t{e.bytes.size()}, Shown::kTextOnly},
+               {"code", "", Word{HexBytes(e.bytes)}, Shown::kJsonOnly}}};
+    }
   };
   return std::visit(Visitor{}, event);
 }

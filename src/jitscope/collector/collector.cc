@@ -81,7 +81,7 @@ base::StatusOr<std::unique_ptr<Collector>> Collector::Create(const Config& confi
   if (config.formats & kFormatTrace) {
     trace::TraceIdentity identity{static_cast<uint32_t>(::getpid()), ExecutablePath(),
                                   environment.now_ns(), RealtimeNowNs()};
-    ASSIGN_OR_RETURN(auto sink, TraceSink::Create(config.output_dir, identity));
+    ASSIGN_OR_RETURN(auto sink, TraceSink::Create(config.output_dir, identity, config.code_bytes));
     log.Printf("recording JIT events to %s", sink->path().c_str());
     sinks.push_back(std::move(sink));
   }

@@ -6,6 +6,7 @@
 //                        (formats/output_formats.h)
 //   JITSCOPE_PERF_MAP_DIR  where the perf map goes (default: /tmp, the only place perf reads)
 //   JITSCOPE_LOG         file that collector messages are appended to (default: stderr)
+//   JITSCOPE_CODE_BYTES  1 (default): the trace keeps each region's machine code; 0: it does not
 #pragma once
 
 #include <cstdint>
@@ -27,6 +28,7 @@ struct Config {
   uint32_t formats = formats::kDefaultOutputFormats;
   std::string log_path;  // empty: stderr
   std::string perf_map_dir{formats::kPerfMapDirectory};
+  bool code_bytes = true;
 };
 
 // `getenv` is injected so tests need not touch the process environment.

@@ -15,9 +15,11 @@ namespace jitscope::collector {
 class TraceSink : public Sink {
  public:
   // Creates the trace exclusively (never following or clobbering an existing file). If
-  // jit-<pid>.jsc exists (a recycled pid), jit-<pid>.1.jsc, .2, ... are tried.
+  // jit-<pid>.jsc exists (a recycled pid), jit-<pid>.1.jsc, .2, ... are tried. With
+  // `code_bytes`, each Intel-API region's machine code follows its record (trace/format.h).
   static base::StatusOr<std::unique_ptr<TraceSink>> Create(const std::string& directory,
-                                                           const trace::TraceIdentity& identity);
+                                                           const trace::TraceIdentity& identity,
+                                                           bool code_bytes);
 
   // SHUTDOWN, and the process's exit, are clean ends: the trace gives back its unused tail.
   Result Write(const trace::Record& record) override;
@@ -26,10 +28,11 @@ class TraceSink : public Sink {
   base::Status error() const override { return writer_->error(); }
 
  private:
-  TraceSink(std::unique_ptr<trace::TraceWriter> writer, std::string path)
-      : writer_(std::move(writer)), path_(std::move(path)) {}
+  TraceSink(std::unique_ptr<trace::TraceWriter> writer, std::string path, bool code_bytes)
+      : writer_(std::move(writer)), path_(std::move(path)), code_bytes_(code_bytes) {}
   std::unique_ptr<trace::TraceWriter> writer_;
   std::string path_;
+  bool code_bytes_;
 };
 
 }  // namespace jitscope::collector

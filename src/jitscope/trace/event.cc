@@ -91,6 +91,9 @@ uint32_t CallOf(const Event& event) {
     uint32_t operator()(const OprofileCodeLoadEvent&) const { return kCallOpWriteNativeCode; }
     uint32_t operator()(const OprofileDebugLinesEvent&) const { return kCallOpWriteDebugLineInfo; }
     uint32_t operator()(const OprofileUnloadEvent&) const { return kCallOpUnloadNativeCode; }
+    // Written by the trace sink beside a code record, never reported by a call of its own (no
+    // API numbers an event 0).
+    uint32_t operator()(const CodeBytesEvent&) const { return 0; }
   };
   return std::visit(Visitor{}, event);
 }

@@ -165,9 +165,18 @@ struct OprofileUnloadEvent {
   uint32_t size = 0;
 };
 
+// The machine code of the region the previous code or range-update record of the same thread
+// described, copied when it was reported (the trace sink writes it; no API call carries it).
+// The bytes are what the code was then: an engine may patch it later.
+struct CodeBytesEvent {
+  uint64_t address = 0;
+  uint32_t size = 0;
+  std::span<const uint8_t> bytes;  // `size` bytes, or empty when the memory was not readable
+};
+
 using Event = std::variant<CodeEvent, RangeUpdateEvent, UnloadEvent, ShutdownEvent, RejectedEvent,
                            OprofileOpenEvent, OprofileCloseEvent, OprofileCodeLoadEvent,
-                           OprofileDebugLinesEvent, OprofileUnloadEvent>;
+                           OprofileDebugLinesEvent, OprofileUnloadEvent, CodeBytesEvent>;
 
 // The iJVM_EVENT_TYPE_* value (or OprofileCall) an event was reported with.
 uint32_t CallOf(const Event& event);

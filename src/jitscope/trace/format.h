@@ -73,9 +73,14 @@ enum class RecordType : uint16_t {
   kOprofileCodeLoad = 8,    // op_write_native_code
   kOprofileDebugLines = 9,  // op_write_debug_line_info
   kOprofileUnload = 10,     // op_unload_native_code
+  // The machine code of an Intel-API region, written right after its kCode (a top-level load or
+  // METHOD_UPDATE) or kRangeUpdate (of code) record. Appended in format version 1: an older
+  // reader skips it as unknown, and a trace without it (an older one, or JITSCOPE_CODE_BYTES=0)
+  // simply has no code to show.
+  kCodeBytes = 11,
 };
 inline constexpr RecordType kFirstRecordType = RecordType::kCode;
-inline constexpr RecordType kLastRecordType = RecordType::kOprofileUnload;
+inline constexpr RecordType kLastRecordType = RecordType::kCodeBytes;
 
 // Every record starts with this. The writer stores `size`/`type`/`reserved` as one 8-byte word
 // after the body, so a zero word means "no record here (yet)": the end of the chunk's records,
@@ -202,6 +207,16 @@ struct OprofileUnloadRecord {
   uint32_t agent;
 };
 static_assert(sizeof(OprofileUnloadRecord) == 24);
+
+// Body of kCodeBytes, followed by `byte_count` bytes of code and padding. `byte_count` is `size`
+// when the region could be read, and 0 when the engine reported memory that is not readable.
+struct CodeBytesRecord {
+  uint64_t timestamp;
+  uint64_t address;     // the region's start, as in the record before it
+  uint32_t size;        // the region's size
+  uint32_t byte_count;  // bytes that follow
+};
+static_assert(sizeof(CodeBytesRecord) == 24);
 static_assert(std::endian::native == std::endian::little,
               "the trace is little-endian and written in host byte order");
 template <typename... Structs>
@@ -209,7 +224,7 @@ constexpr bool kWithoutPadding = (std::has_unique_object_representations_v<Struc
 static_assert(kWithoutPadding<FileHeader, ChunkHeader, RecordHeader, CodeRecord, LineEntry,
                               RangeUpdateRecord, UnloadRecord, ShutdownRecord, RejectedRecord,
                               OprofileAgentRecord, OprofileCodeLoadRecord, OprofileLineEntry,
-                              OprofileDebugLinesRecord, OprofileUnloadRecord>,
+                              OprofileDebugLinesRecord, OprofileUnloadRecord, CodeBytesRecord>,
               "on-disk structs must have no padding, so that every ABI lays them out alike");
 
 constexpr size_t AlignTo8(size_t n) { return (n + 7) & ~size_t{7}; }

@@ -336,6 +336,32 @@ struct Codec<OprofileUnloadEvent>
   }
 };
 
+template <>
+struct Codec<CodeBytesEvent> {
+  static constexpr RecordType kType = RecordType::kCodeBytes;
+  static std::optional<size_t> Size(const CodeBytesEvent& e) {
+    if (!e.bytes.empty() && e.bytes.size() != e.size) return std::nullopt;
+    return sizeof(CodeBytesRecord) + e.bytes.size();
+  }
+  static uint8_t* Encode(const CodeBytesEvent& e, uint64_t timestamp, uint8_t* out) {
+    const CodeBytesRecord fixed{timestamp, e.address, e.size,
+                                static_cast<uint32_t>(e.bytes.size())};
+    return Put(Put(out, &fixed, sizeof(fixed)), e.bytes.data(), e.bytes.size());
+  }
+  static base::Status Decode(BodyReader& in, uint64_t& timestamp, CodeBytesEvent& e) {
+    CodeBytesRecord fixed{};
+    if (!in.ReadFixed(fixed) || !in.ReadBytes(fixed.byte_count, e.bytes)) return Truncated(kType);
+    if (fixed.byte_count != 0 && fixed.byte_count != fixed.size) {
+      return base::Status::Error("code-bytes record holds %u bytes of a %u-byte region",
+                                 fixed.byte_count, fixed.size);
+    }
+    timestamp = fixed.timestamp;
+    e.address = fixed.address;
+    e.size = fixed.size;
+    return base::Status::Ok();
+  }
+};
+
 // Decodes a body of `type` as the Event alternative whose codec has that type.
 template <typename... Events>
 base::StatusOr<Record> DecodeAs(RecordType type, BodyReader& in,
