@@ -1,8 +1,8 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // `cmake --install` and the static-library way of adding the stub (README, "Add JIT profiling to
-// your JIT"; seed 000, "use the static library"): each test installs this build into a scratch
-// prefix, then builds the README's example against the installed files exactly as the README says,
+// your JIT"; seed 000, "use the static library"): this build installed into a prefix, each test
+// builds the README's example against the installed files exactly as the README says,
 // with pkg-config or with the README's CMake project, for x86-64 and for i386, and runs it against
 // the installed collector and `jitscope dump`.
 #include <algorithm>
@@ -31,18 +31,16 @@ using test_support::TempDir;
 constexpr char kReadmePkgConfigCommand[] =
     "cc -o my_jit my_jit.c $(pkg-config --cflags --libs jitprofiling)";
 
-// A scratch prefix with this build installed into it, and a scratch source tree with the README's
-// example and CMake project.
+// The prefix this build is installed into, and a scratch source tree with the README's example and
+// CMake project. The install_prefix fixture (CMakeLists.txt) runs `cmake --install` into the prefix
+// once per CTest run, before these tests, which only read it: run them through CTest.
 class Installed : public ::testing::Test {
  protected:
   void SetUp() override {
-    const ProcessResult install =
-        RunProgram({JITSCOPE_CMAKE, "--install", JITSCOPE_BUILD_DIR, "--prefix", prefix()});
-    ASSERT_EQ(install.exit_code, 0) << install.out << install.err;
     test_support::WriteReadmeBlock(JITSCOPE_README, "my_jit.c", source("my_jit.c"));
     test_support::WriteReadmeBlock(JITSCOPE_README, "CMakeLists.txt", source("CMakeLists.txt"));
   }
-  std::string prefix() const { return prefix_.path(); }
+  std::string prefix() const { return JITSCOPE_INSTALL_PREFIX; }
   std::string source(const std::string& name) const { return sources_.path() + "/" + name; }
 
   // pkg-config's answer for the package installed under <prefix>/<libdir>/pkgconfig.
@@ -111,7 +109,6 @@ class Installed : public ::testing::Test {
   }
 
  private:
-  TempDir prefix_;
   TempDir sources_;
 };
 

@@ -51,37 +51,19 @@ std::string FindTrace(const std::string& dir) {
 
 class ReportE2eTest : public ::testing::Test {
  protected:
-  // Each session is recorded once per test process, when a test first asks for it: recording is
-  // the slow part, and CTest runs every test in a process of its own.
+  // The sessions are recorded once per CTest run, before any test that reads them, by the
+  // report_sessions fixture (CMakeLists.txt): recording is the slow part, and CTest runs every
+  // test in a process of its own. Run the tests through CTest (ctest -R report_e2e).
+  static std::string Hotspot() { return REPORT_SESSIONS "/hotspot"; }
+  static std::string Inline() { return REPORT_SESSIONS "/inline"; }
+  // A scratch directory for what the tests write.
   static void SetUpTestSuite() { tmp_ = new TempDir(); }
-  static const std::string& Session(std::string& dir, const std::string& name,
-                                    const std::vector<std::string>& command) {
-    if (!dir.empty()) return dir;
-    dir = tmp_->path() + "/" + name;
-    std::vector<std::string> argv{JITSCOPE_CLI, "record", "-o", dir, "--"};
-    argv.insert(argv.end(), command.begin(), command.end());
-    auto result = RunProgram(argv);
-    EXPECT_EQ(result.exit_code, 0) << result.err;
-    return dir;
-  }
-  static const std::string& Hotspot() {
-    return Session(hotspot_, "hotspot", {JITVM, JITVM_PROGRAMS "/hotspot.jv", "1500"});
-  }
-  static const std::string& Inline() {
-    return Session(inline_, "inline", {JITVM, "--hot-threshold=20", INLINE_PROGRAM, "300"});
-  }
   // The example JIT with its JIT reports switched off: its code is anonymous memory that no
   // JIT file describes.
-  static const std::string& Unreported() {
-    return Session(unreported_, "unreported",
-                   {JITVM, "--no-jit-api", JITVM_PROGRAMS "/hotspot.jv", "1500"});
-  }
+  static std::string Unreported() { return REPORT_SESSIONS "/unreported"; }
   static void TearDownTestSuite() {
     delete tmp_;
     tmp_ = nullptr;
-    hotspot_.clear();
-    inline_.clear();
-    unreported_.clear();
   }
 
   static Profile Build(const std::string& dir, bool inline_frames = true) {
@@ -92,7 +74,6 @@ class ReportE2eTest : public ::testing::Test {
   }
 
   static inline TempDir* tmp_ = nullptr;
-  static inline std::string hotspot_, inline_, unreported_;
 };
 
 TEST_F(ReportE2eTest, HotSpotIsTheTopJitFunctionAndItsLine) {

@@ -1,0 +1,25 @@
+# The set-up of a CTest fixture whose tests read what one command writes into one directory:
+#   cmake -DDIR=<dir> -P fresh_run.cmake -- <command> [args...]
+# removes <dir>, so that nothing from an earlier run is read, makes its parent, then runs the command
+# (which writes <dir>) and fails, with the command's output, if it fails.
+set(_command "")
+set(_after_separator FALSE)
+math(EXPR _last "${CMAKE_ARGC} - 1")
+foreach(_i RANGE ${_last})
+  if(_after_separator)
+    list(APPEND _command "${CMAKE_ARGV${_i}}")
+  elseif(CMAKE_ARGV${_i} STREQUAL "--")
+    set(_after_separator TRUE)
+  endif()
+endforeach()
+if(NOT DIR OR NOT _command)
+  message(FATAL_ERROR "usage: cmake -DDIR=<dir> -P fresh_run.cmake -- <command> [args...]")
+endif()
+file(REMOVE_RECURSE "${DIR}")
+get_filename_component(_parent "${DIR}" DIRECTORY)
+file(MAKE_DIRECTORY "${_parent}")
+execute_process(COMMAND ${_command} RESULT_VARIABLE _result)
+if(NOT _result EQUAL 0)
+  list(JOIN _command " " _shown)
+  message(FATAL_ERROR "${_shown}: ${_result}")
+endif()
