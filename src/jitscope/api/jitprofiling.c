@@ -69,37 +69,11 @@ typedef unsigned int(JITAPI_CDECL* JitscopeNotifyEventFn)(unsigned int, void*);
 /* ---- Collector state ----
  *
  * g_state is a one-way state machine in one word, read and written only through __atomic
- * builtins:
- *
- *   kUnloaded --(first caller wins the CAS)--> Loading(pid) --> kReady       (collector in use)
- *                                                           \-> kNoCollector (sticky: never
- * retried)
- *
- * Loading(pid) = kLoadingBase + the loading process's pid. The thread that wins the CAS is the
- * only one that runs dlopen and Initialize. It writes g_notify and g_mode with plain stores and
- * then publishes them with a release store of the final state; every reader loads g_state with
- * acquire before touching them, so it sees both. Afterwards g_notify and g_mode never change, and
- * the hot path takes no lock: one acquire load (a plain mov on x86), a compare and a branch.
- * Threads that arrive while another thread of the process is loading yield until the state
- * leaves Loading; that happens once per process.
- *
- * Why the pid: a process that forks while one of its threads is loading leaves the child with
- * Loading(parent) and no thread to finish it (only the forking thread survives fork). Waiting
- * would hang the child for ever, so a child that sees another process's Loading state claims the
- * load itself with the same CAS and loads the collector afresh, which is what Intel's stub does in
- * a child in that case (its flags are still unset there). Pids fit: Linux caps them at 2^22.
- * Except when the parent's thread was inside dlopen at the fork: glibc leaves the child's list of
- * loaded objects half-updated, and any dlopen in that child aborts the process (ld.so's
- * "r_state == RT_CONSISTENT" assertion). g_in_dlopen tells that case apart; such a child runs
- * without a collector and says so once. Waiting in a pthread_atfork handler instead would
- * deadlock: fork holds glibc's atfork lock while it runs the handlers, and a collector's
- * constructor, running inside that dlopen, may register handlers of its own (ours does).
- *
- * Rejected alternatives: pthread_once would need libpthread on glibc before 2.34, which the
- * vendoring rule forbids; it cannot answer a re-entrant caller (below), and it hangs a child forked
- * mid-load. pthread_atfork handlers would need registering before the first load. A mutex on every
- * call would put a lock on the hot path. Intel's unguarded flags let two threads each dlopen and
- * each call Initialize (fact sheet 4.9). */
+ * builtins: kUnloaded -> Loading(pid) -> kReady or kNoCollector (sticky). The CAS winner alone
+ * runs dlopen and Initialize and publishes g_notify and g_mode with a release store, so the hot
+ * path is one acquire load, a compare and a branch. The pid in Loading lets a child forked
+ * mid-load load afresh. Why it is built this way, and the alternatives rejected:
+ * docs/internals.md, "The stub's loading state machine". */
 enum { kUnloaded = 0, kReady = 1, kNoCollector = 2, kLoadingBase = 3 };
 
 static unsigned int g_state = kUnloaded;

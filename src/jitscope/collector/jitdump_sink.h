@@ -5,36 +5,12 @@
 // writer's checklist is fact sheet ../shared/reference/perf-jitdump-oprofile.md §7; the bytes are
 // formats/jitdump_writer.h.
 //
-// How each event becomes something perf understands (perf knows loads, nothing else):
-//   - METHOD_LOAD_FINISHED(_V2/_V3), METHOD_UPDATE: a DEBUG_INFO (when there are lines with a
-//     source file) and a CODE_LOAD of the region, named by MethodNames ("first symbolic
-//     information wins", "module!name"). So split regions are separate loads under the method's
-//     name, and a re-load, overwrite or update of an address is a new load with a later timestamp:
-//     perf maps the newer code over the older from that time on.
-//   - METHOD_INLINE_LOAD_FINISHED: perf has no inline frames (§2.3), so the inline's own source
-//     file and lines replace its parent's over the inline's code, and the enclosing region is
-//     loaded again with the merged table. The seeds forbid running a parent before it and all
-//     its inlines are reported, so no sample can fall between the loads. An inline that arrives
-//     before any region encloses it waits for one (the order of inline events is free).
-//   - METHOD_UPDATE_V2 of code: the patched range is loaded again under its method's name.
-//   - METHOD_UNLOAD_START: nothing to write (jitdump has no unload); the method is forgotten.
-//   - SHUTDOWN, and process exit: JIT_CODE_CLOSE.
-//
-// Crash safety: every event goes to the kernel in one writev() on an O_APPEND descriptor: a
-// buffer with the DEBUG_INFO and the CODE_LOAD up to its code (they stay together, since perf
-// attaches debug info to the *next* load), then the code straight from the engine's memory. So
-// the code is copied once, during the call, by the kernel, and an address that is not readable
-// makes the call fail (EFAULT) instead of crashing the host. When Write() returns, the records are
-// in the page cache and survive a SIGKILL. A write cut short (a full disk) is truncated back to
-// the last whole record, so a torn record can only be the last one — what a kill during the
-// writev() leaves, and what perf inject reads up to (§8). The file never has a zero-filled tail
-// (perf stops at a zero record, §8), which is why this sink does not map the file the way the
-// native trace does: perf needs every record it finds to be whole.
-//
-// Threading: one mutex serialises the region table, the code index and the write, so records
-// reach the file in timestamp order and DEBUG_INFO stays next to its CODE_LOAD. Other jitdump
-// writers (perf's JVMTI agent, LLVM, wasmtime) lock per record the same way; the cost is in
-// docs/performance.md.
+// Each event becomes the loads perf understands (inline instances merged into their parent's
+// lines, updates loaded again, unloads forgotten); every event reaches the kernel in one writev()
+// on an O_APPEND descriptor, so a record is whole in the page cache when Write() returns and an
+// unreadable address fails with EFAULT instead of crashing the host. One mutex keeps records in
+// timestamp order. The mapping of every event, the crash-safety argument and the threading:
+// docs/internals.md, "The jitdump sink".
 #pragma once
 
 #include <unistd.h>
