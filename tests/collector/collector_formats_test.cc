@@ -98,7 +98,10 @@ TEST_F(CollectorFormatsTest, EveryFormatGetsEveryLoad) {
   const uint32_t pid = static_cast<uint32_t>(::getpid());
   auto trace = trace::TraceFile::Open(out_.path() + "/jit-" + std::to_string(pid) + ".jsc");
   ASSERT_TRUE(trace.ok()) << trace.status().message();
-  ASSERT_EQ(1u, trace->trace().records.size());
+  ASSERT_EQ(2u, trace->trace().records.size());  // the load and its code bytes
+  const auto& bytes = std::get<trace::CodeBytesEvent>(trace->trace().records[1].event);
+  EXPECT_EQ(std::vector<uint8_t>(code, code + sizeof(code)),
+            std::vector<uint8_t>(bytes.bytes.begin(), bytes.bytes.end()));
   auto dump = testing::ReadTestJitdump(out_.path() + "/" + formats::JitdumpFileName(pid));
   ASSERT_TRUE(dump.ok()) << dump.status().message();
   ASSERT_EQ(2u, dump->records.size());

@@ -246,11 +246,12 @@ TEST(TraceSinkTest, KeepsTheCodeBytesOfEveryRegionThatHoldsCode) {
       EXPECT_EQ(bytes->address, bytes->bytes.empty() ? 0x10 : reinterpret_cast<uintptr_t>(kCode));
     }
   }
-  EXPECT_EQ(lines, (std::vector<std::string>{
-                       "1 tid=7 code_bytes addr=" + std::to_string(reinterpret_cast<uintptr_t>(kCode)) +
-                           " size=6 bytes=85,72,137,229,93,195,",
-                       "4 tid=7 code_bytes addr=16 size=4 bytes=",
-                   }));
+  EXPECT_EQ(lines,
+            (std::vector<std::string>{
+                "1 tid=7 code_bytes addr=" + std::to_string(reinterpret_cast<uintptr_t>(kCode)) +
+                    " size=6 bytes=85,72,137,229,93,195,",
+                "4 tid=7 code_bytes addr=16 size=4 bytes=",
+            }));
   std::system(("rm -rf " + dir).c_str());
 }
 

@@ -70,11 +70,12 @@ std::vector<std::string> Names(pid_t pid) {
 
 std::string Prefix(pid_t pid) { return "jitscope[" + std::to_string(pid) + "]: "; }
 
-// The trace the client left is complete: the all-events client's 10 records.
+// The trace the client left is complete: the all-events client's 10 records, and the code bytes
+// of the 4 regions it places.
 void ExpectCompleteTrace(const std::string& path) {
   const auto trace = test_support::OpenUndamagedTrace(path);
   ASSERT_TRUE(trace);
-  EXPECT_EQ(trace->trace().records.size(), 10u);
+  EXPECT_EQ(trace->trace().records.size(), 14u);
 }
 
 // The jitdump must be named jit-<pid>.dump for perf inject, so when that name is taken the

@@ -121,6 +121,9 @@ TraceModel Model(const std::vector<json>& records) {
         EXPECT_EQ(r["source_file"], m.source);
       }
       m.regions.push_back({r["address"], r["size"], r["lines"]});
+    } else if (event == "CODE_BYTES") {
+      // Every region's machine code, whole: jitvm's code is always readable.
+      EXPECT_EQ(r["code"].get<std::string>().size(), 2 * r["size"].get<size_t>()) << r.dump();
     } else if (event == "METHOD_INLINE_LOAD_FINISHED") {
       model.inlines.push_back({r["method_id"], r["parent_method_id"], r["name"], r["source_file"],
                                Region{r["address"], r["size"], r["lines"]}});
@@ -171,9 +174,9 @@ TEST(JitvmTrace, HotspotReportsEveryEventKindAsDesigned) {
   EXPECT_EQ(out, reference.captured());
 
   const TraceModel model = Model(records);
-  EXPECT_EQ(model.events,
-            (std::set<std::string>{"METHOD_LOAD_FINISHED_V2", "METHOD_INLINE_LOAD_FINISHED",
-                                   "METHOD_UNLOAD_START", "SHUTDOWN"}));
+  EXPECT_EQ(model.events, (std::set<std::string>{"METHOD_LOAD_FINISHED_V2", "CODE_BYTES",
+                                                 "METHOD_INLINE_LOAD_FINISHED",
+                                                 "METHOD_UNLOAD_START", "SHUTDOWN"}));
   EXPECT_EQ(records.back()["event"], "SHUTDOWN") << "SHUTDOWN comes last";
 
   // Methods per module and name.

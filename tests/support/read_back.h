@@ -70,18 +70,27 @@ inline TraceSpace SpaceOfTrace(const std::string& path) {
   return space;
 }
 
-// The method ids of a trace that holds only Intel code events (loads, inline loads, updates);
-// any other record fails the test.
+// The method ids of a trace that holds only Intel code events (loads, inline loads, updates)
+// and the code bytes of their regions; any other record fails the test.
 inline std::set<uint32_t> MethodIds(const trace::ParsedTrace& trace) {
   std::set<uint32_t> ids;
   for (size_t i = 0; i < trace.records.size(); ++i) {
     if (const auto* code = std::get_if<trace::CodeEvent>(&trace.records[i].event)) {
       ids.insert(code->method_id);
-    } else {
+    } else if (!std::holds_alternative<trace::CodeBytesEvent>(trace.records[i].event)) {
       ADD_FAILURE() << "record " << i << " is not a code event";
     }
   }
   return ids;
+}
+
+// The code records of a trace (loads, inline loads, updates), without their code bytes.
+inline size_t CodeRecords(const trace::ParsedTrace& trace) {
+  size_t count = 0;
+  for (const auto& record : trace.records) {
+    count += std::holds_alternative<trace::CodeEvent>(record.event) ? 1 : 0;
+  }
+  return count;
 }
 
 // The method ids of the undamaged trace at `path` (MethodIds); empty if it does not open.

@@ -77,11 +77,16 @@ class Session {
   }
 
   // The trace's records as `jitscope dump` would list their kinds, e.g. "code code rejected".
+  // The trace's records of reported events (the code bytes written beside them left out).
   std::vector<trace::Record> Records() {
     auto file = test_support::OpenUndamagedTrace(TracePath());
     if (!file) return {};
     records_file_ = std::make_unique<trace::TraceFile>(std::move(*file));
-    return records_file_->trace().records;
+    std::vector<trace::Record> events;
+    for (const trace::Record& record : records_file_->trace().records) {
+      if (!std::holds_alternative<trace::CodeBytesEvent>(record.event)) events.push_back(record);
+    }
+    return events;
   }
 
   // What `jitscope resolve DIR -- ADDRESS` names, innermost frame first (see Describe).

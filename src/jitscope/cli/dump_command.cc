@@ -148,7 +148,8 @@ RecordFields Describe(const trace::Event& event) {
     RecordFields operator()(const trace::CodeBytesEvent& e) const {
       return {"code_bytes",
               "CODE_BYTES",
-              {{"address", "addr", Hex{e.address}},
+              {Call("CODE_BYTES"),
+               {"address", "addr", Hex{e.address}},
                {"size", "size", uint64_t{e.size}},
                {"", "code_bytes", uint64_t{e.bytes.size()}, Shown::kTextOnly},
                {"code", "", Word{HexBytes(e.bytes)}, Shown::kJsonOnly}}};
