@@ -31,15 +31,21 @@ def v8_style():
     load = struct.pack('<IIQ', 0, 16 + len(load_body), 6) + load_body
     return struct.pack('<IIIIIIQQ', 0x4A695444, 1, 40, 62, 0, 42, 1, 0) + dbg + load
 
-def oprofile():
+def oprofile(i386=False):
     def pad(b):
         return b + b'\0' * ((8 - len(b) % 8) % 8)
     def rec(rid, ts, body):
         r = pad(struct.pack('<IIQ', rid, 0, ts) + body)
         return r[:4] + struct.pack('<I', len(r)) + r[8:]
-    header = struct.pack('<IIIIIIQ', 0x4F74496A, 1, 48, 9, 64, 0, 1700000000) + b'elf64-x86-64\0\0\0\0'
+    # i386: a 28-byte header (the u64 timestamp 4-aligned) and a 4-byte vma in the debug entries.
+    if i386:
+        header = pad(struct.pack('<IIIIIQ', 0x4F74496A, 1, 40, 8, 4, 1700000000) + b'elf32-i386\0')
+        vma = '<I'
+    else:
+        header = struct.pack('<IIIIIIQ', 0x4F74496A, 1, 48, 9, 64, 0, 1700000000) + b'elf64-x86-64\0\0\0\0'
+        vma = '<Q'
     recs = [rec(0, 1700000001, struct.pack('<QQII', 0x4000, 0x4000, 0x20, 0) + b'Lfoo;bar()V\0' + b'\x90' * 0x20),
-            rec(3, 1700000001, struct.pack('<QII', 0x4000, 2, 0) + struct.pack('<QI', 0x4000, 7) + b'Foo.java\0' + struct.pack('<QI', 0x4010, 9) + b'Foo.java\0'),
+            rec(3, 1700000001, struct.pack('<QII', 0x4000, 2, 0) + struct.pack(vma, 0x4000) + struct.pack('<I', 7) + b'Foo.java\0' + struct.pack(vma, 0x4010) + struct.pack('<I', 9) + b'Foo.java\0'),
             rec(0, 1700000002, struct.pack('<QQII', 0x5000, 0, 0x10, 0) + b'stub\0'),
             rec(1, 1700000003, struct.pack('<Q', 0x4000)),
             rec(2, 1700000004, b'')]
@@ -92,6 +98,11 @@ def unwind_expression():
            (0x33, 0, 0), (0x24, 0, 0), (0x22, 0, 0), (0x28, 3, 0), (0x06, 0, 0), (0x94, 4, 0)]
     return regs + b''.join(bytes(op) for op in ops)
 
+def oprofile_unknown_and_torn():
+    # An unknown record id (skipped and counted), then a load cut short by the end of the file.
+    return (oprofile() + struct.pack('<IIQQ', 7, 24, 1700000005, 0x6000) +
+            struct.pack('<IIQQQII', 0, 64, 1700000006, 0x6000, 0x6000, 0x10, 0) + b'torn')
+
 def write(path, data):
     with open(os.path.join(here, 'corpus', path), 'wb') as f:
         f.write(data)
@@ -109,3 +120,5 @@ write('samples/synthetic_dwarf_truncated.jss', samples_dwarf()[:-40])
 os.makedirs(os.path.join(here, 'corpus', 'unwind'), exist_ok=True)
 write('unwind/synthetic_walk', unwind_walk())
 write('unwind/synthetic_expression', unwind_expression())
+write('oprofile_dump/synthetic_i386.dump', oprofile(i386=True))
+write('oprofile_dump/synthetic_unknown_and_torn.dump', oprofile_unknown_and_torn())

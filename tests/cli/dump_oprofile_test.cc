@@ -71,22 +71,27 @@ TEST(DumpOprofileTest, TraceRecordsOfTheAgentApi) {
       << json.out;
 }
 
-TEST(DumpOprofileTest, OprofileDumpsAreRecognisedByTheirMagic) {
-  TempDir dir;
-  {
-    auto fd = base::CreateExclusive(dir.path(), "42.dump");
-    ASSERT_TRUE(fd.ok());
-    auto writer = formats::OprofileDumpWriter::Create(std::move(fd).value(),
-                                                      formats::kOprofileBfdX86_64, 1700000000);
-    ASSERT_TRUE(writer.ok());
-    uint64_t time = 1700000001;
-    for (const auto& event : kEvents) {
-      if (!std::holds_alternative<trace::RejectedEvent>(event)) {
-        ASSERT_TRUE(writer->Write(event, time++).ok());
-      }
+// Writes kEvents (but the rejected one) as libopagent would, to DIR/42.dump; returns its path.
+std::string WriteOprofileDump(const TempDir& dir) {
+  auto fd = base::CreateExclusive(dir.path(), "42.dump");
+  EXPECT_TRUE(fd.ok());
+  if (!fd.ok()) return "";
+  auto writer = formats::OprofileDumpWriter::Create(std::move(fd).value(),
+                                                    formats::kOprofileBfdX86_64, 1700000000);
+  EXPECT_TRUE(writer.ok());
+  if (!writer.ok()) return "";
+  uint64_t time = 1700000001;
+  for (const auto& event : kEvents) {
+    if (!std::holds_alternative<trace::RejectedEvent>(event)) {
+      EXPECT_TRUE(writer->Write(event, time++).ok());
     }
   }
-  const std::string path = dir.path() + "/42.dump";
+  return dir.path() + "/42.dump";
+}
+
+TEST(DumpOprofileTest, OprofileDumpsAreRecognisedByTheirMagic) {
+  TempDir dir;
+  const std::string path = WriteOprofileDump(dir);
   auto dump = RunProgram({JITSCOPE_CLI, "dump", path});
   ASSERT_EQ(dump.exit_code, 0) << dump.err;
   EXPECT_EQ(dump.out,
@@ -120,6 +125,36 @@ TEST(DumpOprofileTest, OprofileDumpsAreRecognisedByTheirMagic) {
   EXPECT_EQ(dump.exit_code, 0);
   EXPECT_NE(dump.out.find("# 5 records, 1 torn (the writer died mid-record)\n"), std::string::npos)
       << dump.out;
+}
+
+// A record id OProfile does not know is skipped and counted, as in the trace, and what follows
+// it is read.
+TEST(DumpOprofileTest, UnknownRecordsAreSkippedAndCounted) {
+  TempDir dir;
+  const std::string path = WriteOprofileDump(dir);
+  // id 9, 24 bytes; then an UNLOAD of 0x2000 at time 1700000009.
+  std::ofstream(path, std::ios::app | std::ios::binary)
+      .write(
+          "\x09\0\0\0\x18\0\0\0"
+          "\0\0\0\0\0\0\0\0"
+          "\0\0\0\0\0\0\0\0"
+          "\x01\0\0\0\x18\0\0\0"
+          "\x09\xf1\x53\x65\0\0\0\0"
+          "\0\x20\0\0\0\0\0\0",
+          48);
+  auto dump = RunProgram({JITSCOPE_CLI, "dump", path});
+  EXPECT_EQ(dump.exit_code, 0) << dump.err;
+  EXPECT_NE(dump.out.find("1700000006 CLOSE\n"
+                          "1700000009 UNLOAD vma=0x2000\n"
+                          "# 6 records, 1 of unknown type skipped\n"),
+            std::string::npos)
+      << dump.out;
+  auto json = RunProgram({JITSCOPE_CLI, "dump", "--json", path});
+  EXPECT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_NE(json.out.find(
+                "{\"records\":6,\"torn_records\":0,\"type\":\"summary\",\"unknown_records\":1}\n"),
+            std::string::npos)
+      << json.out;
 }
 
 }  // namespace

@@ -1,10 +1,13 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// The OProfile dump writer and reader (formats/oprofile_dump_*). The expected bytes are spelled
-// out from the layout in the fact sheet (../shared/reference/perf-jitdump-oprofile.md §4.3), not
-// from oprofile_dump_format.h, so a wrong struct there fails here.
+// The OProfile dump writer and its one reader (formats/oprofile_dump_*). The expected bytes are
+// spelled out from the layout in the fact sheet (../shared/reference/perf-jitdump-oprofile.md
+// §4.3), not from oprofile_dump_format.h, so a wrong struct there fails here.
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <tuple>
+#include <variant>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -109,9 +112,9 @@ TEST(OprofileDumpReaderTest, ReadsWhatTheWriterWrote) {
   ASSERT_TRUE(writer.Write(trace::OprofileCloseEvent{1}, kT0 + 1).ok());
   const std::string file = ReadFile(dir.path() + "/t.dump");
   const auto bytes = AsBytes(file);
-  auto dump = ParseOprofileDump(bytes);
+  auto dump = ParseOprofileDump(bytes, "t.dump");
   ASSERT_TRUE(dump.ok()) << dump.status().message();
-  EXPECT_TRUE(dump->damage.ok());
+  EXPECT_TRUE(dump->error.ok()) << dump->error.message();
   EXPECT_EQ(dump->header.bfd_target, "elf64-x86-64");
   EXPECT_EQ(dump->header.timestamp, kT0);
   ASSERT_EQ(dump->records.size(), 3u);
@@ -131,10 +134,10 @@ TEST(OprofileDumpReaderTest, ReadsWhatTheWriterWrote) {
 
   // Every prefix of the file is either the header error or a clean/torn parse: never a crash.
   for (size_t size = 0; size < bytes.size(); ++size) {
-    auto partial = ParseOprofileDump({bytes.data(), size});
+    auto partial = ParseOprofileDump({bytes.data(), size}, "t.dump");
     if (!partial.ok()) continue;
     EXPECT_LE(partial->records.size(), 3u);
-    EXPECT_TRUE(partial->damage.ok()) << size;
+    EXPECT_TRUE(partial->error.ok()) << size << ": " << partial->error.message();
   }
 }
 
@@ -188,9 +191,9 @@ TEST(OprofileDumpWriterTest, WritesTheI386LayoutExactly) {
   EXPECT_EQ(file, e.str());
 
   // The 64-bit reader takes the layout from the header, not from its own word size.
-  auto dump = ParseOprofileDump(AsBytes(file));
+  auto dump = ParseOprofileDump(AsBytes(file), "t.dump");
   ASSERT_TRUE(dump.ok()) << dump.status().message();
-  EXPECT_TRUE(dump->damage.ok()) << dump->damage.message();
+  EXPECT_TRUE(dump->error.ok()) << dump->error.message();
   EXPECT_EQ(dump->header.bfd_target, "elf32-i386");
   EXPECT_EQ(dump->header.timestamp, kT0);
   EXPECT_EQ(dump->header.layout, kOprofileLayoutI386);
@@ -211,9 +214,9 @@ TEST(OprofileDumpReaderTest, ReadsTheAlignedIlp32Layout) {
   b.CString("elf32-littlearm").PadTo8();
   b.U32(3).U32(48).U64(kT0).U64(0x10000).U32(1).U32(0).U32(0x10000).U32(5).CString("a.js");
   b.PadTo8();
-  auto dump = ParseOprofileDump(AsBytes(b.str()));
+  auto dump = ParseOprofileDump(AsBytes(b.str()), "t.dump");
   ASSERT_TRUE(dump.ok()) << dump.status().message();
-  EXPECT_TRUE(dump->damage.ok()) << dump->damage.message();
+  EXPECT_TRUE(dump->error.ok()) << dump->error.message();
   EXPECT_EQ(dump->header.bfd_target, "elf32-littlearm");
   EXPECT_EQ(dump->header.layout, kOprofileLayoutIlp32Aligned);
   EXPECT_EQ(dump->header.timestamp, kT0);
@@ -228,43 +231,249 @@ TEST(OprofileDumpReaderTest, ReportsDamageAndTornTails) {
   const LeBytes header = ExpectedHeader();
   {
     LeBytes b = header;
-    b.U32(9).U32(16).U64(kT0);  // unknown id: opjitconv fails the file
-    auto dump = ParseOprofileDump(AsBytes(b.str()));
+    // An unknown id: opjitconv fails the file; this reader skips it, counts it, reads on.
+    b.U32(9).U32(24).U64(kT0).U64(0);
+    b.U32(1).U32(24).U64(kT0 + 1).U64(0x1000);
+    auto dump = ParseOprofileDump(AsBytes(b.str()), "t.dump");
     ASSERT_TRUE(dump.ok());
-    EXPECT_EQ(dump->damage.message(), "damaged OProfile dump at offset 48: unknown record id");
+    EXPECT_TRUE(dump->error.ok()) << dump->error.message();
+    EXPECT_EQ(dump->stats.unknown_records, 1u);
+    ASSERT_EQ(dump->records.size(), 1u);
+    EXPECT_EQ(dump->records[0].offset, 72u);
+    EXPECT_EQ(std::get<OprofileDumpUnload>(dump->records[0].body).vma, 0x1000u);
   }
   {
     LeBytes b = header;
     b.U32(0).U32(48).U64(kT0).U64(1).U64(0).U32(0).U32(0).Raw("xxxxxxxx");  // name without NUL
-    auto dump = ParseOprofileDump(AsBytes(b.str()));
+    auto dump = ParseOprofileDump(AsBytes(b.str()), "t.dump");
     ASSERT_TRUE(dump.ok());
-    EXPECT_EQ(dump->damage.message(),
-              "damaged OProfile dump at offset 48: code load name is not terminated");
+    EXPECT_EQ(dump->error.message(),
+              "t.dump: offset 48: CODE_LOAD name is not NUL-terminated inside the record");
+  }
+  {
+    LeBytes b = header;
+    b.U32(0).U32(48).U64(kT0).U64(1).U64(1).U32(8).U32(0).CString("f").PadTo8();  // 6 code bytes
+    auto dump = ParseOprofileDump(AsBytes(b.str()), "t.dump");
+    ASSERT_TRUE(dump.ok());
+    EXPECT_EQ(dump->error.message(),
+              "t.dump: offset 48: CODE_LOAD record is shorter than its code");
+    EXPECT_TRUE(dump->records.empty());
   }
   {
     LeBytes b = header;
     b.U32(3).U32(40).U64(kT0).U64(1).U32(0xFFFFFFFF).U32(0).U64(0);  // 4 billion entries in 8 bytes
-    auto dump = ParseOprofileDump(AsBytes(b.str()));
+    auto dump = ParseOprofileDump(AsBytes(b.str()), "t.dump");
     ASSERT_TRUE(dump.ok());
-    EXPECT_EQ(dump->damage.message(),
-              "damaged OProfile dump at offset 48: debug info record is shorter than its entries");
+    EXPECT_EQ(dump->error.message(),
+              "t.dump: offset 48: DEBUG_INFO claims 4294967295 entries, more than its record can "
+              "hold");
+  }
+  {
+    LeBytes b = header;
+    b.U32(3).U32(48).U64(kT0).U64(1).U32(1).U32(0).U64(1).U32(2).CString("a").Raw("x").PadTo8();
+    auto dump = ParseOprofileDump(AsBytes(b.str()), "t.dump");
+    ASSERT_TRUE(dump.ok());
+    EXPECT_EQ(dump->error.message(),
+              "t.dump: offset 48: DEBUG_INFO has bytes after its entries that are not padding");
   }
   {
     LeBytes b = header;
     b.U32(1).U32(4096).U64(kT0).U64(1);  // a record the writer did not finish
-    auto dump = ParseOprofileDump(AsBytes(b.str()));
+    auto dump = ParseOprofileDump(AsBytes(b.str()), "t.dump");
     ASSERT_TRUE(dump.ok());
-    EXPECT_TRUE(dump->damage.ok());
-    EXPECT_EQ(dump->torn_records, 1u);
+    EXPECT_TRUE(dump->error.ok()) << dump->error.message();
+    EXPECT_EQ(dump->stats.torn_records, 1u);
+  }
+  {
+    LeBytes b = header;
+    b.U32(2).U32(16).U64(kT0).Raw(std::string(24, '\0'));  // zero bytes after the last record
+    auto dump = ParseOprofileDump(AsBytes(b.str()), "t.dump");
+    ASSERT_TRUE(dump.ok());
+    EXPECT_TRUE(dump->error.ok()) << dump->error.message();
+    EXPECT_EQ(dump->stats.torn_records, 0u);
+    EXPECT_EQ(dump->records.size(), 1u);
+  }
+  {
+    LeBytes b = header;
+    b.U32(2).U32(8).U64(kT0);  // smaller than its own prefix
+    auto dump = ParseOprofileDump(AsBytes(b.str()), "t.dump");
+    ASSERT_TRUE(dump.ok());
+    EXPECT_EQ(dump->error.message(),
+              "t.dump: offset 48: record size 8 is smaller than the 16-byte record header");
   }
   {
     std::string b = header.str();
     std::swap(b[0], b[3]), std::swap(b[1], b[2]);
-    auto dump = ParseOprofileDump(AsBytes(b));
+    auto dump = ParseOprofileDump(AsBytes(b), "t.dump");
     ASSERT_FALSE(dump.ok());
     EXPECT_EQ(dump.status().message(),
-              "OProfile dump written on a machine of the other byte order (not supported)");
+              "t.dump: OProfile dump written on a machine of the other byte order (not supported)");
   }
+}
+
+// An OProfile dump as libopagent writes it on x86-64 (fact sheet §4.3), built record by record:
+// each record's total_size counts its prefix and its padding to 8.
+class Dump {
+ public:
+  Dump() {
+    b_.U32(0x4F74496A).U32(1).U32(48).U32(9).U32(64).U32(0).U64(1700000000);
+    b_.CString("elf64-x86-64").PadTo8();
+  }
+  Dump& Load(uint64_t seconds, uint64_t vma, uint32_t size, std::string_view name, bool code) {
+    LeBytes r;
+    r.U64(vma).U64(code ? vma : 0).U32(size).U32(0).CString(name);
+    if (code) r.Raw(std::string(size, '\0'));
+    return Record(0, seconds, r);
+  }
+  Dump& Debug(uint64_t seconds, uint64_t code,
+              std::vector<std::tuple<uint64_t, uint32_t, std::string_view>> entries) {
+    LeBytes r;
+    r.U64(code).U32(static_cast<uint32_t>(entries.size())).U32(0);
+    for (auto [vma, line, file] : entries) r.U64(vma).U32(line).CString(file);
+    return Record(3, seconds, r);
+  }
+  Dump& Unload(uint64_t seconds, uint64_t vma) { return Record(1, seconds, LeBytes().U64(vma)); }
+  Dump& Close(uint64_t seconds) { return Record(2, seconds, LeBytes()); }
+  Dump& Raw(std::string_view s) {
+    b_.Raw(s);
+    return *this;
+  }
+  const std::string& str() const { return b_.str(); }
+
+ private:
+  Dump& Record(uint32_t id, uint64_t seconds, LeBytes body) {
+    body.PadTo8();  // the 16-byte prefix keeps the record padded to 8
+    b_.U32(id).U32(static_cast<uint32_t>(16 + body.str().size())).U64(seconds).Raw(body.str());
+    return *this;
+  }
+  LeBytes b_;
+};
+
+ParsedOprofileDump Parse(const std::string& bytes) {
+  auto parsed = ParseOprofileDump(AsBytes(bytes), "1234.dump");
+  EXPECT_TRUE(parsed.ok()) << parsed.status().message();
+  return parsed.ok() ? std::move(parsed).value() : ParsedOprofileDump{};
+}
+
+// The DEBUG_INFO the reader attached to the load `record` is, or nullptr.
+const OprofileDumpDebugInfo* DebugInfoOf(const ParsedOprofileDump& p, size_t record) {
+  const auto& load = std::get<OprofileDumpCodeLoad>(p.records.at(record).body);
+  if (!load.debug_info) return nullptr;
+  return &std::get<OprofileDumpDebugInfo>(p.records.at(*load.debug_info).body);
+}
+
+TEST(OprofileDumpReaderTest, ReadsLoadsLinesAndUnloads) {
+  Dump d;
+  d.Load(1700000001, 0x4000, 0x20, "Lfoo;bar()V", true)
+      .Debug(1700000001, 0x4000, {{0x4000, 7, "Foo.java"}, {0x4010, 9, "Foo.java"}})
+      .Load(1700000002, 0x5000, 0x10, "stub", false)
+      .Unload(1700000003, 0x4000)
+      .Close(1700000004);
+  const ParsedOprofileDump p = Parse(d.str());
+  EXPECT_TRUE(p.error.ok()) << p.error.message();
+  EXPECT_EQ(p.header.bfd_target, "elf64-x86-64");
+  EXPECT_EQ(p.header.timestamp, 1700000000u);
+  ASSERT_EQ(p.records.size(), 5u);
+  const auto& first = std::get<OprofileDumpCodeLoad>(p.records[0].body);
+  EXPECT_EQ(first.name, "Lfoo;bar()V");
+  EXPECT_EQ(first.vma, 0x4000u);
+  EXPECT_EQ(first.code_size, 0x20u);
+  const OprofileDumpDebugInfo* lines = DebugInfoOf(p, 0);
+  ASSERT_NE(lines, nullptr);
+  ASSERT_EQ(lines->lines.size(), 2u);
+  EXPECT_EQ(lines->lines[1].vma, 0x4010u);
+  EXPECT_EQ(lines->lines[1].line, 9u);
+  EXPECT_EQ(lines->lines[1].file, "Foo.java");
+  const auto& stub = std::get<OprofileDumpCodeLoad>(p.records[2].body);
+  EXPECT_EQ(stub.name, "stub");
+  EXPECT_EQ(stub.code_addr, 0u);
+  EXPECT_TRUE(stub.code.empty());
+  EXPECT_EQ(DebugInfoOf(p, 2), nullptr);
+  EXPECT_EQ(std::get<OprofileDumpUnload>(p.records[3].body).vma, 0x4000u);
+  EXPECT_EQ(p.records[3].timestamp, 1700000003u);
+  EXPECT_TRUE(std::holds_alternative<OprofileDumpClose>(p.records[4].body));
+  EXPECT_EQ(p.stats.code_loads, 2u);
+  EXPECT_EQ(p.stats.unloads, 1u);
+  EXPECT_EQ(p.stats.debug_infos, 1u);
+  EXPECT_EQ(p.stats.closes, 1u);
+}
+
+// A DEBUG_INFO goes to the latest load naming its code pointer (or vma); a later one for the same
+// load replaces it; one naming no earlier load is kept in the records but describes no code.
+TEST(OprofileDumpReaderTest, AttachesDebugInfoToTheLatestLoadItNames) {
+  Dump d;
+  d.Debug(1, 0x4000, {{0x4000, 1, "early.js"}})
+      .Load(2, 0x4000, 0x10, "old", true)
+      .Load(3, 0x4000, 0x10, "new", true)
+      .Debug(4, 0x4000, {{0x4000, 2, "a.js"}})
+      .Debug(5, 0x4000, {{0x4000, 3, "b.js"}});
+  const ParsedOprofileDump p = Parse(d.str());
+  EXPECT_TRUE(p.error.ok()) << p.error.message();
+  ASSERT_EQ(p.records.size(), 5u);
+  EXPECT_EQ(DebugInfoOf(p, 1), nullptr);
+  const OprofileDumpDebugInfo* lines = DebugInfoOf(p, 2);
+  ASSERT_NE(lines, nullptr);
+  ASSERT_EQ(lines->lines.size(), 1u);
+  EXPECT_EQ(lines->lines[0].file, "b.js");
+  EXPECT_EQ(p.stats.debug_infos, 3u);
+  EXPECT_EQ(p.stats.unattached_debug_infos, 1u);
+  EXPECT_EQ(p.stats.replaced_debug_infos, 1u);
+}
+
+TEST(OprofileDumpReaderTest, MalformedRecordStopsWithFileAndOffset) {
+  Dump d;
+  d.Load(1, 0x4000, 0x8, "kept", true);
+  const size_t bad = d.str().size();
+  d.Raw(std::string("\x03\0\0\0\x28\0\0\0", 8)).Raw(std::string(8, '\0'));  // DEBUG_INFO
+  d.Raw(std::string("\0\x40\0\0\0\0\0\0\xff\0\0\0\0\0\0\0", 16));  // 255 entries in 40 bytes
+  d.Load(2, 0x5000, 0x8, "unreached", true);
+  const ParsedOprofileDump p = Parse(d.str());
+  ASSERT_EQ(p.records.size(), 1u);
+  EXPECT_EQ(p.error.message(),
+            "1234.dump: offset " + std::to_string(bad) +
+                ": DEBUG_INFO claims 255 entries, more than its record can hold");
+}
+
+// A dump from a 32-bit x86 process (fact sheet §4.3): 28-byte header, target name at 28,
+// timestamp at 20, 4-byte vma in the debug entries. Read whatever this reader's word size.
+TEST(OprofileDumpReaderTest, ReadsI386Dumps) {
+  LeBytes b;
+  b.U32(0x4F74496A).U32(1).U32(40).U32(8).U32(4).U64(1700000000);
+  b.CString("elf32-i386").PadTo8();
+  b.U32(0).U32(48).U64(1700000001).U64(0x8049000).U64(0x8049000).U32(4).U32(0).CString("f");
+  b.Raw(std::string(6, '\0'));  // 4 code bytes, padding
+  b.U32(3).U32(64).U64(1700000001).U64(0x8049000).U32(2).U32(0);
+  b.U32(0x8049000).U32(7).CString("A.java").U32(0x8049002).U32(8).CString("A.java");
+  b.Raw(std::string(2, '\0'));
+  const ParsedOprofileDump p = Parse(b.str());
+  EXPECT_TRUE(p.error.ok()) << p.error.message();
+  EXPECT_EQ(p.header.bfd_target, "elf32-i386");
+  EXPECT_EQ(p.header.timestamp, 1700000000u);
+  EXPECT_EQ(p.header.layout.line_vma_size, 4u);
+  ASSERT_EQ(p.records.size(), 2u);
+  const auto& load = std::get<OprofileDumpCodeLoad>(p.records[0].body);
+  EXPECT_EQ(load.name, "f");
+  EXPECT_EQ(load.vma, 0x8049000u);
+  const OprofileDumpDebugInfo* lines = DebugInfoOf(p, 0);
+  ASSERT_NE(lines, nullptr);
+  ASSERT_EQ(lines->lines.size(), 2u);
+  const OprofileDumpLine& second = lines->lines[1];
+  EXPECT_EQ(second.vma, 0x8049002u);
+  EXPECT_EQ(second.line, 8u);
+  EXPECT_EQ(second.file, "A.java");
+}
+
+TEST(OprofileDumpReaderTest, RejectsOtherFiles) {
+  EXPECT_FALSE(ParseOprofileDump(std::vector<uint8_t>(8, 0), "x").ok());
+  LeBytes unterminated;
+  unterminated.U32(0x4F74496A).U32(1).U32(40).U32(8).U32(8).U32(0).U64(1700000000);
+  unterminated.Raw("elf64-x86");
+  auto parsed = ParseOprofileDump(AsBytes(unterminated.str()), "9.dump");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.status().message(),
+            "9.dump: offset 32: OProfile dump target name is not NUL-terminated");
+  EXPECT_EQ(OprofileDumpPid("/tmp/.oprofile/jitdump/4321.dump"), 4321u);
+  EXPECT_EQ(OprofileDumpPid("jit-4321.dump"), std::nullopt);
 }
 
 }  // namespace

@@ -98,11 +98,11 @@ class OpagentApiTest : public ::testing::Test {
 
   ParsedOprofileDump ParseDump() {
     dump_bytes_ = ReadFile(DumpPath());
-    auto dump = jitscope::formats::ParseOprofileDump(AsBytes(dump_bytes_));
+    auto dump = jitscope::formats::ParseOprofileDump(AsBytes(dump_bytes_), DumpPath());
     EXPECT_TRUE(dump.ok()) << dump.status().message();
     if (!dump.ok()) return {};
-    EXPECT_TRUE(dump->damage.ok()) << dump->damage.message();
-    EXPECT_EQ(dump->torn_records, 0u);
+    EXPECT_TRUE(dump->error.ok()) << dump->error.message();
+    EXPECT_EQ(dump->stats.torn_records, 0u);
     return std::move(dump).value();
   }
 
@@ -523,7 +523,7 @@ TEST_F(OpagentApiTest, AForkedChildNeverWritesIntoItsParentsFiles) {
   ASSERT_EQ(dump.records.size(), 2u);
   EXPECT_EQ(std::get<OprofileDumpCodeLoad>(dump.records[0].body).name, "parent");
   const std::string child_dump = ReadFile(dir_ + "/" + std::to_string(child) + ".dump");
-  auto parsed = jitscope::formats::ParseOprofileDump(AsBytes(child_dump));
+  auto parsed = jitscope::formats::ParseOprofileDump(AsBytes(child_dump), "child.dump");
   ASSERT_TRUE(parsed.ok());
   ASSERT_EQ(parsed->records.size(), 2u);
   EXPECT_EQ(std::get<OprofileDumpCodeLoad>(parsed->records[0].body).name, "child");

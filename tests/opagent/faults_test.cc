@@ -141,12 +141,12 @@ std::vector<std::string> TraceCalls(const trace::ParsedTrace& trace) {
 // is a normal end for a process that died inside a write and is not a call that returned.)
 std::vector<std::string> DumpCalls(const std::string& path) {
   const std::string bytes = test_support::ReadFile(path);
-  auto dump = formats::ParseOprofileDump(test_support::AsBytes(bytes));
+  auto dump = formats::ParseOprofileDump(test_support::AsBytes(bytes), path);
   if (!dump.ok()) {
-    ADD_FAILURE() << path << ": " << dump.status().message();
+    ADD_FAILURE() << dump.status().message();
     return {};
   }
-  EXPECT_TRUE(dump->damage.ok()) << path << ": " << dump->damage.message();
+  EXPECT_TRUE(dump->error.ok()) << dump->error.message();
   std::vector<std::string> calls;
   for (const auto& record : dump->records) calls.push_back(std::visit(DumpCall{}, record.body));
   return calls;

@@ -94,9 +94,9 @@ TEST_F(JvmTest, HotJavaMethodsReachTheTraceAndTheDumpWithSourceLines) {
 
   // OProfile's dump has the same method, its code bytes and its lines, keyed by the code pointer.
   const std::string bytes = ReadFile(dir_ + "/" + std::to_string(pid) + ".dump");
-  auto dump = jitscope::formats::ParseOprofileDump(AsBytes(bytes));
+  auto dump = jitscope::formats::ParseOprofileDump(AsBytes(bytes), std::to_string(pid) + ".dump");
   ASSERT_TRUE(dump.ok()) << dump.status().message();
-  EXPECT_TRUE(dump->damage.ok());
+  EXPECT_TRUE(dump->error.ok()) << dump->error.message();
   std::set<uint64_t> dump_hot;
   size_t dump_hot_lines = 0;
   for (const auto& record : dump->records) {

@@ -12,7 +12,7 @@
 #include "jitscope/base/files.h"
 #include "jitscope/cli/dump_fields.h"
 #include "jitscope/cli/dump_oprofile.h"
-#include "jitscope/formats/oprofile_dump_reader.h"
+#include "jitscope/formats/oprofile_dump_header.h"
 #include "jitscope/trace/reader.h"
 
 namespace jitscope::cli {

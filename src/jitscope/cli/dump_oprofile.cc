@@ -71,9 +71,9 @@ json ToJson(const formats::OprofileDumpRecord& record) {
 
 int RunOprofileDump(const DumpOptions& options, std::span<const uint8_t> bytes, std::FILE* out,
                     std::FILE* err) {
-  auto parsed = formats::ParseOprofileDump(bytes);
+  auto parsed = formats::ParseOprofileDump(bytes, options.path);
   if (!parsed.ok()) {
-    fmt::print(err, "jitscope dump: error: {}: {}\n", options.path, parsed.status().message());
+    fmt::print(err, "jitscope dump: error: {}\n", parsed.status().message());
     return 1;
   }
   const formats::ParsedOprofileDump& dump = *parsed;
@@ -86,24 +86,29 @@ int RunOprofileDump(const DumpOptions& options, std::span<const uint8_t> bytes, 
                          {"bfd_mach", dump.header.bfd_mach},
                          {"timestamp", dump.header.timestamp}}));
     for (const auto& record : dump.records) fmt::print(out, "{}\n", DumpJson(ToJson(record)));
-    fmt::print(out, "{}\n",
-               DumpJson({{"type", "summary"},
-                         {"records", dump.records.size()},
-                         {"torn_records", dump.torn_records}}));
+    json summary = {{"type", "summary"},
+                    {"records", dump.records.size()},
+                    {"torn_records", dump.stats.torn_records}};
+    // Only when there were some, so the summary of a dump of known records stays as it was.
+    if (dump.stats.unknown_records != 0) summary["unknown_records"] = dump.stats.unknown_records;
+    fmt::print(out, "{}\n", DumpJson(summary));
   } else {
     fmt::print(out, "# oprofile jit dump v{} target={} bfd_arch={} bfd_mach={} timestamp={}\n",
                dump.header.version, Quote(dump.header.bfd_target), dump.header.bfd_arch,
                dump.header.bfd_mach, dump.header.timestamp);
     for (const auto& record : dump.records) fmt::print(out, "{}\n", FormatText(record));
     fmt::print(out, "# {} records", dump.records.size());
-    if (dump.torn_records != 0) {
-      fmt::print(out, ", {} torn (the writer died mid-record)", dump.torn_records);
+    if (dump.stats.torn_records != 0) {
+      fmt::print(out, ", {} torn (the writer died mid-record)", dump.stats.torn_records);
+    }
+    if (dump.stats.unknown_records != 0) {
+      fmt::print(out, ", {} of unknown type skipped", dump.stats.unknown_records);
     }
     fmt::print(out, "\n");
   }
   std::fflush(out);
-  if (!dump.damage.ok()) {
-    fmt::print(err, "jitscope dump: error: {}\n", dump.damage.message());
+  if (!dump.error.ok()) {
+    fmt::print(err, "jitscope dump: error: {}\n", dump.error.message());
     return 1;
   }
   return 0;

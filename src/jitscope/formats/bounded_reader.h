@@ -48,10 +48,17 @@ class BoundedReader {
     return std::string_view(begin, static_cast<const char*>(nul) - begin);
   }
 
+  // `length` raw bytes at `offset`.
+  std::optional<std::span<const uint8_t>> Span(uint64_t offset, uint64_t length) const {
+    if (!Has(offset, length)) return std::nullopt;
+    return bytes_.subspan(offset, length);
+  }
+
   // `length` raw bytes at `offset`, as text.
   std::optional<std::string_view> Bytes(uint64_t offset, uint64_t length) const {
-    if (!Has(offset, length)) return std::nullopt;
-    return std::string_view(reinterpret_cast<const char*>(bytes_.data() + offset), length);
+    auto span = Span(offset, length);
+    if (!span) return std::nullopt;
+    return std::string_view(reinterpret_cast<const char*>(span->data()), span->size());
   }
 
   bool AllZero(uint64_t offset, uint64_t limit) const {
@@ -98,32 +105,40 @@ struct RecordPrefix {
 };
 inline constexpr uint64_t kRecordPrefixSize = 16;
 
+// How a walk over the records ended.
+struct WalkEnd {
+  base::Status error;  // a record size smaller than the prefix; OK otherwise
+  bool torn = false;   // the file ends inside a record
+};
+
 // Walks the records from `offset`, calling `visit(const RecordPrefix&)` for each; `visit` returns
 // false to stop (after recording its own error). What a writer that preallocates, or a crash in
 // the middle of a record, leaves at the end — zero bytes, a record running past the end of the
-// file — ends the walk quietly; a size smaller than the prefix is an error.
+// file — ends the walk quietly (the latter reported as torn); a size smaller than the prefix is
+// an error.
 template <typename Visit>
-base::Status WalkRecords(const BoundedReader& reader, uint64_t offset, std::string_view file,
-                         Visit visit) {
+WalkEnd WalkRecords(const BoundedReader& reader, uint64_t offset, std::string_view file,
+                    Visit visit) {
   while (offset < reader.size()) {
     if (reader.AllZero(offset, reader.size())) break;
-    if (!reader.Has(offset, kRecordPrefixSize)) break;  // torn last record
+    if (!reader.Has(offset, kRecordPrefixSize)) return {base::Status::Ok(), true};
     RecordPrefix prefix;
     prefix.id = *reader.Int<uint32_t>(offset);
     const uint32_t total_size = *reader.Int<uint32_t>(offset + 4);
     prefix.timestamp = *reader.Int<uint64_t>(offset + 8);
     prefix.offset = offset;
     if (total_size < kRecordPrefixSize) {
-      return RecordError(file, offset,
-                         "record size " + std::to_string(total_size) +
-                             " is smaller than the 16-byte record header");
+      return {RecordError(file, offset,
+                          "record size " + std::to_string(total_size) +
+                              " is smaller than the 16-byte record header"),
+              false};
     }
-    if (total_size > reader.size() - offset) break;  // torn last record
+    if (total_size > reader.size() - offset) return {base::Status::Ok(), true};
     prefix.end = offset + total_size;
     if (!visit(prefix)) break;
     offset = prefix.end;
   }
-  return base::Status::Ok();
+  return {base::Status::Ok(), false};
 }
 
 }  // namespace jitscope::formats

@@ -24,7 +24,7 @@ class Parser {
       : reader_(bytes, swapped), file_name_(file_name), out_(out) {}
 
   void ParseRecords(uint64_t offset) {
-    base::Status status = WalkRecords(reader_, offset, file_name_, [&](const RecordPrefix& r) {
+    WalkEnd end = WalkRecords(reader_, offset, file_name_, [&](const RecordPrefix& r) {
       switch (static_cast<JitdumpRecordId>(r.id)) {
         case JitdumpRecordId::kCodeLoad:
           return CodeLoad(r);
@@ -42,7 +42,7 @@ class Parser {
       ++out_.stats.unknown_records;  // perf skips these by total_size too (§1.2)
       return true;
     });
-    if (!status.ok()) out_.error = std::move(status);
+    if (!end.error.ok()) out_.error = std::move(end.error);
     DropPendingDebugInfo();
   }
 

@@ -2,9 +2,7 @@
 //
 // The header of an OProfile JIT dump (<pid>.dump; oprofile_dump_format.h, fact sheet
 // ../shared/reference/perf-jitdump-oprofile.md §4.3) and the writer's struct layout it implies.
-// Both OProfile dump readers (oprofile_dump_reader.h for `jitscope dump` and the agent's tests,
-// oprofile_dump_scan.h for the symbolizer) start here, so a 32-bit JIT's dump reads the same
-// everywhere.
+// The reader (oprofile_dump_reader.h) starts here.
 //
 // The format stores no layout marker, so the layout is read off the header itself, never taken
 // from the reader's own word size:

@@ -10,7 +10,7 @@ namespace {
 
 // OProfile's agent API reports a line table in a call of its own after the code's load
 // (op_write_debug_line_info, seed 004), and the trace records the calls as they came. The index
-// takes a load with its lines, as from an OProfile dump (oprofile_dump_scan.h): each debug-lines
+// takes a load with its lines, as from an OProfile dump (oprofile_dump_reader.h): each debug-lines
 // record goes to the load it names (the agent checked that load was live at its address), a
 // later one replacing an earlier one. Returns, per record index of a load, its lines record.
 std::unordered_map<size_t, size_t> OprofileLinesOfLoads(const trace::ParsedTrace& trace) {
@@ -147,22 +147,32 @@ void ImportPerfMap(const formats::ParsedPerfMap& map, IndexBuilder& builder) {
   }
 }
 
-void ImportOprofileDump(const formats::scan::ParsedOprofileDump& dump, IndexBuilder& builder) {
+void ImportOprofileDump(const formats::ParsedOprofileDump& dump, IndexBuilder& builder) {
   constexpr uint64_t kNsPerSecond = 1000000000;
   builder.Reserve(dump.records.size());
   std::vector<AddressLine> lines;
-  for (const formats::scan::OprofileRecord& record : dump.records) {
-    const uint64_t time = record.timestamp_seconds * kNsPerSecond;
-    if (record.kind == formats::scan::OprofileRecordKind::kCodeUnload) {
-      builder.AddUnloadAddress(time, record.vma);
+  for (const formats::OprofileDumpRecord& record : dump.records) {
+    const uint64_t time = record.timestamp * kNsPerSecond;
+    if (const auto* unload = std::get_if<formats::OprofileDumpUnload>(&record.body)) {
+      builder.AddUnloadAddress(time, unload->vma);
       continue;
+    }
+    const auto* load = std::get_if<formats::OprofileDumpCodeLoad>(&record.body);
+    if (load == nullptr) continue;  // DEBUG_INFO is read with its load; CLOSE changes no code
+    lines.clear();
+    if (load->debug_info) {
+      const auto& info =
+          std::get<formats::OprofileDumpDebugInfo>(dump.records[*load->debug_info].body);
+      for (const formats::OprofileDumpLine& line : info.lines) {
+        lines.push_back({line.vma, line.line, line.file});
+      }
     }
     CodeReport report;
     report.time = time;
-    report.address = record.vma;
-    report.size = record.code_size;
-    report.name = record.name;
-    report.address_lines = Lines(dump.lines, record.first_line, record.line_count, lines);
+    report.address = load->vma;
+    report.size = load->code_size;
+    report.name = load->name;
+    report.address_lines = lines;
     builder.AddLoad(report);
   }
 }

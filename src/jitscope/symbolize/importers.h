@@ -9,12 +9,13 @@
 //    file), CODE_MOVE as a move, DEBUG_INFO as an address line table. jitdump has no unload: code
 //    ends when other code overwrites it (the rule oneDNN, which frees silently, relies on).
 //  - perf map: a load at time 0 per line, no method id.
-//  - OProfile dump: CODE_LOAD at its vma with its DEBUG_INFO, UNLOAD by address. Its timestamps
+//  - OProfile dump: CODE_LOAD at its vma with the DEBUG_INFO the reader attached to it, UNLOAD by
+//    address. Its timestamps
 //    are seconds of wall-clock time; they are scaled to nanoseconds, still wall-clock.
 #pragma once
 
 #include "jitscope/formats/jitdump_reader.h"
-#include "jitscope/formats/oprofile_dump_scan.h"
+#include "jitscope/formats/oprofile_dump_reader.h"
 #include "jitscope/formats/perf_map_reader.h"
 #include "jitscope/symbolize/index_builder.h"
 #include "jitscope/trace/reader.h"
@@ -27,6 +28,6 @@ CodeArch NativeArch(uint32_t pointer_size);
 void ImportTrace(const trace::ParsedTrace& trace, IndexBuilder& builder);
 void ImportJitdump(const formats::ParsedJitdump& dump, IndexBuilder& builder);
 void ImportPerfMap(const formats::ParsedPerfMap& map, IndexBuilder& builder);
-void ImportOprofileDump(const formats::scan::ParsedOprofileDump& dump, IndexBuilder& builder);
+void ImportOprofileDump(const formats::ParsedOprofileDump& dump, IndexBuilder& builder);
 
 }  // namespace jitscope::symbolize

@@ -30,7 +30,7 @@ struct SourceSet::File {
   std::optional<base::MappedFile> mapping;  // what `parsed` points into
   std::optional<uint32_t> pid;
   std::variant<trace::ParsedTrace, formats::ParsedJitdump, formats::ParsedPerfMap,
-               formats::scan::ParsedOprofileDump>
+               formats::ParsedOprofileDump>
       parsed;
 };
 
@@ -44,7 +44,7 @@ namespace {
 std::optional<SourceFormat> Detect(std::span<const uint8_t> bytes) {
   if (trace::LooksLikeTrace(bytes)) return SourceFormat::kTrace;
   if (formats::LooksLikeJitdump(bytes)) return SourceFormat::kJitdump;
-  if (formats::scan::LooksLikeOprofileDump(bytes)) return SourceFormat::kOprofileDump;
+  if (formats::LooksLikeOprofileDump(bytes)) return SourceFormat::kOprofileDump;
   if (formats::LooksLikePerfMap(bytes)) return SourceFormat::kPerfMap;
   return std::nullopt;
 }
@@ -92,9 +92,8 @@ base::Status SourceSet::Add(const std::string& path, bool explicit_path) {
       break;
     }
     case SourceFormat::kOprofileDump: {
-      ASSIGN_OR_RETURN(formats::scan::ParsedOprofileDump parsed,
-                       formats::scan::ParseOprofileDump(bytes, path));
-      file->pid = formats::scan::OprofileDumpPid(path);
+      ASSIGN_OR_RETURN(formats::ParsedOprofileDump parsed, formats::ParseOprofileDump(bytes, path));
+      file->pid = formats::OprofileDumpPid(path);
       damage = parsed.error;
       file->parsed = std::move(parsed);
       break;
