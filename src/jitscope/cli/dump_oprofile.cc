@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "jitscope/cli/dump_fields.h"
 #include "jitscope/formats/oprofile_dump_reader.h"
 
 namespace jitscope::cli {
@@ -14,56 +15,46 @@ namespace {
 
 using nlohmann::json;
 
-std::string FormatText(const formats::OprofileDumpRecord& record) {
+// Every field of every OProfile dump record type, once; the text line and the JSON object are
+// both made from it. The names are OProfile's own (opjitconv's record names, the struct fields).
+RecordFields Describe(const formats::OprofileDumpRecord& record) {
   struct Visitor {
-    std::string operator()(const formats::OprofileDumpCodeLoad& r) const {
-      return fmt::format("CODE_LOAD vma={:#x} code_addr={:#x} size={} code_bytes={} name={}", r.vma,
-                         r.code_addr, r.code_size, r.code.size(), Quote(r.name));
+    RecordFields operator()(const formats::OprofileDumpCodeLoad& r) const {
+      return {"CODE_LOAD",
+              "CODE_LOAD",
+              {{"vma", "vma", Hex{r.vma}},
+               {"code_addr", "code_addr", Hex{r.code_addr}},
+               {"code_size", "size", uint64_t{r.code_size}},
+               {"", "code_bytes", uint64_t{r.code.size()}, Shown::kTextOnly},
+               {"name", "name", Text(r.name)},
+               {"code", "", Word{HexBytes(r.code)}, Shown::kJsonOnly}}};
     }
-    std::string operator()(const formats::OprofileDumpUnload& r) const {
-      return fmt::format("UNLOAD vma={:#x}", r.vma);
+    RecordFields operator()(const formats::OprofileDumpUnload& r) const {
+      return {"UNLOAD", "UNLOAD", {{"vma", "vma", Hex{r.vma}}}};
     }
-    std::string operator()(const formats::OprofileDumpClose&) const { return "CLOSE"; }
-    std::string operator()(const formats::OprofileDumpDebugInfo& r) const {
-      std::string line = fmt::format("DEBUG_INFO code_addr={:#x} lines=[", r.code_addr);
-      for (size_t i = 0; i < r.lines.size(); ++i) {
-        line += fmt::format("{}{:#x}:{}:{}", i ? " " : "", r.lines[i].vma, r.lines[i].line,
-                            Quote(r.lines[i].file));
+    RecordFields operator()(const formats::OprofileDumpClose&) const {
+      return {"CLOSE", "CLOSE", {}};
+    }
+    RecordFields operator()(const formats::OprofileDumpDebugInfo& r) const {
+      Table lines{{"vma", "line", "file"}, {}};
+      for (const auto& line : r.lines) {
+        lines.rows.push_back({Hex{line.vma}, uint64_t{line.line}, Text(line.file)});
       }
-      return line + "]";
+      return {"DEBUG_INFO",
+              "DEBUG_INFO",
+              {{"code_addr", "code_addr", Hex{r.code_addr}}, {"lines", "lines", std::move(lines)}}};
     }
   };
-  return fmt::format("{} {}", record.timestamp, std::visit(Visitor{}, record.body));
+  return std::visit(Visitor{}, record.body);
+}
+
+std::string FormatText(const formats::OprofileDumpRecord& record) {
+  return fmt::format("{} {}", record.timestamp, FieldsToText(Describe(record)));
 }
 
 json ToJson(const formats::OprofileDumpRecord& record) {
   json out = {{"offset", record.offset}, {"timestamp", record.timestamp}};
-  struct Visitor {
-    json& out;
-    void operator()(const formats::OprofileDumpCodeLoad& r) const {
-      out["type"] = "CODE_LOAD";
-      out["vma"] = r.vma;
-      out["code_addr"] = r.code_addr;
-      out["code_size"] = r.code_size;
-      out["name"] = std::string(r.name);
-      out["code"] = HexBytes(r.code);
-    }
-    void operator()(const formats::OprofileDumpUnload& r) const {
-      out["type"] = "UNLOAD";
-      out["vma"] = r.vma;
-    }
-    void operator()(const formats::OprofileDumpClose&) const { out["type"] = "CLOSE"; }
-    void operator()(const formats::OprofileDumpDebugInfo& r) const {
-      out["type"] = "DEBUG_INFO";
-      out["code_addr"] = r.code_addr;
-      json lines = json::array();
-      for (const auto& line : r.lines) {
-        lines.push_back({{"vma", line.vma}, {"line", line.line}, {"file", std::string(line.file)}});
-      }
-      out["lines"] = std::move(lines);
-    }
-  };
-  std::visit(Visitor{out}, record.body);
+  FieldsToJson(Describe(record), out);
   return out;
 }
 
@@ -77,6 +68,7 @@ int RunOprofileDump(const DumpOptions& options, std::span<const uint8_t> bytes, 
     return 1;
   }
   const formats::ParsedOprofileDump& dump = *parsed;
+  const formats::OprofileDumpStats& stats = dump.stats;
   if (options.json) {
     fmt::print(out, "{}\n",
                DumpJson({{"type", "oprofile_header"},
@@ -88,9 +80,9 @@ int RunOprofileDump(const DumpOptions& options, std::span<const uint8_t> bytes, 
     for (const auto& record : dump.records) fmt::print(out, "{}\n", DumpJson(ToJson(record)));
     json summary = {{"type", "summary"},
                     {"records", dump.records.size()},
-                    {"torn_records", dump.stats.torn_records}};
+                    {"torn_records", stats.torn_records}};
     // Only when there were some, so the summary of a dump of known records stays as it was.
-    if (dump.stats.unknown_records != 0) summary["unknown_records"] = dump.stats.unknown_records;
+    if (stats.unknown_records != 0) summary["unknown_records"] = stats.unknown_records;
     fmt::print(out, "{}\n", DumpJson(summary));
   } else {
     fmt::print(out, "# oprofile jit dump v{} target={} bfd_arch={} bfd_mach={} timestamp={}\n",
@@ -98,11 +90,11 @@ int RunOprofileDump(const DumpOptions& options, std::span<const uint8_t> bytes, 
                dump.header.bfd_mach, dump.header.timestamp);
     for (const auto& record : dump.records) fmt::print(out, "{}\n", FormatText(record));
     fmt::print(out, "# {} records", dump.records.size());
-    if (dump.stats.torn_records != 0) {
-      fmt::print(out, ", {} torn (the writer died mid-record)", dump.stats.torn_records);
+    if (stats.torn_records != 0) {
+      fmt::print(out, ", {} torn (the writer died mid-record)", stats.torn_records);
     }
-    if (dump.stats.unknown_records != 0) {
-      fmt::print(out, ", {} of unknown type skipped", dump.stats.unknown_records);
+    if (stats.unknown_records != 0) {
+      fmt::print(out, ", {} of unknown type skipped", stats.unknown_records);
     }
     fmt::print(out, "\n");
   }
