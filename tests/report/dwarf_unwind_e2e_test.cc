@@ -3,6 +3,8 @@
 // End to end: `jitscope record --call-graph dwarf` of a native program without frame pointers
 // (no_frame_pointers.c), then `jitscope report`: the unwound stacks reach the thread's entry
 // through every caller, where the kernel's frame-pointer chain of the same program does not.
+#include <algorithm>
+#include <map>
 #include <sstream>
 #include <string>
 
@@ -104,6 +106,37 @@ TEST(DwarfUnwindE2eTest, FramePointerChainsOfTheSameProgramDoNot) {
   EXPECT_LT(share.complete * 100, share.total * 50) << folded.out;
   auto text = RunProgram({JITSCOPE_CLI, "report", dir});
   EXPECT_EQ(text.out.find("walks ending in"), std::string::npos) << "no unwinding in fp sessions";
+}
+
+// A stripped program has no symbols, but its code is still named: by file offset, which
+// addr2line resolves in the unstripped original to the function that ran.
+TEST(DwarfUnwindE2eTest, CodeOfAStrippedFileIsNamedByItsFileOffset) {
+  TempDir tmp;
+  const std::string stripped = tmp.path() + "/nfp_stripped";
+  auto strip = RunProgram({"/usr/bin/strip", "-o", stripped, NO_FRAME_POINTERS});
+  ASSERT_EQ(strip.exit_code, 0) << strip.err;
+  auto folded =
+      RunProgram({JITSCOPE_CLI, "report", Record(tmp, "dwarf", stripped), "--format", "folded"});
+  ASSERT_EQ(folded.exit_code, 0) << folded.err;
+  // The leaf frame with the most samples.
+  std::map<std::string, uint64_t> leaves;
+  std::istringstream lines(folded.out);
+  for (std::string line; std::getline(lines, line);) {
+    EXPECT_EQ(line.find("[unknown]"), std::string::npos) << line;
+    const size_t space = line.rfind(' ');
+    const size_t semicolon = line.rfind(';', space);
+    const std::string leaf =
+        line.substr(semicolon == std::string::npos ? 0 : semicolon + 1, space - semicolon - 1);
+    leaves[leaf] += std::stoull(line.substr(space + 1));
+  }
+  const auto hottest = std::max_element(leaves.begin(), leaves.end(),
+                                        [](auto& a, auto& b) { return a.second < b.second; });
+  ASSERT_NE(hottest, leaves.end());
+  ASSERT_TRUE(hottest->first.starts_with("nfp_stripped+0x")) << folded.out;
+  const std::string offset = hottest->first.substr(std::string("nfp_stripped+").size());
+  auto line = RunProgram({"/usr/bin/addr2line", "-f", "-e", NO_FRAME_POINTERS, offset});
+  ASSERT_EQ(line.exit_code, 0) << line.err;
+  EXPECT_TRUE(line.out.starts_with("inner\n")) << line.out;
 }
 
 }  // namespace

@@ -204,10 +204,20 @@ class Builder {
       }
       if (any) return;
     }
-    // "[vdso]" names itself; files without a symbol there do not.
-    const bool vdso = mapping->filename == "[vdso]";
-    frames.push_back(Intern(Location{vdso ? "[vdso]" : "[unknown]", mapping->filename, "", 0,
-                                     vdso ? FrameKind::kNative : FrameKind::kUnknown, false}));
+    // "[vdso]" names itself. Code of a file that has no symbol there (a stripped program or
+    // library) is named by its file offset, what `addr2line -e FILE` takes, so it stays apart
+    // from other code of the file and can be looked up; "[unknown]" is kept for addresses in no
+    // mapping at all, where it always means a wrong or lost step.
+    if (mapping->filename == "[vdso]") {
+      frames.push_back(
+          Intern(Location{"[vdso]", mapping->filename, "", 0, FrameKind::kNative, false}));
+      return;
+    }
+    const uint64_t offset = address - mapping->start + mapping->file_offset;
+    const std::string_view file = mapping->filename;
+    const std::string_view base = file.substr(file.rfind('/') + 1);
+    frames.push_back(Intern(Location{fmt::format("{}+{:#x}", base, offset), mapping->filename, "",
+                                     0, FrameKind::kNative, false}));
   }
 
   const symbolize::SymbolIndex& IndexFor(uint32_t pid) {

@@ -10,7 +10,8 @@
 //  - kernel frames as one "[kernel]" frame per run of them;
 //  - memory no file backs ("//anon", "[anon:NAME]", "memfd:...", "[heap]", ...) as
 //    "[anonymous]" in that mapping, never as a file to read symbols from;
-//  - anything else as "[unknown]" in whatever mapping held it.
+//  - code of a mapped file without a symbol there as "FILE+0xOFFSET" (its file offset);
+//  - an address in no mapping at all as "[unknown]".
 // A session recorded with --call-graph dwarf has no user call chain: each sample's user stack is
 // unwound from its registers and stack copy (unwind/unwinder.h, over SessionAddressSpace), and
 // the walks' ends are counted in Profile::unwind_stops.
