@@ -14,6 +14,9 @@ template <typename... Handlers>
 struct Overloaded : Handlers... {
   using Handlers::operator()...;
 };
+// clang 14 (the sanitized builds) does not deduce an aggregate's template arguments by itself.
+template <typename... Handlers>
+Overloaded(Handlers...) -> Overloaded<Handlers...>;
 
 std::string CellText(const Cell& cell) {
   return std::visit(Overloaded{[](uint64_t v) { return fmt::format("{}", v); },
