@@ -1,8 +1,9 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// One table-driven test per rule of the symbolizer (index_builder.h), including the seeds' own
+// One table-driven test per rule of the symbolizer (docs/symbol-index.md), including the seeds' own
 // examples: the line table (000_*.txt, LineNumberInfo), the split function at 0x100/0x200 and the
-// a/b/c/d inline tree ("Exploring Inline Functions").
+// a/b/c/d inline tree ("Exploring Inline Functions"). They check the replay's regions
+// (region_history.h) without the index's layout; index_layout_test.cc checks the layout.
 #include <algorithm>
 #include <functional>
 
@@ -16,15 +17,10 @@ namespace {
 
 using testing::Check;
 using testing::Describe;
+using testing::ExpectAll;
+using testing::History;
 using testing::Load;
 using testing::Report;
-
-void ExpectAll(const SymbolIndex& index, const std::vector<Check>& queries, bool full = false) {
-  for (const Check& q : queries) {
-    EXPECT_EQ(Describe(index, q.address, q.time, full), q.expected)
-        << "address " << std::hex << q.address << " at time " << std::dec << q.time;
-  }
-}
 
 // The seeds' example: 1→2, 12→4, 15→2, 18→1, 21→30 means 0-1:2, 1-12:4, 12-15:2, 15-18:1,
 // 18-21:30. Past the last entry but inside the method: the method, with no line.
@@ -36,20 +32,20 @@ TEST(IndexRules, LineTableUsesEndOffsets) {
                     .address = 0x1000,
                     .size = 0x20,
                     .lines = {{1, 2}, {12, 4}, {15, 2}, {18, 1}, {21, 30}}}));
-  const SymbolIndex index = std::move(b).Build();
-  ExpectAll(index, {{0x1000, 5, "m:2"},
-                    {0x1001, 5, "m:4"},
-                    {0x100b, 5, "m:4"},
-                    {0x100c, 5, "m:2"},
-                    {0x100e, 5, "m:2"},
-                    {0x100f, 5, "m:1"},
-                    {0x1011, 5, "m:1"},
-                    {0x1012, 5, "m:30"},
-                    {0x1014, 5, "m:30"},
-                    {0x1015, 5, "m"},
-                    {0x101f, 5, "m"},
-                    {0x1020, 5, "-"},
-                    {0x0fff, 5, "-"}});
+  const History history(std::move(b));
+  ExpectAll(history, {{0x1000, 5, "m:2"},
+                      {0x1001, 5, "m:4"},
+                      {0x100b, 5, "m:4"},
+                      {0x100c, 5, "m:2"},
+                      {0x100e, 5, "m:2"},
+                      {0x100f, 5, "m:1"},
+                      {0x1011, 5, "m:1"},
+                      {0x1012, 5, "m:30"},
+                      {0x1014, 5, "m:30"},
+                      {0x1015, 5, "m"},
+                      {0x101f, 5, "m"},
+                      {0x1020, 5, "-"},
+                      {0x0fff, 5, "-"}});
 }
 
 // "Multiple source lines for the same code location: the first line number wins", whatever
@@ -73,19 +69,19 @@ TEST(IndexRules, FirstLineWinsForOneLocation) {
   CodeReport absolute = Report({.time = 1, .id = 4, .name = "abs", .address = 0x400, .size = 8});
   absolute.address_lines = rows;
   b.AddLoad(absolute);
-  const SymbolIndex index = std::move(b).Build();
-  ExpectAll(index, {{0x100, 2, "dup:7"},
-                    {0x104, 2, "dup:7"},
-                    {0x105, 2, "dup:11"},
-                    {0x109, 2, "dup:11"},
-                    {0x10a, 2, "dup"},
-                    {0x200, 2, "unsorted:7"},
-                    {0x205, 2, "unsorted:11"},
-                    {0x305, 2, "none"},
-                    {0x400, 2, "abs:3"},
-                    {0x403, 2, "abs:3"},
-                    {0x404, 2, "abs:8"},
-                    {0x407, 2, "abs:8"}});
+  const History history(std::move(b));
+  ExpectAll(history, {{0x100, 2, "dup:7"},
+                      {0x104, 2, "dup:7"},
+                      {0x105, 2, "dup:11"},
+                      {0x109, 2, "dup:11"},
+                      {0x10a, 2, "dup"},
+                      {0x200, 2, "unsorted:7"},
+                      {0x205, 2, "unsorted:11"},
+                      {0x305, 2, "none"},
+                      {0x400, 2, "abs:3"},
+                      {0x403, 2, "abs:3"},
+                      {0x404, 2, "abs:8"},
+                      {0x407, 2, "abs:8"}});
 }
 
 // Split functions: the seeds' regions at 0x100 (0x20 bytes) and 0x200 (0x30 bytes) under one
@@ -120,8 +116,8 @@ TEST(IndexRules, SplitFunctionRegionsShareTheFirstNotification) {
                     .size = 0x10,
                     .file = "b.c",
                     .lines = {{0x10, 40}}}));
-  const SymbolIndex index = std::move(b).Build();
-  ExpectAll(index,
+  const History history(std::move(b));
+  ExpectAll(history,
             {{0x100, 5, "split:10 @a.c #9"},
              {0x11f, 5, "split:10 @a.c #9"},
              {0x120, 5, "-"},
@@ -133,8 +129,8 @@ TEST(IndexRules, SplitFunctionRegionsShareTheFirstNotification) {
              {0x405, 5, "split:40 @b.c #9"},
              {0x405, 3, "-"}},
             true);
-  ASSERT_EQ(index.warnings().size(), 1u);
-  EXPECT_NE(index.warnings()[0].find("\"b.c\""), std::string::npos) << index.warnings()[0];
+  ASSERT_EQ(history.warnings().size(), 1u);
+  EXPECT_NE(history.warnings()[0].find("\"b.c\""), std::string::npos) << history.warnings()[0];
 }
 
 // Module names: the first module registered for a method id wins; 32- and 64-bit code of one
@@ -169,8 +165,8 @@ TEST(IndexRules, ModulesFirstWinsAndArchitecturesSeparate) {
                     .size = 0x10,
                     .module = "solo",
                     .arch = CodeArch::k64}));
-  const SymbolIndex index = std::move(b).Build();
-  ExpectAll(index,
+  const History history(std::move(b));
+  ExpectAll(history,
             {{0x100, 9, "plain #1 {late}"},
              {0x125, 9, "plain #1 {late}"},
              {0x200, 9, "x32 #2 {engine}"},
@@ -221,10 +217,10 @@ TEST(IndexRules, NestedInlinesInAnyOrder) {
         builder.AddInlineLoad(report, step.parent);
       }
     }
-    const SymbolIndex index = std::move(builder).Build();
-    SCOPED_TRACE(testing::Describe(index, 0x1024, 20));
-    ExpectAll(index, expected);
-    EXPECT_TRUE(index.warnings().empty());
+    const History history(std::move(builder));
+    SCOPED_TRACE(Describe(history, 0x1024, 20));
+    ExpectAll(history, expected);
+    EXPECT_TRUE(history.warnings().empty());
     ++orders;
   } while (std::next_permutation(steps.begin(), steps.end(),
                                  [](const Step& x, const Step& y) { return x.load < y.load; }));
@@ -249,15 +245,15 @@ TEST(IndexRules, DeepInlineChains) {
       b.AddInlineLoad(r, 100 + level - 1);
     }
   }
-  const SymbolIndex index = std::move(b).Build();
+  const History history(std::move(b));
   Resolution r;
-  ASSERT_TRUE(index.Resolve(0x1080, 5, r));
+  ASSERT_TRUE(history.Resolve(0x1080, 5, r));
   ASSERT_EQ(r.frames.size(), kDepth + 1u);
   EXPECT_EQ(r.frames.front().line, kDepth + 1u);
   EXPECT_TRUE(r.frames.front().inlined);
   EXPECT_EQ(r.frames.back().line, 1u);
   EXPECT_FALSE(r.frames.back().inlined);
-  ASSERT_TRUE(index.Resolve(0x1001, 5, r));
+  ASSERT_TRUE(history.Resolve(0x1001, 5, r));
   EXPECT_EQ(r.frames.size(), 2u);
 }
 
@@ -268,16 +264,16 @@ TEST(IndexRules, OverwriteEndsOldCodeAndItsInlines) {
   b.AddLoad(Report({.time = 10, .id = 1, .name = "old", .address = 0x100, .size = 0x40}));
   b.AddInlineLoad(Report({.time = 10, .id = 2, .name = "kid", .address = 0x100, .size = 0x10}), 1);
   b.AddLoad(Report({.time = 20, .id = 3, .name = "new", .address = 0x130, .size = 0x40}));
-  const SymbolIndex index = std::move(b).Build();
-  ExpectAll(index, {{0x105, 9, "-"},
-                    {0x105, 10, "kid (i) < old"},
-                    {0x105, 19, "kid (i) < old"},
-                    {0x105, 20, "-"},
-                    {0x135, 19, "old"},
-                    {0x135, 20, "new"},
-                    {0x16f, 25, "new"},
-                    {0x105, kLatest, "kid (i) < old"},
-                    {0x135, kLatest, "new"}});
+  const History history(std::move(b));
+  ExpectAll(history, {{0x105, 9, "-"},
+                      {0x105, 10, "kid (i) < old"},
+                      {0x105, 19, "kid (i) < old"},
+                      {0x105, 20, "-"},
+                      {0x135, 19, "old"},
+                      {0x135, 20, "new"},
+                      {0x16f, 25, "new"},
+                      {0x105, kLatest, "kid (i) < old"},
+                      {0x135, kLatest, "new"}});
 }
 
 // A re-JIT of the same method at the same address: the new version replaces the old one and
@@ -289,8 +285,8 @@ TEST(IndexRules, RejitReplacesTheWholeTree) {
   b.AddInlineLoad(Report({.time = 10, .id = 2, .name = "g", .address = 0x110, .size = 0x10}), 1);
   b.AddLoad(Report(
       {.time = 20, .id = 1, .name = "f", .address = 0x100, .size = 0x40, .lines = {{0x40, 5}}}));
-  const SymbolIndex index = std::move(b).Build();
-  ExpectAll(index, {{0x115, 15, "g (i) < f:1"}, {0x115, 20, "f:5"}, {0x115, kLatest, "f:5"}});
+  const History history(std::move(b));
+  ExpectAll(history, {{0x115, 15, "g (i) < f:1"}, {0x115, 20, "f:5"}, {0x115, kLatest, "f:5"}});
 }
 
 // METHOD_UPDATE: the updated range has new content (and the update's lines) from its time on;
@@ -306,20 +302,30 @@ TEST(IndexRules, UpdateEndsTheUpdatedRange) {
   b.AddInlineLoad(Report({.time = 10, .id = 2, .name = "low", .address = 0x100, .size = 0x8}), 1);
   b.AddInlineLoad(Report({.time = 10, .id = 3, .name = "mid", .address = 0x118, .size = 0x8}), 1);
   b.AddUpdate(Report({.time = 20, .id = 1, .address = 0x110, .size = 0x10, .lines = {{0x10, 9}}}));
-  const SymbolIndex index = std::move(b).Build();
-  ExpectAll(index, {{0x104, 15, "low (i) < f:1"},
-                    {0x104, 25, "low (i) < f:1"},
-                    {0x114, 15, "f:1"},
-                    {0x114, 25, "f:9"},
-                    {0x11a, 15, "mid (i) < f:1"},
-                    {0x11a, 25, "f:9"},
-                    {0x130, 15, "f:2"},
-                    {0x130, 25, "f:2"}});
+  const History history(std::move(b));
+  // The method ends at the update; its parts before and after the updated range continue as new
+  // versions, with the inline regions that lie in them.
+  EXPECT_EQ(history.Regions(),
+            "f 0x100+0x40 [10,20)\n"
+            "f 0x100+0x10 [20,)\n"
+            "f 0x120+0x20 [20,)\n"
+            "f 0x110+0x10 [20,)\n"
+            "low 0x100+0x8 in #0\n"
+            "mid 0x118+0x8 in #0\n"
+            "low 0x100+0x8 in #1\n");
+  ExpectAll(history, {{0x104, 15, "low (i) < f:1"},
+                      {0x104, 25, "low (i) < f:1"},
+                      {0x114, 15, "f:1"},
+                      {0x114, 25, "f:9"},
+                      {0x11a, 15, "mid (i) < f:1"},
+                      {0x11a, 25, "f:9"},
+                      {0x130, 15, "f:2"},
+                      {0x130, 25, "f:2"}});
   Resolution r;
-  ASSERT_TRUE(index.Resolve(0x130, 25, r));
+  ASSERT_TRUE(history.Resolve(0x130, 25, r));
   EXPECT_EQ(r.region.start, 0x120u);
   EXPECT_EQ(r.region.loaded, 20u);
-  ASSERT_TRUE(index.Resolve(0x130, 15, r));
+  ASSERT_TRUE(history.Resolve(0x130, 15, r));
   EXPECT_EQ(r.region.start, 0x100u);
   EXPECT_EQ(r.region.size, 0x40u);
   EXPECT_EQ(r.region.loaded, 10u);
@@ -334,57 +340,15 @@ TEST(IndexRules, TheCodeAfterAnUpdatedRangeKeepsItsLongLineTable) {
   b.AddLoad(
       Report({.time = 10, .id = 1, .name = "f", .address = 0x1000, .size = 1200, .lines = lines}));
   b.AddUpdate(Report({.time = 20, .id = 1, .address = 0x1000 + 400, .size = 4, .lines = {{4, 7}}}));
-  const SymbolIndex index = std::move(b).Build();
+  const History history(std::move(b));
   // Offset 4k..4k+3 is line 1000 + k + 1 (end offsets); the update covers offsets 400..403.
-  ExpectAll(index, {{0x1000 + 401, 15, "f:1101"},
-                    {0x1000 + 401, 25, "f:7"},
-                    {0x1000 + 404, 25, "f:1102"},
-                    {0x1000 + 407, 25, "f:1102"},
-                    {0x1000 + 800, 25, "f:1201"},
-                    {0x1000 + 1199, 25, "f:1300"},
-                    {0x1000 + 3, 25, "f:1001"}});
-}
-
-// Code overwritten in its middle: the older code around the newer one still reports its whole
-// region (start, size, load time) and its lines, before and after the overwrite.
-TEST(IndexRules, CodeAroundAnOverwriteKeepsItsWholeRegion) {
-  IndexBuilder b;
-  b.AddLoad(Report({.time = 10,
-                    .id = 1,
-                    .name = "outer",
-                    .address = 0x100,
-                    .size = 0x40,
-                    .lines = {{0x10, 1}, {0x20, 2}, {0x40, 3}}}));
-  b.AddLoad(Report({.time = 20, .id = 2, .name = "new", .address = 0x110, .size = 0x10}));
-  const SymbolIndex index = std::move(b).Build();
-  ExpectAll(index, {{0x105, 15, "outer:1"},
-                    {0x115, 15, "outer:2"},
-                    {0x115, 25, "new"},
-                    {0x125, 15, "outer:3"},
-                    {0x125, 25, "-"},
-                    {0x125, kLatest, "outer:3"}});
-  Resolution r;
-  ASSERT_TRUE(index.Resolve(0x135, 15, r));
-  EXPECT_EQ(r.region.start, 0x100u);
-  EXPECT_EQ(r.region.size, 0x40u);
-  EXPECT_EQ(r.region.loaded, 10u);
-  EXPECT_EQ(index.region_count(), 2u);
-}
-
-// jitdump's code_index is 64 bits wide: ids past 2^32 come back whole.
-TEST(IndexRules, MethodIdsWiderThan32BitsComeBackWhole) {
-  IndexBuilder b;
-  const uint32_t space = b.NewIdSpace();
-  for (uint64_t id : {uint64_t{1} << 32, (uint64_t{1} << 40) + 5, uint64_t{9}}) {
-    CodeReport load =
-        Report({.time = 1, .id = id, .name = "m", .address = 0x100 * (id % 7 + 1), .size = 0x10});
-    load.id_space = space;
-    b.AddLoad(load);
-  }
-  const SymbolIndex index = std::move(b).Build();
-  ExpectAll(index,
-            {{0x500, 5, "m #4294967296"}, {0x100, 5, "m #1099511627781"}, {0x300, 5, "m #9"}},
-            true);
+  ExpectAll(history, {{0x1000 + 401, 15, "f:1101"},
+                      {0x1000 + 401, 25, "f:7"},
+                      {0x1000 + 404, 25, "f:1102"},
+                      {0x1000 + 407, 25, "f:1102"},
+                      {0x1000 + 800, 25, "f:1201"},
+                      {0x1000 + 1199, 25, "f:1300"},
+                      {0x1000 + 3, 25, "f:1001"}});
 }
 
 // METHOD_UPDATE_V2 changes code bytes, not symbols: a new version of the region from then on.
@@ -394,12 +358,12 @@ TEST(IndexRules, RangeUpdateStartsANewVersion) {
       {.time = 10, .id = 1, .name = "f", .address = 0x100, .size = 0x40, .lines = {{0x40, 3}}}));
   b.AddInlineLoad(Report({.time = 10, .id = 2, .name = "g", .address = 0x110, .size = 0x10}), 1);
   b.AddRangeUpdate(30, 0x120, 0x8);
-  const SymbolIndex index = std::move(b).Build();
-  ExpectAll(index, {{0x115, 20, "g (i) < f:3"}, {0x115, 40, "g (i) < f:3"}});
+  const History history(std::move(b));
+  ExpectAll(history, {{0x115, 20, "g (i) < f:3"}, {0x115, 40, "g (i) < f:3"}});
   Resolution r;
-  ASSERT_TRUE(index.Resolve(0x105, 40, r));
+  ASSERT_TRUE(history.Resolve(0x105, 40, r));
   EXPECT_EQ(r.region.loaded, 30u);
-  ASSERT_TRUE(index.Resolve(0x105, 29, r));
+  ASSERT_TRUE(history.Resolve(0x105, 29, r));
   EXPECT_EQ(r.region.loaded, 10u);
 }
 
@@ -418,15 +382,15 @@ TEST(IndexRules, UnloadEndsValidity) {
   b.AddLoad(anonymous);
   b.AddUnloadAddress(40, 0x400);
   b.AddUnloadAddress(41, 0x300 + 1);  // not the start of any code: nothing happens
-  const SymbolIndex index = std::move(b).Build();
-  ExpectAll(index, {{0x105, 29, "f"},
-                    {0x105, 30, "-"},
-                    {0x205, 29, "i (i) < f"},
-                    {0x205, 30, "-"},
-                    {0x305, 99, "keep"},
-                    {0x405, 39, "anon"},
-                    {0x405, 40, "-"},
-                    {0x105, kLatest, "f"}});
+  const History history(std::move(b));
+  ExpectAll(history, {{0x105, 29, "f"},
+                      {0x105, 30, "-"},
+                      {0x205, 29, "i (i) < f"},
+                      {0x205, 30, "-"},
+                      {0x305, 99, "keep"},
+                      {0x405, 39, "anon"},
+                      {0x405, 40, "-"},
+                      {0x105, kLatest, "f"}});
 }
 
 // A later load at a reused address is a different symbol from then on.
@@ -436,18 +400,18 @@ TEST(IndexRules, ReusedAddressIsANewSymbol) {
   b.AddUnloadMethod(20, 0, 1);
   b.AddLoad(Report({.time = 30, .id = 2, .name = "second", .address = 0x100, .size = 0x10}));
   b.AddLoad(Report({.time = 40, .id = 3, .name = "third", .address = 0x108, .size = 0x10}));
-  const SymbolIndex index = std::move(b).Build();
-  ExpectAll(index, {{0x104, 15, "first"},
-                    {0x104, 25, "-"},
-                    {0x104, 35, "second"},
-                    {0x104, 45, "-"},
-                    {0x10c, 35, "second"},
-                    {0x10c, 45, "third"},
-                    {0x118, 15, "first"},
-                    {0x118, 45, "-"},
-                    {0x110, 45, "third"},
-                    {0x104, kLatest, "second"},
-                    {0x11c, kLatest, "first"}});
+  const History history(std::move(b));
+  ExpectAll(history, {{0x104, 15, "first"},
+                      {0x104, 25, "-"},
+                      {0x104, 35, "second"},
+                      {0x104, 45, "-"},
+                      {0x10c, 35, "second"},
+                      {0x10c, 45, "third"},
+                      {0x118, 15, "first"},
+                      {0x118, 45, "-"},
+                      {0x110, 45, "third"},
+                      {0x104, kLatest, "second"},
+                      {0x11c, kLatest, "first"}});
 }
 
 // Events are replayed in time order whatever order they were added in (several sources).
@@ -456,8 +420,8 @@ TEST(IndexRules, ArrivalOrderDoesNotMatterOnlyTime) {
   b.AddLoad(Report({.time = 30, .id = 2, .name = "second", .address = 0x100, .size = 0x10}));
   b.AddUnloadMethod(20, 0, 1);
   b.AddLoad(Report({.time = 10, .id = 1, .name = "first", .address = 0x100, .size = 0x20}));
-  const SymbolIndex index = std::move(b).Build();
-  ExpectAll(index, {{0x104, 15, "first"}, {0x104, 25, "-"}, {0x104, 35, "second"}});
+  const History history(std::move(b));
+  ExpectAll(history, {{0x104, 15, "first"}, {0x104, 25, "-"}, {0x104, 35, "second"}});
 }
 
 // A jitdump CODE_MOVE: the code (and its lines) continues at the new address from then on.
@@ -471,13 +435,14 @@ TEST(IndexRules, MoveRelocatesCode) {
   b.AddLoad(load);
   b.AddMove(20, space, 7, 0x100, 0x800);
   b.AddMove(30, space, 8, 0x800, 0x900);  // unknown code_index: ignored with a warning
-  const SymbolIndex index = std::move(b).Build();
-  ExpectAll(index, {{0x109, 15, "moved:2"},
-                    {0x109, 25, "-"},
-                    {0x809, 15, "-"},
-                    {0x809, 25, "moved:2"},
-                    {0x801, 35, "moved:1"}});
-  EXPECT_EQ(index.warnings().size(), 1u);
+  const History history(std::move(b));
+  EXPECT_EQ(history.Regions(), "moved 0x100+0x10 [10,20)\nmoved 0x800+0x10 [20,)\n");
+  ExpectAll(history, {{0x109, 15, "moved:2"},
+                      {0x109, 25, "-"},
+                      {0x809, 15, "-"},
+                      {0x809, 25, "moved:2"},
+                      {0x801, 35, "moved:1"}});
+  EXPECT_EQ(history.warnings().size(), 1u);
 }
 
 // Perf maps have no time: every entry is valid for the whole process; where entries overlap,
@@ -493,8 +458,8 @@ TEST(IndexRules, TimelessEntriesLastWins) {
     r.method_id.reset();
     b.AddLoad(r);
   }
-  const SymbolIndex index = std::move(b).Build();
-  ExpectAll(index,
+  const History history(std::move(b));
+  ExpectAll(history,
             {{0x105, 0, "-"},
              {0x115, 0, "two"},
              {0x115, 12345, "two"},
@@ -504,85 +469,16 @@ TEST(IndexRules, TimelessEntriesLastWins) {
             false);
 }
 
-// Many overlapping versions of one address: the lookup picks the one valid at the time.
-TEST(IndexRules, ManyVersionsOfOneAddress) {
-  IndexBuilder b;
-  for (uint64_t i = 0; i < 50; ++i) {
-    b.AddLoad(Report({.time = 100 + i * 10,
-                      .id = i + 1,
-                      .name = "v",
-                      .address = 0x1000 + (i % 3),
-                      .size = 0x40 + i,
-                      .lines = {{0x80, static_cast<uint32_t>(i + 1)}}}));
-  }
-  const SymbolIndex index = std::move(b).Build();
-  for (uint64_t i = 0; i < 50; ++i) {
-    EXPECT_EQ(Describe(index, 0x1010, 105 + i * 10), "v:" + std::to_string(i + 1));
-  }
-  EXPECT_EQ(Describe(index, 0x1010, 99), "-");
-  EXPECT_EQ(Describe(index, 0x1010, kLatest), "v:50");
-}
-
 // Ranges that cannot be code are refused with a warning instead of corrupting the index.
 TEST(IndexRules, InvalidRangesAreIgnored) {
   IndexBuilder b;
   b.AddLoad(Report({.time = 1, .id = 1, .name = "empty", .address = 0x100, .size = 0}));
   b.AddLoad(Report({.time = 1, .id = 2, .name = "wraps", .address = ~0ull - 4, .size = 0x10}));
   b.AddLoad(Report({.time = 1, .id = 3, .name = "huge", .address = 0x100, .size = 1ull << 33}));
-  const SymbolIndex index = std::move(b).Build();
-  EXPECT_EQ(index.region_count(), 0u);
-  EXPECT_EQ(index.warnings().size(), 3u);
-  EXPECT_EQ(Describe(index, 0x100, 1), "-");
-}
-
-}  // namespace
-}  // namespace jitscope::symbolize
-
-namespace jitscope::symbolize {
-namespace {
-
-// ResolveBatch answers exactly what Resolve answers, query by query.
-TEST(IndexRules, BatchMatchesSingleLookups) {
-  IndexBuilder b;
-  b.AddLoad(Report({.time = 10,
-                    .id = 1,
-                    .name = "a",
-                    .address = 0x1000,
-                    .size = 0x100,
-                    .lines = {{0x80, 1}, {0x100, 2}}}));
-  b.AddInlineLoad(Report({.time = 11, .id = 2, .name = "b", .address = 0x1010, .size = 0x40}), 1);
-  b.AddInlineLoad(Report({.time = 12, .id = 3, .name = "c", .address = 0x1020, .size = 0x10}), 2);
-  b.AddLoad(Report({.time = 20, .id = 4, .name = "over", .address = 0x10c0, .size = 0x80}));
-  b.AddLoad(Report({.time = 30, .id = 5, .name = "far", .address = 0x900000, .size = 0x10}));
-  const SymbolIndex index = std::move(b).Build();
-  std::vector<Query> queries;
-  for (uint64_t address = 0xff0; address < 0x1150; address += 3) {
-    for (uint64_t time : {uint64_t{5}, uint64_t{15}, uint64_t{25}, kLatest}) {
-      queries.push_back({address, time});
-    }
-  }
-  queries.push_back({0x900004, 31});
-  queries.push_back({0x900010, 31});
-  BatchResolution batch;
-  index.ResolveBatch(queries, batch);
-  ASSERT_EQ(batch.frame_begin.size(), queries.size() + 1);
-  Resolution single;
-  size_t resolved = 0;
-  for (size_t i = 0; i < queries.size(); ++i) {
-    SCOPED_TRACE(i);
-    const bool found = index.Resolve(queries[i].address, queries[i].time, single);
-    resolved += found;
-    ASSERT_EQ(batch.frame_begin[i + 1] - batch.frame_begin[i], single.frames.size());
-    for (size_t f = 0; f < single.frames.size(); ++f) {
-      const Frame& x = batch.frames[batch.frame_begin[i] + f];
-      EXPECT_EQ(x.name, single.frames[f].name);
-      EXPECT_EQ(x.line, single.frames[f].line);
-      EXPECT_EQ(x.inlined, single.frames[f].inlined);
-    }
-    EXPECT_EQ(batch.regions[i].start, single.region.start);
-    EXPECT_EQ(batch.regions[i].loaded, single.region.loaded);
-  }
-  EXPECT_GT(resolved, queries.size() / 3);  // both resolved and unresolved ones are compared
+  const History history(std::move(b));
+  EXPECT_EQ(history.history().regions.size(), 0u);
+  EXPECT_EQ(history.warnings().size(), 3u);
+  EXPECT_EQ(Describe(history, 0x100, 1), "-");
 }
 
 // OProfile's agent API in a trace (seed 004): op_write_debug_line_info comes after its code's
@@ -604,185 +500,14 @@ TEST(IndexRules, OprofileCallsInATraceCarryTheirLaterLineTables) {
   add(40, trace::OprofileCloseEvent{1});
   IndexBuilder b;
   ImportTrace(t, b);
-  const SymbolIndex index = std::move(b).Build();
-  ExpectAll(index,
+  const History history(std::move(b));
+  ExpectAll(history,
             {{0x1004, 15, "f:10 @A.js"},
              {0x100a, 15, "f:12 @B.js"},
              {0x1004, 25, "-"},
              {0x1004, 35, "g"},
              {0x1004, 45, "g"}},
             true);
-}
-
-// Long tables (a whole-script function can have hundreds of thousands of rows) are looked up
-// through checkpoints; every offset must answer as a row-by-row reading would. The sizes straddle
-// where checkpoints start (128 rows) and where one ends (every 64 rows).
-TEST(IndexRules, LongLineTablesAnswerEveryOffsetAsShortOnesDo) {
-  for (uint32_t rows : {127u, 128u, 129u, 192u, 193u, 5000u}) {
-    IndexBuilder b;
-    // End-offset table: entry i ends at 3 * (i + 1), with line 1000 - i (lines go down too).
-    std::vector<trace::LineEntry> lines;
-    for (uint32_t i = 0; i < rows; ++i) lines.push_back({3 * (i + 1), 1000 + rows - i});
-    const uint64_t size = 3 * rows + 5;
-    b.AddLoad(Report({.time = 1,
-                      .id = 7,
-                      .name = "m",
-                      .address = 0x10000,
-                      .size = size,
-                      .file = "m.js",
-                      .lines = lines}));
-    // Start-address table (jitdump style) whose file changes every 7 rows.
-    CodeReport jit = Report({.time = 1, .name = "j", .address = 0x80000, .size = 2 * rows});
-    std::vector<std::string> files = {"a.js", "b.js"};
-    std::vector<AddressLine> address_lines;
-    for (uint32_t i = 0; i < rows; ++i) {
-      address_lines.push_back({0x80000 + 2 * i, i + 1, files[(i / 7) % 2]});
-    }
-    jit.address_lines = address_lines;
-    b.AddLoad(jit);
-    const SymbolIndex index = std::move(b).Build();
-    for (uint64_t offset = 0; offset < size; ++offset) {
-      const std::string expected = offset < 3 * rows
-                                       ? "m:" + std::to_string(1000 + rows - offset / 3) + " @m.js"
-                                       : "m @m.js";
-      ASSERT_EQ(Describe(index, 0x10000 + offset, kLatest, true), expected + " #7")
-          << rows << " rows, offset " << offset;
-    }
-    for (uint64_t offset = 0; offset < 2 * rows; ++offset) {
-      const uint32_t row = static_cast<uint32_t>(offset / 2);
-      ASSERT_EQ(Describe(index, 0x80000 + offset, kLatest, true),
-                "j:" + std::to_string(row + 1) + " @" + files[(row / 7) % 2] + " #0")
-          << rows << " rows, offset " << offset;
-    }
-  }
-}
-
-// Code in places far apart (index_builder.cc, kAreaGap: 16 MiB) gets buckets per area; every
-// address must still find its code, and addresses between areas, before the first and after the
-// last find none, one at a time and batched. A region larger than the gap keeps its area whole.
-TEST(IndexRules, CodeInAreasFarApartResolvesAsIfTogether) {
-  struct Code {
-    const char* name;
-    uint64_t address, size;
-  };
-  constexpr uint64_t kMiB = 1 << 20;
-  const std::vector<Code> code = {
-      {"low", 0x1000, 0x40},
-      {"near", 0x1000 + 15 * kMiB, 0x40},  // less than the gap: the same area
-      {"huge", 0x40000000, 40 * kMiB},     // larger than the gap
-      {"after_huge", 0x40000000 + 40 * kMiB, 0x100},
-      {"huge_alone", 0x100000000, 40 * kMiB},  // the last code of its area
-      {"heap", 0x550000001000, 0x80},
-      {"heap2", 0x550000001080, 0x80},
-      {"libs", 0x7f0000000000, 0x20},
-      {"top", 0x7ffffffff000, 0x1000},
-  };
-  IndexBuilder b;
-  for (size_t i = 0; i < code.size(); ++i) {
-    b.AddLoad(Report({.time = 1,
-                      .id = i + 1,
-                      .name = code[i].name,
-                      .address = code[i].address,
-                      .size = code[i].size}));
-  }
-  const SymbolIndex index = std::move(b).Build();
-  std::vector<Query> queries;
-  std::vector<std::string> expected;
-  auto expect = [&](uint64_t address, std::string name) {
-    queries.push_back({address, 5});
-    expected.push_back(std::move(name));
-  };
-  expect(0, "-");
-  for (const Code& c : code) {
-    expect(c.address - 1, "-");
-    expect(c.address, c.name);
-    expect(c.address + c.size / 2, c.name);
-    expect(c.address + c.size - 1, c.name);
-  }
-  // Where code touches code, the byte before the second is the first's.
-  for (size_t q = 0; q < queries.size(); ++q) {
-    if (queries[q].address == 0x40000000 + 40 * kMiB - 1) expected[q] = "huge";
-    if (queries[q].address == 0x550000001080 - 1) expected[q] = "heap";
-  }
-  expect(0x1000 + 15 * kMiB + 0x40, "-");
-  expect(0x40000000 + 40 * kMiB + 0x100, "-");
-  expect(0x100000000 + 40 * kMiB, "-");
-  expect(0x550000001100, "-");
-  expect(0x7f0000000020, "-");
-  expect(0x6000000000000, "-");
-  expect(~0ull, "-");
-  BatchResolution batch;
-  index.ResolveBatch(queries, batch);
-  for (size_t q = 0; q < queries.size(); ++q) {
-    EXPECT_EQ(Describe(index, queries[q].address, 5), expected[q])
-        << std::hex << queries[q].address;
-    const uint32_t frames = batch.frame_begin[q + 1] - batch.frame_begin[q];
-    EXPECT_EQ(frames == 0 ? std::string("-") : std::string(batch.frames[batch.frame_begin[q]].name),
-              expected[q])
-        << "batch, " << std::hex << queries[q].address;
-  }
-}
-
-// Every region's method record and line table lie side by side, some moved to the next cache line
-// (index_builder.cc, OnOneLine), and a region that was ended is looked up through the overlap
-// list: across thousands of methods with tables of every length from 0 to 40 rows, with line
-// deltas of one byte and more, every offset answers exactly, one at a time and in a batch, before
-// and after every fifth method is unloaded.
-TEST(IndexRules, ThousandsOfMethodsWithTablesOfEveryLengthAnswerExactly) {
-  constexpr uint64_t kMethods = 3000;
-  constexpr uint64_t kBase = 0x100000;
-  auto size_of = [](uint64_t i) { return 0x40 + i % 64; };
-  auto rows_of = [](uint64_t i) { return static_cast<uint32_t>(i % 41); };
-  auto end_of = [&](uint64_t i, uint32_t k) {  // row k's end offset
-    return static_cast<uint32_t>((k + 1) * size_of(i) / (rows_of(i) + 1));
-  };
-  auto line_of = [](uint64_t i, uint32_t k) { return (i * 7 + k * 997) % 5000 + 1; };
-  IndexBuilder b;
-  std::vector<std::string> names;
-  for (uint64_t i = 0; i < kMethods; ++i) names.push_back("m" + std::to_string(i));
-  for (uint64_t i = 0; i < kMethods; ++i) {
-    std::vector<trace::LineEntry> lines;
-    for (uint32_t k = 0; k < rows_of(i); ++k) {
-      lines.push_back({end_of(i, k), static_cast<uint32_t>(line_of(i, k))});
-    }
-    b.AddLoad(Report({.time = 10 + i,
-                      .id = i + 1,
-                      .name = names[i].c_str(),
-                      .address = kBase + i * 0x100,
-                      .size = size_of(i),
-                      .lines = lines}));
-    if (i % 5 == 0) b.AddUnloadMethod(50000, 0, i + 1);
-  }
-  const SymbolIndex index = std::move(b).Build();
-  std::vector<Query> queries;
-  std::vector<std::string> expected;
-  for (uint64_t i = 0; i < kMethods; ++i) {
-    for (uint64_t offset = 0; offset < size_of(i); offset += 1 + i % 3) {
-      uint32_t k = 0;
-      while (k < rows_of(i) && offset >= end_of(i, k)) ++k;
-      const std::string name = names[i];
-      const std::string at = k < rows_of(i) ? name + ":" + std::to_string(line_of(i, k)) : name;
-      queries.push_back({kBase + i * 0x100 + offset, 40000});
-      expected.push_back(at);
-      queries.push_back({kBase + i * 0x100 + offset, 60000});
-      expected.push_back(i % 5 == 0 ? "-" : at);
-    }
-  }
-  BatchResolution batch;
-  index.ResolveBatch(queries, batch);
-  ASSERT_EQ(batch.frame_begin.size(), queries.size() + 1);
-  for (size_t q = 0; q < queries.size(); ++q) {
-    ASSERT_EQ(Describe(index, queries[q].address, queries[q].time), expected[q])
-        << std::hex << queries[q].address << std::dec << " at " << queries[q].time;
-    std::string from_batch = "-";
-    if (batch.frame_begin[q + 1] != batch.frame_begin[q]) {
-      ASSERT_EQ(batch.frame_begin[q + 1] - batch.frame_begin[q], 1u);
-      const Frame& f = batch.frames[batch.frame_begin[q]];
-      from_batch = std::string(f.name) + (f.line != 0 ? ":" + std::to_string(f.line) : "");
-      EXPECT_EQ(f.method_id, std::stoull(std::string(f.name).substr(1)) + 1);
-    }
-    ASSERT_EQ(from_batch, expected[q]) << "batch, query " << q;
-  }
 }
 
 }  // namespace

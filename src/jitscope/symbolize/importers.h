@@ -1,7 +1,7 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // Feeds what the readers parsed into an IndexBuilder: the one place each format's meaning is
-// mapped onto the symbolizer's model (index_builder.h).
+// mapped onto the symbolizer's model (index_builder.h; docs/symbol-index.md).
 //  - Native trace: every code event with its Intel method id (id space 0 of the process); the
 //    OProfile agent API's loads by address with the line table reported after them, and its
 //    unloads by address, as from an OProfile dump.

@@ -1,38 +1,9 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // Builds the SymbolIndex of one process from what JIT engines reported, in any order of arrival:
-// Build() replays the events in time order (ties keep the order they were added in). The rules,
-// all from the seeds (000_*.txt "Usage Tips", 001_*.txt; intel-jit-api.md §5) unless marked
-// as jitscope's own decision:
-//
-//  Methods. Every region reported with one method id (within one id space) belongs to that
-//  method. Its name and source file come from the first notification; later ones only add line
-//  tables. A later region that reports no source file uses the first one's; one that reports a
-//  different file keeps it, and a warning says so (the seeds warn that VTune attributes such
-//  regions wrongly). The first module registered for a method id wins; 32- and 64-bit code of one
-//  module name are separate modules, the 64-bit one shown as "NAME (64)" (intel-jit-api.md §2.4).
-//
-//  Time. Each region is valid from its load time until something ends it:
-//   - a later load overlapping it (any method: "treated as unloaded"; "metrics until it is
-//     overwritten"). Engines that free code without saying so (oneDNN) are covered by this;
-//   - METHOD_UPDATE of a range overlapping it. jitscope's decision: the updated range gets the
-//     update's line table from then on, and the parts of an updated region outside the range
-//     continue unchanged as new versions (the seeds say only the updated range changes);
-//   - METHOD_UPDATE_V2 of a range: the code there changed but keeps its method and lines, so the
-//     region continues as a new version loaded at that time;
-//   - UNLOAD_START of its method id, OProfile's op_unload_native_code of its start address;
-//   - a jitdump CODE_MOVE of its code_index: it ends here and continues at the new address.
-//  Ending a region ends its inline regions with it ("the parent, including inline methods,
-//  becomes invalid"). A later load at a reused address is a different symbol from then on.
-//
-//  Inline regions. INLINE_LOAD names its parent method id; nested to any depth, arriving in any
-//  order. Each inline region belongs to the top-level region of its root method (found through
-//  the parent ids) that contains it: the one valid when the inline region was reported, or, if
-//  none is yet (children before their parent), the next one loaded. An address resolves through
-//  the chain of inline regions that contain it, innermost first.
-//
-//  Without time (perf maps: "valid for the whole process"): load at time 0; where two such
-//  entries overlap the later one in the file wins, because writers append.
+// the Add* calls collect the reports (ReportedCode); Build() replays them in time order under the
+// seeds' rules (region_history.h) and lays the result out (index_layout.h). The rules, and where
+// each comes from: docs/symbol-index.md.
 #pragma once
 
 #include <cstdint>
@@ -45,13 +16,11 @@
 #include <vector>
 
 #include "jitscope/symbolize/line_program.h"
+#include "jitscope/symbolize/region_history.h"
 #include "jitscope/symbolize/symbol_index.h"
 #include "jitscope/trace/format.h"
 
 namespace jitscope::symbolize {
-
-// iJIT_CodeArchitecture values (intel-jit-api.md §1.3).
-enum class CodeArch : uint8_t { kNative = 0, k32 = 1, k64 = 2 };
 
 // A line of a table with absolute start addresses (jitdump, OProfile).
 struct AddressLine {
@@ -101,53 +70,24 @@ class IndexBuilder {
 
   SymbolIndex Build() &&;
 
- private:
-  enum class OpKind : uint8_t {
-    kLoad,
-    kInline,
-    kUpdate,
-    kRangeUpdate,
-    kUnloadMethod,
-    kUnloadAddress,
-    kMove
+  // The replay alone, before any layout: the reports and the regions the rules made of them.
+  struct Replayed {
+    ReportedCode reported;
+    RegionHistory history;
   };
-  struct Op {
-    uint64_t time;
-    OpKind kind;
-    uint32_t item;  // index into reports_ (load/inline/update) or moves_/plain_
-  };
-  // A reported region before replay.
-  struct Report {
-    uint64_t address;
-    uint32_t size;
-    uint32_t method;
-    uint32_t parent_method;  // inline only
-    uint32_t program;
-    uint32_t name_offset, name_size;  // in the string arena; kNoName when not reported
-    StringId file;                    // kInheritFile when not reported
-    uint32_t module;                  // SymbolIndex::kNoModule when not reported
-  };
-  static constexpr uint32_t kNoName = UINT32_MAX;
-  struct Plain {  // range update, unloads and moves
-    uint64_t a, b;
-    uint32_t method;
-  };
-  class Replay;
+  Replayed Replay() &&;
 
+ private:
   uint32_t MethodFor(const CodeReport& code);
   bool InSparseTable(uint32_t space, uint64_t id) const;
-  uint32_t AddReport(const CodeReport& code, uint32_t method, uint32_t parent_method);
-  void AddPlain(uint64_t time, OpKind kind, Plain plain);
+  uint32_t AddRegion(const CodeReport& code, uint32_t method, uint32_t parent_method);
+  void Add(uint64_t time, Operation operation) {
+    reported_.operations.push_back({time, operation});
+  }
 
   CodeArch native_arch_;
   uint32_t next_space_ = 1;
-  StringTable strings_;
-  base::HugeVector<uint8_t> programs_;
-  base::HugeVector<Report> reports_;
-  std::vector<Plain> plain_;
-  base::HugeVector<Op> ops_;
-  base::HugeVector<uint64_t> method_ids_;  // per method: its id (if it has one)
-  base::HugeVector<uint8_t> method_has_id_;
+  ReportedCode reported_;
   // (id space, method id) → method index, open addressing: no heap node per method.
   struct KeySlot {
     uint64_t id = 0;
@@ -160,10 +100,7 @@ class IndexBuilder {
   // through a direct table per id space, method + 1 (0: none), kept at most a few times larger
   // than the number of methods.
   std::vector<std::vector<uint32_t>> dense_;
-  std::vector<std::pair<StringId, CodeArch>> modules_;
-  std::unordered_map<uint64_t, uint32_t> modules_by_key_;
-  std::vector<std::string> warnings_;
-  uint64_t warning_count_ = 0;
+  std::unordered_map<uint64_t, uint32_t> modules_by_key_;  // name << 8 | arch → module
 };
 
 }  // namespace jitscope::symbolize

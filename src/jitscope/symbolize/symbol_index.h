@@ -1,33 +1,10 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // The time-versioned symbol index of one process: (address, time) → frames. Built once by
-// IndexBuilder (index_builder.h, which states the rules), then read-only and safe to query from
-// any number of threads.
-//
-// Layout (designed for 1,000,000 methods built in under a second, ten million lookups a second
-// and at most 64 bytes per method besides strings and line tables — 32 for its piece, 8 for its
-// bucket, 20 for its record; figures in docs/performance.md). A lookup reads a bucket, then the
-// piece it names and that piece's method record and line table (which lie side by side) at
-// once: two reads' latency, three cache lines.
-//  - Pieces: the address space cut at every region boundary, sorted by start in one flat array
-//    of 32-byte entries. A piece covered by one region that was never ended (the usual case)
-//    holds that region whole — start, size, load time, method, line table — so the lookup reads
-//    no separate region record. A piece covered by several regions over time (code overwritten in
-//    place), or by one that was ended, lists them, in load order, in multi_ → overlaps_ with
-//    their ends. No per-method heap nodes anywhere.
-//  - Buckets: a direct table from (address - base) >> shift to the candidate pieces, about one
-//    bucket per piece, so a lookup reads one bucket and then, usually, one piece. Code far from
-//    other code (16 MiB or more) gets a table of its own, so a process whose JIT code lies in
-//    several places still finds about one piece per bucket.
-//  - Inline regions: sorted by their top-level region (its start and load time), consulted only
-//    for regions that have any.
-//  - Each reported region's line table (a compact byte program, line_program.h) is preceded by a
-//    copy of its method's record: the place of its name in the string arena and interned ids for
-//    the rest (string_table.h). A lookup reads both in one go, from one cache line when they fit
-//    in one (they are moved to the next line when that wastes at most 16 bytes), where a separate
-//    method array would cost another cache miss; there is no such array. A
-//    region that continues part of older code (a partial METHOD_UPDATE) gets its line table
-//    re-based (with the record copied), so every line lookup starts at offset 0 of its region.
+// IndexBuilder (index_builder.h), then read-only and safe to query from any number of threads.
+// A lookup reads a bucket, then the piece of the address space it names with that piece's method
+// record and line table, side by side: two reads' latency. The layout and why it is so:
+// docs/symbol-index.md; its size and speed: docs/performance.md.
 #pragma once
 
 #include <cstdint>
@@ -112,7 +89,7 @@ class SymbolIndex {
   static constexpr size_t kMaxWarnings = 100;
 
  private:
-  friend class IndexBuilder;
+  friend class IndexLayout;  // index_layout.cc
 
   // One piece of the address space. For a piece covered by one region that is never ended, that
   // region: it starts `back` bytes before the piece and spans `size` bytes, valid from `loaded` on.
@@ -178,7 +155,7 @@ class SymbolIndex {
   std::vector<uint32_t> multi_;
   std::vector<Piece> overlaps_;
   std::vector<uint64_t> overlap_ends_;  // per overlaps_ entry: when it was ended, or kForever
-  // An area of code with no gap of 16 MiB or more (index_builder.cc, kAreaGap), and its buckets:
+  // An area of code with no gap of 16 MiB or more (index_layout.cc, kAreaGap), and its buckets:
   // buckets_[first_bucket + ((address - base) >> shift)], then one that closes the area.
   struct Area {
     uint64_t base;  // its first piece's start

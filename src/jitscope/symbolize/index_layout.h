@@ -1,0 +1,26 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Lays a replayed region history (region_history.h) out in the symbol index's memory: pieces of
+// the address space, buckets over them, method records beside the line tables, on cache lines
+// (symbol_index.h; the reasoning and figures: docs/symbol-index.md, docs/performance.md).
+#pragma once
+
+#include "jitscope/symbolize/region_history.h"
+#include "jitscope/symbolize/symbol_index.h"
+
+namespace jitscope::symbolize {
+
+// The bytes IndexBuilder leaves in front of each line table for its method's record.
+inline constexpr size_t kMethodRecordSize = 20;
+// Names are cut there (the record keeps their size in a word it shares with two flags).
+inline constexpr uint32_t kMaxNameSize = (1u << 30) - 1;
+
+// Moves the method record and line table that end `programs` and start at `start` to the next
+// cache line when they would straddle two and fit in one, if that wastes at most a quarter line:
+// a lookup then reads one line where it would read two. Returns where they start.
+uint32_t PutOnOneCacheLine(base::HugeVector<uint8_t>& programs, uint32_t start);
+
+// The index of `reported` (its strings and line tables move into it) and `history`.
+SymbolIndex LayOutIndex(ReportedCode&& reported, const RegionHistory& history);
+
+}  // namespace jitscope::symbolize

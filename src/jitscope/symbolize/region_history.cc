@@ -1,0 +1,286 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "jitscope/symbolize/region_history.h"
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <map>
+#include <unordered_map>
+
+#include "jitscope/symbolize/symbol_index.h"
+
+namespace jitscope::symbolize {
+
+void Warnings::Add(std::string message) {
+  ++count;
+  if (kept.size() < kMaxKept) kept.push_back(std::move(message));
+}
+
+void Warnings::AddFormatted(const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  char buffer[512];
+  std::vsnprintf(buffer, sizeof(buffer), format, args);
+  va_end(args);
+  Add(buffer);
+}
+
+namespace {
+
+// Replays the operations in time order against the set of currently valid top-level regions
+// (disjoint by construction: every load ends what it overlaps).
+class Replayer {
+ public:
+  explicit Replayer(ReportedCode& reported)
+      : reported_(reported),
+        latest_region_of_method_(reported.method_ids.size(), kNone),
+        inline_parent_(reported.method_ids.size(), kNone),
+        has_first_notification_(reported.method_ids.size(), 0) {
+    history_.methods.resize(reported.method_ids.size());
+  }
+
+  RegionHistory Run() && {
+    auto& operations = reported_.operations;
+    history_.regions.reserve(operations.size());
+    first_inline_.reserve(operations.size());
+    previous_of_method_.reserve(operations.size());
+    auto earlier = [](const TimedOperation& x, const TimedOperation& y) { return x.time < y.time; };
+    if (!std::is_sorted(operations.begin(), operations.end(), earlier)) {
+      std::stable_sort(operations.begin(), operations.end(), earlier);
+    }
+    // Inline regions may come before their parents' code: every inline method's parent is known
+    // before the replay starts.
+    for (const TimedOperation& timed : operations) {
+      if (const auto* load = std::get_if<op::InlineLoad>(&timed.operation)) {
+        const ReportedRegion& r = reported_.regions[load->region];
+        if (inline_parent_[r.method] == kNone) inline_parent_[r.method] = r.parent_method;
+      }
+    }
+    for (const TimedOperation& timed : operations) {
+      std::visit([&](const auto& operation) { Apply(timed.time, operation); }, timed.operation);
+    }
+    size_t orphans = 0;
+    for (const auto& [root, waiting] : waiting_for_root_) orphans += waiting.size();
+    if (orphans != 0) {
+      reported_.warnings.AddFormatted(
+          "%zu inline region(s) never found their parent's code and are ignored", orphans);
+    }
+    NameModules();
+    return std::move(history_);
+  }
+
+ private:
+  enum class Nesting { kTopLevel, kInline };
+
+  void Apply(uint64_t t, const op::Load& load) {
+    const ReportedRegion& r = reported_.regions[load.region];
+    TakeSymbolsIfFirst(r, Nesting::kTopLevel);
+    StartRegion(r.address, r.size, r.method, r.line_table, 0, t);
+  }
+
+  void Apply(uint64_t /*t*/, const op::InlineLoad& load) {
+    const ReportedRegion& r = reported_.regions[load.region];
+    TakeSymbolsIfFirst(r, Nesting::kInline);
+    auto& inlines = history_.inlines;
+    inlines.push_back({r.address, r.size, r.method, r.parent_method, r.line_table, kNone});
+    next_sibling_.push_back(kNone);
+    const auto index = static_cast<uint32_t>(inlines.size() - 1);
+    const uint32_t root = RootMethodOf(r.method);
+    const uint32_t region = ValidRegionContaining(r.address, r.size);
+    if (region != kNone && history_.regions[region].method == root) {
+      AttachInline(index, region);
+    } else {
+      waiting_for_root_[root].push_back(index);
+    }
+  }
+
+  void Apply(uint64_t t, const op::Update& update) {
+    const ReportedRegion& r = reported_.regions[update.region];
+    TakeSymbolsIfFirst(r, Nesting::kTopLevel);
+    const uint64_t end = r.address + r.size;
+    for (uint32_t old : EndOverlapping(r.address, end, t)) {
+      const Region o = history_.regions[old];  // a copy: ContinueAsNewVersion grows regions
+      if (o.start < r.address) ContinueAsNewVersion(old, o.start, r.address, 0, t);
+      if (o.end() > end) ContinueAsNewVersion(old, end, o.end(), 0, t);
+    }
+    StartRegion(r.address, r.size, r.method, r.line_table, 0, t);
+  }
+
+  void Apply(uint64_t t, const op::RangeUpdate& update) {
+    for (uint32_t old : EndOverlapping(update.start, update.end, t)) {
+      ContinueAsNewVersion(old, history_.regions[old].start, history_.regions[old].end(), 0, t);
+    }
+  }
+
+  void Apply(uint64_t t, const op::UnloadMethod& unload) {
+    for (uint32_t r = latest_region_of_method_[unload.method]; r != kNone;
+         r = previous_of_method_[r]) {
+      if (history_.regions[r].invalidated == kForever) EndRegion(r, t);
+    }
+  }
+
+  void Apply(uint64_t t, const op::UnloadCodeAt& unload) {
+    auto it = valid_.find(unload.start);
+    if (it != valid_.end()) EndRegion(it->second, t);
+  }
+
+  void Apply(uint64_t t, const op::Move& move) {
+    auto it = valid_.find(move.from);
+    if (it == valid_.end() || history_.regions[it->second].method != move.method) {
+      reported_.warnings.AddFormatted(
+          "move of code id %llu from %#llx ignored: no such code is loaded there",
+          static_cast<unsigned long long>(reported_.method_ids[move.method]),
+          static_cast<unsigned long long>(move.from));
+      return;
+    }
+    const uint32_t old = it->second;
+    EndRegion(old, t);
+    const Region& o = history_.regions[old];
+    ContinueAsNewVersion(old, o.start, o.end(), move.to - move.from, t);
+  }
+
+  // First notification wins for the name, the source file and (the first one registered) the
+  // module; a later, different source file is kept by its region, with a warning.
+  void TakeSymbolsIfFirst(const ReportedRegion& r, Nesting nesting) {
+    MethodSymbols& m = history_.methods[r.method];
+    if (!has_first_notification_[r.method]) {
+      has_first_notification_[r.method] = 1;
+      m.file = r.file == kInheritFile ? 0 : r.file;
+    } else if (r.file != kInheritFile && m.file != 0 && r.file != m.file) {
+      const StringTable& strings = reported_.strings;
+      reported_.warnings.AddFormatted(
+          "method %llu: %s region at %#llx reports source file \"%s\", but the "
+          "method's first region reported \"%s\"; the region keeps its own file",
+          static_cast<unsigned long long>(reported_.method_ids[r.method]),
+          nesting == Nesting::kInline ? "an inline" : "a",
+          static_cast<unsigned long long>(r.address), std::string(strings.Get(r.file)).c_str(),
+          std::string(strings.Get(m.file)).c_str());
+    }
+    if (m.name_size == 0 && r.name_offset != kNone) {
+      m.name_offset = r.name_offset;
+      m.name_size = r.name_size;
+    }
+    if (m.module == kNone) m.module = r.module;
+  }
+
+  // The top-level method an inline method belongs to, through its parents (cycles end it).
+  uint32_t RootMethodOf(uint32_t method) const {
+    uint32_t root = inline_parent_[method];
+    for (size_t steps = 0; steps < inline_parent_.size() && inline_parent_[root] != kNone;
+         ++steps) {
+      root = inline_parent_[root];
+    }
+    return root;
+  }
+
+  uint32_t ValidRegionContaining(uint64_t address, uint64_t size) const {
+    auto it = valid_.upper_bound(address);
+    if (it == valid_.begin()) return kNone;
+    const Region& r = history_.regions[std::prev(it)->second];
+    return address >= r.start && address + size <= r.end() ? std::prev(it)->second : kNone;
+  }
+
+  void AttachInline(uint32_t inline_index, uint32_t region) {
+    history_.inlines[inline_index].root = region;
+    next_sibling_[inline_index] = first_inline_[region];
+    first_inline_[region] = inline_index;
+  }
+
+  void EndRegion(uint32_t region, uint64_t t) {
+    history_.regions[region].invalidated = t;
+    valid_.erase(history_.regions[region].start);
+  }
+
+  std::vector<uint32_t> EndOverlapping(uint64_t start, uint64_t end, uint64_t t) {
+    std::vector<uint32_t> ended;
+    auto& regions = history_.regions;
+    // JIT engines mostly allocate upwards: code past every valid region overlaps nothing.
+    if (valid_.empty() || regions[valid_.rbegin()->second].end() <= start) return ended;
+    auto it = valid_.lower_bound(start);
+    if (it != valid_.begin() && regions[std::prev(it)->second].end() > start) --it;
+    while (it != valid_.end() && it->first < end) {
+      regions[it->second].invalidated = t;
+      ended.push_back(it->second);
+      it = valid_.erase(it);
+    }
+    return ended;
+  }
+
+  // New code valid from `t`: it ends every valid region it overlaps.
+  uint32_t StartRegion(uint64_t start, uint32_t size, uint32_t method, uint32_t line_table,
+                       uint32_t line_origin, uint64_t t) {
+    EndOverlapping(start, start + size, t);
+    const auto index = static_cast<uint32_t>(history_.regions.size());
+    history_.regions.push_back({start, t, kForever, size, method, line_table, line_origin});
+    first_inline_.push_back(kNone);
+    previous_of_method_.push_back(latest_region_of_method_[method]);
+    latest_region_of_method_[method] = index;
+    valid_.emplace_hint(valid_.end(), start, index);
+    if (!waiting_for_root_.empty()) AttachWaitingInlines(index);
+    return index;
+  }
+
+  // Inline regions reported before their top-level region.
+  void AttachWaitingInlines(uint32_t region) {
+    auto it = waiting_for_root_.find(history_.regions[region].method);
+    if (it == waiting_for_root_.end()) return;
+    auto& waiting = it->second;
+    const Region& r = history_.regions[region];
+    std::erase_if(waiting, [&](uint32_t i) {
+      const InlineRegion& in = history_.inlines[i];
+      if (in.start < r.start || in.end() > r.end()) return false;
+      AttachInline(i, region);
+      return true;
+    });
+    if (waiting.empty()) waiting_for_root_.erase(it);
+  }
+
+  // A new version of region `old` over [from, to) of its range, moved by `shift`, valid from
+  // `t`, with the inline regions that lie inside that part.
+  void ContinueAsNewVersion(uint32_t old, uint64_t from, uint64_t to, uint64_t shift, uint64_t t) {
+    const Region o = history_.regions[old];
+    const uint32_t region =
+        StartRegion(from + shift, static_cast<uint32_t>(to - from), o.method, o.line_table,
+                    o.line_origin + static_cast<uint32_t>(from - o.start), t);
+    for (uint32_t c = first_inline_[old]; c != kNone; c = next_sibling_[c]) {
+      if (history_.inlines[c].start < from || history_.inlines[c].end() > to) continue;
+      InlineRegion copy = history_.inlines[c];
+      copy.start += shift;
+      history_.inlines.push_back(copy);
+      next_sibling_.push_back(kNone);
+      AttachInline(static_cast<uint32_t>(history_.inlines.size() - 1), region);
+    }
+  }
+
+  // Module display names: "NAME (64)" for the 64-bit code of a name also reported as 32-bit.
+  void NameModules() {
+    std::unordered_map<StringId, uint8_t> arches;
+    for (const auto& [name, arch] : reported_.modules) arches[name] |= 1u << static_cast<int>(arch);
+    for (const auto& [name, arch] : reported_.modules) {
+      const bool both = arches[name] == ((1u << 1) | (1u << 2));
+      StringTable& strings = reported_.strings;
+      history_.module_names.push_back(both && arch == CodeArch::k64
+                                          ? strings.Intern(std::string(strings.Get(name)) + " (64)")
+                                          : name);
+    }
+  }
+
+  ReportedCode& reported_;
+  RegionHistory history_;
+  std::map<uint64_t, uint32_t> valid_;  // start → region, the valid top-level regions
+  // Per region: its first inline region (listed through next_sibling_, per inline region), and
+  // the method's region before it (listed from latest_region_of_method_, per method).
+  base::HugeVector<uint32_t> first_inline_;
+  std::vector<uint32_t> next_sibling_;
+  base::HugeVector<uint32_t> previous_of_method_;
+  std::vector<uint32_t> latest_region_of_method_;
+  std::vector<uint32_t> inline_parent_;          // method → parent method, for inline methods
+  std::vector<uint8_t> has_first_notification_;  // per method
+  std::map<uint32_t, std::vector<uint32_t>> waiting_for_root_;  // root method → inline regions
+};
+
+}  // namespace
+
+RegionHistory ReplayRules(ReportedCode& reported) { return Replayer(reported).Run(); }
+
+}  // namespace jitscope::symbolize

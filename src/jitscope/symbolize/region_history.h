@@ -1,0 +1,136 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The seeds' rules, applied: what JIT engines reported (ReportedCode, collected by IndexBuilder)
+// is replayed in time order into a plain list of regions, each valid over [loaded, invalidated),
+// with the inline regions that belong to them. Nothing here knows how the index is laid out in
+// memory (index_layout.h does that). The rules and where each comes from: docs/symbol-index.md.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "jitscope/base/huge_page_allocator.h"
+#include "jitscope/symbolize/line_program.h"
+#include "jitscope/symbolize/string_table.h"
+
+namespace jitscope::symbolize {
+
+// iJIT_CodeArchitecture values (intel-jit-api.md §1.3).
+enum class CodeArch : uint8_t { kNative = 0, k32 = 1, k64 = 2 };
+
+// "None" for the indices below: no region, no method, no module, no name.
+inline constexpr uint32_t kNone = UINT32_MAX;
+
+// One code region as an engine reported it; its strings and line table are in ReportedCode.
+struct ReportedRegion {
+  uint64_t address;
+  uint32_t size;
+  uint32_t method;                  // index into ReportedCode::method_ids
+  uint32_t parent_method;           // an inline region's parent; kNone for top-level code
+  uint32_t line_table;              // where its table starts in ReportedCode::line_tables
+  uint32_t name_offset, name_size;  // in the string arena; name_offset kNone when not reported
+  StringId file;                    // kInheritFile when not reported
+  uint32_t module;                  // index into ReportedCode::modules; kNone when not reported
+};
+
+// What happened at a time: one struct per kind of report.
+namespace op {
+struct Load {       // METHOD_LOAD_FINISHED, a jitdump CODE_LOAD, a perf map line, ...
+  uint32_t region;  // index into ReportedCode::regions
+};
+struct InlineLoad {  // METHOD_INLINE_LOAD_FINISHED
+  uint32_t region;
+};
+struct Update {  // METHOD_UPDATE: new code and line table over the region's range
+  uint32_t region;
+};
+struct RangeUpdate {  // METHOD_UPDATE_V2: the code in [start, end) changed, its symbols did not
+  uint64_t start, end;
+};
+struct UnloadMethod {  // UNLOAD_START
+  uint32_t method;
+};
+struct UnloadCodeAt {  // op_unload_native_code: the code that starts at `start`
+  uint64_t start;
+};
+struct Move {  // jitdump CODE_MOVE
+  uint32_t method;
+  uint64_t from, to;
+};
+}  // namespace op
+using Operation = std::variant<op::Load, op::InlineLoad, op::Update, op::RangeUpdate,
+                               op::UnloadMethod, op::UnloadCodeAt, op::Move>;
+struct TimedOperation {
+  uint64_t time;
+  Operation operation;
+};
+
+// The first kMaxKept warnings, in the order they were given, and how many there were.
+struct Warnings {
+  static constexpr size_t kMaxKept = 100;
+  std::vector<std::string> kept;
+  uint64_t count = 0;
+  void Add(std::string message);
+  [[gnu::format(printf, 2, 3)]] void AddFormatted(const char* format, ...);
+};
+
+// Everything reported for one process, in the order it was added.
+struct ReportedCode {
+  StringTable strings;
+  // The regions' line tables (line_program.h). Each is preceded by room for its method's record,
+  // which the index keeps there (index_layout.h): collecting them in place spares a copy of them
+  // all.
+  base::HugeVector<uint8_t> line_tables;
+  base::HugeVector<ReportedRegion> regions;
+  base::HugeVector<TimedOperation> operations;
+  base::HugeVector<uint64_t> method_ids;               // per method: its id, when method_has_id
+  base::HugeVector<uint8_t> method_has_id;             // 0 for an anonymous method (a perf map's)
+  std::vector<std::pair<StringId, CodeArch>> modules;  // name, architecture (never kNative)
+  Warnings warnings;
+};
+
+// One version of top-level code: valid from `loaded` until `invalidated` (kForever: never).
+struct Region {
+  uint64_t start;
+  uint64_t loaded;
+  uint64_t invalidated;
+  uint32_t size;
+  uint32_t method;
+  uint32_t line_table;   // the table of the report it comes from
+  uint32_t line_origin;  // the offset in that table's code where this region starts: not 0 for
+                         // a part of older code that continues after an update
+  uint64_t end() const { return start + size; }
+};
+
+struct InlineRegion {
+  uint64_t start;
+  uint32_t size;
+  uint32_t method;
+  uint32_t parent_method;
+  uint32_t line_table;
+  uint32_t root;  // the top-level region it belongs to; kNone if its parent's code never came
+  uint64_t end() const { return start + size; }
+};
+
+// A method's symbols, from its first notification.
+struct MethodSymbols {
+  uint32_t name_offset = 0, name_size = 0;  // name_size 0: no name
+  StringId file = 0;                        // 0 (""): none
+  uint32_t module = kNone;
+};
+
+struct RegionHistory {
+  base::HugeVector<Region> regions;  // in load order
+  std::vector<InlineRegion> inlines;
+  base::HugeVector<MethodSymbols> methods;  // per method
+  std::vector<StringId> module_names;       // per module: its display name
+};
+
+// Replays `reported.operations` in time order (ties keep the order they were added in; the
+// operations are sorted in place), adding what the rules notice to `reported.warnings`.
+RegionHistory ReplayRules(ReportedCode& reported);
+
+}  // namespace jitscope::symbolize
