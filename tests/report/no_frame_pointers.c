@@ -2,20 +2,36 @@
 //
 // A native program built as Debian builds its libraries, without frame pointers: a frame-pointer
 // walk cannot get from `inner` to its callers, a DWARF unwind can. main → outer → middle → inner,
-// where inner spins; every call is used afterwards, so none is a tail call, and noipa keeps GCC
-// from seeing that they are pure and calling them once.
+// where inner spins; every call is used afterwards, so none is a tail call, and each stores to a
+// volatile, so no compiler takes them for pure and calls them once. GCC's noipa also keeps it from
+// cloning them under other names; clang (the sanitized builds) does not know it.
 #include <stdio.h>
 #include <stdlib.h>
 
-__attribute__((noipa)) long inner(long n) {
+#if defined(__clang__)
+#define KEEP_CALLS __attribute__((noinline))
+#else
+#define KEEP_CALLS __attribute__((noipa))
+#endif
+
+static volatile long g_last_n;
+
+KEEP_CALLS long inner(long n) {
+  g_last_n = n;
   long sum = 0;
   for (long i = 0; i < n; ++i) sum += (i * i) ^ (sum >> 3);
   return sum;
 }
 
-__attribute__((noipa)) long middle(long n) { return inner(n) + 1; }
+KEEP_CALLS long middle(long n) {
+  g_last_n = n;
+  return inner(n) + 1;
+}
 
-__attribute__((noipa)) long outer(long n) { return middle(n) * 2; }
+KEEP_CALLS long outer(long n) {
+  g_last_n = n;
+  return middle(n) * 2;
+}
 
 int main(int argc, char** argv) {
   const long rounds = argc > 1 ? atol(argv[1]) : 100;
