@@ -84,7 +84,7 @@ TEST(JitdumpWriter, CodeLoadHasNameThenCodeAndNoPadding) {
   fields.name = "kernel";
   ASSERT_TRUE(AppendJitdumpCodeLoadPrefix(out, fields));
   ASSERT_EQ(56u + 7, out.size());
-  out.insert(out.end(), {0x90, 0x90, 0xc3});  // the code follows the name
+  out.insert(out.end(), {0x90, 0x90, 0xc3});          // the code follows the name
   EXPECT_EQ(0u, At<uint32_t>(out, 0));                // JIT_CODE_LOAD
   EXPECT_EQ(66u, At<uint32_t>(out, 4));               // total_size
   EXPECT_EQ(99u, At<uint64_t>(out, 8));               // timestamp

@@ -1,7 +1,7 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// Intel's end-offset line tables as ranges (src/jitscope/formats/line_ranges.h): one named test per rule
-// of the seeds (000_*.txt, "LineNumberInfo Structure" and Usage Tips).
+// Intel's end-offset line tables as ranges (src/jitscope/formats/line_ranges.h): one named test per
+// rule of the seeds (000_*.txt, "LineNumberInfo Structure" and Usage Tips).
 #include "jitscope/formats/line_ranges.h"
 
 #include <vector>

@@ -164,8 +164,10 @@ TEST(SamplesFileTest, DecodesEveryRecordKind) {
 }
 
 TEST(SamplesFileTest, DecodesRegistersAndTheValidPartOfTheStackCopy) {
-  base::StatusOr<SampleData> data =
-      ParseSamples(Header(kDwarfFormat) + DwarfSampleRecord(PERF_SAMPLE_REGS_ABI_64, 64, 40));
+  // Kept: the samples' stack copies point into it.
+  const std::string bytes =
+      Header(kDwarfFormat) + DwarfSampleRecord(PERF_SAMPLE_REGS_ABI_64, 64, 40);
+  base::StatusOr<SampleData> data = ParseSamples(bytes);
   ASSERT_TRUE(data.ok()) << data.status().message();
   EXPECT_EQ(data->format, kDwarfFormat);
   ASSERT_EQ(data->samples.size(), 1u);
@@ -185,8 +187,10 @@ TEST(SamplesFileTest, DecodesRegistersAndTheValidPartOfTheStackCopy) {
 
 TEST(SamplesFileTest, SamplesWithoutUserStateOrStackCopyDecode) {
   // A kernel thread: abi NONE, no registers; the kernel copied no stack (size 0, no dyn_size).
-  base::StatusOr<SampleData> data =
-      ParseSamples(Header(kDwarfFormat) + DwarfSampleRecord(PERF_SAMPLE_REGS_ABI_NONE, 0, 0));
+  // Kept: the samples' stack copies point into it.
+  const std::string bytes =
+      Header(kDwarfFormat) + DwarfSampleRecord(PERF_SAMPLE_REGS_ABI_NONE, 0, 0);
+  base::StatusOr<SampleData> data = ParseSamples(bytes);
   ASSERT_TRUE(data.ok());
   ASSERT_EQ(data->samples.size(), 1u);
   EXPECT_EQ(data->samples[0].regs.abi, static_cast<uint64_t>(PERF_SAMPLE_REGS_ABI_NONE));
@@ -209,8 +213,9 @@ TEST(SamplesFileTest, StackCopyLengthsAreBoundsChecked) {
   std::string cut = record.substr(0, 8 + 8 * 4 + 8 * 3 + 8 + 8 * 5);
   const uint16_t cut_size = static_cast<uint16_t>(cut.size());
   std::memcpy(cut.data() + 6, &cut_size, sizeof(cut_size));
-  base::StatusOr<SampleData> data =
-      ParseSamples(Header(kDwarfFormat) + too_long + dyn_too_big + cut);
+  // Kept: the samples' stack copies point into it.
+  const std::string bytes = Header(kDwarfFormat) + too_long + dyn_too_big + cut;
+  base::StatusOr<SampleData> data = ParseSamples(bytes);
   ASSERT_TRUE(data.ok());
   EXPECT_EQ(data->counters.malformed_records, 2u);
   ASSERT_EQ(data->samples.size(), 1u);
