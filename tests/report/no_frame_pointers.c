@@ -18,25 +18,25 @@ static volatile long g_last_n;
 
 KEEP_CALLS long inner(long n) {
   g_last_n = n;
-  long sum = 0;
-  for (long i = 0; i < n; ++i) sum += (i * i) ^ (sum >> 3);
-  return sum;
+  unsigned long sum = 0;  // unsigned: the sum wraps, which UBSan rightly refuses for a long
+  for (unsigned long i = 0; i < (unsigned long)n; ++i) sum += (i * i) ^ (sum >> 3);
+  return (long)(sum >> 1);
 }
 
 KEEP_CALLS long middle(long n) {
   g_last_n = n;
-  return inner(n) + 1;
+  return (long)((unsigned long)inner(n) + 1);
 }
 
 KEEP_CALLS long outer(long n) {
   g_last_n = n;
-  return middle(n) * 2;
+  return (long)((unsigned long)middle(n) * 2);
 }
 
 int main(int argc, char** argv) {
   const long rounds = argc > 1 ? atol(argv[1]) : 100;
-  long total = 0;
-  for (long r = 0; r < rounds; ++r) total += outer(1000000 + r);
-  printf("%ld\n", total);
+  unsigned long total = 0;
+  for (long r = 0; r < rounds; ++r) total += (unsigned long)outer(1000000 + r);
+  printf("%lu\n", total);
   return 0;
 }
