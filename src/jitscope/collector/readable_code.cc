@@ -6,7 +6,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <new>
 
 #include "jitscope/base/scoped_resource.h"
 #include "jitscope/base/thread_local.h"
@@ -40,67 +39,83 @@ bool ParseLine(const char* line, const char* end, Area& area, bool& readable) {
   return area.start < area.end;
 }
 
+// Follows the lines of /proc/self/maps in order: the run of adjacent readable mappings so far,
+// and whether it holds the range asked for.
+class AreaScanner {
+ public:
+  AreaScanner(uint64_t address, uint64_t size) : address_(address), size_(size) {}
+
+  // Takes one line (without its newline); true once the range is found.
+  bool Line(const char* line, const char* end) {
+    Area mapping;
+    bool readable = false;
+    if (!ParseLine(line, end, mapping, readable)) return false;
+    if (!readable) {
+      run_ = {};
+    } else if (run_.end == mapping.start && run_.end != 0) {
+      run_.end = mapping.end;
+    } else {
+      run_ = mapping;
+    }
+    return run_.end != 0 && Inside(run_, address_, size_);
+  }
+  const Area& run() const { return run_; }
+
+ private:
+  uint64_t address_;
+  uint64_t size_;
+  Area run_;
+};
+
+// Feeds every whole line of [begin, end) to `scanner`; returns where the last, unfinished line
+// starts (`end` when none is), or nullptr once the range is found.
+const char* ScanLines(AreaScanner& scanner, const char* begin, const char* end) {
+  for (const char* line = begin; line < end;) {
+    const char* newline = static_cast<const char*>(std::memchr(line, '\n', end - line));
+    if (newline == nullptr) return line;
+    if (scanner.Line(line, newline)) return nullptr;
+    line = newline + 1;
+  }
+  return end;
+}
+
 }  // namespace
 
 Area FindReadableArea(const char* maps, uint64_t size_of_maps, uint64_t address, uint64_t size) {
-  Area found;  // the run of adjacent readable mappings being followed
+  AreaScanner scanner(address, size);
   const char* const end = maps + size_of_maps;
-  for (const char* line = maps; line < end;) {
-    const char* newline = static_cast<const char*>(std::memchr(line, '\n', end - line));
-    const char* line_end = newline ? newline : end;
-    Area mapping;
-    bool readable = false;
-    if (ParseLine(line, line_end, mapping, readable)) {
-      if (!readable) {
-        found = {};
-      } else if (found.end == mapping.start && found.end != 0) {
-        found.end = mapping.end;
-      } else {
-        found = mapping;
-      }
-      if (found.end != 0 && Inside(found, address, size)) return found;
-    }
-    line = line_end + 1;
-  }
-  return {};
+  const char* rest = ScanLines(scanner, maps, end);
+  if (rest == nullptr) return scanner.run();
+  // A last line without a newline.
+  return rest < end && scanner.Line(rest, end) ? scanner.run() : Area{};
 }
 
 bool IsReadableCode(uint64_t address, uint64_t size) {
   if (size == 0 || address + size < address) return false;
   if (Inside(cached_area, address, size)) return true;
-  // The slow path: read /proc/self/maps whole into a buffer that grows as needed. A JIT process
-  // has a few hundred to a few thousand mappings (~100 bytes each).
+  // The slow path: /proc/self/maps read through a buffer on the stack, line by line. No heap:
+  // this runs in whatever state the engine's thread is in, a child just forked from a threaded
+  // process included, where a lock of the allocator may be held for ever.
   base::ScopedFd fd(::open("/proc/self/maps", O_RDONLY | O_CLOEXEC));
   if (!fd) return false;
-  static constexpr size_t kChunk = 8 * 1024;  // engine threads may have small stacks
-  char stack_buffer[kChunk];
-  char* buffer = stack_buffer;
-  size_t capacity = sizeof(stack_buffer);
-  size_t used = 0;
-  bool ok = true;
+  char buffer[8 * 1024];  // engine threads may have small stacks; a maps line is < 4 KiB
+  size_t kept = 0;        // bytes of an unfinished line at the start of the buffer
+  AreaScanner scanner(address, size);
   for (;;) {
-    if (used == capacity) {
-      char* bigger = static_cast<char*>(::operator new(capacity * 2, std::nothrow));
-      if (bigger == nullptr) {
-        ok = false;
-        break;
-      }
-      std::memcpy(bigger, buffer, used);
-      if (buffer != stack_buffer) ::operator delete(buffer);
-      buffer = bigger;
-      capacity *= 2;
-    }
-    const ssize_t n = ::read(fd.get(), buffer + used, capacity - used);
+    const ssize_t n = ::read(fd.get(), buffer + kept, sizeof(buffer) - kept);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) ok = false;
     if (n <= 0) break;
-    used += static_cast<size_t>(n);
+    const char* end = buffer + kept + n;
+    const char* rest = ScanLines(scanner, buffer, end);
+    if (rest == nullptr) {
+      cached_area = scanner.run();
+      return true;
+    }
+    kept = static_cast<size_t>(end - rest);
+    if (kept == sizeof(buffer)) return false;  // a line longer than the buffer: not a maps file
+    std::memmove(buffer, rest, kept);
   }
-  const Area area = ok ? FindReadableArea(buffer, used, address, size) : Area{};
-  if (buffer != stack_buffer) ::operator delete(buffer);
-  if (area.end == 0) return false;
-  cached_area = area;
-  return true;
+  return false;
 }
 
 }  // namespace jitscope::collector
