@@ -1,6 +1,7 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// libFuzzer target for the perf jitdump reader (src/jitscope/formats/jitdump_reader.h) and its import.
+// libFuzzer target for the perf jitdump reader (src/jitscope/formats/jitdump_reader.h) and its
+// import.
 #include <cstddef>
 #include <cstdint>
 

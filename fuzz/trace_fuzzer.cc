@@ -1,8 +1,8 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// libFuzzer target for the native trace reader (src/jitscope/trace/reader.h) and its import: a trace left
-// by a crashed process, a damaged disk or an attacker must parse or fail cleanly, and whatever
-// parsed must build an index that resolves without crashing.
+// libFuzzer target for the native trace reader (src/jitscope/trace/reader.h) and its import: a
+// trace left by a crashed process, a damaged disk or an attacker must parse or fail cleanly, and
+// whatever parsed must build an index that resolves without crashing.
 #include <cstddef>
 #include <cstdint>
 #include <variant>

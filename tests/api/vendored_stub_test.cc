@@ -1,11 +1,12 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// The stub is vendorable: a JIT project copies include/jitprofiling.h and src/jitscope/api/jitprofiling.c
-// into its own tree and compiles them with any C or C++ compiler, with no other jitscope file
-// (README, "Add JIT profiling to your JIT"; seed 000, "include the following files to your source
-// tree"). Each test copies exactly those two files and the README's example into an empty scratch
-// directory, builds them there with the plain `cc` or `c++` on PATH and no include path, and runs
-// the program against the real collector: its output and its trace must be the README's.
+// The stub is vendorable: a JIT project copies include/jitprofiling.h and
+// src/jitscope/api/jitprofiling.c into its own tree and compiles them with any C or C++ compiler,
+// with no other jitscope file (README, "Add JIT profiling to your JIT"; seed 000, "include the
+// following files to your source tree"). Each test copies exactly those two files and the README's
+// example into an empty scratch directory, builds them there with the plain `cc` or `c++` on PATH
+// and no include path, and runs the program against the real collector: its output and its trace
+// must be the README's.
 #include <filesystem>
 #include <map>
 #include <string>
@@ -34,7 +35,8 @@ class VendoredTree {
   VendoredTree() {
     namespace fs = std::filesystem;
     fs::copy_file(JITSCOPE_SOURCE_DIR "/include/jitprofiling.h", dir_.path() + "/jitprofiling.h");
-    fs::copy_file(JITSCOPE_SOURCE_DIR "/src/jitscope/api/jitprofiling.c", dir_.path() + "/jitprofiling.c");
+    fs::copy_file(JITSCOPE_SOURCE_DIR "/src/jitscope/api/jitprofiling.c",
+                  dir_.path() + "/jitprofiling.c");
     test_support::WriteReadmeBlock(JITSCOPE_README, "my_jit.c", dir_.path() + "/my_jit.c");
   }
   std::string path(const std::string& name) const { return dir_.path() + "/" + name; }

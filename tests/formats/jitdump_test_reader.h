@@ -2,8 +2,8 @@
 //
 // A small, strict jitdump reader for tests: it decodes what jitdump_writer.h encodes (and what
 // oneDNN and perf's agent write) record by record, so tests can compare dumps field by field.
-// Not the product's reader (that is src/jitscope/formats' jitdump reader, fuzzed and hostile-input safe):
-// it assumes the host byte order and reports the first inconsistency instead of recovering.
+// Not the product's reader (that is src/jitscope/formats' jitdump reader, fuzzed and hostile-input
+// safe): it assumes the host byte order and reports the first inconsistency instead of recovering.
 #pragma once
 
 #include <cstdint>

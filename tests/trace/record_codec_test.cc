@@ -77,7 +77,8 @@ TEST(RecordCodecTest, CodeBytesRoundTripWithAndWithoutTheirBytes) {
   constexpr uint8_t kCode[] = {0x55, 0x48, 0x89, 0xe5, 0xc3};
   EXPECT_EQ(RoundTrip(CodeBytesEvent{0x2000, 5, kCode}, 9),
             "9 tid=7 code_bytes addr=8192 size=5 bytes=85,72,137,229,195,");
-  EXPECT_EQ(RoundTrip(CodeBytesEvent{0x2000, 5, {}}, 9), "9 tid=7 code_bytes addr=8192 size=5 bytes=");
+  EXPECT_EQ(RoundTrip(CodeBytesEvent{0x2000, 5, {}}, 9),
+            "9 tid=7 code_bytes addr=8192 size=5 bytes=");
   // Bytes that are neither the whole region nor none cannot be encoded.
   EXPECT_EQ(EncodedRecordSize(CodeBytesEvent{0x2000, 6, kCode}), 0u);
 }
