@@ -98,6 +98,20 @@ def unwind_expression():
            (0x33, 0, 0), (0x24, 0, 0), (0x22, 0, 0), (0x28, 3, 0), (0x06, 0, 0), (0x94, 4, 0)]
     return regs + b''.join(bytes(op) for op in ops)
 
+def disasm_x86_64():
+    # Mode byte 0, then a frame setup, a rip-relative load, AVX-512 with a mask and a broadcast,
+    # a direct call and jump, an indirect call, a bad byte (0x06 in 64-bit mode) and a mov with
+    # its 64-bit immediate cut short.
+    return bytes([0]) + bytes.fromhex(
+        '554889e54883ec20488b0500010000'
+        '62f26d48b8d962f17cc9104601'
+        '62f14d58fe6802e805000000eb03ff5008'
+        '06c9c348b8efcdab89')
+
+def disasm_i386():
+    # Mode byte 1: push %ebp; mov %esp,%ebp; push %es; call; pop %ebp; ret; lock-prefixed garbage.
+    return bytes([1]) + bytes.fromhex('5589e506e80b0000005dc3f0f0f0f0f0f0f0f0f0f0f0f0f0f0f090')
+
 def oprofile_unknown_and_torn():
     # An unknown record id (skipped and counted), then a load cut short by the end of the file.
     return (oprofile() + struct.pack('<IIQQ', 7, 24, 1700000005, 0x6000) +
@@ -120,5 +134,8 @@ write('samples/synthetic_dwarf_truncated.jss', samples_dwarf()[:-40])
 os.makedirs(os.path.join(here, 'corpus', 'unwind'), exist_ok=True)
 write('unwind/synthetic_walk', unwind_walk())
 write('unwind/synthetic_expression', unwind_expression())
+os.makedirs(os.path.join(here, 'corpus', 'disasm'), exist_ok=True)
+write('disasm/synthetic_x86_64', disasm_x86_64())
+write('disasm/synthetic_i386', disasm_i386())
 write('oprofile_dump/synthetic_i386.dump', oprofile(i386=True))
 write('oprofile_dump/synthetic_unknown_and_torn.dump', oprofile_unknown_and_torn())

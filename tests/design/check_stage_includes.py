@@ -23,10 +23,13 @@ ALLOWED = {
     # The tool side reads files only through trace and formats; report and symbolize never
     # depend on the sampler, so a perf.data and a jitscope session are reported by the same code.
     "symbolize": {"base", "trace", "formats"},
-    "unwind": {"base", "trace", "formats", "symbolize"},
+    # Machine code is decoded in one place, a thin wrapper over the disassembler library, which
+    # unwind (rules derived from JIT code) and report (annotation) stand on.
+    "disasm": {"base"},
+    "unwind": {"base", "trace", "formats", "symbolize", "disasm"},
     "record": {"base", "trace", "formats"},
-    "report": {"base", "trace", "formats", "symbolize", "unwind"},
-    "cli": {"base", "trace", "formats", "symbolize", "unwind", "record", "report"},
+    "report": {"base", "trace", "formats", "symbolize", "unwind", "disasm"},
+    "cli": {"base", "trace", "formats", "symbolize", "unwind", "record", "report", "disasm"},
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"(jitscope/[^"]+)"', re.MULTILINE)
