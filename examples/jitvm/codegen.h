@@ -15,9 +15,15 @@
 //  - System V: arguments in rdi, rsi, rdx, rcx, r8, r9 (floats as raw bits), result in rax (a
 //    float as raw bits); rbx, rbp, r12-r15 are preserved; plus xmm8-xmm15 are preserved
 //    (frame_plan.h says why).
-//  - Every function keeps a frame pointer: push rbp; mov rbp, rsp; so perf, debuggers and the
-//    VM itself (stack_walk.h) can walk call stacks through JIT code.
+//  - By default every function keeps a frame pointer: push rbp; mov rbp, rsp; so perf,
+//    debuggers and the VM itself (stack_walk.h) can walk call stacks through JIT code. Without
+//    frame pointers (CodegenOptions::frame_pointers false, `jitvm --no-frame-pointers`) a
+//    function pushes only the callee-saved registers it uses, addresses its slots from rsp, and
+//    the optimizing tier may keep a local in rbp: a profiler must unwind such code from its
+//    bytes, as it must for many real engines.
 //  - rsp stays 16-byte aligned for the whole body: temporaries live in frame slots, not pushes.
+//    So rsp never moves between the prologue and the epilogue, which is what lets slots be
+//    addressed from it.
 //  - Calls between functions go through the entry table (RuntimeLinks::entries), so a function
 //    recompiled at a new address is picked up by every caller without patching code.
 //  - The prologue compares rsp with the stack limit and raises "stack overflow" below it.
@@ -38,9 +44,10 @@ class CodeGenerator;
 
 namespace jitscope::jitvm {
 
-// A C++ function that JIT code calls through the runtime gate. `frame` is the gate's frame:
-// frame[0] is the calling JIT frame's rbp and frame[1] the return address into JIT code, the
-// start of a frame-pointer walk (stack_walk.h).
+// A C++ function that JIT code calls through the runtime gate. `frame` is the gate's frame. With
+// frame pointers, frame[0] is the calling JIT frame's rbp and frame[1] the return address into
+// JIT code, the start of a frame-pointer walk (stack_walk.h); without, frame[0] is that return
+// address, the lowest word of the JIT frames a scan reads (stack_walk.h).
 using RuntimeFunction = uint64_t (*)(void* vm, uint64_t a, uint64_t b, const uint64_t* frame);
 
 // The addresses compiled code refers to; all stay valid for the life of the Vm.
@@ -57,8 +64,9 @@ struct RuntimeLinks {
 
 struct CodegenOptions {
   Tier tier = Tier::kBaseline;
-  bool count_calls = false;  // baseline: call tier_up after call_counters[f] calls
-  InlinePolicy inlining;     // optimizing tier only
+  bool count_calls = false;    // baseline: call tier_up after call_counters[f] calls
+  InlinePolicy inlining;       // optimizing tier only
+  bool frame_pointers = true;  // false: no rbp frame, slots addressed from rsp (see above)
 };
 
 class Compiler {

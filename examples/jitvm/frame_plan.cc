@@ -7,14 +7,19 @@
 namespace jitscope::jitvm {
 namespace {
 
-// System V callee-saved registers, by x86 register number: rbx, r12, r13, r14, r15.
-constexpr uint8_t kLocalGprs[] = {3, 12, 13, 14, 15};
+// System V callee-saved registers, by x86 register number: rbx, r12, r13, r14, r15, and rbp
+// where it is no frame pointer.
+constexpr uint8_t kLocalGprs[] = {3, 12, 13, 14, 15, 5};
+constexpr size_t kLocalGprsWithFramePointer = 5;
 constexpr uint8_t kFirstLocalXmm = 8;
 constexpr uint8_t kLocalXmmCount = 8;
 
 class Planner {
  public:
-  Planner(const Program& program, InlinePolicy policy) : program_(program), policy_(policy) {}
+  Planner(const Program& program, InlinePolicy policy, bool rbp_for_locals)
+      : program_(program),
+        policy_(policy),
+        gpr_count_(rbp_for_locals ? std::size(kLocalGprs) : kLocalGprsWithFramePointer) {}
 
   FramePlan Plan(int32_t function, bool optimize) {
     AddInstance(function, -1, 0, 0);
@@ -95,7 +100,7 @@ class Planner {
     for (size_t i : order) {
       if (weights_[i] == 0) break;
       Home& home = plan_.homes[i];
-      if (types_[i] == Type::kInt && next_gpr < std::size(kLocalGprs)) {
+      if (types_[i] == Type::kInt && next_gpr < gpr_count_) {
         home.kind = Home::Kind::kGpr;
         home.reg = kLocalGprs[next_gpr++];
         plan_.saved_gprs.push_back(home.reg);
@@ -109,6 +114,7 @@ class Planner {
 
   const Program& program_;
   const InlinePolicy policy_;
+  const size_t gpr_count_;  // how many of kLocalGprs locals may have
   FramePlan plan_;
   std::vector<Type> types_;        // per home
   std::vector<uint64_t> weights_;  // per home
@@ -116,9 +122,10 @@ class Planner {
 
 }  // namespace
 
-FramePlan PlanFrame(const Program& program, int32_t function, bool optimize, InlinePolicy policy) {
+FramePlan PlanFrame(const Program& program, int32_t function, bool optimize, InlinePolicy policy,
+                    bool rbp_for_locals) {
   if (!optimize) policy.budget = 0;
-  return Planner(program, policy).Plan(function, optimize);
+  return Planner(program, policy, rbp_for_locals).Plan(function, optimize);
 }
 
 }  // namespace jitscope::jitvm

@@ -7,9 +7,11 @@
 // Baseline: no inlining; every local lives in a stack slot.
 // Optimizing: locals are weighted by their uses, each use counting 8x more per enclosing loop;
 // the heaviest ints get rbx, r12-r15 (callee-saved in the System V ABI, so they survive calls
-// into C++) and the heaviest floats get xmm8-xmm15. System V has no callee-saved xmm registers,
-// so jitvm code adds one convention of its own: xmm8-xmm15 are preserved across calls — a
-// function that uses one saves it, and the runtime gate saves all eight around calls into C++.
+// into C++), and rbp last when the code keeps no frame pointer (it is callee-saved too: the
+// native caller may still need its value), and the heaviest floats get xmm8-xmm15. System V has no
+// callee-saved xmm registers, so jitvm code adds one convention of its own: xmm8-xmm15 are
+// preserved across calls — a function that uses one saves it, and the runtime gate saves all eight
+// around calls into C++.
 //
 // A call is inlined when the callee's size (Function::node_count) is within the budget, the
 // inlining depth stays within the limit, and the callee is not already being expanded on the
@@ -59,6 +61,8 @@ struct InlinePolicy {
 };
 
 // `optimize` selects the optimizing tier's register allocation; inlining follows `policy`.
-FramePlan PlanFrame(const Program& program, int32_t function, bool optimize, InlinePolicy policy);
+// `rbp_for_locals`: the code keeps no frame pointer, so rbp may hold a local.
+FramePlan PlanFrame(const Program& program, int32_t function, bool optimize, InlinePolicy policy,
+                    bool rbp_for_locals = false);
 
 }  // namespace jitscope::jitvm

@@ -22,7 +22,7 @@ FunctionCompiler::FunctionCompiler(Xbyak::CodeGenerator& a, const Program& progr
       optimize_(options.tier == Tier::kOptimized),
       count_calls_(options.count_calls && !optimize_),
       function_(function),
-      plan_(PlanFrame(program, function, optimize_, options.inlining)),
+      plan_(PlanFrame(program, function, optimize_, options.inlining, !options.frame_pointers)),
       cold_lines_(0, 0) {}
 
 base::StatusOr<CompiledCode> FunctionCompiler::Run() {
@@ -81,6 +81,7 @@ const Function& FunctionCompiler::CurrentFunction() const {
 }
 
 FunctionCompiler::Address FunctionCompiler::Slot(uint32_t slot) const {
+  if (!options_.frame_pointers) return a_.qword[rsp + static_cast<int>(8 * slot)];
   return a_.qword[rbp - static_cast<int>(8 * plan_.saved_gprs.size() + 8 * (slot + 1))];
 }
 
@@ -99,13 +100,15 @@ Stub& FunctionCompiler::AddStub(Stub::Kind kind, uint32_t line, Op op) {
 }
 
 void FunctionCompiler::EmitPrologue(const Function& f) {
-  a_.push(rbp);
-  a_.mov(rbp, rsp);
+  if (options_.frame_pointers) {
+    a_.push(rbp);
+    a_.mov(rbp, rsp);
+  }
   for (uint8_t reg : plan_.saved_gprs) a_.push(Reg64(reg));
   // The frame size is known once the body is emitted (temporaries); PatchFrameSize() fills in
   // this imm32.
   a_.sub(rsp, 0x7ffffff0);
-  frame_size_field_ = Offset() - 4;
+  frame_size_fields_.push_back(Offset() - 4);
   for (size_t i = 0; i < plan_.saved_xmms.size(); ++i) {
     a_.movsd(Slot(plan_.xmm_save_slots[i]), Xmm(plan_.saved_xmms[i]));
   }
@@ -142,23 +145,33 @@ void FunctionCompiler::EmitEpilogue() {
   for (size_t i = 0; i < plan_.saved_xmms.size(); ++i) {
     a_.movsd(Xmm(plan_.saved_xmms[i]), Slot(plan_.xmm_save_slots[i]));
   }
-  if (plan_.saved_gprs.empty()) {
+  EmitLeaveFrame();
+  a_.ret();
+}
+
+// Pops the frame the prologue built: the caller's return address is on top of the stack again.
+void FunctionCompiler::EmitLeaveFrame() {
+  if (!options_.frame_pointers) {
+    a_.add(rsp, 0x7ffffff0);  // the frame size, filled in by PatchFrameSize()
+    frame_size_fields_.push_back(Offset() - 4);
+  } else if (plan_.saved_gprs.empty()) {
     a_.mov(rsp, rbp);
   } else {
     a_.lea(rsp, a_.ptr[rbp - static_cast<int>(8 * plan_.saved_gprs.size())]);
-    for (auto reg = plan_.saved_gprs.rbegin(); reg != plan_.saved_gprs.rend(); ++reg) {
-      a_.pop(Reg64(*reg));
-    }
   }
-  a_.pop(rbp);
-  a_.ret();
+  for (auto reg = plan_.saved_gprs.rbegin(); reg != plan_.saved_gprs.rend(); ++reg) {
+    a_.pop(Reg64(*reg));
+  }
+  if (options_.frame_pointers) a_.pop(rbp);
 }
 
 void FunctionCompiler::PatchFrameSize() {
   uint32_t frame = 8 * (plan_.slot_count + max_temps_);
-  // rsp is 16-aligned after `push rbp`; keep it so below the saved registers and the frame.
-  if ((8 * plan_.saved_gprs.size() + frame) % 16 != 0) frame += 8;
-  a_.rewrite(frame_size_field_, frame, 4);
+  // At entry rsp is 8 mod 16 (the return address); keep it 16-aligned below the saved
+  // registers (and rbp, with frame pointers) and the frame.
+  const size_t pushed = 8 + 8 * plan_.saved_gprs.size() + (options_.frame_pointers ? 8 : 0);
+  if ((pushed + frame) % 16 != 0) frame += 8;
+  for (uint32_t field : frame_size_fields_) a_.rewrite(field, frame, 4);
 }
 
 // Calls a RuntimeFunction through the gate, with its arguments already in rdi, rsi, rdx.
@@ -208,8 +221,7 @@ void FunctionCompiler::EmitStubs() {
         for (uint32_t p = 0; p < f.param_count; ++p) {
           a_.mov(kArgRegs[p], Slot(HomeOf(static_cast<int32_t>(p)).slot));
         }
-        a_.mov(rsp, rbp);
-        a_.pop(rbp);
+        EmitLeaveFrame();
         a_.jmp(rax);
         break;
       }

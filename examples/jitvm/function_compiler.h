@@ -8,8 +8,8 @@
 //
 // Register use inside a function: the accumulator is rax (ints) or xmm0 (floats); rcx and xmm1
 // hold a right operand; rdx is idiv's; r10 and r11 are scratch for addresses and constants;
-// rbx, r12-r15 and xmm8-xmm15 hold locals (frame_plan.h); temporaries live in frame slots, so
-// rsp never moves inside the body.
+// rbx, r12-r15 (and rbp, without frame pointers) and xmm8-xmm15 hold locals (frame_plan.h);
+// temporaries live in frame slots, so rsp never moves inside the body.
 #pragma once
 
 #include <cstdint>
@@ -85,6 +85,7 @@ class FunctionCompiler {
   void NoteStubJump(const Label& target) { stub_jumps_.push_back({Offset() - 4, &target}); }
   void EmitPrologue(const Function& f);
   void EmitEpilogue();
+  void EmitLeaveFrame();
   void PatchFrameSize();
   void CallRuntime(RuntimeFunction function);
   void EmitStubs();
@@ -137,7 +138,7 @@ class FunctionCompiler {
   LineTableBuilder cold_lines_;
   bool in_cold_ = false;
   Label epilogue_;
-  uint32_t frame_size_field_ = 0;
+  std::vector<uint32_t> frame_size_fields_;  // the imm32s that hold the frame's size
   uint32_t temp_depth_ = 0;
   uint32_t max_temps_ = 0;
 };

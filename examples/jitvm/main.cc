@@ -45,6 +45,10 @@ Options:
   --inline-budget=N    largest callee (statements + expressions) the optimizing tier inlines;
                        0 disables inlining (default: 40)
   --inline-depth=N     deepest nesting of inlined calls (default: 3)
+  --no-frame-pointers  generate code that keeps no frame pointer in either tier (no
+                       push rbp; mov rbp, rsp; frames addressed from rsp; the optimizing tier
+                       may keep a local in rbp), as many engines do: stacks through it can
+                       only be unwound from its code (jitscope record --call-graph dwarf)
   --no-jit-api         never call the JIT Profiling API (to measure what asking costs)
   --stats              print what was compiled, freed and reused, and timings, to stderr
   --generate=N         print a program with N distinct functions (4 lines each) and a call
@@ -141,6 +145,9 @@ CommandLine ParseCommandLine(int argc, char** argv) {
       line.vm.inlining.budget = static_cast<uint32_t>(ParseCount(name, take_value(), 1u << 20));
     } else if (name == "--inline-depth") {
       line.vm.inlining.max_depth = static_cast<uint32_t>(ParseCount(name, take_value(), 64));
+    } else if (name == "--no-frame-pointers") {
+      no_value();
+      line.vm.frame_pointers = false;
     } else if (name == "--no-jit-api") {
       no_value();
       line.vm.use_jit_api = false;

@@ -12,7 +12,8 @@
 //    it), saves the argument registers, asks the runtime to compile f, and jumps to the new
 //    code with the arguments restored — so compilation happens at the first call.
 //
-// Both keep frame pointers, so stacks stay walkable through them.
+// Both keep frame pointers, so stacks stay walkable through them, unless `frame_pointers` is
+// false (codegen.h): then they leave rbp alone and keep rsp-relative frames, like the code.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +36,7 @@ struct Stubs {
 
 // Emits both stubs into `heap`. `compile_on_first_call(vm, &entries[f], 0, frame)` must return
 // the address of f's code.
-base::StatusOr<Stubs> EmitStubs(CodeHeap& heap, void* vm, RuntimeFunction compile_on_first_call);
+base::StatusOr<Stubs> EmitStubs(CodeHeap& heap, void* vm, RuntimeFunction compile_on_first_call,
+                                bool frame_pointers);
 
 }  // namespace jitscope::jitvm

@@ -39,7 +39,8 @@ base::StatusOr<std::unique_ptr<Vm>> Vm::Create(const Program& program, const VmO
 
 base::Status Vm::Initialize() {
   ASSIGN_OR_RETURN(heap_, CodeHeap::Create(options_.code_heap_bytes));
-  ASSIGN_OR_RETURN(stubs_, EmitStubs(*heap_, this, &RuntimeCompileOnFirstCall));
+  ASSIGN_OR_RETURN(stubs_,
+                   EmitStubs(*heap_, this, &RuntimeCompileOnFirstCall, options_.frame_pointers));
   stub_method_ids_.push_back(
       reporter_.ReportStub("jitvm_runtime_gate", stubs_.gate.code, stubs_.gate.size));
   stub_method_ids_.push_back(reporter_.ReportStub("jitvm_lazy_compile", stubs_.lazy_compile.code,
@@ -84,6 +85,7 @@ base::Status Vm::CompileAndInstall(int32_t function, Tier tier, const uint64_t* 
   codegen.tier = tier;
   codegen.count_calls = tier == Tier::kBaseline && options_.mode == ExecutionMode::kTiered;
   codegen.inlining = options_.inlining;
+  codegen.frame_pointers = options_.frame_pointers;
   ASSIGN_OR_RETURN(CompiledCode code, compiler_->Compile(function, codegen));
 
   CodeObject object;
@@ -131,7 +133,9 @@ base::Status Vm::CompileAndInstall(int32_t function, Tier tier, const uint64_t* 
 
 void Vm::ReclaimRetired(const uint64_t* frame) {
   if (retired_.empty()) return;
-  const std::vector<uintptr_t> return_addresses = WalkJitFrames(frame, *heap_);
+  const std::vector<uintptr_t> return_addresses =
+      options_.frame_pointers ? WalkJitFrames(frame, *heap_)
+                              : ScanJitReturnAddresses(frame, run_frame_, *heap_);
   std::erase_if(retired_, [&](const CodeObject& code) {
     // A return address follows its call; the call's last byte is the one inside the caller.
     for (uintptr_t address : return_addresses) {
@@ -157,6 +161,7 @@ base::StatusOr<uint64_t> Vm::Run(std::span<const int64_t> args) {
                                program_.functions[main].param_count, args.size());
   }
   stack_limit_ = CurrentThreadStackLimit();
+  run_frame_ = static_cast<const uint64_t*>(__builtin_frame_address(0));
   if (!current_[main]) RETURN_IF_ERROR(CompileAndInstall(main, FirstTier(), nullptr));
 
   uint64_t a[kMaxParams] = {};

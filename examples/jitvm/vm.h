@@ -11,8 +11,9 @@
 //     region), the entry-table slot is switched, and the baseline code is retired.
 //  3. Retired code may still be running (a caller further up the stack, recursion), so it is
 //     freed — and METHOD_UNLOAD_START reported — only at a later compilation or at the end of
-//     the run, once a frame-pointer walk (stack_walk.h) finds no return address in it. Freed
-//     memory is reused first-fit for the next code (code_heap.h).
+//     the run, once no return address on the stack points into it (stack_walk.h: a
+//     frame-pointer walk, or a scan of the JIT frames' words when code has no frame pointers).
+//     Freed memory is reused first-fit for the next code (code_heap.h).
 // There is no on-stack replacement: a running activation finishes in the code it started in.
 //
 // Threading: a Vm is used by one thread at a time; JIT code runs on the thread that calls Run().
@@ -47,6 +48,7 @@ struct VmOptions {
   uint32_t hot_threshold = 1000;  // calls of a baseline function before it is optimized (>= 1)
   InlinePolicy inlining{40, 3};   // callee size budget (node count) and depth
   bool use_jit_api = true;        // false: never call the JIT Profiling API
+  bool frame_pointers = true;     // false: code without frame pointers (codegen.h)
   size_t code_heap_bytes = size_t{1} << 30;
 };
 
@@ -124,6 +126,7 @@ class Vm {
   std::vector<uint64_t> entries_;       // the entry table (codegen.h)
   std::vector<int32_t> call_counters_;  // baseline call countdowns
   uintptr_t stack_limit_ = 0;
+  const uint64_t* run_frame_ = nullptr;  // Run()'s frame: every JIT frame lies below it
   std::unique_ptr<Compiler> compiler_;
 
   std::vector<std::optional<CodeObject>> current_;  // each function's code, if compiled

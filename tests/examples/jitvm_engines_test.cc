@@ -2,8 +2,9 @@
 //
 // The JIT tiers against the reference interpreter: every sample program under
 // examples/jitvm/programs and a set of semantic edge cases must give the same output, result
-// and runtime errors in all four modes (interp, baseline, optimized, tiered). Where the answer
-// is known independently (Fibonacci numbers, prime counts, IEEE results), it is checked too.
+// and runtime errors in all four modes (interp, baseline, optimized, tiered), with and without
+// frame pointers in the machine code. Where the answer is known independently (Fibonacci
+// numbers, prime counts, IEEE results), it is checked too.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -31,11 +32,12 @@ std::ostream& operator<<(std::ostream& os, const Outcome& o) {
 }
 
 Outcome RunIn(const Program& program, ExecutionMode mode, std::vector<int64_t> args,
-              uint32_t hot_threshold = 2) {
+              uint32_t hot_threshold = 2, bool frame_pointers = true) {
   Output output;
   VmOptions options;
   options.mode = mode;
   options.hot_threshold = hot_threshold;
+  options.frame_pointers = frame_pointers;
   options.code_heap_bytes = 64 << 20;
   auto vm = Vm::Create(program, options, output);
   EXPECT_TRUE(vm.ok()) << vm.status().message();
@@ -55,11 +57,15 @@ constexpr ExecutionMode kJitModes[] = {ExecutionMode::kBaseline, ExecutionMode::
 // Runs `program` in every mode and expects all of them to agree with the interpreter.
 Outcome ExpectSameInAllModes(const Program& program, std::vector<int64_t> args) {
   const Outcome reference = RunIn(program, ExecutionMode::kInterpret, args);
-  for (ExecutionMode mode : kJitModes) {
-    EXPECT_EQ(RunIn(program, mode, args), reference) << "mode " << static_cast<int>(mode);
+  for (bool frame_pointers : {true, false}) {
+    for (ExecutionMode mode : kJitModes) {
+      EXPECT_EQ(RunIn(program, mode, args, 2, frame_pointers), reference)
+          << "mode " << static_cast<int>(mode) << ", frame pointers " << frame_pointers;
+    }
+    // Tier-up on the very first call, while it is running.
+    EXPECT_EQ(RunIn(program, ExecutionMode::kTiered, args, 1, frame_pointers), reference)
+        << "tiered, threshold 1, frame pointers " << frame_pointers;
   }
-  // Tier-up on the very first call, while it is running.
-  EXPECT_EQ(RunIn(program, ExecutionMode::kTiered, args, 1), reference) << "tiered, threshold 1";
   return reference;
 }
 
@@ -95,12 +101,36 @@ TEST(Engines, Hotspot) {
   const Program program = Load("hotspot.jv");
   ExpectSameInAllModes(program, {4});
   // With a low threshold every phase of the program is exercised.
-  const Outcome tiered = RunIn(program, ExecutionMode::kTiered, {8}, 5);
-  EXPECT_EQ(tiered.stats.optimized_compiles, 4u) << "series, checksum, mix and rotate";
-  // checksum inlines mix and, inside it, rotate twice; mix inlines rotate twice.
-  EXPECT_EQ(tiered.stats.inlined_calls, 5u);
-  EXPECT_EQ(tiered.stats.split_functions, tiered.stats.optimized_compiles);
-  EXPECT_EQ(tiered.stats.unloads, 4u) << "every replaced baseline function is freed";
+  for (bool frame_pointers : {true, false}) {
+    const Outcome tiered = RunIn(program, ExecutionMode::kTiered, {8}, 5, frame_pointers);
+    EXPECT_EQ(tiered.stats.optimized_compiles, 4u) << "series, checksum, mix and rotate";
+    // checksum inlines mix and, inside it, rotate twice; mix inlines rotate twice.
+    EXPECT_EQ(tiered.stats.inlined_calls, 5u);
+    EXPECT_EQ(tiered.stats.split_functions, tiered.stats.optimized_compiles);
+    EXPECT_EQ(tiered.stats.unloads, 4u) << "every replaced baseline function is freed";
+  }
+}
+
+// Six int locals busy in a loop: without frame pointers the optimizing tier keeps the sixth in
+// rbp, which must survive calls into other JIT code and into C++ (print).
+TEST(Engines, ALocalInRbpSurvivesCalls) {
+  const Outcome o = ExpectSameInAllModes(FromSource(R"(fn step(x: int) -> int {
+  print(x);
+  return x + 1;
+}
+fn main(n: int) -> int {
+  var a = 1; var b = 2; var c = 3; var d = 4; var e = 5; var f = 6;
+  var i = 0;
+  while i < n {
+    a = a + b; b = b + c; c = c + d; d = d + e; e = e + f; f = step(f) + i;
+    i = i + 1;
+  }
+  return a + b + c + d + e + f;
+}
+)"),
+                                         {3});
+  EXPECT_EQ(o.output, "6\n7\n9\n");
+  EXPECT_EQ(o.result, "161");
 }
 
 TEST(Engines, IntegerEdgeCases) {
@@ -284,10 +314,13 @@ fn rec(n: int) -> int {
 }
 fn main(n: int) -> int { return rec(n); }
 )");
-  const Outcome o = RunIn(program, ExecutionMode::kTiered, {50}, 10);
-  EXPECT_EQ(o.result, "52");
-  EXPECT_EQ(o.stats.optimized_compiles, 1u);
-  EXPECT_EQ(o.stats.unloads, 1u) << "freed at the end of the run, when no frame was left";
+  // Without frame pointers the VM finds the return addresses by scanning the JIT frames.
+  for (bool frame_pointers : {true, false}) {
+    const Outcome o = RunIn(program, ExecutionMode::kTiered, {50}, 10, frame_pointers);
+    EXPECT_EQ(o.result, "52");
+    EXPECT_EQ(o.stats.optimized_compiles, 1u);
+    EXPECT_EQ(o.stats.unloads, 1u) << "freed at the end of the run, when no frame was left";
+  }
 }
 
 TEST(Engines, AVmRunsAgainAndKeepsItsCode) {

@@ -5,13 +5,16 @@
 // the example JIT is designed to report (jit_reporter.h), with the seeds' rules holding:
 // V2 loads with a module per tier, split functions (two regions, one id), nested inline loads
 // inside their parent and not overlapping their siblings, unloads of replaced baseline code,
-// later code at a reused address, and line tables in end-offset form.
+// later code at a reused address, and line tables in end-offset form. The code bytes it records
+// are the code jitvm ran: with and without frame pointers (objdump disassembles them).
 #include <gtest/gtest.h>
 #include <limits.h>
 #include <stdlib.h>
 
+#include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -311,6 +314,74 @@ TEST(JitvmTrace, HotspotReportsEveryEventKindAsDesigned) {
     }
   }
   EXPECT_GE(reused, 1) << "no code was placed where unloaded code had been";
+}
+
+// objdump's disassembly of `code` (hex, as dump --json prints it), one "mnemonic operands" per
+// instruction with the spacing collapsed: {"push %rbp", "mov %rsp,%rbp", ...}.
+std::vector<std::string> Disassemble(const TempDir& dir, const std::string& hex) {
+  const std::string path = dir.path() + "/code.bin";
+  {
+    std::ofstream file(path, std::ios::binary);
+    for (size_t i = 0; i + 1 < hex.size(); i += 2) {
+      file.put(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+    }
+  }
+  const auto run = RunProcess({OBJDUMP, "-D", "-b", "binary", "-m", "i386:x86-64", path});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  std::vector<std::string> instructions;
+  std::istringstream lines(run.out);
+  for (std::string line; std::getline(lines, line);) {
+    // "   1:\t48 89 e5             \tmov    %rsp,%rbp"
+    const size_t first_tab = line.find('\t');
+    const size_t second_tab = line.find('\t', first_tab == std::string::npos ? 0 : first_tab + 1);
+    if (first_tab == std::string::npos || second_tab == std::string::npos) continue;
+    std::istringstream words(line.substr(second_tab + 1));
+    std::string instruction, word;
+    while (words >> word) instruction += (instruction.empty() ? "" : " ") + word;
+    instructions.push_back(instruction);
+  }
+  return instructions;
+}
+
+TEST(JitvmTrace, CodeWithoutFramePointersSetsUpNoRbpFrame) {
+  const std::string path = std::string(JITVM_PROGRAMS_DIR) + "/hotspot.jv";
+  for (bool frame_pointers : {true, false}) {
+    SCOPED_TRACE(frame_pointers ? "with frame pointers" : "--no-frame-pointers");
+    std::vector<std::string> args = {"--hot-threshold=5", path, "12"};
+    if (!frame_pointers) args.insert(args.begin(), "--no-frame-pointers");
+    const std::vector<json> records = RunUnderCollector(args);
+    TempDir dir;
+    std::set<uint32_t> loaded;  // method ids
+    std::set<std::string> modules;
+    size_t regions = 0, functions = 0;
+    bool entry = false;  // the last load was a method's first region: where it is called
+    for (const json& r : records) {
+      if (r["event"] == "METHOD_LOAD_FINISHED_V2") {
+        entry = loaded.insert(r["method_id"].get<uint32_t>()).second;
+        modules.insert(r["module"]);
+      }
+      if (r["event"] != "CODE_BYTES") continue;
+      ++regions;
+      functions += entry;
+      const std::vector<std::string> code = Disassemble(dir, r["code"]);
+      ASSERT_GE(code.size(), 2u) << r.dump();
+      const bool sets_up_frame = std::find(code.begin(), code.end(), "mov %rsp,%rbp") != code.end();
+      if (frame_pointers) {
+        // Every function and stub starts with the frame-pointer prologue.
+        if (entry) {
+          EXPECT_EQ(code[0], "push %rbp") << r.dump();
+          EXPECT_EQ(code[1], "mov %rsp,%rbp") << r.dump();
+        }
+      } else {
+        EXPECT_FALSE(sets_up_frame) << r.dump();
+        EXPECT_NE(code[0], "push %rbp") << r.dump();
+      }
+    }
+    // 2 stubs, 6 baseline functions, 4 optimized ones with a cold region each.
+    EXPECT_EQ(modules, (std::set<std::string>{"jitvm-stubs", "jitvm-baseline", "jitvm-optimized"}));
+    EXPECT_EQ(regions, 16u);
+    EXPECT_EQ(functions, 12u);
+  }
 }
 
 TEST(JitvmTrace, GeneratedProgramReportsEveryFunction) {

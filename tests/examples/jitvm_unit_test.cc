@@ -218,6 +218,13 @@ TEST(FramePlan, GivesTheBusiestLocalsRegisters) {
   EXPECT_EQ(kind(7), Home::Kind::kXmm);
   EXPECT_EQ(plan.saved_gprs, (std::vector<uint8_t>{3, 12, 13, 14, 15}));
   EXPECT_EQ(plan.saved_xmms, (std::vector<uint8_t>{8, 9}));
+
+  // Code without frame pointers may keep a sixth int local in rbp (x86 number 5), saved last.
+  FramePlan no_fp = PlanFrame(*program, program->main_index, true, InlinePolicy{40, 3},
+                              /*rbp_for_locals=*/true);
+  EXPECT_EQ(no_fp.HomeOf(0, 4).kind, Home::Kind::kGpr);
+  EXPECT_EQ(no_fp.HomeOf(0, 4).reg, 5);
+  EXPECT_EQ(no_fp.saved_gprs, (std::vector<uint8_t>{3, 12, 13, 14, 15, 5}));
 }
 
 }  // namespace
