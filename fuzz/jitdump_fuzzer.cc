@@ -15,6 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!parsed.ok()) return 0;
   fuzz::IndexProbe probe;
   symbolize::ImportJitdump(*parsed, probe.builder());
+  symbolize::ImportCode(*parsed, probe.code());
   probe.Build();
   for (const auto& record : parsed->records) {
     probe.Probe(record.code_addr, record.code_size, record.timestamp);

@@ -17,6 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!parsed.ok()) return 0;
   fuzz::IndexProbe probe;
   symbolize::ImportTrace(*parsed, probe.builder());
+  symbolize::ImportCode(*parsed, probe.code());
   probe.Build();
   for (const auto& record : parsed->records) {
     if (const auto* code = std::get_if<trace::CodeEvent>(&record.event)) {

@@ -30,6 +30,14 @@ class Jitdump {
     r.Str(name).Zeros(size);
     return Record(r);
   }
+  // A CODE_LOAD whose writer left the code out but still gave its size.
+  Jitdump& LoadWithoutCode(uint64_t time, uint64_t addr, uint64_t size, uint64_t index,
+                           std::string_view name) {
+    ByteBuilder r(swapped_);
+    r.U32(0).U32(0).U64(time).U32(4242).U32(4243).U64(addr).U64(addr).U64(size).U64(index);
+    r.Str(name);
+    return Record(r);
+  }
   Jitdump& Move(uint64_t time, uint64_t from, uint64_t to, uint64_t size, uint64_t index) {
     ByteBuilder r(swapped_);
     r.U32(1).U32(0).U64(time).U32(4242).U32(4243).U64(to).U64(from).U64(to).U64(size).U64(index);
@@ -129,6 +137,21 @@ TEST(JitdumpReader, ReadsEveryRecordKindInBothByteOrders) {
 }
 
 // V8 and LLVM add 0x40 to every DEBUG_INFO address (fact sheet §2.2, §5.1): removed.
+TEST(JitdumpReader, KeepsTheCodeBytesOfALoad) {
+  Jitdump d;
+  d.Load(7, 0x1000, 0x20, 1, "with code").LoadWithoutCode(8, 0x2000, 0x10, 2, "without");
+  const std::vector<uint8_t> bytes = d.bytes();
+  const ParsedJitdump p = Parse(bytes);
+  EXPECT_TRUE(p.error.ok()) << p.error.message();
+  ASSERT_EQ(p.records.size(), 2u);
+  // A view into the file: after the 40-byte file header, the load's 56 bytes of fields and its
+  // name with the NUL.
+  ASSERT_EQ(p.records[0].code.size(), 0x20u);
+  EXPECT_EQ(p.records[0].code.data(), bytes.data() + 40 + 56 + 10);
+  EXPECT_TRUE(p.records[1].code.empty());
+  EXPECT_EQ(p.records[1].code_size, 0x10u);
+}
+
 TEST(JitdumpReader, RemovesTheElfHeaderBiasOfV8AndLlvm) {
   Jitdump d;
   d.Debug(1, 0x1000, {{0x1040, 1, "t.c"}, {0x1047, 2, "t.c"}, {0x1055, 3, "t.c"}})

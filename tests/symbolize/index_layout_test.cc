@@ -47,6 +47,10 @@ TEST(IndexLayout, CodeAroundAnOverwriteKeepsItsWholeRegion) {
   EXPECT_EQ(r.region.start, 0x100u);
   EXPECT_EQ(r.region.size, 0x40u);
   EXPECT_EQ(r.region.loaded, 10u);
+  EXPECT_EQ(r.region.invalidated, 20u);  // the overwrite ended it, even where it left it whole
+  ASSERT_TRUE(index.Resolve(0x115, 25, r));
+  EXPECT_EQ(r.region.start, 0x110u);
+  EXPECT_EQ(r.region.invalidated, kForever);  // never ended
   EXPECT_EQ(index.region_count(), 2u);
 }
 

@@ -79,6 +79,11 @@ class Parser {
     auto name = reader_.CString(r.offset + sizeof(JitdumpCodeLoad), r.end);
     if (!name) return Fail(r.offset, "CODE_LOAD name is not NUL-terminated inside the record");
     record.name = *name;
+    // The code follows the name's NUL; a record too short for code_size bytes has none.
+    const uint64_t code_offset = r.offset + sizeof(JitdumpCodeLoad) + name->size() + 1;
+    if (code_offset <= r.end && record.code_size <= r.end - code_offset) {
+      if (auto code = reader_.Span(code_offset, record.code_size)) record.code = *code;
+    }
     if (pending_) {
       if (pending_->code_addr != record.code_addr) ++out_.stats.mismatched_debug_infos;
       record.first_line = pending_->first_line;

@@ -68,6 +68,8 @@ struct JitdumpRecord {
   uint64_t code_size = 0;
   uint64_t code_index = 0;
   std::string_view name;  // CODE_LOAD only
+  // CODE_LOAD only: its code_size bytes of code, or empty when the record does not hold them.
+  std::span<const uint8_t> code;
   // CODE_LOAD only: its DEBUG_INFO entries, lines[first_line, first_line + line_count).
   uint32_t first_line = 0;
   uint32_t line_count = 0;

@@ -147,8 +147,12 @@ void ImportPerfMap(const formats::ParsedPerfMap& map, IndexBuilder& builder) {
   }
 }
 
+namespace {
+// OProfile dump timestamps are seconds of wall-clock time; the index keeps nanoseconds.
+constexpr uint64_t kNsPerSecond = 1000000000;
+}  // namespace
+
 void ImportOprofileDump(const formats::ParsedOprofileDump& dump, IndexBuilder& builder) {
-  constexpr uint64_t kNsPerSecond = 1000000000;
   builder.Reserve(dump.records.size());
   std::vector<AddressLine> lines;
   for (const formats::OprofileDumpRecord& record : dump.records) {
@@ -174,6 +178,32 @@ void ImportOprofileDump(const formats::ParsedOprofileDump& dump, IndexBuilder& b
     report.name = load->name;
     report.address_lines = lines;
     builder.AddLoad(report);
+  }
+}
+
+void ImportCode(const trace::ParsedTrace& trace, CodeStore& store) {
+  for (const trace::Record& record : trace.records) {
+    if (const auto* bytes = std::get_if<trace::CodeBytesEvent>(&record.event)) {
+      store.Add(record.timestamp, bytes->address, bytes->bytes);
+    } else if (const auto* load = std::get_if<trace::OprofileCodeLoadEvent>(&record.event)) {
+      store.Add(record.timestamp, load->address, load->code);
+    }
+  }
+}
+
+void ImportCode(const formats::ParsedJitdump& dump, CodeStore& store) {
+  for (const formats::JitdumpRecord& record : dump.records) {
+    if (record.kind == formats::JitdumpRecordKind::kCodeLoad) {
+      store.Add(record.timestamp, record.code_addr, record.code);
+    }
+  }
+}
+
+void ImportCode(const formats::ParsedOprofileDump& dump, CodeStore& store) {
+  for (const formats::OprofileDumpRecord& record : dump.records) {
+    if (const auto* load = std::get_if<formats::OprofileDumpCodeLoad>(&record.body)) {
+      store.Add(record.timestamp * kNsPerSecond, load->vma, load->code);
+    }
   }
 }
 

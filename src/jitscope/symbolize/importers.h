@@ -17,6 +17,7 @@
 #include "jitscope/formats/jitdump_reader.h"
 #include "jitscope/formats/oprofile_dump_reader.h"
 #include "jitscope/formats/perf_map_reader.h"
+#include "jitscope/symbolize/code_store.h"
 #include "jitscope/symbolize/index_builder.h"
 #include "jitscope/trace/reader.h"
 
@@ -29,5 +30,12 @@ void ImportTrace(const trace::ParsedTrace& trace, IndexBuilder& builder);
 void ImportJitdump(const formats::ParsedJitdump& dump, IndexBuilder& builder);
 void ImportPerfMap(const formats::ParsedPerfMap& map, IndexBuilder& builder);
 void ImportOprofileDump(const formats::ParsedOprofileDump& dump, IndexBuilder& builder);
+
+// The code bytes each format carries, at the times the index places that code: the trace's
+// code-bytes records and OProfile loads, jitdump CODE_LOADs, OProfile dump loads. A perf map has
+// none. jitdump CODE_MOVEs are not followed: the moved code's bytes are not known.
+void ImportCode(const trace::ParsedTrace& trace, CodeStore& store);
+void ImportCode(const formats::ParsedJitdump& dump, CodeStore& store);
+void ImportCode(const formats::ParsedOprofileDump& dump, CodeStore& store);
 
 }  // namespace jitscope::symbolize

@@ -148,13 +148,7 @@ std::map<trace::RejectReason, uint64_t> SourceSet::RejectedEvents() const {
   return rejected;
 }
 
-SymbolIndex SourceSet::BuildIndex(std::optional<uint32_t> pid) const {
-  CodeArch native = CodeArch::k64;
-  for (const auto& file : files_) {
-    if (const auto* t = std::get_if<trace::ParsedTrace>(&file->parsed)) {
-      native = NativeArch(t->header.pointer_size);
-    }
-  }
+std::vector<const SourceSet::File*> SourceSet::FilesOf(std::optional<uint32_t> pid) const {
   // A process's native trace supersedes the jitdump, perf map or OProfile dump of the same
   // process next to it (in the same directory): jitscope's collector writes those companions
   // from the very events the trace holds, so reading them too would report every load twice
@@ -166,13 +160,27 @@ SymbolIndex SourceSet::BuildIndex(std::optional<uint32_t> pid) const {
       traced.emplace(Directory(file->path), *file->pid);
     }
   }
-  IndexBuilder builder(native);
+  std::vector<const File*> files;
   for (const auto& file : files_) {
     if (pid && file->pid && *file->pid != *pid) continue;
     if (!std::holds_alternative<trace::ParsedTrace>(file->parsed) && file->pid &&
         traced.contains({Directory(file->path), *file->pid})) {
       continue;
     }
+    files.push_back(file.get());
+  }
+  return files;
+}
+
+SymbolIndex SourceSet::BuildIndex(std::optional<uint32_t> pid) const {
+  CodeArch native = CodeArch::k64;
+  for (const auto& file : files_) {
+    if (const auto* t = std::get_if<trace::ParsedTrace>(&file->parsed)) {
+      native = NativeArch(t->header.pointer_size);
+    }
+  }
+  IndexBuilder builder(native);
+  for (const File* file : FilesOf(pid)) {
     std::visit(
         [&](const auto& parsed) {
           using T = std::decay_t<decltype(parsed)>;
@@ -189,6 +197,27 @@ SymbolIndex SourceSet::BuildIndex(std::optional<uint32_t> pid) const {
         file->parsed);
   }
   return std::move(builder).Build();
+}
+
+uint32_t SourceSet::PointerSize(uint32_t pid) const {
+  for (const auto& file : files_) {
+    const auto* t = std::get_if<trace::ParsedTrace>(&file->parsed);
+    if (t != nullptr && file->pid == pid) return t->header.pointer_size == 4 ? 4 : 8;
+  }
+  return 8;
+}
+
+CodeStore SourceSet::BuildCodeStore(std::optional<uint32_t> pid) const {
+  CodeStore store;
+  for (const File* file : FilesOf(pid)) {
+    std::visit(
+        [&](const auto& parsed) {
+          using T = std::decay_t<decltype(parsed)>;
+          if constexpr (!std::is_same_v<T, formats::ParsedPerfMap>) ImportCode(parsed, store);
+        },
+        file->parsed);
+  }
+  return store;
 }
 
 }  // namespace jitscope::symbolize

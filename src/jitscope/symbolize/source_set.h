@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "jitscope/base/status.h"
+#include "jitscope/symbolize/code_store.h"
 #include "jitscope/symbolize/symbol_index.h"
 #include "jitscope/trace/event.h"
 
@@ -51,11 +52,19 @@ class SourceSet {
 
   // The index of process `pid` (nullopt: all sources together).
   SymbolIndex BuildIndex(std::optional<uint32_t> pid) const;
+  // The size of a pointer in process `pid`, 4 or 8, as its native trace says; 8 without one
+  // (jitdumps, perf maps and OProfile dumps are read as x86-64).
+  uint32_t PointerSize(uint32_t pid) const;
+  // The code bytes of process `pid` (nullopt: all sources), from the same files as its index.
+  // The store points into this set's files.
+  CodeStore BuildCodeStore(std::optional<uint32_t> pid) const;
 
  private:
   struct File;
   SourceSet();
   base::Status Add(const std::string& path, bool explicit_path);
+  // The files an index of `pid` reads, in order.
+  std::vector<const File*> FilesOf(std::optional<uint32_t> pid) const;
 
   std::vector<std::unique_ptr<File>> files_;
   std::vector<std::string> problems_;

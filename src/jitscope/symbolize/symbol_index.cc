@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 
 #include "jitscope/symbolize/line_program.h"
 
@@ -99,7 +100,11 @@ bool SymbolIndex::Resolve(uint64_t address, uint64_t time, Resolution& out) cons
   if (bucket != kNoBucket) PrefetchCandidate(bucket);
   const Piece* r = PickRegion(FindPiece(bucket, address), address, time);
   if (r == nullptr) return false;
-  out.region = {r->region_start(), r->size, r->loaded};
+  // A region that was ever ended is one of overlaps_, with its end beside it (PickRegion).
+  const std::less<const Piece*> before;
+  const bool ended = !before(r, overlaps_.data()) && before(r, overlaps_.data() + overlaps_.size());
+  out.region = {r->region_start(), r->size, r->loaded,
+                ended ? overlap_ends_[static_cast<size_t>(r - overlaps_.data())] : kForever};
   AppendFrames(*r, address, out.frames);
   return true;
 }

@@ -37,6 +37,9 @@ struct MatchedRegion {
   uint64_t start = 0;
   uint64_t size = 0;
   uint64_t loaded = 0;  // time the code became valid
+  // Time it stopped being valid (overwritten, updated, moved, unloaded), kForever if never. Set by
+  // Resolve; ResolveBatch leaves it kForever.
+  uint64_t invalidated = kForever;
 };
 
 struct Resolution {
