@@ -2,6 +2,10 @@
 # Writes the synthetic part of the fuzzers' seed corpus (corpus/*/synthetic_*). The real seed
 # corpus/jitdump/lli_mcjit.dump was written by `lli-14 -jit-kind=mcjit` (JITDUMPDIR=...) running
 # a 7-line C program compiled with `clang-14 -g -S -emit-llvm`.
+# The real seeds corpus/perf_data/awk_*.data were written by Debian's perf 6.1 recording
+# `awk 'BEGIN{for(i=0;i<2e6;i++)s+=i}'` at -F 100 with -e cpu-clock: awk_fp.data `-k 1 -g`,
+# awk_dwarf.data `-k 1 --call-graph dwarf,512`, awk_z.data `-z -k 1 -g`, awk_two_events.data
+# `-g -e cpu-clock,page-faults` (two attrs, no -k 1).
 import os, struct
 
 here = os.path.dirname(os.path.abspath(__file__))

@@ -12,37 +12,12 @@
 
 #include <gtest/gtest.h>
 
+#include "perf_data_builder.h"
+
 namespace jitscope::formats {
 namespace {
 
-// Builds kernel-layout records byte by byte, as the ring holds them.
-class RecordBuilder {
- public:
-  explicit RecordBuilder(uint32_t type, uint16_t misc = 0) : type_(type), misc_(misc) {}
-  template <typename T>
-  RecordBuilder& Put(T value) {
-    body_.append(reinterpret_cast<const char*>(&value), sizeof(value));
-    return *this;
-  }
-  RecordBuilder& Name(const std::string& name) {
-    body_ += name;
-    body_.push_back('\0');
-    while ((body_.size() + sizeof(perf_event_header)) % 8 != 0) body_.push_back('\0');
-    return *this;
-  }
-  RecordBuilder& SampleId(uint32_t pid, uint32_t tid, uint64_t time) {
-    return Put(pid).Put(tid).Put(time);
-  }
-  std::string Build() const {
-    perf_event_header header{type_, misc_, static_cast<uint16_t>(sizeof(header) + body_.size())};
-    return std::string(reinterpret_cast<const char*>(&header), sizeof(header)) + body_;
-  }
-
- private:
-  uint32_t type_;
-  uint16_t misc_;
-  std::string body_;
-};
+using RecordBuilder = testing::PerfRecordBuilder;
 
 std::string Header(const SamplesFormat& format = {}) {
   std::string out(kSamplesMagic, sizeof(kSamplesMagic));

@@ -19,23 +19,13 @@
 #include "../support/subprocess.h"
 #include "jitscope/report/profile_builder.h"
 #include "jitscope/trace/reader.h"
+#include "source_lines.h"
 
 namespace jitscope::report {
 namespace {
 
 using test_support::RunProgram;
 using test_support::TempDir;
-
-// The line of `path` that carries `marker` (1-based).
-uint32_t LineWith(const std::string& path, const std::string& marker) {
-  std::ifstream in(path);
-  std::string line;
-  for (uint32_t n = 1; std::getline(in, line); ++n) {
-    if (line.find(marker) != std::string::npos) return n;
-  }
-  ADD_FAILURE() << marker << " not found in " << path;
-  return 0;
-}
 
 std::string FindTrace(const std::string& dir) {
   std::string found;
@@ -68,7 +58,7 @@ class ReportE2eTest : public ::testing::Test {
 
   static Profile Build(const std::string& dir, bool inline_frames = true) {
     base::StatusOr<Profile> profile =
-        BuildProfile(dir, {.inline_frames = inline_frames, .progress = {}});
+        BuildProfile(dir, {.inline_frames = inline_frames, .progress = {}, .jit_sources = {}});
     EXPECT_TRUE(profile.ok()) << profile.status().message();
     return profile.ok() ? std::move(*profile) : Profile{};
   }
@@ -206,7 +196,8 @@ TEST(ReportReuseTest, ReusedAddressesNameWhatWasThereAtTheTime) {
   }
   ASSERT_TRUE(later_loaded.has_value()) << "later was not compiled into warm's old memory";
 
-  base::StatusOr<Profile> profile = BuildProfile(dir, {.inline_frames = true, .progress = {}});
+  base::StatusOr<Profile> profile =
+      BuildProfile(dir, {.inline_frames = true, .progress = {}, .jit_sources = {}});
   ASSERT_TRUE(profile.ok()) << profile.status().message();
   uint64_t warm_baseline = 0, later = 0;
   for (const Stack& stack : profile->stacks) {
@@ -400,8 +391,8 @@ TEST(ForeignJitTest, NodePerfProfFunctionsAreNamedWithoutPerfInject) {
                                 " && exec " JITSCOPE_CLI " record -o session -- " NODE_PROGRAM
                                 " --perf-prof hot.js"});
   ASSERT_EQ(record.exit_code, 0) << record.err;
-  base::StatusOr<Profile> profile =
-      BuildProfile(tmp.path() + "/session", {.inline_frames = true, .progress = {}});
+  base::StatusOr<Profile> profile = BuildProfile(
+      tmp.path() + "/session", {.inline_frames = true, .progress = {}, .jit_sources = {}});
   ASSERT_TRUE(profile.ok()) << profile.status().message();
   uint64_t hot = 0;
   for (const Stack& stack : profile->stacks) {

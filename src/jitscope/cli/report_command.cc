@@ -80,10 +80,20 @@ constexpr char kReportExamples[] = R"(Examples:
 void AddReportCommand(CLI::App& app, ReportOptions& options) {
   CLI::App* command = app.add_subcommand(
       "report",
-      "Symbolize a session recorded by 'jitscope record' and report it: JIT frames by the "
-      "time-versioned JIT symbols (with inline frames), native frames by ELF symbols and DWARF "
-      "lines, kernel frames as [kernel].");
-  command->add_option("DIR", options.directory, "Session directory")->default_val("jitscope.data");
+      "Symbolize a session recorded by 'jitscope record', or a perf.data file 'perf record' wrote, "
+      "and report it: JIT frames by the time-versioned JIT symbols (with inline frames), native "
+      "frames by ELF symbols and DWARF lines, kernel frames as [kernel].");
+  command
+      ->add_option("INPUT", options.directory,
+                   "Session directory, or a perf.data file (perf record's file mode)")
+      ->default_val("jitscope.data");
+  command->add_option("-i,--input", options.input,
+                      "The same as INPUT, in perf's spelling: 'jitscope report -i perf.data'");
+  command->add_option("--jit", options.build.jit_sources,
+                      "More JIT files, or directories holding them, to name JIT code by: "
+                      "collector traces (jit-PID.jsc), jitdumps, perf maps (repeatable; a "
+                      "session's own and the jitdumps and /tmp/perf-PID.map its processes used "
+                      "are found without it)");
   std::vector<std::string> names;
   for (const auto& [name, format] : Formats()) names.push_back(name);
   command->add_option("--format", options.format, "Output format")
@@ -115,7 +125,7 @@ int RunReport(const ReportOptions& options, std::FILE* out, std::FILE* err) {
   text.sort = options.sort == "line"     ? report::SortKey::kLine
               : options.sort == "module" ? report::SortKey::kModule
                                          : report::SortKey::kMethod;
-  report::BuildOptions build;
+  report::BuildOptions build = options.build;
   build.inline_frames = options.inline_frames;
   const bool show_progress = ::isatty(::fileno(err)) != 0;
   if (show_progress) {
@@ -125,7 +135,8 @@ int RunReport(const ReportOptions& options, std::FILE* out, std::FILE* err) {
       std::fflush(err);
     };
   }
-  base::StatusOr<report::Profile> profile = report::BuildProfile(options.directory, build);
+  base::StatusOr<report::Profile> profile =
+      report::BuildProfile(options.input.empty() ? options.directory : options.input, build);
   if (!profile.ok()) {
     fmt::print(err, "jitscope report: error: {}\n", profile.status().message());
     return 1;

@@ -1,8 +1,9 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// `jitscope report [DIR] [--format F] [-o FILE] [--sort KEY] [--inline|--no-inline] [--top N]`:
-// symbolizes a session directory written by `jitscope record` (src/jitscope/report/profile_builder.h) and
-// writes it in one of the report formats.
+// `jitscope report [INPUT | -i INPUT] [--jit PATH]... [--format F] [-o FILE] [--sort KEY]
+// [--inline|--no-inline] [--top N]`: symbolizes a session directory written by `jitscope record`,
+// or a perf.data file `perf record` wrote (src/jitscope/report/profile_builder.h), and writes it
+// in one of the report formats.
 #pragma once
 
 #include <cstdio>
@@ -10,17 +11,20 @@
 
 #include <CLI/CLI.hpp>
 
+#include "jitscope/report/profile_builder.h"
 #include "jitscope/report/text_writer.h"
 
 namespace jitscope::cli {
 
 struct ReportOptions {
-  std::string directory = "jitscope.data";
+  std::string directory = "jitscope.data";  // the positional INPUT
+  std::string input;                        // -i INPUT, which wins when given
   std::string format = "text";
   std::string output;           // "" = stdout
   std::string sort = "method";  // text: method | line | module
   report::TextOptions text;     // its `top`; `sort` is set from the string above
   bool inline_frames = true;
+  report::BuildOptions build;  // its jit_sources (--jit)
 };
 
 void AddReportCommand(CLI::App& app, ReportOptions& options);

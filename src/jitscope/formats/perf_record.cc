@@ -4,6 +4,7 @@
 #include <linux/perf_event.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 namespace jitscope::formats {
@@ -35,9 +36,16 @@ class Cursor {
   size_t position_ = 0;
 };
 
-// sample_id_all with sample_type TID|TIME appends {u32 pid, u32 tid; u64 time} to every
-// non-sample record (perf_event_open(2), "sample_id").
-constexpr size_t kSampleIdSize = 16;
+// The fields of the sample_id_all trailer every non-sample record ends with, in this order, each
+// present when sample_type has its bit (perf_event_open(2), "sample_id"); each is 8 bytes.
+constexpr uint64_t kTrailerFields = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
+                                    PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
+                                    PERF_SAMPLE_IDENTIFIER;
+
+size_t TrailerSize(const SampleLayout& layout) {
+  if (!layout.sample_id_all) return 0;
+  return 8 * static_cast<size_t>(std::popcount(layout.sample_type & kTrailerFields));
+}
 
 struct SampleId {
   uint32_t pid = 0;
@@ -45,16 +53,21 @@ struct SampleId {
   uint64_t time = 0;
 };
 
-bool ReadTrailer(std::string_view bytes, SampleId& id) {
-  if (bytes.size() < sizeof(perf_event_header) + kSampleIdSize) return false;
-  Cursor cursor(bytes.substr(bytes.size() - kSampleIdSize));
-  return cursor.Read(id.pid) && cursor.Read(id.tid) && cursor.Read(id.time);
+bool ReadTrailer(std::string_view bytes, const SampleLayout& layout, SampleId& id) {
+  const size_t size = TrailerSize(layout);
+  if (bytes.size() < sizeof(perf_event_header) + size) return false;
+  Cursor cursor(bytes.substr(bytes.size() - size));
+  if ((layout.sample_type & PERF_SAMPLE_TID) != 0 && !(cursor.Read(id.pid) && cursor.Read(id.tid)))
+    return false;
+  if ((layout.sample_type & PERF_SAMPLE_TIME) != 0 && !cursor.Read(id.time)) return false;
+  return true;
 }
 
 // A NUL-terminated name padded to 8 bytes, followed by the trailer.
-std::string ReadName(std::string_view rest) {
-  if (rest.size() < kSampleIdSize) return {};
-  rest.remove_suffix(kSampleIdSize);
+std::string ReadName(std::string_view rest, const SampleLayout& layout) {
+  const size_t trailer = TrailerSize(layout);
+  if (rest.size() < trailer) return {};
+  rest.remove_suffix(trailer);
   const size_t end = rest.find('\0');
   return std::string(rest.substr(0, end));
 }
@@ -67,13 +80,14 @@ base::Status Truncated(const char* what, size_t size) {
 bool ReadRegs(Cursor& cursor, uint64_t mask, UserRegs& regs) {
   if (!cursor.Read(regs.abi)) return false;
   if (regs.abi == PERF_SAMPLE_REGS_ABI_NONE) return true;
-  regs.mask = mask;
+  regs.mask = mask & ((uint64_t{1} << kPerfRegisterCount) - 1);
   for (int reg = 0; reg < kPerfRegisterCount; ++reg) {
     if (((mask >> reg) & 1) != 0 && !cursor.Read(regs.values[static_cast<size_t>(reg)])) {
       return false;
     }
   }
-  return true;
+  // Registers past the general-purpose ones (perf's XMM slots) are kept by nobody here.
+  return cursor.Skip(8 * static_cast<size_t>(std::popcount(mask & ~regs.mask)));
 }
 
 // PERF_SAMPLE_STACK_USER: {u64 size; char data[size]; u64 dyn_size if size != 0}. Only the first
@@ -91,42 +105,89 @@ bool ReadStack(Cursor& cursor, std::string_view& stack) {
   return true;
 }
 
+// PERF_SAMPLE_READ: one value, or a group's values, each with the extras read_format asks for.
+bool SkipRead(Cursor& cursor, uint64_t read_format) {
+  const size_t extras = ((read_format & PERF_FORMAT_ID) != 0 ? 1 : 0) +
+                        ((read_format & PERF_FORMAT_LOST) != 0 ? 1 : 0);
+  const size_t times = ((read_format & PERF_FORMAT_TOTAL_TIME_ENABLED) != 0 ? 1 : 0) +
+                       ((read_format & PERF_FORMAT_TOTAL_TIME_RUNNING) != 0 ? 1 : 0);
+  if ((read_format & PERF_FORMAT_GROUP) == 0) return cursor.Skip(8 * (1 + times + extras));
+  uint64_t nr = 0;
+  if (!cursor.Read(nr) || !cursor.Skip(8 * times)) return false;
+  if (nr > cursor.remaining() / (8 * (1 + extras))) return false;
+  return cursor.Skip(static_cast<size_t>(nr) * 8 * (1 + extras));
+}
+
+// PERF_SAMPLE_RAW: {u32 size; char data[size]}, padded by the kernel to 8 bytes in all.
+bool SkipRaw(Cursor& cursor) {
+  uint32_t size = 0;
+  return cursor.Read(size) && cursor.Skip(size);
+}
+
+// PERF_SAMPLE_BRANCH_STACK: {u64 nr; u64 hw_idx if asked for; {from, to, flags} × nr}.
+bool SkipBranchStack(Cursor& cursor, uint64_t branch_sample_type) {
+  uint64_t nr = 0;
+  if (!cursor.Read(nr)) return false;
+  if ((branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX) != 0 && !cursor.Skip(8)) return false;
+  if (nr > cursor.remaining() / 24) return false;
+  return cursor.Skip(static_cast<size_t>(nr) * 24);
+}
+
 base::StatusOr<PerfRecord> ParseSample(Cursor cursor, size_t size, const SampleLayout& layout) {
   Sample sample;
-  uint64_t nr = 0;
-  if (!cursor.Read(sample.ip) || !cursor.Read(sample.pid) || !cursor.Read(sample.tid) ||
-      !cursor.Read(sample.time_ns) || !cursor.Read(nr)) {
+  const uint64_t type = layout.sample_type;
+  auto has = [type](uint64_t bit) { return (type & bit) != 0; };
+  // The fields before the call chain, each 8 bytes, in perf_event_open(2)'s order.
+  if ((has(PERF_SAMPLE_IDENTIFIER) && !cursor.Skip(8)) ||
+      (has(PERF_SAMPLE_IP) && !cursor.Read(sample.ip)) ||
+      (has(PERF_SAMPLE_TID) && !(cursor.Read(sample.pid) && cursor.Read(sample.tid))) ||
+      (has(PERF_SAMPLE_TIME) && !cursor.Read(sample.time_ns)) ||
+      (has(PERF_SAMPLE_ADDR) && !cursor.Skip(8)) || (has(PERF_SAMPLE_ID) && !cursor.Skip(8)) ||
+      (has(PERF_SAMPLE_STREAM_ID) && !cursor.Skip(8)) ||
+      (has(PERF_SAMPLE_CPU) && !cursor.Skip(8)) || (has(PERF_SAMPLE_PERIOD) && !cursor.Skip(8)) ||
+      (has(PERF_SAMPLE_READ) && !SkipRead(cursor, layout.read_format))) {
     return Truncated("sample", size);
   }
-  if (nr > cursor.remaining() / sizeof(uint64_t)) {
-    return base::Status::Error("perf record: sample claims %llu call-chain entries in %zu bytes",
-                               static_cast<unsigned long long>(nr), size);
-  }
-  sample.callchain.reserve(nr);
-  bool kernel = false;
-  for (uint64_t i = 0; i < nr; ++i) {
-    uint64_t ip = 0;
-    cursor.Read(ip);
-    // Context markers (PERF_CONTEXT_KERNEL, _USER, ...) occupy the top 4095 values.
-    if (ip >= static_cast<uint64_t>(PERF_CONTEXT_MAX)) {
-      kernel = ip == static_cast<uint64_t>(PERF_CONTEXT_KERNEL);
-      continue;
+  if (has(PERF_SAMPLE_CALLCHAIN)) {
+    uint64_t nr = 0;
+    if (!cursor.Read(nr)) return Truncated("sample", size);
+    if (nr > cursor.remaining() / sizeof(uint64_t)) {
+      return base::Status::Error("perf record: sample claims %llu call-chain entries in %zu bytes",
+                                 static_cast<unsigned long long>(nr), size);
     }
-    sample.callchain.push_back({ip, kernel});
+    sample.callchain.reserve(nr);
+    bool kernel = false;
+    for (uint64_t i = 0; i < nr; ++i) {
+      uint64_t ip = 0;
+      cursor.Read(ip);
+      // Context markers (PERF_CONTEXT_KERNEL, _USER, ...) occupy the top 4095 values.
+      if (ip >= static_cast<uint64_t>(PERF_CONTEXT_MAX)) {
+        kernel = ip == static_cast<uint64_t>(PERF_CONTEXT_KERNEL);
+        continue;
+      }
+      sample.callchain.push_back({ip, kernel});
+    }
   }
-  if ((layout.sample_type & PERF_SAMPLE_REGS_USER) != 0 &&
-      !ReadRegs(cursor, layout.regs_mask, sample.regs)) {
+  if ((has(PERF_SAMPLE_RAW) && !SkipRaw(cursor)) ||
+      (has(PERF_SAMPLE_BRANCH_STACK) && !SkipBranchStack(cursor, layout.branch_sample_type))) {
+    return Truncated("sample", size);
+  }
+  if (has(PERF_SAMPLE_REGS_USER) && !ReadRegs(cursor, layout.regs_mask, sample.regs)) {
     return Truncated("sample's registers", size);
   }
-  if ((layout.sample_type & PERF_SAMPLE_STACK_USER) != 0 && !ReadStack(cursor, sample.stack)) {
+  if (has(PERF_SAMPLE_STACK_USER) && !ReadStack(cursor, sample.stack)) {
     return Truncated("sample's stack", size);
   }
+  // What follows (WEIGHT, DATA_SRC, ...) no report needs; the record's size bounds it.
   return PerfRecord(std::move(sample));
 }
 
 }  // namespace
 
 bool IsSupportedLayout(const SampleLayout& layout) {
+  if (layout.read_format != 0 || layout.branch_sample_type != 0 || !layout.sample_id_all) {
+    return false;
+  }
   if (layout.sample_type == kSampleType) return layout.regs_mask == 0;
   return layout.sample_type == kDwarfSampleType && layout.regs_mask != 0 &&
          (layout.regs_mask & ~kX86_64RegsMask) == 0;
@@ -156,19 +217,19 @@ base::StatusOr<PerfRecord> ParsePerfRecord(std::string_view bytes, const SampleL
       if (header.type == PERF_RECORD_MMAP2 && !cursor.Skip(24 + 8)) {
         return Truncated("mmap2", bytes.size());
       }
-      if (!ReadTrailer(bytes, id)) return Truncated("mmap", bytes.size());
+      if (!ReadTrailer(bytes, layout, id)) return Truncated("mmap", bytes.size());
       mapping.time_ns = id.time;
-      mapping.filename = ReadName(cursor.rest());
+      mapping.filename = ReadName(cursor.rest(), layout);
       return PerfRecord(std::move(mapping));
     }
     case PERF_RECORD_COMM: {
       Comm comm;
-      if (!cursor.Read(comm.pid) || !cursor.Read(comm.tid) || !ReadTrailer(bytes, id)) {
+      if (!cursor.Read(comm.pid) || !cursor.Read(comm.tid) || !ReadTrailer(bytes, layout, id)) {
         return Truncated("comm", bytes.size());
       }
       comm.time_ns = id.time;
       comm.exec = (header.misc & PERF_RECORD_MISC_COMM_EXEC) != 0;
-      comm.name = ReadName(cursor.rest());
+      comm.name = ReadName(cursor.rest(), layout);
       return PerfRecord(std::move(comm));
     }
     case PERF_RECORD_FORK:
@@ -194,6 +255,36 @@ base::StatusOr<PerfRecord> ParsePerfRecord(std::string_view bytes, const SampleL
     default:
       return PerfRecord(Other{header.type});
   }
+}
+
+std::optional<uint64_t> PerfRecordId(std::string_view bytes, uint64_t sample_type,
+                                     bool sample_id_all) {
+  perf_event_header header{};
+  if (bytes.size() < sizeof(header)) return std::nullopt;
+  std::memcpy(&header, bytes.data(), sizeof(header));
+  auto at = [bytes](size_t offset) -> std::optional<uint64_t> {
+    uint64_t value = 0;
+    if (offset < sizeof(perf_event_header) || offset > bytes.size() - sizeof(value)) {
+      return std::nullopt;
+    }
+    std::memcpy(&value, bytes.data() + offset, sizeof(value));
+    return value;
+  };
+  if (header.type == PERF_RECORD_SAMPLE) {
+    if ((sample_type & PERF_SAMPLE_IDENTIFIER) != 0) return at(sizeof(header));
+    if ((sample_type & PERF_SAMPLE_ID) == 0) return std::nullopt;
+    const uint64_t before =
+        sample_type & (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR);
+    return at(sizeof(header) + 8 * static_cast<size_t>(std::popcount(before)));
+  }
+  // Records perf itself adds (types from PERF_RECORD_USER_TYPE_START, 64) carry no trailer.
+  if (!sample_id_all || header.type >= 64 || bytes.size() < 8) return std::nullopt;
+  if ((sample_type & PERF_SAMPLE_IDENTIFIER) != 0) return at(bytes.size() - 8);
+  if ((sample_type & PERF_SAMPLE_ID) == 0) return std::nullopt;
+  const size_t after = 8 * (1 + static_cast<size_t>(std::popcount(
+                                    sample_type & (PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU))));
+  if (bytes.size() < after) return std::nullopt;
+  return at(bytes.size() - after);
 }
 
 }  // namespace jitscope::formats

@@ -1,18 +1,20 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// Decodes one kernel perf record (linux/perf_event.h, perf_event_open(2) "MMAP layout") of the
-// layouts a session's samples file holds (what `jitscope record` asks the kernel for): samples with
-// IP|TID|TIME|CALLCHAIN (kSampleType, `--call-graph fp`), plus REGS_USER|STACK_USER
-// (kDwarfSampleType, `--call-graph dwarf`), and MMAP/MMAP2, COMM, FORK/EXIT, LOST and
-// THROTTLE/UNTHROTTLE records carrying the sample_id_all trailer {pid, tid, time}. Every length is
-// checked against the record's size before use; a malformed record is an error value, never a
-// crash (STYLE.md §8, "Don't crash on input").
+// Decodes one kernel perf record (linux/perf_event.h, perf_event_open(2) "MMAP layout"): samples
+// and MMAP/MMAP2, COMM, FORK/EXIT, LOST and THROTTLE/UNTHROTTLE records with their sample_id_all
+// trailer. A session's samples file holds the layouts `jitscope record` asks the kernel for
+// (IP|TID|TIME|CALLCHAIN, kSampleType, `--call-graph fp`, plus REGS_USER|STACK_USER,
+// kDwarfSampleType, `--call-graph dwarf`); a perf.data file holds whatever `perf record` asked
+// for, so the decoder follows any sample_type through STACK_USER, the last field a report needs.
+// Every length is checked against the record's size before use; a malformed record is an error
+// value, never a crash (STYLE.md §8, "Don't crash on input").
 #pragma once
 
 #include <linux/perf_event.h>
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -37,15 +39,19 @@ inline constexpr int kPerfRegisterCount = 24;
 // the same slots (the sample's abi says which); R8–R15 mean nothing there.
 inline constexpr uint64_t kX86_64RegsMask = 0xff0fff;
 
-// What decides a sample's layout: the attr's sample_type and sample_regs_user.
+// What decides a record's layout: the attr's sample_type, sample_regs_user, read_format (the
+// READ field), branch_sample_type (the BRANCH_STACK field) and sample_id_all (the trailer).
 struct SampleLayout {
   uint64_t sample_type = kSampleType;
   uint64_t regs_mask = 0;
+  uint64_t read_format = 0;
+  uint64_t branch_sample_type = 0;
+  bool sample_id_all = true;
   bool operator==(const SampleLayout&) const = default;
 };
 
-// Whether we decode samples of `layout`: one of the two sample types, and registers exactly when
-// REGS_USER is set, only of the mask above.
+// Whether a session's samples file may hold `layout`: one of the two sample types, registers
+// exactly when REGS_USER is set, only of the mask above, and the trailer {pid, tid, time}.
 bool IsSupportedLayout(const SampleLayout& layout);
 
 // One frame of a call chain. The kernel separates the kernel and user parts of a chain with
@@ -123,7 +129,14 @@ struct Other {
 using PerfRecord = std::variant<Sample, Mapping, Comm, Task, Lost, Throttle, Other>;
 
 // Decodes `bytes`, which must hold exactly one record (its header's size equals bytes.size()),
-// whose samples are of `layout` (IsSupportedLayout). A Sample's `stack` points into `bytes`.
+// of `layout`. A Sample's `stack` points into `bytes`. Without TID the pid and tid are 0; without
+// TIME (or, for records other than samples, without sample_id_all) the time is 0.
 base::StatusOr<PerfRecord> ParsePerfRecord(std::string_view bytes, const SampleLayout& layout = {});
+
+// The event id a record carries (PERF_SAMPLE_IDENTIFIER, else PERF_SAMPLE_ID, where `sample_type`
+// puts it: in a sample, or in another record's sample_id_all trailer), which tells a file with
+// several events which one wrote it. nullopt when the record carries none or is too short.
+std::optional<uint64_t> PerfRecordId(std::string_view bytes, uint64_t sample_type,
+                                     bool sample_id_all);
 
 }  // namespace jitscope::formats

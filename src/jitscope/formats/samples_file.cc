@@ -65,6 +65,40 @@ base::Status SamplesWriter::Flush() {
   return status;
 }
 
+void AddRecord(PerfRecord&& record, SampleData& data) {
+  std::visit(
+      [&data](auto&& value) {
+        using T = std::decay_t<decltype(value)>;
+        if constexpr (std::is_same_v<T, Sample>) {
+          data.samples.push_back(std::move(value));
+        } else if constexpr (std::is_same_v<T, Mapping>) {
+          data.mappings.push_back(std::move(value));
+        } else if constexpr (std::is_same_v<T, Comm>) {
+          data.comms.push_back(std::move(value));
+        } else if constexpr (std::is_same_v<T, Task>) {
+          data.tasks.push_back(value);
+        } else if constexpr (std::is_same_v<T, Lost>) {
+          data.counters.lost_samples += value.count;
+        } else if constexpr (std::is_same_v<T, Throttle>) {
+          if (!value.unthrottle) ++data.counters.throttled;
+        } else {
+          ++data.counters.unknown_records;
+        }
+      },
+      record);
+}
+
+void SortByTime(SampleData& data) {
+  // Each CPU has its own ring and a recorder drains them in turn, so a file interleaves CPUs by
+  // drain round; consumers expect each list in time order. Stable, so records with one timestamp
+  // (a FORK and the child's first COMM) keep the kernel's order.
+  auto by_time = [](const auto& a, const auto& b) { return a.time_ns < b.time_ns; };
+  std::stable_sort(data.samples.begin(), data.samples.end(), by_time);
+  std::stable_sort(data.mappings.begin(), data.mappings.end(), by_time);
+  std::stable_sort(data.comms.begin(), data.comms.end(), by_time);
+  std::stable_sort(data.tasks.begin(), data.tasks.end(), by_time);
+}
+
 base::StatusOr<SampleData> ParseSamples(std::string_view bytes) {
   if (bytes.size() < kSamplesHeaderSizeWithoutRegisters ||
       std::memcmp(bytes.data(), kSamplesMagic, sizeof(kSamplesMagic)) != 0) {
@@ -117,35 +151,9 @@ base::StatusOr<SampleData> ParseSamples(std::string_view bytes) {
       ++data.counters.malformed_records;
       continue;
     }
-    std::visit(
-        [&data](auto&& value) {
-          using T = std::decay_t<decltype(value)>;
-          if constexpr (std::is_same_v<T, Sample>) {
-            data.samples.push_back(std::move(value));
-          } else if constexpr (std::is_same_v<T, Mapping>) {
-            data.mappings.push_back(std::move(value));
-          } else if constexpr (std::is_same_v<T, Comm>) {
-            data.comms.push_back(std::move(value));
-          } else if constexpr (std::is_same_v<T, Task>) {
-            data.tasks.push_back(value);
-          } else if constexpr (std::is_same_v<T, Lost>) {
-            data.counters.lost_samples += value.count;
-          } else if constexpr (std::is_same_v<T, Throttle>) {
-            if (!value.unthrottle) ++data.counters.throttled;
-          } else {
-            ++data.counters.unknown_records;
-          }
-        },
-        *record);
+    AddRecord(std::move(*record), data);
   }
-  // Each CPU has its own ring and the recorder drains them in turn, so the file interleaves CPUs
-  // by drain round; consumers expect each list in time order. Stable, so records with one
-  // timestamp (a FORK and the child's first COMM) keep the kernel's order.
-  auto by_time = [](const auto& a, const auto& b) { return a.time_ns < b.time_ns; };
-  std::stable_sort(data.samples.begin(), data.samples.end(), by_time);
-  std::stable_sort(data.mappings.begin(), data.mappings.end(), by_time);
-  std::stable_sort(data.comms.begin(), data.comms.end(), by_time);
-  std::stable_sort(data.tasks.begin(), data.tasks.end(), by_time);
+  SortByTime(data);
   return data;
 }
 

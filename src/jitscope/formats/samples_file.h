@@ -85,12 +85,20 @@ struct SampleData {
   SamplesFormat format;
   // The bytes the samples' stack copies point into, when the reader mapped the file itself.
   std::shared_ptr<const base::MappedFile> file;
+  // Records a reader decompressed (perf.data's PERF_RECORD_COMPRESSED): more bytes samples' stack
+  // copies point into. Each string is allocated once and never moves.
+  std::vector<std::unique_ptr<const std::string>> decompressed;
   std::vector<Sample> samples;
   std::vector<Mapping> mappings;
   std::vector<Comm> comms;
   std::vector<Task> tasks;
   SampleCounters counters;
 };
+
+// Files a decoded record into `data`'s lists and counters.
+void AddRecord(PerfRecord&& record, SampleData& data);
+// Sorts each of `data`'s lists by time, keeping the file's order among equal times.
+void SortByTime(SampleData& data);
 
 // Decodes a whole samples file into lists each sorted by time (the file itself is in drain
 // order: one ring per CPU). Fails only when the header is not one of a samples file this

@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "jitscope/formats/perf_data_reader.h"
 #include "jitscope/formats/perf_map_writer.h"
 #include "jitscope/formats/samples_file.h"
 #include "jitscope/formats/session_info.h"
@@ -64,13 +65,14 @@ struct StackHash {
 class Builder {
  public:
   Builder(const BuildOptions& options, const formats::SampleData& data,
-          const symbolize::SourceSet& sources, const std::string& session_directory)
+          const symbolize::SourceSet& sources, const std::string& vdso_path, bool latest_code)
       : options_(options),
         data_(data),
         sources_(sources),
         maps_(data.mappings, data.tasks),
         unwinding_((data.format.layout.sample_type & PERF_SAMPLE_REGS_USER) != 0),
-        address_space_(maps_, session_directory + "/" + formats::kVdsoFileName) {}
+        latest_code_(latest_code),
+        address_space_(maps_, vdso_path) {}
 
   Profile Build() && {
     const uint64_t total = data_.samples.size();
@@ -167,7 +169,7 @@ class Builder {
 
   void AppendUserFrames(uint32_t pid, uint64_t address, uint64_t time,
                         std::vector<uint32_t>& frames) {
-    if (IndexFor(pid).Resolve(address, time, resolution_)) {
+    if (IndexFor(pid).Resolve(address, latest_code_ ? symbolize::kLatest : time, resolution_)) {
       for (const symbolize::Frame& f : resolution_.frames) {
         if (f.inlined && !options_.inline_frames) continue;
         frames.push_back(Intern(Location{
@@ -242,13 +244,15 @@ class Builder {
   std::unordered_map<Location, uint32_t, LocationHash> location_ids_;
   std::unordered_map<std::vector<uint32_t>, size_t, StackHash> stack_ids_;
   const bool unwinding_;
+  const bool latest_code_;  // the samples' times cannot be compared with the JIT files'
   SessionAddressSpace address_space_;
   unwind::UnwindResult unwound_;
   unwind::UnwindStats unwind_stats_;
   Profile profile_;
 };
 
-void AddSampleWarnings(const formats::SampleData& data, Profile& profile) {
+// `file`: what the records were read from ("the samples file", "perf.data").
+void AddSampleWarnings(const formats::SampleData& data, std::string_view file, Profile& profile) {
   const formats::SampleCounters& c = data.counters;
   if (c.lost_samples > 0) {
     profile.warnings.push_back(fmt::format(
@@ -262,13 +266,12 @@ void AddSampleWarnings(const formats::SampleData& data, Profile& profile) {
   }
   if (c.malformed_records > 0) {
     profile.warnings.push_back(
-        fmt::format("{} malformed records in the samples file were skipped", c.malformed_records));
+        fmt::format("{} malformed records in {} were skipped", c.malformed_records, file));
   }
   if (c.torn_tail_bytes > 0) {
-    profile.warnings.push_back(fmt::format(
-        "the samples file ends in a torn record ({} bytes): the recorder was stopped while "
-        "writing",
-        c.torn_tail_bytes));
+    profile.warnings.push_back(
+        fmt::format("{} ends in a torn record ({} bytes): the recorder was stopped while writing",
+                    file, c.torn_tail_bytes));
   }
 }
 
@@ -277,12 +280,15 @@ void AddSampleWarnings(const formats::SampleData& data, Profile& profile) {
 std::vector<std::string> FindForeignJitFiles(const std::string& session_directory,
                                              const std::vector<formats::Mapping>& mappings,
                                              const std::vector<uint32_t>& pids_without_files) {
-  const std::string session = RealPath(session_directory) + "/";
+  const std::string session =
+      session_directory.empty() ? std::string() : RealPath(session_directory) + "/";
   std::set<std::string> found;
   for (const formats::Mapping& mapping : mappings) {
     if (!IsJitdumpName(mapping.filename)) continue;
     const std::string path = RealPath(mapping.filename);
-    if (!path.empty() && !path.starts_with(session) && IsRegularFile(path)) found.insert(path);
+    if (!path.empty() && (session.empty() || !path.starts_with(session)) && IsRegularFile(path)) {
+      found.insert(path);
+    }
   }
   for (uint32_t pid : pids_without_files) {
     const std::string map = formats::PerfMapPath(pid);
@@ -291,32 +297,110 @@ std::vector<std::string> FindForeignJitFiles(const std::string& session_director
   return {found.begin(), found.end()};
 }
 
-base::StatusOr<Profile> BuildProfile(const std::string& session_directory,
-                                     const BuildOptions& options) {
-  ASSIGN_OR_RETURN(formats::SampleData data,
+namespace {
+
+// A recording's samples and what its reader learned beside them.
+struct Recording {
+  formats::SampleData data;
+  std::string session_directory;  // "" for a perf.data
+  std::string vdso_path;          // the vDSO image to unwind through, "" if none
+  std::string program;            // the recorded command's first word, if known
+  bool latest_code = false;       // see Builder::latest_code_
+  Profile profile;                // command, sample period and warnings so far
+};
+
+base::StatusOr<Recording> ReadSession(const std::string& session_directory) {
+  Recording recording;
+  ASSIGN_OR_RETURN(recording.data,
                    formats::ReadSamplesFile(session_directory + "/" + formats::kSamplesFileName));
-  Profile profile;
+  recording.session_directory = session_directory;
+  recording.vdso_path = session_directory + "/" + formats::kVdsoFileName;
+  Profile& profile = recording.profile;
   profile.sample_period_ns = 1'000'000;  // `jitscope record`'s default, 1 kHz
-  std::string program;
   if (auto info = formats::ReadSessionInfo(session_directory); info.ok()) {
     profile.command = fmt::format("{}", fmt::join(info->command, " "));
-    if (!info->command.empty()) program = info->command.front();
+    if (!info->command.empty()) recording.program = info->command.front();
     if (info->frequency_hz > 0) profile.sample_period_ns = 1'000'000'000 / info->frequency_hz;
   } else {
     profile.warnings.push_back(info.status().message() + "; assuming 1000 Hz");
   }
-  AddSampleWarnings(data, profile);
+  AddSampleWarnings(recording.data, "the samples file", profile);
+  return recording;
+}
 
-  ASSIGN_OR_RETURN(symbolize::SourceSet own, symbolize::SourceSet::Open({session_directory}));
+// The time one sample stands for: 1e9 / frequency, or the period of a clock event (in ns).
+uint64_t SamplePeriodNs(const perf_event_attr& attr) {
+  if (attr.freq != 0) return attr.sample_freq > 0 ? 1'000'000'000 / attr.sample_freq : 0;
+  const bool clock = attr.type == PERF_TYPE_SOFTWARE && (attr.config == PERF_COUNT_SW_CPU_CLOCK ||
+                                                         attr.config == PERF_COUNT_SW_TASK_CLOCK);
+  return clock ? attr.sample_period : 0;
+}
+
+base::StatusOr<Recording> ReadPerfData(const std::string& path) {
+  ASSIGN_OR_RETURN(formats::PerfData perf, formats::ReadPerfDataFile(path));
+  Recording recording;
+  Profile& profile = recording.profile;
+  profile.command = fmt::format("{}", fmt::join(perf.command_line, " "));
+  const perf_event_attr& attr = perf.attrs[perf.sampled_attr].attr;
+  profile.sample_period_ns = SamplePeriodNs(attr);
+  if (profile.sample_period_ns == 0) profile.sample_period_ns = 1'000'000;
+  // The first program an exec started: what perf record ran.
+  for (const formats::Comm& comm : perf.data.comms) {
+    if (comm.exec) {
+      recording.program = comm.name;
+      break;
+    }
+  }
+  recording.latest_code = !perf.monotonic_clock;
+  for (const std::string& note : perf.notes) profile.warnings.push_back(note);
+  if (!perf.damage.empty()) {
+    profile.warnings.push_back(perf.damage + " (used the records before it)");
+  }
+  if (perf.other_event_samples > 0) {
+    profile.warnings.push_back(fmt::format(
+        "{} samples of the recording's other events are left out: this report is of its first "
+        "event (perf_event_attr type {}, config {:#x})",
+        perf.other_event_samples, attr.type, attr.config));
+  }
+  if (perf.unknown_id_records > 0) {
+    profile.warnings.push_back(
+        fmt::format("{} samples carry an event id no attr of the file lists; skipped",
+                    perf.unknown_id_records));
+  }
+  if (!perf.unknown_types.empty()) {
+    std::vector<std::string> types;
+    uint64_t count = 0;
+    for (const auto& [type, n] : perf.unknown_types) {
+      types.push_back(fmt::format("type {}: {}", type, n));
+      count += n;
+    }
+    profile.warnings.push_back(
+        fmt::format("{} records of types jitscope does not know were "
+                    "skipped ({})",
+                    count, fmt::join(types, ", ")));
+  }
+  AddSampleWarnings(perf.data, path, profile);
+  recording.data = std::move(perf.data);
+  return recording;
+}
+
+base::StatusOr<Profile> Build(Recording recording, const BuildOptions& options) {
+  Profile& profile = recording.profile;
+  const formats::SampleData& data = recording.data;
+  std::vector<std::string> own_paths = options.jit_sources;
+  if (!recording.session_directory.empty()) {
+    own_paths.insert(own_paths.begin(), recording.session_directory);
+  }
+  ASSIGN_OR_RETURN(symbolize::SourceSet own, symbolize::SourceSet::Open(own_paths));
   std::set<uint32_t> sampled;
   for (const formats::Sample& sample : data.samples) sampled.insert(sample.pid);
   std::vector<uint32_t> without_files;
   const std::set<uint32_t> described = own.pids();
   std::set_difference(sampled.begin(), sampled.end(), described.begin(), described.end(),
                       std::back_inserter(without_files));
-  std::vector<std::string> paths{session_directory};
+  std::vector<std::string> paths = own_paths;
   for (std::string& foreign :
-       FindForeignJitFiles(session_directory, data.mappings, without_files)) {
+       FindForeignJitFiles(recording.session_directory, data.mappings, without_files)) {
     paths.push_back(std::move(foreign));
   }
   base::StatusOr<symbolize::SourceSet> sources = symbolize::SourceSet::Open(paths);
@@ -331,8 +415,15 @@ base::StatusOr<Profile> BuildProfile(const std::string& session_directory,
   if (std::string refused = DescribeRejectedEvents(sources->RejectedEvents()); !refused.empty()) {
     profile.warnings.push_back(std::move(refused));
   }
+  if (recording.latest_code && sources->file_count() > 0 && !data.samples.empty()) {
+    profile.warnings.push_back(
+        "the recording's times are not CLOCK_MONOTONIC, the clock of JIT files (perf record "
+        "without -k 1): JIT code is named by the last code loaded at its address; record with "
+        "'perf record -k 1' to name it as of each sample");
+  }
 
-  Profile built = Builder(options, data, *sources, session_directory).Build();
+  Profile built =
+      Builder(options, data, *sources, recording.vdso_path, recording.latest_code).Build();
   uint64_t anonymous = 0;
   for (const Stack& stack : built.stacks) {
     if (!stack.frames.empty() &&
@@ -341,7 +432,7 @@ base::StatusOr<Profile> BuildProfile(const std::string& session_directory,
     }
   }
   if (std::string unnamed =
-          DescribeUnnamedJitCode(anonymous, built.total_samples, program, data.mappings);
+          DescribeUnnamedJitCode(anonymous, built.total_samples, recording.program, data.mappings);
       !unnamed.empty()) {
     built.warnings.push_back(std::move(unnamed));
   }
@@ -350,6 +441,20 @@ base::StatusOr<Profile> BuildProfile(const std::string& session_directory,
   profile.warnings.insert(profile.warnings.end(), built.warnings.begin(), built.warnings.end());
   built.warnings = std::move(profile.warnings);
   return built;
+}
+
+}  // namespace
+
+base::StatusOr<Profile> BuildProfile(const std::string& input, const BuildOptions& options) {
+  if (IsRegularFile(input) && !formats::LooksLikePerfData(input)) {
+    return base::Status::Error(
+        "%s: neither a session directory (jitscope record) nor a perf.data file (perf record)",
+        input.c_str());
+  }
+  base::StatusOr<Recording> recording =
+      IsRegularFile(input) ? ReadPerfData(input) : ReadSession(input);
+  if (!recording.ok()) return recording.status();
+  return Build(std::move(*recording), options);
 }
 
 }  // namespace jitscope::report

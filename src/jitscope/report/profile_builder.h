@@ -1,9 +1,11 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// Turns a recorded session directory into a Profile (profile.h): reads the samples, builds a
-// time-versioned symbol index per process from the JIT files (the collector's, in the session
-// directory, and those other JIT engines wrote elsewhere — see FindForeignJitFiles), and resolves
-// every frame of every call chain:
+// Turns a recording into a Profile (profile.h): a session directory `jitscope record` wrote, or a
+// perf.data file `perf record` wrote (formats/perf_data_reader.h), whose records become the same
+// samples. Reads the samples, builds a time-versioned symbol index per process from the JIT files
+// (the collector's, in the session directory, those other JIT engines wrote elsewhere — see
+// FindForeignJitFiles — and those BuildOptions::jit_sources names), and resolves every frame of
+// every call chain:
 //  - JIT code through the index at the sample's time, with its inline frames, so code replaced
 //    at a reused address is named after what was there when the sample was taken;
 //  - code of mapped ELF files through NativeSymbolizer (symbols, DWARF lines, inline frames);
@@ -12,7 +14,9 @@
 //    "[anonymous]" in that mapping, never as a file to read symbols from;
 //  - code of a mapped file without a symbol there as "FILE+0xOFFSET" (its file offset);
 //  - an address in no mapping at all as "[unknown]".
-// A session recorded with --call-graph dwarf has no user call chain: each sample's user stack is
+// A perf.data recorded without `-k 1` has times of perf's own clock, which JIT files do not use:
+// its JIT code is named by the latest code loaded at the address, and the profile says so.
+// A recording made with --call-graph dwarf has no user call chain: each sample's user stack is
 // unwound from its registers and stack copy (unwind/unwinder.h, over SessionAddressSpace), and
 // the walks' ends are counted in Profile::unwind_stops.
 // A return address (every frame but the sampled instruction) is looked up one byte back, inside
@@ -35,15 +39,18 @@ struct BuildOptions {
   bool inline_frames = true;  // false: drop inline frames, keep the function that holds the code
   // Called now and then with (samples done, samples in all); may be empty.
   std::function<void(uint64_t, uint64_t)> progress;
+  // More JIT files, or directories to search for them (collector traces, jitdumps, perf maps).
+  std::vector<std::string> jit_sources;
 };
 
-base::StatusOr<Profile> BuildProfile(const std::string& session_directory,
-                                     const BuildOptions& options);
+// `input`: a session directory, or a perf.data file (formats::LooksLikePerfData).
+base::StatusOr<Profile> BuildProfile(const std::string& input, const BuildOptions& options);
 
 // JIT files other engines wrote outside the session directory that describe its processes: a
 // `jit-<pid>.dump` the session's MMAP records show mapped (a jitdump writer maps its file so that
 // perf finds it; Node.js --perf-prof and LLVM's perf listener do), and `/tmp/perf-<pid>.map` for
-// a process no other file describes. Only files that still exist.
+// a process no other file describes. Only files that still exist, and with a session directory
+// (not "", as for a perf.data) none inside it.
 std::vector<std::string> FindForeignJitFiles(const std::string& session_directory,
                                              const std::vector<formats::Mapping>& mappings,
                                              const std::vector<uint32_t>& pids_without_files);

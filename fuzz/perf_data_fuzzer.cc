@@ -1,0 +1,24 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// libFuzzer target for the perf.data reader: any bytes must decode or fail cleanly, never crash
+// or read out of bounds ("Don't crash on input", STYLE.md). Every byte of every decoded stack
+// copy is read, so a view that reaches past the input (or a decompressed buffer) is caught.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "jitscope/formats/perf_data_reader.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  auto parsed = jitscope::formats::ParsePerfData(std::span<const uint8_t>(data, size), "fuzz");
+  if (!parsed.ok()) return 0;
+  volatile uint64_t sink = 0;
+  for (const jitscope::formats::Sample& sample : parsed->data.samples) {
+    for (char byte : sample.stack) sink = sink + static_cast<uint8_t>(byte);
+    for (const jitscope::formats::Frame& frame : sample.callchain) sink = sink ^ frame.ip;
+  }
+  for (const jitscope::formats::Mapping& mapping : parsed->data.mappings) {
+    sink = sink + mapping.filename.size();
+  }
+  return 0;
+}
