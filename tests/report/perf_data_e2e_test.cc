@@ -3,7 +3,8 @@
 // End to end with Debian's real perf: `perf record` the example JIT (its JIT code described by the
 // collector's jitdump, which perf records as the jit-<pid>.dump mapping, or by its trace), then
 // `jitscope report perf.data`. Frame-pointer chains (-g), compressed records (-z), DWARF stacks
-// (--call-graph dwarf, of a native program without frame pointers), and a recording without -k 1.
+// (--call-graph dwarf, of a native program without frame pointers), a recording without -k 1, and
+// Node.js --perf-prof.
 // These fail, never skip, when perf is missing (scripts/setup installs linux-perf).
 #include <sys/stat.h>
 
@@ -193,6 +194,38 @@ TEST(PerfDataE2eTest, DwarfStacksAreUnwoundToTheEntry) {
   }
   ASSERT_GT(inner, 100u) << folded.out;
   EXPECT_GE(complete * 100, inner * 95) << complete << " of " << inner << "\n" << folded.out;
+}
+
+// Node.js --perf-prof writes and maps its own jitdump, in its working directory: found through
+// the MMAP2 of jit-<pid>.dump, it names the hot JS function as V8 does (`*`: optimized code).
+TEST(PerfDataE2eTest, NodePerfProfNamesTheHotJsFunction) {
+  TempDir tmp;
+  const std::string script = tmp.path() + "/hot.js";
+  std::ofstream(script) << "function fibonacciHot(n) {\n"
+                           "  return n < 2 ? n : fibonacciHot(n - 1) + fibonacciHot(n - 2);\n"
+                           "}\n"
+                           "let total = 0;\n"
+                           "for (let i = 0; i < 40; i++) total += fibonacciHot(27);\n"
+                           "console.log(total);\n";
+  const std::string data = tmp.path() + "/node.data";
+  auto record = RunProgram({"/bin/sh", "-c",
+                            "cd " + tmp.path() + " && " + PERF_PROGRAM +
+                                " record -q -k 1 -g -e cpu-clock -F 999 -o " + data + " -- " +
+                                NODE_PROGRAM + " --perf-prof hot.js"});
+  ASSERT_EQ(record.exit_code, 0) << record.err;
+  const Profile profile = Build(data);
+  ASSERT_GT(profile.total_samples, 100u) << Warnings(profile);
+  std::map<std::string, uint64_t> jit_self;
+  for (const Stack& stack : profile.stacks) {
+    const Location& leaf = profile.locations[stack.frames.front()];
+    if (leaf.kind == FrameKind::kJit) jit_self[leaf.function] += stack.samples;
+  }
+  const auto top = std::max_element(jit_self.begin(), jit_self.end(),
+                                    [](auto& a, auto& b) { return a.second < b.second; });
+  ASSERT_NE(top, jit_self.end()) << Warnings(profile);
+  EXPECT_EQ(top->first, "JS:*fibonacciHot " + script + ":1:22");
+  // Node's start-up takes a good part of so short a run.
+  EXPECT_GT(top->second * 3, profile.total_samples) << Warnings(profile);
 }
 
 TEST(PerfDataE2eTest, PipeModeAndOtherFilesAreRefusedClearly) {
