@@ -128,6 +128,11 @@ TEST(PerfDataE2eTest, CollectorTracesNamedWithJitNameTheCode) {
   TempDir tmp;
   const std::string data = RecordJitvm(tmp, "trace", {"-k", "1", "-g"}, "trace");
   ExpectSeriesIsHot(Build(data, {tmp.path() + "/trace.jit"}), /*lines=*/true);
+  // The same through the command: one PATH per --jit, the next word is the input.
+  auto folded = RunProgram(
+      {JITSCOPE_CLI, "report", "--jit", tmp.path() + "/trace.jit", data, "--format", "folded"});
+  ASSERT_EQ(folded.exit_code, 0) << folded.err;
+  EXPECT_NE(folded.out.find(";main_[j];series [optimized]_[j] "), std::string::npos) << folded.out;
 }
 
 TEST(PerfDataE2eTest, CompressedRecordingGivesTheSameNames) {

@@ -89,11 +89,13 @@ void AddReportCommand(CLI::App& app, ReportOptions& options) {
       ->default_val("jitscope.data");
   command->add_option("-i,--input", options.input,
                       "The same as INPUT, in perf's spelling: 'jitscope report -i perf.data'");
-  command->add_option("--jit", options.build.jit_sources,
-                      "More JIT files, or directories holding them, to name JIT code by: "
-                      "collector traces (jit-PID.jsc), jitdumps, perf maps (repeatable; a "
-                      "session's own and the jitdumps and /tmp/perf-PID.map its processes used "
-                      "are found without it)");
+  command
+      ->add_option("--jit", options.build.jit_sources,
+                   "More JIT files, or directories holding them, to name JIT code by: "
+                   "collector traces (jit-PID.jsc), jitdumps, perf maps (repeatable; a "
+                   "session's own and the jitdumps and /tmp/perf-PID.map its processes used "
+                   "are found without it)")
+      ->allow_extra_args(false);  // one PATH per --jit: a later word is INPUT
   std::vector<std::string> names;
   for (const auto& [name, format] : Formats()) names.push_back(name);
   command->add_option("--format", options.format, "Output format")
