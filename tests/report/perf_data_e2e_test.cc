@@ -201,6 +201,32 @@ TEST(PerfDataE2eTest, DwarfStacksAreUnwoundToTheEntry) {
   EXPECT_GE(complete * 100, inner * 95) << complete << " of " << inner << "\n" << folded.out;
 }
 
+// Samples in clock_gettime are in the vDSO, whose CFI comes from the image perf kept in its
+// build-id cache: the walks go on through it to the program's entry.
+TEST(PerfDataE2eTest, DwarfStacksAreUnwoundOutOfTheVdso) {
+  TempDir tmp;
+  const std::string data = tmp.path() + "/vdso.data";
+  auto record = RunProgram({PERF_PROGRAM, "record", "-q", "-k", "1", "-e", "cpu-clock", "-F", "999",
+                            "--call-graph", "dwarf", "-o", data, "--", CLOCK_LOOP, "3000000"});
+  ASSERT_EQ(record.exit_code, 0) << record.err;
+  auto folded = RunProgram({JITSCOPE_CLI, "report", data, "--format", "folded"});
+  ASSERT_EQ(folded.exit_code, 0) << folded.err;
+  uint64_t in_vdso = 0, complete = 0;
+  std::istringstream lines(folded.out);
+  for (std::string line; std::getline(lines, line);) {
+    const size_t space = line.rfind(' ');
+    const std::string stack = line.substr(0, space);
+    if (stack != "[vdso]" && !stack.ends_with(";[vdso]")) continue;
+    const uint64_t samples = std::stoull(line.substr(space + 1));
+    in_vdso += samples;
+    if (stack.starts_with("_start;") && stack.find(";main;spin;") != std::string::npos) {
+      complete += samples;
+    }
+  }
+  ASSERT_GT(in_vdso, 50u) << folded.out;
+  EXPECT_GE(complete * 100, in_vdso * 95) << complete << " of " << in_vdso << "\n" << folded.out;
+}
+
 // Node.js --perf-prof writes and maps its own jitdump, in its working directory: found through
 // the MMAP2 of jit-<pid>.dump, it names the hot JS function as V8 does (`*`: optimized code).
 TEST(PerfDataE2eTest, NodePerfProfNamesTheHotJsFunction) {

@@ -336,6 +336,21 @@ uint64_t SamplePeriodNs(const perf_event_attr& attr) {
   return clock ? attr.sample_period : 0;
 }
 
+// The vDSO image perf kept in its build-id cache (~/.debug/[vdso]/<build id>/vdso, which `perf
+// record` fills unless told not to), found by the build id the recording lists for "[vdso]": its
+// CFI is what unwinding out of clock_gettime needs. "" when the recording lists none (`-z` files
+// lack the build-id table) or the cache does not hold it.
+std::string CachedVdso(const formats::PerfData& perf) {
+  const char* home = std::getenv("HOME");
+  if (home == nullptr) return {};
+  for (const formats::PerfDataBuildId& entry : perf.build_ids) {
+    if (entry.filename != "[vdso]") continue;
+    const std::string path = fmt::format("{}/.debug/[vdso]/{}/vdso", home, entry.build_id);
+    if (IsRegularFile(path)) return path;
+  }
+  return {};
+}
+
 base::StatusOr<Recording> ReadPerfData(const std::string& path) {
   ASSIGN_OR_RETURN(formats::PerfData perf, formats::ReadPerfDataFile(path));
   Recording recording;
@@ -352,6 +367,7 @@ base::StatusOr<Recording> ReadPerfData(const std::string& path) {
     }
   }
   recording.latest_code = !perf.monotonic_clock;
+  recording.vdso_path = CachedVdso(perf);
   for (const std::string& note : perf.notes) profile.warnings.push_back(note);
   if (!perf.damage.empty()) {
     profile.warnings.push_back(perf.damage + " (used the records before it)");

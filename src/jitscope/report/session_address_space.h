@@ -2,7 +2,8 @@
 //
 // The unwinder's view of a recorded process (unwind::AddressSpace): which ELF file held the code
 // at a pc, from the session's MMAP records at the sample's time, with the file's CFI opened once
-// per path. The vDSO is the image the session kept (formats::kVdsoFileName). Anything else —
+// per path. The vDSO is the image the session kept (formats::kVdsoFileName), or for a perf.data
+// the one perf's build-id cache holds. Anything else —
 // anonymous memory, JIT code, a file that is gone — has no module, so a walk stops there with
 // "no rule".
 #pragma once
