@@ -175,56 +175,47 @@ TEST(PerfDataE2eTest, EveryFormatIsWrittenFromAPerfData) {
   }
 }
 
-// `--call-graph dwarf`: perf's register and stack copies unwound by jitscope's own unwinder,
-// through a program without frame pointers, up to its entry.
-TEST(PerfDataE2eTest, DwarfStacksAreUnwoundToTheEntry) {
+// `perf record --call-graph dwarf` of `argv`, then `jitscope report --format folded`: of the
+// samples whose leaf is `leaf`, at least 95% are walked from _start through `path` (";a;b;").
+void ExpectDwarfWalksFromTheEntry(const std::vector<std::string>& argv, const std::string& leaf,
+                                  const std::string& path, uint64_t at_least) {
   TempDir tmp;
   const std::string data = tmp.path() + "/dwarf.data";
-  auto record = RunProgram({PERF_PROGRAM, "record", "-q", "-k", "1", "-e", "cpu-clock", "-F", "999",
-                            "--call-graph", "dwarf", "-o", data, "--", NO_FRAME_POINTERS, "400"});
-  ASSERT_EQ(record.exit_code, 0) << record.err;
+  std::vector<std::string> record = {PERF_PROGRAM, "record",    "-q", "-k",  "1",
+                                     "-e",         "cpu-clock", "-F", "999", "--call-graph",
+                                     "dwarf",      "-o",        data, "--"};
+  record.insert(record.end(), argv.begin(), argv.end());
+  auto recorded = RunProgram(record);
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
   auto folded = RunProgram({JITSCOPE_CLI, "report", data, "--format", "folded"});
   ASSERT_EQ(folded.exit_code, 0) << folded.err;
-  uint64_t inner = 0, complete = 0;
+  uint64_t total = 0, complete = 0;
   std::istringstream lines(folded.out);
   for (std::string line; std::getline(lines, line);) {
     const size_t space = line.rfind(' ');
     const std::string stack = line.substr(0, space);
-    if (stack != "inner" && !stack.ends_with(";inner")) continue;
+    if (stack != leaf && !stack.ends_with(";" + leaf)) continue;
     const uint64_t samples = std::stoull(line.substr(space + 1));
-    inner += samples;
-    if (stack.starts_with("_start;") && stack.ends_with(";main;outer;middle;inner")) {
+    total += samples;
+    if (stack.starts_with("_start;") && (stack + ";").find(path) != std::string::npos) {
       complete += samples;
     }
   }
-  ASSERT_GT(inner, 100u) << folded.out;
-  EXPECT_GE(complete * 100, inner * 95) << complete << " of " << inner << "\n" << folded.out;
+  ASSERT_GT(total, at_least) << folded.out;
+  EXPECT_GE(complete * 100, total * 95) << complete << " of " << total << "\n" << folded.out;
+}
+
+// perf's register and stack copies unwound by jitscope's own unwinder, through a program without
+// frame pointers, up to its entry.
+TEST(PerfDataE2eTest, DwarfStacksAreUnwoundToTheEntry) {
+  ExpectDwarfWalksFromTheEntry({NO_FRAME_POINTERS, "400"}, "inner", ";main;outer;middle;inner;",
+                               100);
 }
 
 // Samples in clock_gettime are in the vDSO, whose CFI comes from the image perf kept in its
 // build-id cache: the walks go on through it to the program's entry.
 TEST(PerfDataE2eTest, DwarfStacksAreUnwoundOutOfTheVdso) {
-  TempDir tmp;
-  const std::string data = tmp.path() + "/vdso.data";
-  auto record = RunProgram({PERF_PROGRAM, "record", "-q", "-k", "1", "-e", "cpu-clock", "-F", "999",
-                            "--call-graph", "dwarf", "-o", data, "--", CLOCK_LOOP, "3000000"});
-  ASSERT_EQ(record.exit_code, 0) << record.err;
-  auto folded = RunProgram({JITSCOPE_CLI, "report", data, "--format", "folded"});
-  ASSERT_EQ(folded.exit_code, 0) << folded.err;
-  uint64_t in_vdso = 0, complete = 0;
-  std::istringstream lines(folded.out);
-  for (std::string line; std::getline(lines, line);) {
-    const size_t space = line.rfind(' ');
-    const std::string stack = line.substr(0, space);
-    if (stack != "[vdso]" && !stack.ends_with(";[vdso]")) continue;
-    const uint64_t samples = std::stoull(line.substr(space + 1));
-    in_vdso += samples;
-    if (stack.starts_with("_start;") && stack.find(";main;spin;") != std::string::npos) {
-      complete += samples;
-    }
-  }
-  ASSERT_GT(in_vdso, 50u) << folded.out;
-  EXPECT_GE(complete * 100, in_vdso * 95) << complete << " of " << in_vdso << "\n" << folded.out;
+  ExpectDwarfWalksFromTheEntry({CLOCK_LOOP, "3000000"}, "[vdso]", ";main;spin;", 50);
 }
 
 // Node.js --perf-prof writes and maps its own jitdump, in its working directory: found through
