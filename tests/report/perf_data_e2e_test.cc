@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -133,6 +134,16 @@ TEST(PerfDataE2eTest, CollectorTracesNamedWithJitNameTheCode) {
       {JITSCOPE_CLI, "report", "--jit", tmp.path() + "/trace.jit", data, "--format", "folded"});
   ASSERT_EQ(folded.exit_code, 0) << folded.err;
   EXPECT_NE(folded.out.find(";main_[j];series [optimized]_[j] "), std::string::npos) << folded.out;
+}
+
+// A collector without JITSCOPE_OUTPUT_DIR writes its trace into the working directory, where
+// perf.data goes too: the traces of the recording's processes beside it are read without --jit.
+TEST(PerfDataE2eTest, CollectorTracesBesideThePerfDataNameTheCode) {
+  TempDir tmp;
+  const std::string data = RecordJitvm(tmp, "beside", {"-k", "1", "-g"}, "trace");
+  const std::string moved = tmp.path() + "/beside.jit/perf.data";
+  ASSERT_EQ(std::rename(data.c_str(), moved.c_str()), 0);
+  ExpectSeriesIsHot(Build(moved), /*lines=*/true);
 }
 
 TEST(PerfDataE2eTest, CompressedRecordingGivesTheSameNames) {

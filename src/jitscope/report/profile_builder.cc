@@ -15,6 +15,7 @@
 
 #include "jitscope/formats/perf_data_reader.h"
 #include "jitscope/formats/perf_map_writer.h"
+#include "jitscope/formats/pid_file_name.h"
 #include "jitscope/formats/samples_file.h"
 #include "jitscope/formats/session_info.h"
 #include "jitscope/report/jit_advice.h"
@@ -303,6 +304,7 @@ namespace {
 struct Recording {
   formats::SampleData data;
   std::string session_directory;  // "" for a perf.data
+  std::string beside;             // a perf.data's directory, where the collector may have written
   std::string vdso_path;          // the vDSO image to unwind through, "" if none
   std::string program;            // the recorded command's first word, if known
   bool latest_code = false;       // see Builder::latest_code_
@@ -368,6 +370,8 @@ base::StatusOr<Recording> ReadPerfData(const std::string& path) {
   }
   recording.latest_code = !perf.monotonic_clock;
   recording.vdso_path = CachedVdso(perf);
+  const size_t slash = path.rfind('/');
+  recording.beside = slash == std::string::npos ? "." : path.substr(0, std::max<size_t>(slash, 1));
   for (const std::string& note : perf.notes) profile.warnings.push_back(note);
   if (!perf.damage.empty()) {
     profile.warnings.push_back(perf.damage + " (used the records before it)");
@@ -403,13 +407,20 @@ base::StatusOr<Recording> ReadPerfData(const std::string& path) {
 base::StatusOr<Profile> Build(Recording recording, const BuildOptions& options) {
   Profile& profile = recording.profile;
   const formats::SampleData& data = recording.data;
+  std::set<uint32_t> sampled;
+  for (const formats::Sample& sample : data.samples) sampled.insert(sample.pid);
   std::vector<std::string> own_paths = options.jit_sources;
   if (!recording.session_directory.empty()) {
     own_paths.insert(own_paths.begin(), recording.session_directory);
+  } else {
+    // A collector started without JITSCOPE_OUTPUT_DIR writes its trace into the working
+    // directory, which is where perf record leaves perf.data too.
+    for (uint32_t pid : sampled) {
+      std::string trace = recording.beside + "/" + formats::PidFileName("jit-", pid, ".jsc");
+      if (IsRegularFile(trace)) own_paths.push_back(std::move(trace));
+    }
   }
   ASSIGN_OR_RETURN(symbolize::SourceSet own, symbolize::SourceSet::Open(own_paths));
-  std::set<uint32_t> sampled;
-  for (const formats::Sample& sample : data.samples) sampled.insert(sample.pid);
   std::vector<uint32_t> without_files;
   const std::set<uint32_t> described = own.pids();
   std::set_difference(sampled.begin(), sampled.end(), described.begin(), described.end(),

@@ -3,9 +3,9 @@
 // Turns a recording into a Profile (profile.h): a session directory `jitscope record` wrote, or a
 // perf.data file `perf record` wrote (formats/perf_data_reader.h), whose records become the same
 // samples. Reads the samples, builds a time-versioned symbol index per process from the JIT files
-// (the collector's, in the session directory, those other JIT engines wrote elsewhere — see
-// FindForeignJitFiles — and those BuildOptions::jit_sources names), and resolves every frame of
-// every call chain:
+// (the collector's, in the session directory or, for a perf.data, the jit-<pid>.jsc traces of
+// its processes beside it; those other JIT engines wrote elsewhere — see FindForeignJitFiles —
+// and those BuildOptions::jit_sources names), and resolves every frame of every call chain:
 //  - JIT code through the index at the sample's time, with its inline frames, so code replaced
 //    at a reused address is named after what was there when the sample was taken;
 //  - code of mapped ELF files through NativeSymbolizer (symbols, DWARF lines, inline frames);
