@@ -112,6 +112,22 @@ def disasm_x86_64():
         '62f14d58fe6802e805000000eb03ff5008'
         '06c9c348b8efcdab89')
 
+def derived_rules_split_function():
+    # A 2-byte split point, then a hot region (push rbx; sub rsp, 16; test rdi, rdi; jz cold;
+    # add rsp, 16; pop rbx; ret) at 0x10000 and a cold one (call [r11]; jmp back) at 0x20000.
+    hot = (b'\x53' + b'\x48\x83\xec\x10' + b'\x48\x85\xff' +
+           b'\x0f\x84' + struct.pack('<i', 0x20000 - 0x1000e) +
+           b'\x48\x83\xc4\x10' + b'\x5b' + b'\xc3')
+    cold = b'\x41\xff\x13' + b'\xe9' + struct.pack('<i', 0x1000e - 0x20008)
+    return struct.pack('<H', len(hot)) + hot + cold
+
+def derived_rules_frames():
+    # push rbp; mov rbp, rsp; and rsp, -64; enter 32, 0; leave; mov rsp, rbp; pop rbp; ret,
+    # then data that decodes as more code.
+    code = (b'\x55\x48\x89\xe5\x48\x83\xe4\xc0\xc8\x20\x00\x00\xc9\x48\x89\xec\x5d\xc3'
+            + b'\x55\xe8\x00\x00\x00\x00\xff\xff')
+    return struct.pack('<H', len(code)) + code
+
 def disasm_i386():
     # Mode byte 1: push %ebp; mov %esp,%ebp; push %es; call; pop %ebp; ret; lock-prefixed garbage.
     return bytes([1]) + bytes.fromhex('5589e506e80b0000005dc3f0f0f0f0f0f0f0f0f0f0f0f0f0f0f090')
@@ -141,5 +157,8 @@ write('unwind/synthetic_expression', unwind_expression())
 os.makedirs(os.path.join(here, 'corpus', 'disasm'), exist_ok=True)
 write('disasm/synthetic_x86_64', disasm_x86_64())
 write('disasm/synthetic_i386', disasm_i386())
+os.makedirs(os.path.join(here, 'corpus', 'derived_rules'), exist_ok=True)
+write('derived_rules/synthetic_split_function', derived_rules_split_function())
+write('derived_rules/synthetic_frames', derived_rules_frames())
 write('oprofile_dump/synthetic_i386.dump', oprofile(i386=True))
 write('oprofile_dump/synthetic_unknown_and_torn.dump', oprofile_unknown_and_torn())

@@ -2,12 +2,14 @@
 //
 // libFuzzer target for the native trace reader (src/jitscope/trace/reader.h) and its import: a
 // trace left by a crashed process, a damaged disk or an attacker must parse or fail cleanly, and
-// whatever parsed must build an index that resolves without crashing.
+// whatever parsed must build an index that resolves without crashing, and a code history
+// (symbolize/code_history.h) that finds the versions it holds.
 #include <cstddef>
 #include <cstdint>
 #include <variant>
 
 #include "fuzz_index.h"
+#include "jitscope/symbolize/code_history.h"
 #include "jitscope/symbolize/importers.h"
 #include "jitscope/trace/reader.h"
 
@@ -19,9 +21,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   symbolize::ImportTrace(*parsed, probe.builder());
   symbolize::ImportCode(*parsed, probe.code());
   probe.Build();
+  symbolize::CodeHistory history;
+  history.Add(parsed->records);
   for (const auto& record : parsed->records) {
     if (const auto* code = std::get_if<trace::CodeEvent>(&record.event)) {
       probe.Probe(code->address, code->size, record.timestamp);
+      for (uint64_t at : {code->address, code->address + code->size / 2}) {
+        for (uint64_t time : {record.timestamp, symbolize::kLatest}) {
+          const symbolize::CodeVersion* version = history.Find(at, time);
+          if (version != nullptr && version->regions.empty()) __builtin_trap();
+        }
+      }
     } else if (const auto* load = std::get_if<trace::OprofileCodeLoadEvent>(&record.event)) {
       probe.Probe(load->address, load->size, record.timestamp);
     }

@@ -73,7 +73,7 @@ class Builder {
         maps_(data.mappings, data.tasks),
         unwinding_((data.format.layout.sample_type & PERF_SAMPLE_REGS_USER) != 0),
         latest_code_(latest_code),
-        address_space_(maps_, vdso_path) {}
+        address_space_(maps_, vdso_path, &sources) {}
 
   Profile Build() && {
     const uint64_t total = data_.samples.size();
@@ -159,7 +159,8 @@ class Builder {
     const unwind::RegisterFile registers = unwind::RegisterFile::FromPerf(sample.regs);
     uint64_t sp = 0;
     registers.Get(registers.sp_register(), sp);
-    address_space_.At(sample.pid, sample.time_ns);
+    address_space_.At(sample.pid, sample.time_ns,
+                      latest_code_ ? symbolize::kLatest : sample.time_ns);
     unwind::Unwind(registers, unwind::StackMemory(sp, sample.stack), address_space_, {}, unwound_);
     unwind_stats_.Count(unwound_.reason);
     for (const unwind::UnwoundFrame& frame : unwound_.frames) {

@@ -1,44 +1,72 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// The unwinder's view of a recorded process (unwind::AddressSpace): which ELF file held the code
-// at a pc, from the session's MMAP records at the sample's time, with the file's CFI opened once
-// per path. The vDSO is the image the session kept (formats::kVdsoFileName), or for a perf.data
-// the one perf's build-id cache holds. Anything else —
-// anonymous memory, JIT code, a file that is gone — has no module, so a walk stops there with
-// "no rule".
+// The unwinder's view of a recorded process (unwind::AddressSpace): which code held a pc at the
+// sample's time.
+//  - JIT code whose bytes the process's files recorded: the rules derived from the bytes
+//    (unwind/derived_rules.h) of its code version (symbolize::CodeHistory: the function's regions
+//    as loaded; symbolize::CodeStore: their bytes then), computed once per version. A 32-bit
+//    process's code is not analysed (the analysis decodes x86-64).
+//  - An ELF file, from the session's MMAP records, with the file's CFI opened once per path. The
+//    vDSO is the image the session kept (formats::kVdsoFileName), or for a perf.data the one
+//    perf's build-id cache holds.
+// Anything else — anonymous memory, JIT code without recorded bytes, a file that is gone — has
+// no rules, so a walk stops there with "no rule".
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "jitscope/report/process_maps.h"
+#include "jitscope/symbolize/code_history.h"
+#include "jitscope/symbolize/source_set.h"
+#include "jitscope/unwind/derived_rules.h"
 #include "jitscope/unwind/unwinder.h"
 
 namespace jitscope::report {
 
 class SessionAddressSpace : public unwind::AddressSpace {
  public:
-  SessionAddressSpace(const ProcessMaps& maps, std::string vdso_path)
-      : maps_(maps), vdso_path_(std::move(vdso_path)) {}
+  // `sources` (may be nullptr: no JIT rules) must outlive this object.
+  SessionAddressSpace(const ProcessMaps& maps, std::string vdso_path,
+                      const symbolize::SourceSet* sources)
+      : maps_(maps),
+        vdso_path_(std::move(vdso_path)),
+        sources_(sources),
+        derived_(unwind::DerivedRulesCache::Create()) {}
 
-  // The process and time the next lookups are for.
-  void At(uint32_t pid, uint64_t time_ns) {
+  // The process and time the next lookups are for: `time_ns` on the samples' clock (the
+  // mappings), `jit_time_ns` on the JIT files' (symbolize::kLatest when the two cannot be
+  // compared).
+  void At(uint32_t pid, uint64_t time_ns, uint64_t jit_time_ns) {
     pid_ = pid;
     time_ns_ = time_ns;
+    jit_time_ns_ = jit_time_ns;
   }
 
   bool Find(uint64_t pc, unwind::ModuleAt& found) override;
 
  private:
   unwind::CfiModule* ModuleFor(const std::string& path);
+  const unwind::DerivedRules* JitRulesAt(uint64_t pc);
 
   const ProcessMaps& maps_;
   std::string vdso_path_;
   uint32_t pid_ = 0;
   uint64_t time_ns_ = 0;
+  uint64_t jit_time_ns_ = 0;
   std::map<std::string, std::unique_ptr<unwind::CfiModule>> modules_;  // nullptr: unreadable
+  const symbolize::SourceSet* sources_;
+  struct JitCode {
+    bool x86_64 = true;
+    symbolize::CodeHistory history;
+    symbolize::CodeStore store;
+  };
+  std::map<uint32_t, JitCode> jit_code_;              // by pid, built at first use
+  std::optional<unwind::DerivedRulesCache> derived_;  // nullopt: no decoder
 };
 
 }  // namespace jitscope::report

@@ -207,6 +207,14 @@ uint32_t SourceSet::PointerSize(uint32_t pid) const {
   return 8;
 }
 
+CodeHistory SourceSet::BuildCodeHistory(uint32_t pid) const {
+  CodeHistory history;
+  for (const File* file : FilesOf(pid)) {
+    if (const auto* t = std::get_if<trace::ParsedTrace>(&file->parsed)) history.Add(t->records);
+  }
+  return history;
+}
+
 CodeStore SourceSet::BuildCodeStore(std::optional<uint32_t> pid) const {
   CodeStore store;
   for (const File* file : FilesOf(pid)) {

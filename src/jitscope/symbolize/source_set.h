@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "jitscope/base/status.h"
+#include "jitscope/symbolize/code_history.h"
 #include "jitscope/symbolize/code_store.h"
 #include "jitscope/symbolize/symbol_index.h"
 #include "jitscope/trace/event.h"
@@ -58,6 +59,9 @@ class SourceSet {
   // The code bytes of process `pid` (nullopt: all sources), from the same files as its index.
   // The store points into this set's files.
   CodeStore BuildCodeStore(std::optional<uint32_t> pid) const;
+  // Which regions make up each version of process `pid`'s JIT code, over time, from its native
+  // traces among the same files.
+  CodeHistory BuildCodeHistory(uint32_t pid) const;
 
  private:
   struct File;

@@ -92,6 +92,8 @@ const char* StopReasonName(StopReason reason) {
       return "depth limit";
     case StopReason::kNoRegisters:
       return "no registers";
+    case StopReason::kNotAfterCall:
+      return "return address after no call";
   }
   return "?";
 }
@@ -117,7 +119,9 @@ void Unwind(const RegisterFile& registers, const StackMemory& stack, AddressSpac
     const uint64_t lookup = activation ? current.pc() : current.pc() - 1;
     ModuleAt at;
     const CfiRow* row = nullptr;
-    if (space.Find(lookup, at)) row = at.module->Find(lookup - at.bias);
+    if (space.Find(lookup, at)) {
+      row = at.derived != nullptr ? at.derived->FindRow(lookup) : at.module->Find(lookup - at.bias);
+    }
     if (row == nullptr) {
       result.reason = StopReason::kNoRule;
       return;
@@ -125,6 +129,14 @@ void Unwind(const RegisterFile& registers, const StackMemory& stack, AddressSpac
     StopReason stop = StopReason::kNoRule;
     if (!Step(*row, current, stack, caller, stop)) {
       result.reason = stop;
+      return;
+    }
+    // A derived rule's return address must follow a call: in JIT code, one the analysis of
+    // that code found.
+    ModuleAt caller_at;
+    if (at.derived != nullptr && space.Find(caller.pc() - 1, caller_at) &&
+        caller_at.derived != nullptr && !caller_at.derived->IsReturnAddress(caller.pc())) {
+      result.reason = StopReason::kNotAfterCall;
       return;
     }
     // Stacks grow down: a caller's frame lies above its callee's. A signal handler may run on

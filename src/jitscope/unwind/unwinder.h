@@ -7,10 +7,16 @@
 // interrupted, not calling, so its pc is looked up as is; every other caller's pc is a return
 // address and is looked up one byte back, inside its call instruction.
 //
+// JIT code has no CFI: the address space hands out rules derived from its code bytes instead
+// (derived_rules.h), which the walk applies as CFI rows. Bytes may be stale (an engine patched the
+// code after reporting it), so the return address a derived step finds must be call-consistent:
+// where it lies in JIT code, a call the analysis found must end there; otherwise the walk stops
+// (kNotAfterCall) rather than go on from a wrong frame.
+//
 // Each walk ends with a reason. kOutermost is the only complete end: CFI said the return address
 // is undefined (the thread's entry, `_start` or `clone3`), or it is 0. Every other reason is
-// where a walk was cut short, and a report counts them (UnwindStats). Code without CFI — JIT code
-// for now — ends the walk with kNoRule.
+// where a walk was cut short, and a report counts them (UnwindStats). Code without CFI or a
+// derived rule ends the walk with kNoRule.
 //
 // Not thread-safe: a walk caches CFI rows in the modules.
 #pragma once
@@ -20,6 +26,7 @@
 #include <vector>
 
 #include "jitscope/unwind/cfi_module.h"
+#include "jitscope/unwind/derived_rules.h"
 #include "jitscope/unwind/registers.h"
 #include "jitscope/unwind/stack_memory.h"
 
@@ -33,15 +40,19 @@ enum class StopReason : uint8_t {
   kLoop,               // the caller's stack pointer is not above the callee's
   kDepthLimit,         // more frames than UnwindLimits::max_frames
   kNoRegisters,        // the sample carries no user registers (abi NONE)
+  kNotAfterCall,       // a derived step found a return address that follows no call
 };
-inline constexpr size_t kStopReasonCount = 7;
+inline constexpr size_t kStopReasonCount = 8;
 
 // "end of stack", "no rule", "stack copy too short", ...
 const char* StopReasonName(StopReason reason);
 
+// The code at a pc: an ELF file's (module), or JIT code's (derived), whose rules take the pc
+// itself.
 struct ModuleAt {
   CfiModule* module = nullptr;
   uint64_t bias = 0;  // pc - bias is the address in the module's file
+  const DerivedRules* derived = nullptr;
 };
 
 // Which module holds the code at a pc; implemented over a session's mappings (report) or the

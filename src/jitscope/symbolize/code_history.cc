@@ -1,0 +1,77 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "jitscope/symbolize/code_history.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "jitscope/symbolize/symbol_index.h"
+
+namespace jitscope::symbolize {
+
+void CodeHistory::EndOverlapping(uint64_t address, uint64_t size, uint64_t time_ns) {
+  if (size == 0) return;
+  const uint64_t end = address + size < address ? UINT64_MAX : address + size;
+  const uint64_t lowest = address > max_region_size_ ? address - max_region_size_ : 0;
+  for (auto it = by_address_.lower_bound(lowest); it != by_address_.end() && it->first < end;
+       ++it) {
+    CodeVersion& version = versions_[it->second];
+    if (version.ended_ns <= time_ns) continue;
+    for (const CodeVersion::Region& region : version.regions) {
+      if (region.address == it->first && region.address + region.size > address) {
+        version.ended_ns = time_ns;
+      }
+    }
+  }
+}
+
+void CodeHistory::Add(std::span<const trace::Record> records) {
+  std::unordered_map<uint32_t, size_t> live;  // method id → its version, while it lives
+  for (const trace::Record& record : records) {
+    const uint64_t time = record.timestamp;
+    if (const auto* code = std::get_if<trace::CodeEvent>(&record.event)) {
+      if (code->api_event == trace::kEventMethodInlineLoadFinished || code->size == 0) continue;
+      EndOverlapping(code->address, code->size, time);
+      if (code->api_event == trace::kEventMethodUpdate) continue;  // the code changed
+      auto it = live.find(code->method_id);
+      if (it == live.end() || versions_[it->second].ended_ns <= time) {
+        CodeVersion version;
+        version.method_id = code->method_id;
+        version.loaded_ns = time;
+        versions_.push_back(std::move(version));
+        it = live.insert_or_assign(code->method_id, versions_.size() - 1).first;
+      }
+      versions_[it->second].regions.push_back({code->address, code->size, time});
+      by_address_.emplace(code->address, it->second);
+      max_region_size_ = std::max<uint64_t>(max_region_size_, code->size);
+    } else if (const auto* update = std::get_if<trace::RangeUpdateEvent>(&record.event)) {
+      EndOverlapping(update->address, update->size, time);
+    } else if (const auto* unload = std::get_if<trace::UnloadEvent>(&record.event)) {
+      if (auto it = live.find(unload->method_id); it != live.end()) {
+        versions_[it->second].ended_ns = std::min(versions_[it->second].ended_ns, time);
+        live.erase(it);
+      }
+    }
+  }
+}
+
+const CodeVersion* CodeHistory::Find(uint64_t address, uint64_t time_ns) const {
+  const uint64_t lowest = address >= max_region_size_ ? address - max_region_size_ + 1 : 0;
+  const CodeVersion* latest = nullptr;
+  auto it = by_address_.upper_bound(address);
+  while (it != by_address_.begin()) {
+    --it;
+    if (it->first < lowest) break;
+    const CodeVersion& version = versions_[it->second];
+    if (time_ns != kLatest && (time_ns < version.loaded_ns || time_ns >= version.ended_ns)) {
+      continue;
+    }
+    for (const CodeVersion::Region& region : version.regions) {
+      if (region.address != it->first || address - region.address >= region.size) continue;
+      if (time_ns != kLatest) return &version;
+      if (latest == nullptr || version.loaded_ns > latest->loaded_ns) latest = &version;
+    }
+  }
+  return latest;
+}
+
+}  // namespace jitscope::symbolize

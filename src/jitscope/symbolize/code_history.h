@@ -1,0 +1,58 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// Which regions make up one version of a JIT function, and when that version lived: what the
+// unwinder derives rules for (unwind/derived_rules.h), reading the bytes from the CodeStore
+// (code_store.h). A split function reports several regions under one method id, and its cold
+// region is entered by jumps from the hot one, so the analysis needs them together; the symbol
+// index and the code store know regions one by one.
+//
+// A version starts at a method's first load; further loads of the same method id while it lives
+// add regions. It ends when the method is unloaded, when other code is loaded over any of its
+// regions, or when a code update (METHOD_UPDATE, METHOD_UPDATE_V2) touches them: after that its
+// code no longer says what runs there. Inline loads describe code inside a region already held and
+// add nothing. Built from the native trace, the format that carries method ids with the code.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <span>
+#include <vector>
+
+#include "jitscope/trace/event.h"
+
+namespace jitscope::symbolize {
+
+struct CodeVersion {
+  struct Region {
+    uint64_t address = 0;
+    uint64_t size = 0;
+    uint64_t loaded_ns = 0;  // when this region was reported: its bytes are the code store's then
+  };
+  uint32_t method_id = 0;
+  uint64_t loaded_ns = 0;  // the first region's load
+  uint64_t ended_ns = UINT64_MAX;
+  std::vector<Region> regions;  // in load order: regions[0] starts at the method's entry
+};
+
+class CodeHistory {
+ public:
+  // Adds the records of one trace (in time order, as the reader returns them).
+  void Add(std::span<const trace::Record> records);
+
+  // The version whose code held `address` at `time_ns` (kLatest, symbol_index.h: the latest
+  // version loaded there, whatever its end), or nullptr.
+  const CodeVersion* Find(uint64_t address, uint64_t time_ns) const;
+
+  size_t version_count() const { return versions_.size(); }
+
+ private:
+  void EndOverlapping(uint64_t address, uint64_t size, uint64_t time_ns);
+
+  std::deque<CodeVersion> versions_;  // a deque: versions handed out stay where they are
+  // Every region ever loaded, by start address: (address, index into versions_).
+  std::multimap<uint64_t, size_t> by_address_;
+  uint64_t max_region_size_ = 0;
+};
+
+}  // namespace jitscope::symbolize

@@ -1,0 +1,87 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// CodeHistory: which regions make up the version of JIT code at an address at a time. Split
+// functions make one version of several regions; unloads, loads over the code and code updates
+// end a version; inline loads add nothing.
+#include "jitscope/symbolize/code_history.h"
+
+#include <cstdint>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "jitscope/symbolize/symbol_index.h"
+
+namespace jitscope::symbolize {
+namespace {
+
+using trace::CodeEvent;
+using trace::Record;
+
+Record Load(uint64_t time, uint32_t id, uint64_t address, uint32_t size,
+            uint32_t api_event = trace::kEventMethodLoadFinishedV2) {
+  CodeEvent code;
+  code.api_event = api_event;
+  code.method_id = id;
+  code.address = address;
+  code.size = size;
+  return {time, 1, code};
+}
+
+TEST(CodeHistoryTest, ASplitFunctionIsOneVersionOfItsRegions) {
+  const std::vector<Record> records = {
+      Load(100, 7, 0x1000, 16),
+      Load(101, 7, 0x5000, 8),
+      // An inline load inside the hot region adds no code of its own.
+      Load(102, 8, 0x1004, 4, trace::kEventMethodInlineLoadFinished),
+  };
+  CodeHistory history;
+  history.Add(records);
+  EXPECT_EQ(history.version_count(), 1u);
+  const CodeVersion* hot = history.Find(0x100f, 200);
+  ASSERT_NE(hot, nullptr);
+  EXPECT_EQ(hot->method_id, 7u);
+  EXPECT_EQ(hot->loaded_ns, 100u);
+  ASSERT_EQ(hot->regions.size(), 2u);
+  EXPECT_EQ(hot->regions[0].address, 0x1000u);
+  EXPECT_EQ(hot->regions[0].size, 16u);
+  EXPECT_EQ(hot->regions[1].address, 0x5000u);
+  EXPECT_EQ(hot->regions[1].loaded_ns, 101u);
+  EXPECT_EQ(history.Find(0x5007, 200), hot);
+  EXPECT_EQ(history.Find(0x1000, 99), nullptr) << "before the load";
+  EXPECT_EQ(history.Find(0x1010, 200), nullptr) << "past the region";
+  EXPECT_EQ(history.Find(0x4fff, 200), nullptr);
+}
+
+TEST(CodeHistoryTest, UnloadsLoadsOverTheCodeAndUpdatesEndAVersion) {
+  const std::vector<Record> records = {
+      Load(100, 1, 0x1000, 16),
+      Load(110, 2, 0x2000, 16),
+      Load(120, 3, 0x3000, 16),
+      {200, 1, trace::UnloadEvent{1}},
+      // Other code loaded over the second half of method 2.
+      Load(300, 4, 0x2008, 16),
+      // A range update inside method 3, a METHOD_UPDATE of method 4.
+      {400, 1, trace::RangeUpdateEvent{0x3004, 2, 0, std::nullopt}},
+      Load(500, 4, 0x2010, 4, trace::kEventMethodUpdate),
+  };
+  CodeHistory history;
+  history.Add(records);
+  EXPECT_NE(history.Find(0x1000, 199), nullptr);
+  EXPECT_EQ(history.Find(0x1000, 200), nullptr);
+  EXPECT_EQ(history.Find(0x2000, 299)->method_id, 2u);
+  EXPECT_EQ(history.Find(0x2000, 300), nullptr) << "overwritten in part: the whole version ends";
+  EXPECT_EQ(history.Find(0x2010, 300)->method_id, 4u);
+  EXPECT_EQ(history.Find(0x3000, 399)->method_id, 3u);
+  EXPECT_EQ(history.Find(0x3000, 400), nullptr);
+  EXPECT_EQ(history.Find(0x2010, 500), nullptr);
+  // The latest code at an address, whatever its end (sessions whose clock the traces' cannot be
+  // compared with).
+  EXPECT_EQ(history.Find(0x2008, kLatest)->method_id, 4u);
+  EXPECT_EQ(history.Find(0x2000, kLatest)->method_id, 2u);
+  EXPECT_EQ(history.Find(0x1000, kLatest)->method_id, 1u);
+  EXPECT_EQ(history.Find(0x4000, kLatest), nullptr);
+}
+
+}  // namespace
+}  // namespace jitscope::symbolize

@@ -1,0 +1,492 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The stack-height analysis (derived_rules.h) on code assembled here with xbyak. Each test marks,
+// before each instruction, the rule it expects there (or "unknown"); the check then compares every
+// byte of every region with the mark of the instruction that covers it, so offsets where no rule
+// may be claimed (data, unreached code, conflicting paths) are checked as well.
+#include "jitscope/unwind/derived_rules.h"
+
+#include <cstring>
+
+#include <xbyak/xbyak.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "jitscope/unwind/unwinder.h"
+
+namespace jitscope::unwind {
+namespace {
+
+using namespace Xbyak::util;  // NOLINT: register names read like assembly
+
+constexpr uint64_t kBase = 0x700000;
+// DWARF numbers (registers.h).
+constexpr int kRbx = 3, kRbp = 6, kRsp = 7, kR10 = 10, kR12 = 12;
+
+struct Expected {
+  DerivedRule rule;
+  Expected(int cfa_register, int64_t cfa_offset) {
+    rule.cfa_register = cfa_register;
+    rule.cfa_offset = cfa_offset;
+  }
+  Expected& At(int reg, int32_t offset) {
+    rule.saved[static_cast<size_t>(reg)] = {SavedRegister::Where::kAt, offset};
+    return *this;
+  }
+  Expected& Lost(int reg) {
+    rule.saved[static_cast<size_t>(reg)] = {SavedRegister::Where::kLost, 0};
+    return *this;
+  }
+};
+
+std::string Describe(const DerivedRule* rule) {
+  if (rule == nullptr) return "unknown";
+  std::string out =
+      "CFA=r" + std::to_string(rule->cfa_register) + "+" + std::to_string(rule->cfa_offset);
+  for (int reg : kCalleeSavedDwarf) {
+    const SavedRegister& s = rule->saved[static_cast<size_t>(reg)];
+    if (s.where == SavedRegister::Where::kAt) {
+      out += " r" + std::to_string(reg) + "@CFA" + std::to_string(s.offset);
+    } else if (s.where == SavedRegister::Where::kLost) {
+      out += " r" + std::to_string(reg) + ":lost";
+    }
+  }
+  return out;
+}
+
+// An assembler that remembers the rule expected from each point on.
+class Code : public Xbyak::CodeGenerator {
+ public:
+  Code() : Xbyak::CodeGenerator(4096) {}
+  // From here to the next mark, every byte has `expected` (nullopt: no rule).
+  void Expect(std::optional<Expected> expected) {
+    marks_[getSize()] = expected ? std::optional<DerivedRule>(expected->rule) : std::nullopt;
+  }
+  void Unknown() { Expect(std::nullopt); }
+  // Starts a region here (the first one at offset 0); `end` region bytes follow until EndRegion.
+  void BeginRegion() { region_begin_ = getSize(); }
+  void EndRegion() { regions_.push_back({region_begin_, getSize()}); }
+
+  DerivedRules Analyze() {
+    if (regions_.empty()) regions_.push_back({0, getSize()});
+    std::vector<CodeRegion> regions;
+    for (const auto& [begin, end] : regions_) {
+      regions.push_back({kBase + begin, std::span<const uint8_t>(getCode() + begin, end - begin)});
+    }
+    auto decoder = disasm::Decoder::Create(disasm::Mode::kX86_64);
+    EXPECT_TRUE(decoder.has_value());
+    return DerivedRules::Analyze(*decoder, regions);
+  }
+
+  // Every byte of every region against the marks.
+  void Check(const DerivedRules& rules) {
+    if (regions_.empty()) regions_.push_back({0, getSize()});
+    for (const auto& [begin, end] : regions_) {
+      for (size_t offset = begin; offset < end; ++offset) {
+        auto mark = marks_.upper_bound(offset);
+        ASSERT_NE(mark, marks_.begin()) << "no mark before offset " << offset;
+        --mark;
+        const DerivedRule* found = rules.Find(kBase + offset);
+        const std::string expected = mark->second ? Describe(&*mark->second) : "unknown";
+        EXPECT_EQ(Describe(found), expected) << "at offset " << offset;
+        if (found != nullptr) {
+          const CfiRow* row = rules.FindRow(kBase + offset);
+          ASSERT_NE(row, nullptr);
+          EXPECT_EQ(row->return_address_register, 16);
+        }
+      }
+    }
+  }
+
+  void AnalyzeAndCheck() { Check(Analyze()); }
+
+ private:
+  std::map<size_t, std::optional<DerivedRule>> marks_;
+  std::vector<std::pair<size_t, size_t>> regions_;
+  size_t region_begin_ = 0;
+};
+
+TEST(DerivedRulesTest, LeafCodeThatNeverTouchesTheStack) {
+  Code a;
+  a.Expect(Expected(kRsp, 8));
+  a.mov(rax, rdi);
+  a.add(rax, 1);
+  a.imul(rax, rsi);
+  a.ret();
+  a.AnalyzeAndCheck();
+}
+
+TEST(DerivedRulesTest, PushAndPopRuns) {
+  Code a;
+  a.Expect(Expected(kRsp, 8));
+  a.push(rbx);
+  a.Expect(Expected(kRsp, 16).At(kRbx, -16));
+  a.push(r12);
+  a.Expect(Expected(kRsp, 24).At(kRbx, -16).At(kR12, -24));
+  a.push(rax);  // not a callee-saved register: only the height changes
+  a.Expect(Expected(kRsp, 32).At(kRbx, -16).At(kR12, -24));
+  a.mov(rbx, rdi);
+  a.mov(r12, rsi);
+  a.pop(rax);
+  a.Expect(Expected(kRsp, 24).At(kRbx, -16).At(kR12, -24));
+  a.pop(r12);
+  a.Expect(Expected(kRsp, 16).At(kRbx, -16));
+  a.pop(rbx);
+  a.Expect(Expected(kRsp, 8));
+  a.ret();
+  a.AnalyzeAndCheck();
+}
+
+TEST(DerivedRulesTest, SubRspPrologueWithCallsInTheBody) {
+  Code a;
+  Xbyak::Label callee;
+  a.Expect(Expected(kRsp, 8));
+  a.push(rbx);
+  a.Expect(Expected(kRsp, 16).At(kRbx, -16));
+  a.sub(rsp, 0x40);
+  a.Expect(Expected(kRsp, 0x50).At(kRbx, -16));
+  a.mov(a.qword[rsp + 8], rdi);
+  a.call(a.qword[r11]);
+  const size_t after_first_call = a.getSize();
+  a.mov(rbx, rax);
+  a.call(callee);  // a direct call inside the region: not followed, it returns here
+  const size_t after_second_call = a.getSize();
+  a.add(rsp, 0x40);
+  a.Expect(Expected(kRsp, 16).At(kRbx, -16));
+  a.pop(rbx);
+  a.Expect(Expected(kRsp, 8));
+  a.ret();
+  // The callee is reached only by a call: the analysis of this function does not claim it.
+  a.Unknown();
+  a.L(callee);
+  a.ret();
+  const DerivedRules rules = a.Analyze();
+  a.Check(rules);
+  EXPECT_TRUE(rules.IsReturnAddress(kBase + after_first_call));
+  EXPECT_TRUE(rules.IsReturnAddress(kBase + after_second_call));
+  EXPECT_FALSE(rules.IsReturnAddress(kBase + after_first_call + 1));
+  EXPECT_FALSE(rules.IsReturnAddress(kBase));
+}
+
+TEST(DerivedRulesTest, FramePointerFrames) {
+  Code a;
+  a.Expect(Expected(kRsp, 8));
+  a.push(rbp);
+  a.Expect(Expected(kRsp, 16).At(kRbp, -16));
+  a.mov(rbp, rsp);
+  a.push(rbx);
+  a.Expect(Expected(kRsp, 24).At(kRbp, -16).At(kRbx, -24));
+  a.sub(rsp, 24);
+  a.Expect(Expected(kRsp, 48).At(kRbp, -16).At(kRbx, -24));
+  a.call(a.qword[r11]);
+  a.lea(rsp, a.ptr[rbp - 8]);
+  a.Expect(Expected(kRsp, 24).At(kRbp, -16).At(kRbx, -24));
+  a.pop(rbx);
+  a.Expect(Expected(kRsp, 16).At(kRbp, -16));
+  a.pop(rbp);
+  a.Expect(Expected(kRsp, 8));
+  a.ret();
+  a.AnalyzeAndCheck();
+}
+
+TEST(DerivedRulesTest, EnterAndLeave) {
+  Code a;
+  a.Expect(Expected(kRsp, 8));
+  a.enter(32, 0);
+  a.Expect(Expected(kRsp, 48).At(kRbp, -16));
+  a.mov(a.qword[rbp - 8], rdi);
+  a.leave();
+  a.Expect(Expected(kRsp, 8));
+  a.ret();
+  a.AnalyzeAndCheck();
+}
+
+TEST(DerivedRulesTest, RealignmentKeepsTheCfaOnlyThroughAKeptRsp) {
+  Code a;
+  a.Expect(Expected(kRsp, 8));
+  a.push(rbp);
+  a.Expect(Expected(kRsp, 16).At(kRbp, -16));
+  a.mov(rbp, rsp);
+  a.and_(rsp, -64);
+  // rsp is unknown now; rbp still holds CFA - 16.
+  a.Expect(Expected(kRbp, 16).At(kRbp, -16));
+  a.sub(rsp, 128);
+  a.call(a.qword[r11]);
+  a.mov(rsp, rbp);
+  a.Expect(Expected(kRsp, 16).At(kRbp, -16));
+  a.pop(rbp);
+  a.Expect(Expected(kRsp, 8));
+  a.ret();
+  a.AnalyzeAndCheck();
+
+  // Without a frame pointer but with rsp kept in r10 the CFA is r10 + 8; with nothing kept it is
+  // unknown until rsp is restored.
+  Code b;
+  b.Expect(Expected(kRsp, 8));
+  b.mov(r10, rsp);
+  b.and_(rsp, -64);
+  b.Expect(Expected(kR10, 8));
+  b.vmovdqa64(b.zword[rsp], zmm0);
+  b.mov(rsp, r10);
+  b.Expect(Expected(kRsp, 8));
+  b.ret();
+  b.AnalyzeAndCheck();
+
+  Code c;
+  c.Expect(Expected(kRsp, 8));
+  c.and_(rsp, -64);
+  c.Unknown();
+  c.push(rax);
+  c.pop(rax);
+  c.ret();
+  c.AnalyzeAndCheck();
+}
+
+TEST(DerivedRulesTest, CalleeSavedRegistersSavedByMovesAndLostWithoutASave) {
+  Code a;
+  a.Expect(Expected(kRsp, 8));
+  a.sub(rsp, 24);
+  a.Expect(Expected(kRsp, 32));
+  a.mov(a.qword[rsp + 8], rbx);  // CFA - 24
+  a.Expect(Expected(kRsp, 32).At(kRbx, -24));
+  a.mov(rbx, rdi);
+  a.mov(r12, rsi);  // r12 never saved: its caller's value is gone
+  a.Expect(Expected(kRsp, 32).At(kRbx, -24).Lost(kR12));
+  a.mov(rbx, a.qword[rsp + 8]);
+  a.Expect(Expected(kRsp, 32).Lost(kR12));
+  a.add(rsp, 24);
+  a.Expect(Expected(kRsp, 8).Lost(kR12));
+  a.ret();
+  a.AnalyzeAndCheck();
+}
+
+TEST(DerivedRulesTest, SeveralExitsAndBranchesThatAgree) {
+  Code a;
+  Xbyak::Label early, loop;
+  a.Expect(Expected(kRsp, 8));
+  a.test(rdi, rdi);
+  a.jz(early, Xbyak::CodeGenerator::T_NEAR);
+  a.push(rbx);
+  a.Expect(Expected(kRsp, 16).At(kRbx, -16));
+  a.mov(rbx, rdi);
+  a.L(loop);
+  a.dec(rbx);
+  a.jnz(loop);
+  a.pop(rbx);
+  a.Expect(Expected(kRsp, 8));
+  a.ret();
+  a.L(early);
+  a.xor_(eax, eax);
+  a.ret();
+  a.AnalyzeAndCheck();
+}
+
+TEST(DerivedRulesTest, PathsThatMeetWithDifferentHeightsAreUnknown) {
+  Code a;
+  Xbyak::Label join;
+  a.Expect(Expected(kRsp, 8));
+  a.test(rdi, rdi);
+  a.jz(join);
+  a.push(rax);
+  a.Expect(Expected(kRsp, 16));
+  a.L(join);
+  a.Unknown();
+  a.nop();
+  a.ret();
+  a.AnalyzeAndCheck();
+}
+
+TEST(DerivedRulesTest, TailJumpsAndDataAfterTheCode) {
+  Code a;
+  Xbyak::Label elsewhere;
+  a.Expect(Expected(kRsp, 8));
+  a.push(rbx);
+  a.Expect(Expected(kRsp, 16).At(kRbx, -16));
+  a.mov(rbx, rdi);
+  a.pop(rbx);
+  a.Expect(Expected(kRsp, 8));
+  a.jmp(elsewhere, Xbyak::CodeGenerator::T_NEAR);  // a tail call out of the region
+  // A table after the code, which decodes as a push and a call: never claimed.
+  a.Unknown();
+  a.db(0x55);
+  a.db(0xe8);
+  a.dd(0);
+  a.dq(0x0123456789abcdefULL);
+  a.EndRegion();
+  a.L(elsewhere);
+  a.ret();
+  a.AnalyzeAndCheck();
+}
+
+TEST(DerivedRulesTest, AColdRegionEnteredByAJumpInheritsTheHotRegionsHeight) {
+  Code a;
+  Xbyak::Label slow, back;
+  a.Expect(Expected(kRsp, 8));
+  a.push(rbx);
+  a.Expect(Expected(kRsp, 16).At(kRbx, -16));
+  a.sub(rsp, 16);
+  a.Expect(Expected(kRsp, 32).At(kRbx, -16));
+  a.test(rdi, rdi);
+  a.jz(slow, Xbyak::CodeGenerator::T_NEAR);
+  a.L(back);
+  a.add(rsp, 16);
+  a.Expect(Expected(kRsp, 16).At(kRbx, -16));
+  a.pop(rbx);
+  a.Expect(Expected(kRsp, 8));
+  a.ret();
+  a.EndRegion();
+  a.Unknown();
+  for (int i = 0; i < 16; ++i) a.int3();  // between the regions: in neither
+  a.BeginRegion();
+  a.L(slow);
+  a.Expect(Expected(kRsp, 32).At(kRbx, -16));
+  a.call(a.qword[r11]);
+  a.jmp(back, Xbyak::CodeGenerator::T_NEAR);
+  a.EndRegion();
+  a.AnalyzeAndCheck();
+}
+
+TEST(DerivedRulesTest, CodeThatRunsOffItsRegion) {
+  Code a;
+  a.Expect(Expected(kRsp, 8));
+  a.push(rbx);
+  a.Expect(Expected(kRsp, 16).At(kRbx, -16));
+  a.mov(rax, rdi);
+  // The region ends inside this instruction: its bytes do not decode.
+  a.Unknown();
+  a.mov(rax, 0x1122334455667788ULL);
+  const size_t cut = a.getSize() - 3;
+  a.ret();
+  std::vector<CodeRegion> regions = {{kBase, std::span<const uint8_t>(a.getCode(), cut)}};
+  auto decoder = disasm::Decoder::Create(disasm::Mode::kX86_64);
+  ASSERT_TRUE(decoder.has_value());
+  const DerivedRules rules = DerivedRules::Analyze(*decoder, regions);
+  EXPECT_EQ(Describe(rules.Find(kBase)), "CFA=r7+8");
+  for (size_t offset = 1; offset < 4; ++offset) {
+    EXPECT_EQ(Describe(rules.Find(kBase + offset)), "CFA=r7+16 r3@CFA-16") << offset;
+  }
+  for (size_t offset = 4; offset < cut; ++offset) {
+    EXPECT_EQ(rules.Find(kBase + offset), nullptr) << offset;
+  }
+  EXPECT_EQ(rules.Find(kBase + cut), nullptr);
+}
+
+TEST(DerivedRulesTest, TheReturnAddressOverwrittenOrPoppedEndsTheRules) {
+  Code a;
+  a.Expect(Expected(kRsp, 8));
+  a.mov(a.qword[rsp], rdi);  // the return address is gone
+  a.Unknown();
+  a.ret();
+  a.AnalyzeAndCheck();
+
+  Code b;
+  b.Expect(Expected(kRsp, 8));
+  b.pop(rax);
+  b.Unknown();
+  b.jmp(rax);
+  b.AnalyzeAndCheck();
+}
+
+TEST(DerivedRulesTest, HostileCodeEndsBounded) {
+  // A jump to itself, a jump back into the middle of an instruction (whose immediate decodes
+  // differently), and bytes that do not decode.
+  const std::vector<uint8_t> bytes = {0x48, 0x85, 0xff,              // 0: test rdi, rdi
+                                      0x74, 0xfe,                    // 3: jz 3
+                                      0xb8, 0xeb, 0xff, 0xc3, 0x90,  // 5: mov eax, 0x90c3ffeb
+                                      0xeb, 0xfa,   // 10: jmp 6 (jmp -1, inc ebx, ...)
+                                      0x0f, 0xff};  // 12: cut short
+  std::vector<CodeRegion> regions = {{kBase, bytes}};
+  auto decoder = disasm::Decoder::Create(disasm::Mode::kX86_64);
+  ASSERT_TRUE(decoder.has_value());
+  const DerivedRules rules = DerivedRules::Analyze(*decoder, regions);
+  EXPECT_EQ(Describe(rules.Find(kBase)), "CFA=r7+8");
+  EXPECT_EQ(Describe(rules.Find(kBase + 5)), "CFA=r7+8");
+  EXPECT_EQ(rules.Find(kBase + 12), nullptr);
+  EXPECT_LE(rules.instructions(), bytes.size());
+}
+
+// Two JIT functions, each its own code version: outer saves r12 and calls inner, which saves rbx.
+// A walk from inside inner recovers outer's frame through inner's derived rules, and stops when a
+// return address follows no call that outer's analysis found.
+class TwoFunctions : public AddressSpace {
+ public:
+  TwoFunctions() {
+    Xbyak::Label inner;
+    a_.push(r12);
+    a_.mov(r12, rdi);
+    a_.call(inner);
+    after_call_ = a_.getSize();
+    a_.pop(r12);
+    a_.ret();
+    outer_size_ = a_.getSize();
+    a_.L(inner);
+    a_.push(rbx);
+    a_.sub(rsp, 16);
+    sampled_ = a_.getSize();
+    a_.mov(rbx, rdi);
+    a_.add(rsp, 16);
+    a_.pop(rbx);
+    a_.ret();
+    auto decoder = disasm::Decoder::Create(disasm::Mode::kX86_64);
+    const uint8_t* code = a_.getCode();
+    const CodeRegion outer[] = {{kBase, std::span<const uint8_t>(code, outer_size_)}};
+    const CodeRegion inner_region[] = {
+        {kBase + outer_size_,
+         std::span<const uint8_t>(code + outer_size_, a_.getSize() - outer_size_)}};
+    outer_ = DerivedRules::Analyze(*decoder, outer);
+    inner_ = DerivedRules::Analyze(*decoder, inner_region);
+  }
+  bool Find(uint64_t pc, ModuleAt& found) override {
+    if (pc >= kBase && pc < kBase + outer_size_) {
+      found = {nullptr, 0, &outer_};
+      return true;
+    }
+    if (pc >= kBase + outer_size_ && pc < kBase + a_.getSize()) {
+      found = {nullptr, 0, &inner_};
+      return true;
+    }
+    return false;
+  }
+  uint64_t after_call() const { return kBase + after_call_; }
+  uint64_t sampled() const { return kBase + sampled_; }
+
+ private:
+  Code a_;
+  size_t after_call_ = 0, outer_size_ = 0, sampled_ = 0;
+  DerivedRules outer_, inner_;
+};
+
+TEST(DerivedRulesWalkTest, StepsThroughJitFramesAndChecksReturnAddresses) {
+  TwoFunctions space;
+  constexpr uint64_t kSp = 0x7ffd0000;
+  // inner's frame: 16 bytes of locals, the caller's rbx, the return address into outer; outer's
+  // frame: the caller's r12, then a return address of 0 (the end of the stack).
+  uint64_t words[] = {0x1111, 0x2222, 0xbbbb, space.after_call(), 0x1212, 0};
+  std::string bytes(sizeof words, '\0');
+  std::memcpy(bytes.data(), words, sizeof words);
+  RegisterFile registers = RegisterFile::X86_64();
+  registers.Set(7, kSp);
+  registers.Set(16, space.sampled());
+  registers.Set(3, 0x5555);
+  UnwindResult result;
+  Unwind(registers, StackMemory(kSp, bytes), space, {}, result);
+  ASSERT_EQ(result.frames.size(), 2u);
+  EXPECT_EQ(result.frames[0], (UnwoundFrame{space.sampled(), true}));
+  EXPECT_EQ(result.frames[1], (UnwoundFrame{space.after_call(), false}));
+  EXPECT_EQ(result.reason, StopReason::kOutermost);
+
+  // The same stack with a return address one byte off: no call ends there.
+  words[3] = space.after_call() + 1;
+  std::memcpy(bytes.data(), words, sizeof words);
+  Unwind(registers, StackMemory(kSp, bytes), space, {}, result);
+  ASSERT_EQ(result.frames.size(), 1u);
+  EXPECT_EQ(result.reason, StopReason::kNotAfterCall);
+}
+
+}  // namespace
+}  // namespace jitscope::unwind
