@@ -151,6 +151,27 @@ TEST(PerfDataReaderTest, ReadsTheCommandLineAndBuildIds) {
   EXPECT_TRUE(parsed->notes.empty());
 }
 
+TEST(PerfDataReaderTest, ReadsEventNamesAndNotesACutDescription) {
+  testing::ByteBuilder desc;
+  desc.U32(1).U32(sizeof(perf_event_attr)).Zeros(sizeof(perf_event_attr));
+  desc.U32(2).U32(16).Raw(std::string("cpu-clock\0\0\0\0\0\0\0", 16)).U64(11).U64(12);
+  const std::string whole(desc.bytes().begin(), desc.bytes().end());
+  auto parsed = Parse(Basic().Feature(12, whole).Build());
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  EXPECT_EQ(parsed->attrs[0].name, "cpu-clock");
+  EXPECT_TRUE(parsed->notes.empty());
+  // The ids claimed run past the section's end.
+  PerfDataBuilder cut = Basic();
+  const size_t section = cut.DataOffset() + 16;  // after the index's one entry
+  parsed = Parse(cut.Feature(12, whole.substr(0, whole.size() - 8)).Build());
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  EXPECT_EQ(parsed->attrs[0].name, "");
+  EXPECT_EQ(parsed->notes,
+            (std::vector<std::string>{
+                "t.data: offset " + std::to_string(section + 8 + sizeof(perf_event_attr) + 4 + 20) +
+                ": the event description feature is cut short"}));
+}
+
 TEST(PerfDataReaderTest, RefusesPipeModeOtherByteOrdersAndOtherFiles) {
   std::vector<uint8_t> pipe = {'P', 'E', 'R', 'F', 'I', 'L', 'E', '2', 16, 0, 0, 0, 0, 0, 0, 0};
   EXPECT_EQ(Parse(pipe).status().message(),
@@ -330,6 +351,8 @@ TEST(PerfDataReaderTest, ReadsPerfsFramePointerRecording) {
   EXPECT_EQ(parsed->data.samples.size(), 3u);
   EXPECT_EQ(parsed->data.comms.size(), 2u);
   EXPECT_EQ(parsed->data.comms.back().name, "awk");
+  EXPECT_EQ(parsed->attrs[0].name, "cpu-clock");
+  EXPECT_EQ(parsed->arch, "x86_64");
   EXPECT_EQ(parsed->data.mappings.size(), 6u);  // the kernel's MMAP and 5 MMAP2
   EXPECT_EQ(parsed->data.tasks.size(), 1u);
   EXPECT_TRUE(parsed->unknown_types.empty());
@@ -369,6 +392,8 @@ TEST(PerfDataReaderTest, ReadsPerfsTwoEventRecording) {
   EXPECT_EQ(parsed->damage, "");
   EXPECT_FALSE(parsed->monotonic_clock);  // recorded without -k 1
   ASSERT_EQ(parsed->attrs.size(), 2u);
+  EXPECT_EQ(parsed->attrs[0].name, "cpu-clock");
+  EXPECT_EQ(parsed->attrs[1].name, "page-faults");
   EXPECT_EQ(parsed->data.samples.size() + parsed->other_event_samples, 9u);
   EXPECT_EQ(parsed->unknown_id_records, 0u);
 }

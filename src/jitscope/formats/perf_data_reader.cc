@@ -27,7 +27,9 @@ constexpr uint64_t kFeatureBitsOffset = 72;
 
 // Feature bits (perf's util/header.h) this reader uses.
 constexpr int kFeatureBuildId = 2;
+constexpr int kFeatureArch = 6;
 constexpr int kFeatureCmdline = 11;
+constexpr int kFeatureEventDesc = 12;
 constexpr int kFeatureDirFormat = 24;
 
 // Record types perf adds to the kernel's (perf's util/event.h), from PERF_RECORD_USER_TYPE_START.
@@ -243,24 +245,58 @@ class Parser {
 
   void ReadFeatures() {
     dir_format_ = HasFeature(kFeatureDirFormat);
+    if (auto arch = Feature(kFeatureArch)) {
+      uint64_t at = arch->offset;
+      out_.arch = String(at, arch->offset + arch->size).value_or("");
+    }
     if (auto cmdline = Feature(kFeatureCmdline)) ReadCmdline(*cmdline);
     if (auto build_ids = Feature(kFeatureBuildId)) ReadBuildIds(*build_ids);
+    if (auto events = Feature(kFeatureEventDesc)) ReadEventDesc(*events);
   }
 
-  // A string list: {u32 nr; {u32 len; char[len], NUL-padded} × nr}.
+  // A feature's string at `at`: {u32 len; char[len], NUL-padded}, within `end`. Moves `at` past it.
+  std::optional<std::string> String(uint64_t& at, uint64_t end) {
+    auto len = reader_.Int<uint32_t>(at);
+    if (!len || at + 4 + *len > end) return std::nullopt;
+    auto text = reader_.Bytes(at + 4, *len);
+    at += 4 + *len;
+    return std::string(text->substr(0, text->find('\0')));
+  }
+
+  // A string list: {u32 nr; string × nr}.
   void ReadCmdline(const Section& section) {
     const uint64_t end = section.offset + section.size;
     auto nr = reader_.Int<uint32_t>(section.offset);
     uint64_t at = section.offset + 4;
     for (uint32_t i = 0; nr && i < *nr; ++i) {
-      auto len = reader_.Int<uint32_t>(at);
-      if (!len || at + 4 + *len > end) {
+      auto text = String(at, end);
+      if (!text) {
         out_.notes.push_back(Error(at, "the command line feature is cut short").message());
         return;
       }
-      auto text = reader_.Bytes(at + 4, *len);
-      out_.command_line.emplace_back(text->substr(0, text->find('\0')));
-      at += 4 + *len;
+      out_.command_line.push_back(std::move(*text));
+    }
+  }
+
+  // The events' names, in the attrs' order: {u32 nr; u32 attr size; {attr; u32 nr_ids; string
+  // name; u64 ids[nr_ids]} × nr}.
+  void ReadEventDesc(const Section& section) {
+    const uint64_t end = section.offset + section.size;
+    auto nr = reader_.Int<uint32_t>(section.offset);
+    auto attr_size = reader_.Int<uint32_t>(section.offset + 4);
+    uint64_t at = section.offset + 8;
+    for (uint32_t i = 0; nr && attr_size && i < *nr && i < out_.attrs.size(); ++i) {
+      at += *attr_size;
+      auto ids = reader_.Int<uint32_t>(at);
+      at += 4;
+      std::optional<std::string> name;
+      if (ids) name = String(at, end);
+      if (!name || *ids > (end - std::min(at, end)) / 8) {
+        out_.notes.push_back(Error(at, "the event description feature is cut short").message());
+        return;
+      }
+      out_.attrs[i].name = std::move(*name);
+      at += uint64_t{*ids} * 8;
     }
   }
 

@@ -42,6 +42,7 @@ bool LooksLikePerfData(const std::string& path);
 struct PerfDataAttr {
   perf_event_attr attr{};  // the file's attr, zero-extended (or cut) to this header's size
   std::vector<uint64_t> ids;
+  std::string name;  // HEADER_EVENT_DESC's ("cpu-clock"), "" if the file has none
   SampleLayout layout() const;
 };
 
@@ -60,6 +61,7 @@ struct PerfData {
   // Every event stamped its times with CLOCK_MONOTONIC (`perf record -k 1`, or `-k mono`): the
   // clock of jitdumps and of the collector's traces.
   bool monotonic_clock = false;
+  std::string arch;                       // HEADER_ARCH: uname's machine ("x86_64"), or ""
   std::vector<std::string> command_line;  // HEADER_CMDLINE: how perf was run
   std::vector<PerfDataBuildId> build_ids;
   uint64_t other_event_samples = 0;            // samples of other attrs (not in `data`)

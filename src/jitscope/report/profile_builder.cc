@@ -356,6 +356,13 @@ std::string CachedVdso(const formats::PerfData& perf) {
 
 base::StatusOr<Recording> ReadPerfData(const std::string& path) {
   ASSIGN_OR_RETURN(formats::PerfData perf, formats::ReadPerfDataFile(path));
+  const bool x86 =
+      perf.arch.empty() || perf.arch == "x86_64" || perf.arch == "i386" || perf.arch == "i686";
+  if (!x86 && (perf.data.format.layout.sample_type & PERF_SAMPLE_REGS_USER) != 0) {
+    return base::Status::Error(
+        "%s: recorded on %s with --call-graph dwarf; jitscope unwinds x86 registers only",
+        path.c_str(), perf.arch.c_str());
+  }
   Recording recording;
   Profile& profile = recording.profile;
   profile.command = fmt::format("{}", fmt::join(perf.command_line, " "));
@@ -378,10 +385,13 @@ base::StatusOr<Recording> ReadPerfData(const std::string& path) {
     profile.warnings.push_back(perf.damage + " (used the records before it)");
   }
   if (perf.other_event_samples > 0) {
+    const std::string& name = perf.attrs[perf.sampled_attr].name;
     profile.warnings.push_back(fmt::format(
         "{} samples of the recording's other events are left out: this report is of its first "
-        "event (perf_event_attr type {}, config {:#x})",
-        perf.other_event_samples, attr.type, attr.config));
+        "event, {}",
+        perf.other_event_samples,
+        name.empty() ? fmt::format("perf_event_attr type {}, config {:#x}", attr.type, attr.config)
+                     : name));
   }
   if (perf.unknown_id_records > 0) {
     profile.warnings.push_back(
