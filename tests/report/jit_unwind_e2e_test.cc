@@ -8,7 +8,8 @@
 //
 // JIT code has no call-frame information; report derives unwind rules from the code bytes the
 // trace holds (unwind/derived_rules.h). So the walks reach the thread's entry through every JIT
-// frame, with and without frame pointers, and name exactly the one possible chain of callers.
+// frame, with and without frame pointers, and name exactly the one possible chain of callers;
+// from a perf.data `perf record --call-graph dwarf` wrote as well.
 #include <cstdint>
 #include <sstream>
 #include <string>
@@ -82,9 +83,25 @@ bool IsExactLeafStack(std::vector<std::string> frames) {
   return true;
 }
 
-void ExpectExactStacksThroughJitCode(const std::vector<std::string>& jitvm_options) {
+// The same under Debian's perf: `perf record -k 1 --call-graph dwarf` (8 KiB stack copies) with
+// the collector writing its trace beside perf.data; returns the perf.data.
+std::string PerfRecordOneCaller(const TempDir& tmp, const std::vector<std::string>& jitvm_options) {
+  std::string command = "cd " + tmp.path() + " && " + PERF_PROGRAM +
+                        " record -q -k 1 --call-graph dwarf -e cpu-clock -F 999 -o perf.data -- " +
+                        JITVM;
+  for (const std::string& option : jitvm_options) command += " " + option;
+  command += std::string(" ") + ONE_CALLER_JV + " 20000";
+  auto result =
+      RunProgram({"/bin/sh", "-c", command}, {{"INTEL_JIT_PROFILER64", JITSCOPE_COLLECTOR}});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  return tmp.path() + "/perf.data";
+}
+
+void ExpectExactStacksThroughJitCode(const std::vector<std::string>& jitvm_options,
+                                     bool perf = false) {
   TempDir tmp;
-  const std::string dir = RecordOneCaller(tmp, jitvm_options);
+  const std::string dir =
+      perf ? PerfRecordOneCaller(tmp, jitvm_options) : RecordOneCaller(tmp, jitvm_options);
   auto text = RunProgram({JITSCOPE_CLI, "report", dir});
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find(" end of stack"), std::string::npos) << text.out;
@@ -109,6 +126,11 @@ TEST(JitUnwindE2eTest, ExactStacksThroughJitCodeWithoutFramePointers) {
 
 TEST(JitUnwindE2eTest, ExactStacksThroughJitCodeWithFramePointers) {
   ExpectExactStacksThroughJitCode({});
+}
+
+// perf's own --call-graph dwarf recording, reported from perf.data, is unwound by the same code.
+TEST(JitUnwindE2eTest, PerfDataExactStacksThroughJitCodeWithoutFramePointers) {
+  ExpectExactStacksThroughJitCode({"--no-frame-pointers"}, /*perf=*/true);
 }
 
 }  // namespace
