@@ -10,12 +10,36 @@ namespace {
 
 TEST(SessionInfoTest, RoundTripAndNoOverwrite) {
   test_support::TempDir tmp;
-  const SessionInfo info{{"jitvm", "a b.jv", "7"}, 4242, 997, 123456789};
+  const SessionInfo info{.command = {"jitvm", "a b.jv", "7"},
+                         .pid = 4242,
+                         .frequency_hz = 997,
+                         .start_time_ns = 123456789,
+                         .attached = {}};
   ASSERT_TRUE(WriteSessionInfo(tmp.path(), info).ok());
   base::StatusOr<SessionInfo> read = ReadSessionInfo(tmp.path());
   ASSERT_TRUE(read.ok()) << read.status().message();
   EXPECT_EQ(*read, info);
   EXPECT_FALSE(WriteSessionInfo(tmp.path(), info).ok()) << "an existing file is never replaced";
+}
+
+// record -p: the attached processes are written after the command's fields, and read back.
+TEST(SessionInfoTest, AttachedProcessesRoundTrip) {
+  test_support::TempDir tmp;
+  const SessionInfo info{
+      .command = {"sleep", "1"},
+      .pid = 77,
+      .frequency_hz = 1000,
+      .start_time_ns = 5,
+      .attached = {{1234, {"jitvm", "hotspot.jv"}, "/srv/traces"}, {1300, {}, ""}}};
+  ASSERT_TRUE(WriteSessionInfo(tmp.path(), info).ok());
+  EXPECT_EQ(test_support::ReadFile(tmp.path() + "/session.json"),
+            "{\"command\":[\"sleep\",\"1\"],\"pid\":77,\"frequency_hz\":1000,\"start_time_ns\":5,"
+            "\"attached\":[{\"pid\":1234,\"command\":[\"jitvm\",\"hotspot.jv\"],"
+            "\"collector_output_dir\":\"/srv/traces\"},{\"pid\":1300,\"command\":[],"
+            "\"collector_output_dir\":\"\"}]}\n");
+  base::StatusOr<SessionInfo> read = ReadSessionInfo(tmp.path());
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(*read, info);
 }
 
 TEST(SessionInfoTest, WrongShapesAreErrorsNotCrashes) {
@@ -24,7 +48,15 @@ TEST(SessionInfoTest, WrongShapesAreErrorsNotCrashes) {
         "{\"command\": [1], \"pid\": 1, \"frequency_hz\": 1, \"start_time_ns\": 1}",
         "{\"command\": [], \"pid\": -1, \"frequency_hz\": 1, \"start_time_ns\": 1}",
         "{\"command\": [], \"pid\": 4294967296, \"frequency_hz\": 1, \"start_time_ns\": 1}",
-        "{\"command\": [], \"pid\": 1, \"frequency_hz\": 1.5, \"start_time_ns\": 1}"}) {
+        "{\"command\": [], \"pid\": 1, \"frequency_hz\": 1.5, \"start_time_ns\": 1}",
+        "{\"command\": [], \"pid\": 1, \"frequency_hz\": 1, \"start_time_ns\": 1, "
+        "\"attached\": {}}",
+        "{\"command\": [], \"pid\": 1, \"frequency_hz\": 1, \"start_time_ns\": 1, "
+        "\"attached\": [7]}",
+        "{\"command\": [], \"pid\": 1, \"frequency_hz\": 1, \"start_time_ns\": 1, "
+        "\"attached\": [{\"pid\": 7, \"command\": []}]}",
+        "{\"command\": [], \"pid\": 1, \"frequency_hz\": 1, \"start_time_ns\": 1, "
+        "\"attached\": [{\"pid\": 7, \"command\": [3], \"collector_output_dir\": \"\"}]}"}) {
     base::StatusOr<SessionInfo> info = ParseSessionInfo(text);
     ASSERT_FALSE(info.ok()) << text;
     EXPECT_EQ(info.status().message(), "not a jitscope session.json");

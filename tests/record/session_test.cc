@@ -136,15 +136,7 @@ long ChildCpuTicks(pid_t pid) {
                          "/children");
   pid_t child = 0;
   if (!(children >> child)) return 0;
-  std::ifstream stat("/proc/" + std::to_string(child) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-  // Fields 14 and 15 (utime, stime) follow the command name, which ends at the last ')'.
-  std::istringstream fields(text.substr(text.rfind(')') + 2));
-  std::string field;
-  long utime = 0, stime = 0;
-  for (int i = 3; i <= 13; ++i) fields >> field;  // state … cmajflt
-  fields >> utime >> stime;
-  return utime + stime;
+  return test_support::ProcessCpuTicks(child);
 }
 
 TEST(RecordSessionTest, ForwardsSigtermAndKeepsTheSession) {
@@ -171,14 +163,6 @@ TEST(RecordSessionTest, UnrunnableCommandExits127WithOneLine) {
   EXPECT_EQ(result.exit_code, 127);
   EXPECT_EQ(result.err,
             "jitscope record: error: cannot run '/nonexistent/x': No such file or directory\n");
-}
-
-TEST(RecordSessionTest, PermissionAdviceSaysHowToFixIt) {
-  const std::string advice = PermissionAdvice(3);
-  EXPECT_NE(advice.find("kernel.perf_event_paranoid = 3"), std::string::npos);
-  EXPECT_NE(advice.find("sudo sysctl kernel.perf_event_paranoid=1"), std::string::npos);
-  EXPECT_NE(advice.find("CAP_PERFMON"), std::string::npos);
-  EXPECT_NE(PermissionAdvice(INT_MIN).find("= unknown"), std::string::npos);
 }
 
 }  // namespace

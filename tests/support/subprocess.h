@@ -133,6 +133,21 @@ class TempDir {
   std::string path_;
 };
 
+// CPU time (user + system, in clock ticks) process `pid` has used, 0 if it has none.
+inline long ProcessCpuTicks(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const size_t paren = text.rfind(')');
+  if (paren == std::string::npos) return 0;
+  // Fields 14 and 15 (utime, stime) follow the command name, which ends at the last ')'.
+  std::istringstream fields(text.substr(paren + 2));
+  std::string field;
+  long utime = 0, stime = 0;
+  for (int i = 3; i <= 13; ++i) fields >> field;  // state … cmajflt
+  fields >> utime >> stime;
+  return utime + stime;
+}
+
 inline std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
   std::stringstream ss;

@@ -3,7 +3,11 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <charconv>
+#include <string_view>
+#include <vector>
 
 #include "jitscope/formats/output_formats.h"
 
@@ -15,7 +19,27 @@ namespace {
 constexpr char kRecordExamples[] = R"(Examples:
   jitscope record -- build/bin/jitvm examples/jitvm/programs/hotspot.jv 400
   jitscope record -o fib.data -F 4000 --formats trace,jitdump,perfmap -- build/bin/jitvm examples/jitvm/programs/fib.jv 22
+Sampling running process PID, and what it starts, for ten seconds:
+  jitscope record -p PID -- sleep 10
 )";
+
+// "PID[,PID...]": decimal process ids, each at least 1.
+base::StatusOr<std::vector<pid_t>> ParsePids(const std::string& text) {
+  std::vector<pid_t> pids;
+  std::string_view rest = text;
+  for (;;) {
+    const size_t comma = std::min(rest.find(','), rest.size());
+    const std::string_view field = rest.substr(0, comma);
+    pid_t pid = 0;
+    const auto [end, error] = std::from_chars(field.data(), field.data() + field.size(), pid);
+    if (field.empty() || error != std::errc() || end != field.data() + field.size() || pid <= 0) {
+      return base::Status::Error("-p %s: expected process ids separated by commas", text.c_str());
+    }
+    if (std::find(pids.begin(), pids.end(), pid) == pids.end()) pids.push_back(pid);
+    if (comma == rest.size()) return pids;
+    rest.remove_prefix(comma + 1);
+  }
+}
 
 }  // namespace
 
@@ -27,7 +51,13 @@ void AddRecordCommand(CLI::App& app, record::SessionOptions& options) {
       "into a session "
       "directory that 'jitscope report' reads. An existing session directory is moved aside to "
       "DIR.old (or DIR.1, DIR.2, ...), never overwritten. Ctrl-C reaches the command; the session "
-      "stays complete. The exit status is the command's.");
+      "stays complete. The exit status is the command's. With -p, sample running processes "
+      "instead: every thread they have and start, and their children, until they all exit, "
+      "Ctrl-C or SIGTERM, or the end of the command given after -- (which only times the "
+      "recording: it is not sampled, as with perf record -p); the exit status is then that "
+      "command's, or 0. JIT code is named from what the processes write: the trace of a process "
+      "started with the collector (INTEL_JIT_PROFILER64, read in its JITSCOPE_OUTPUT_DIR), a "
+      "jitdump it maps, or /tmp/perf-PID.map.");
   command->add_option("-o,--output", options.output_dir, "Session directory")
       ->default_val("jitscope.data");
   command->add_option("-F,--frequency", options.frequency_hz, "Samples per second per thread")
@@ -49,14 +79,35 @@ void AddRecordCommand(CLI::App& app, record::SessionOptions& options) {
   command->add_option("--formats", options.formats,
                       "Files the collector writes (JITSCOPE_FORMATS), comma-separated, of: " +
                           formats::KnownOutputFormats() + "; default: trace");
-  command->add_option("command", options.command, "The command to run, after --")
-      ->required()
+  command
+      ->add_option_function<std::string>(
+          "-p,--pid",
+          [&options](const std::string& text) {
+            base::StatusOr<std::vector<pid_t>> pids = ParsePids(text);
+            if (!pids.ok()) throw CLI::ValidationError(pids.status().message());
+            options.attach = *pids;
+          },
+          "Sample these running processes (PID[,PID...]); needs the rights perf_event_open and "
+          "/proc/PID/maps ask for: see 'Permissions' in the README")
+      ->type_name("PID[,PID...]");
+  command
+      ->add_option("command", options.command,
+                   "The command to run, after --; with -p, the command that times the "
+                   "recording")
       ->expected(-1);
   command->prefix_command();
   command->footer(kRecordExamples);
 }
 
 base::Status ValidateRecordOptions(const record::SessionOptions& options) {
+  if (options.command.empty() && options.attach.empty()) {
+    return base::Status::Error("nothing to record: give a command after --, or -p PID");
+  }
+  if (!options.attach.empty() && !options.formats.empty()) {
+    return base::Status::Error(
+        "--formats does not apply to -p: a running process's collector writes what its "
+        "environment asked for when it started");
+  }
   if (!options.formats.empty()) {
     RETURN_IF_ERROR(formats::ParseOutputFormats(options.formats, "--formats").status());
   }
@@ -115,6 +166,9 @@ int RunRecord(record::SessionOptions options, std::FILE* err) {
   if (!result->rotated_to.empty()) {
     std::fprintf(err, "jitscope record: moved the previous session to %s\n",
                  result->rotated_to.c_str());
+  }
+  if (!result->stopped_by.empty()) {
+    std::fprintf(err, "jitscope record: stopped: %s\n", result->stopped_by.c_str());
   }
   if (!result->kernel_frames) {
     std::fprintf(err,

@@ -8,14 +8,66 @@
 namespace jitscope::formats {
 
 base::Status WriteSessionInfo(const std::string& directory, const SessionInfo& info) {
-  const nlohmann::ordered_json json = {{"command", info.command},
-                                       {"pid", info.pid},
-                                       {"frequency_hz", info.frequency_hz},
-                                       {"start_time_ns", info.start_time_ns}};
+  nlohmann::ordered_json json = {{"command", info.command},
+                                 {"pid", info.pid},
+                                 {"frequency_hz", info.frequency_hz},
+                                 {"start_time_ns", info.start_time_ns}};
+  if (!info.attached.empty()) {
+    nlohmann::ordered_json attached = nlohmann::ordered_json::array();
+    for (const AttachedProcess& process : info.attached) {
+      attached.push_back({{"pid", process.pid},
+                          {"command", process.command},
+                          {"collector_output_dir", process.collector_output_dir}});
+    }
+    json["attached"] = std::move(attached);
+  }
   const std::string text = json.dump() + "\n";
   ASSIGN_OR_RETURN(base::ScopedFd fd, base::CreateExclusive(directory, kSessionInfoFileName));
   return base::WriteAll(fd.get(), text.data(), text.size());
 }
+
+namespace {
+
+bool ParsePid(const nlohmann::json& object, uint32_t& pid) {
+  const auto value = object.find("pid");
+  if (value == object.end() || !value->is_number_unsigned() ||
+      value->get<uint64_t>() > UINT32_MAX) {
+    return false;
+  }
+  pid = static_cast<uint32_t>(value->get<uint64_t>());
+  return true;
+}
+
+bool ParseStrings(const nlohmann::json& object, const char* key,
+                  std::vector<std::string>& strings) {
+  const auto list = object.find(key);
+  if (list == object.end() || !list->is_array()) return false;
+  for (const auto& item : *list) {
+    if (!item.is_string()) return false;
+    strings.push_back(item.get<std::string>());
+  }
+  return true;
+}
+
+bool ParseAttached(const nlohmann::json& json, std::vector<AttachedProcess>& attached) {
+  const auto list = json.find("attached");
+  if (list == json.end()) return true;  // a session of a command
+  if (!list->is_array()) return false;
+  for (const auto& item : *list) {
+    AttachedProcess process;
+    if (!item.is_object() || !ParsePid(item, process.pid) ||
+        !ParseStrings(item, "command", process.command)) {
+      return false;
+    }
+    const auto dir = item.find("collector_output_dir");
+    if (dir == item.end() || !dir->is_string()) return false;
+    process.collector_output_dir = dir->get<std::string>();
+    attached.push_back(std::move(process));
+  }
+  return true;
+}
+
+}  // namespace
 
 base::StatusOr<SessionInfo> ParseSessionInfo(std::string_view bytes) {
   // Parsed without exceptions, then every field's type is checked.
@@ -23,23 +75,14 @@ base::StatusOr<SessionInfo> ParseSessionInfo(std::string_view bytes) {
   auto bad = [] { return base::Status::Error("not a jitscope session.json"); };
   if (!json.is_object()) return bad();
   SessionInfo info;
-  const auto command = json.find("command");
-  if (command == json.end() || !command->is_array()) return bad();
-  for (const auto& arg : *command) {
-    if (!arg.is_string()) return bad();
-    info.command.push_back(arg.get<std::string>());
-  }
+  if (!ParseStrings(json, "command", info.command)) return bad();
   for (auto [key, field] : {std::pair{"frequency_hz", &info.frequency_hz},
                             std::pair{"start_time_ns", &info.start_time_ns}}) {
     const auto value = json.find(key);
     if (value == json.end() || !value->is_number_unsigned()) return bad();
     *field = value->get<uint64_t>();
   }
-  const auto pid = json.find("pid");
-  if (pid == json.end() || !pid->is_number_unsigned() || pid->get<uint64_t>() > UINT32_MAX) {
-    return bad();
-  }
-  info.pid = static_cast<uint32_t>(pid->get<uint64_t>());
+  if (!ParsePid(json, info.pid) || !ParseAttached(json, info.attached)) return bad();
   return info;
 }
 

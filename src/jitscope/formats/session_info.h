@@ -6,6 +6,16 @@
 //
 //   {"command": ["jitvm", "hotspot.jv", "1000"], "pid": 1234, "frequency_hz": 1000,
 //    "start_time_ns": 123456789}
+//
+// A session of running processes (`record -p`) says so in "attached": each process's pid, its
+// command line and where its collector writes its trace (JITSCOPE_OUTPUT_DIR, absolute; "" when
+// the process was not started with the collector), which is outside the session directory. Its
+// "command" is the one given after -- to time the recording (possibly none), "pid" that
+// command's (0 without one):
+//
+//   {"command": ["sleep", "10"], "pid": 1300, "frequency_hz": 1000, "start_time_ns": 123456789,
+//    "attached": [{"pid": 1234, "command": ["jitvm", "hotspot.jv"],
+//                  "collector_output_dir": "/home/me/traces"}]}
 #pragma once
 
 #include <cstdint>
@@ -19,11 +29,19 @@ namespace jitscope::formats {
 
 inline constexpr char kSessionInfoFileName[] = "session.json";
 
+struct AttachedProcess {
+  uint32_t pid = 0;
+  std::vector<std::string> command;
+  std::string collector_output_dir;
+  bool operator==(const AttachedProcess&) const = default;
+};
+
 struct SessionInfo {
   std::vector<std::string> command;
   uint32_t pid = 0;  // of the command
   uint64_t frequency_hz = 0;
-  uint64_t start_time_ns = 0;  // CLOCK_MONOTONIC
+  uint64_t start_time_ns = 0;             // CLOCK_MONOTONIC
+  std::vector<AttachedProcess> attached;  // empty: the session recorded `command`
   bool operator==(const SessionInfo&) const = default;
 };
 

@@ -9,8 +9,9 @@
 
 #include <cerrno>
 #include <climits>
-#include <fstream>
 #include <string>
+
+#include "jitscope/record/permission_advice.h"
 
 namespace jitscope::record {
 namespace {
@@ -18,13 +19,6 @@ namespace {
 // 512 KiB of ring per CPU: at 1 kHz with 127-frame chains (~1 KiB each), half a second of samples
 // between two drains, and the session drains at least every 50 ms.
 constexpr size_t kRingDataPages = 128;
-
-int ReadParanoidLevel() {
-  std::ifstream in("/proc/sys/kernel/perf_event_paranoid");
-  int level = INT_MIN;
-  in >> level;
-  return level;
-}
 
 base::StatusOr<base::ScopedFd> OpenEvent(perf_event_attr attr, pid_t pid, int cpu) {
   const long fd = ::syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
@@ -35,14 +29,19 @@ base::StatusOr<base::ScopedFd> OpenEvent(perf_event_attr attr, pid_t pid, int cp
 struct OpenedEvents {
   std::vector<base::ScopedFd> redirected;
   std::vector<base::ScopedFd> ring_owners;
+  std::vector<RingBuffer> rings;
 };
 
 // One event per CPU and task. The kernel refuses to mmap an inherited per-task event opened with
 // cpu == -1 (every descendant would write into one ring), so following threads and children
 // takes one inherited event, and one ring, per CPU — as perf record does.
-base::StatusOr<OpenedEvents> OpenEvents(const SamplerOptions& options,
-                                        const SamplerTarget& target) {
-  const perf_event_attr attr = MakeSamplingAttr(options);
+base::StatusOr<OpenedEvents> OpenEvents(const SamplerOptions& options, const SamplerTarget& target,
+                                        pid_t& failed_task) {
+  perf_event_attr attr = MakeSamplingAttr(options);
+  if (target.running) {
+    attr.disabled = 0;
+    attr.enable_on_exec = 0;
+  }
   const std::vector<pid_t> tasks = target.tasks.empty() ? std::vector<pid_t>{-1} : target.tasks;
   OpenedEvents opened;
   const long cpus = ::sysconf(_SC_NPROCESSORS_CONF);
@@ -51,10 +50,18 @@ base::StatusOr<OpenedEvents> OpenEvents(const SamplerOptions& options,
     for (pid_t task : tasks) {
       base::StatusOr<base::ScopedFd> fd = OpenEvent(attr, task, cpu);
       if (!fd.ok() && fd.status().errno_value() == ENODEV) break;  // an offline CPU
-      if (!fd.ok()) return fd.status();
+      if (!fd.ok() && fd.status().errno_value() == ESRCH && target.running) continue;
+      if (!fd.ok()) {
+        failed_task = task;
+        return fd.status();
+      }
       if (ring_owner < 0) {
+        // Mapped before any event is redirected to it: the kernel redirects only into an
+        // existing ring (EINVAL otherwise).
+        ASSIGN_OR_RETURN(RingBuffer ring, RingBuffer::Map(fd->get(), kRingDataPages));
         ring_owner = fd->get();
         opened.ring_owners.push_back(std::move(*fd));
+        opened.rings.push_back(std::move(ring));
         continue;
       }
       if (::ioctl(fd->get(), PERF_EVENT_IOC_SET_OUTPUT, ring_owner) != 0) {
@@ -62,6 +69,9 @@ base::StatusOr<OpenedEvents> OpenEvents(const SamplerOptions& options,
       }
       opened.redirected.push_back(std::move(*fd));
     }
+  }
+  if (opened.ring_owners.empty() && target.running) {
+    return base::Status::Error("every thread ended before it could be sampled");
   }
   if (opened.ring_owners.empty()) return base::Status::Error("perf_event_open: no online CPU");
   return opened;
@@ -75,23 +85,21 @@ bool Denied(const base::StatusOr<OpenedEvents>& events) {
 }  // namespace
 
 base::StatusOr<Sampler> Sampler::Open(SamplerOptions options, const SamplerTarget& target) {
-  base::StatusOr<OpenedEvents> events = OpenEvents(options, target);
+  pid_t failed_task = -1;
+  base::StatusOr<OpenedEvents> events = OpenEvents(options, target, failed_task);
   if (Denied(events) && options.include_kernel) {
     // paranoid 2 still allows user-space samples of our own processes: retry without the kernel.
     options.include_kernel = false;
-    events = OpenEvents(options, target);
+    events = OpenEvents(options, target, failed_task);
   }
   if (Denied(events)) {
-    return base::Status::Error("%s", PermissionAdvice(ReadParanoidLevel()).c_str());
+    const pid_t process = target.running ? failed_task : 0;
+    return base::Status::Error("%s",
+                               PerfEventRefusal(ReadPermissionFacts(process), process).c_str());
   }
   if (!events.ok()) return events.status();
-  std::vector<RingBuffer> rings;
-  for (const base::ScopedFd& fd : events->ring_owners) {
-    ASSIGN_OR_RETURN(RingBuffer ring, RingBuffer::Map(fd.get(), kRingDataPages));
-    rings.push_back(std::move(ring));
-  }
   return Sampler(options, std::move(events->redirected), std::move(events->ring_owners),
-                 std::move(rings));
+                 std::move(events->rings));
 }
 
 void Sampler::Wait(int timeout_ms) {
@@ -105,16 +113,6 @@ size_t Sampler::Drain(const std::function<void(std::string_view record)>& consum
   size_t bytes = 0;
   for (RingBuffer& ring : rings_) bytes += ring.Drain(consume);
   return bytes;
-}
-
-std::string PermissionAdvice(int paranoid_level) {
-  std::string level =
-      paranoid_level == INT_MIN ? std::string("unknown") : std::to_string(paranoid_level);
-  return "sampling is not permitted (kernel.perf_event_paranoid = " + level +
-         "). Profiling your own processes needs perf_event_paranoid <= 2 (user-space only) or "
-         "<= 1 (with kernel frames). Fix: 'sudo sysctl kernel.perf_event_paranoid=1', or run "
-         "jitscope with CAP_PERFMON ('sudo setcap cap_perfmon+ep $(command -v jitscope)'). In a "
-         "container, the runtime's seccomp profile must also allow perf_event_open.";
 }
 
 }  // namespace jitscope::record

@@ -28,6 +28,9 @@ namespace jitscope::record {
 
 struct SamplerTarget {
   std::vector<pid_t> tasks;  // empty: every process on every CPU
+  // The tasks run already (record -p): their events start enabled, with no exec to wait for, and
+  // a task that ended since it was listed (ESRCH) is passed over.
+  bool running = false;
 };
 
 class Sampler {
@@ -35,7 +38,7 @@ class Sampler {
   // Opens and maps the events. When the kernel refuses kernel frames to this user
   // (perf_event_paranoid 2 without CAP_PERFMON), retries with user-space frames only and says so
   // in options().include_kernel; a refusal of user-space sampling too is an error that explains
-  // the fix (PermissionAdvice).
+  // the fix (permission_advice.h).
   static base::StatusOr<Sampler> Open(SamplerOptions options, const SamplerTarget& target);
 
   Sampler(Sampler&&) = default;
@@ -64,8 +67,5 @@ class Sampler {
   std::vector<base::ScopedFd> ring_events_;  // one per CPU, each owning rings_[i]
   std::vector<RingBuffer> rings_;
 };
-
-// The user-facing explanation of a perf_event_open permission failure, with the fix.
-std::string PermissionAdvice(int paranoid_level);
 
 }  // namespace jitscope::record

@@ -2,21 +2,28 @@
 #include "jitscope/record/session.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <functional>
+#include <optional>
 #include <utility>
 
 #include "jitscope/base/clock.h"
 #include "jitscope/base/scoped_resource.h"
 #include "jitscope/formats/samples_file.h"
 #include "jitscope/formats/session_info.h"
+#include "jitscope/record/attach.h"
 #include "jitscope/record/sampler.h"
 #include "jitscope/record/signal_forwarder.h"
+#include "jitscope/record/stop_signals.h"
 #include "jitscope/record/vdso.h"
 
 namespace jitscope::record {
@@ -30,14 +37,17 @@ constexpr int kPollTimeoutMs = 50;
   while (::read(go_fd, &byte, 1) < 0 && errno == EINTR) {
   }
   if (byte != 1) ::_exit(127);
-  if (!options.collector_path.empty()) {
-    ::setenv("INTEL_JIT_PROFILER64", options.collector_path.c_str(), 1);
+  // With -p the command only times the recording: it runs as it would without jitscope.
+  if (options.attach.empty()) {
+    if (!options.collector_path.empty()) {
+      ::setenv("INTEL_JIT_PROFILER64", options.collector_path.c_str(), 1);
+    }
+    if (!options.collector32_path.empty()) {
+      ::setenv("INTEL_JIT_PROFILER32", options.collector32_path.c_str(), 1);
+    }
+    ::setenv("JITSCOPE_OUTPUT_DIR", options.output_dir.c_str(), 1);
+    if (!options.formats.empty()) ::setenv("JITSCOPE_FORMATS", options.formats.c_str(), 1);
   }
-  if (!options.collector32_path.empty()) {
-    ::setenv("INTEL_JIT_PROFILER32", options.collector32_path.c_str(), 1);
-  }
-  ::setenv("JITSCOPE_OUTPUT_DIR", options.output_dir.c_str(), 1);
-  if (!options.formats.empty()) ::setenv("JITSCOPE_FORMATS", options.formats.c_str(), 1);
   std::vector<char*> argv;
   for (const std::string& arg : options.command) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
@@ -111,25 +121,168 @@ int ExitCodeOf(int wait_status) {
   return 1;
 }
 
-// Drains the sampler into `writer` until `child` exits, then once more for what its last
-// moments left in the rings. Returns the child's wait status; a write error stops writing (the
-// draining goes on, so the kernel never blocks on a full ring) and is returned in `write_status`.
-int DrainUntilExit(Sampler& sampler, pid_t child, formats::SamplesWriter& writer,
-                   uint64_t& records_bytes, base::Status& write_status) {
+// Drains the sampler into `writer` until `done()`, then once more for what the last moments left
+// in the rings. A write error stops writing (the draining goes on, so the kernel never blocks on a
+// full ring) and is returned in `write_status`.
+void DrainUntil(Sampler& sampler, const std::function<bool()>& done, formats::SamplesWriter& writer,
+                uint64_t& records_bytes, base::Status& write_status) {
   auto drain = [&] {
     records_bytes += sampler.Drain([&](std::string_view record) {
       if (write_status.ok()) write_status = writer.Append(record);
     });
   };
-  int wait_status = 0;
-  for (;;) {
+  do {
     sampler.Wait(kPollTimeoutMs);
     drain();
-    const pid_t done = ::waitpid(child, &wait_status, WNOHANG);
-    if (done == child || (done < 0 && errno != EINTR)) break;
-  }
+  } while (!done());
   drain();
-  return wait_status;
+}
+
+// The samples file of `sampler`'s samples, and the vDSO beside it.
+base::StatusOr<formats::SamplesWriter> CreateSessionFiles(const std::string& dir,
+                                                          const Sampler& sampler) {
+  ASSIGN_OR_RETURN(formats::SamplesWriter writer,
+                   formats::SamplesWriter::Create(
+                       dir, sampler.options().include_kernel ? formats::kFlagKernel : 0,
+                       SamplesFormatOf(sampler.options())));
+  RETURN_IF_ERROR(SaveVdso(dir));
+  return writer;
+}
+
+// A pidfd of each attached process: readable once it has exited, and never another process that
+// reused its pid.
+base::StatusOr<base::ScopedFd> OpenPidfd(pid_t pid, const PermissionFacts& facts) {
+  const long fd = ::syscall(SYS_pidfd_open, pid, 0);
+  if (fd < 0) {
+    const int error = errno;
+    return base::Status::Error(
+        "%s", ProcRefusal(facts, pid, "pidfd_open(" + std::to_string(pid) + ")", error).c_str());
+  }
+  return base::ScopedFd(static_cast<int>(fd));
+}
+
+bool AllExited(const std::vector<base::ScopedFd>& pidfds) {
+  std::vector<pollfd> pfds;
+  for (const base::ScopedFd& fd : pidfds) pfds.push_back({fd.get(), POLLIN, 0});
+  if (::poll(pfds.data(), pfds.size(), 0) < 0) return false;
+  return std::all_of(pfds.begin(), pfds.end(), [](const pollfd& p) { return p.revents != 0; });
+}
+
+std::vector<pid_t> ThreadsOf(const std::vector<AttachTarget>& targets) {
+  std::vector<pid_t> tasks;
+  for (const AttachTarget& target : targets) {
+    // A process that ended since has no threads left to list.
+    base::StatusOr<std::vector<pid_t>> threads = ListThreads(target.pid);
+    if (threads.ok()) tasks.insert(tasks.end(), threads->begin(), threads->end());
+  }
+  std::sort(tasks.begin(), tasks.end());
+  return tasks;
+}
+
+// Opens the events on every thread of `targets`. A thread created between the listing and the
+// opening of its creator's event is in no event, so the threads are listed again once the
+// events exist, and the events reopened on the new list while a thread is missing (a few
+// times: a process that creates threads without pause keeps only the later ones' inheritance).
+base::StatusOr<Sampler> OpenOnThreads(const SessionOptions& options,
+                                      const std::vector<AttachTarget>& targets) {
+  std::vector<pid_t> tasks;
+  for (const AttachTarget& target : targets) {
+    tasks.insert(tasks.end(), target.threads.begin(), target.threads.end());
+  }
+  std::sort(tasks.begin(), tasks.end());
+  const SamplerOptions sampler_options{.frequency_hz = options.frequency_hz,
+                                       .include_kernel = true,
+                                       .call_graph = options.call_graph};
+  for (int attempt = 0;; ++attempt) {
+    ASSIGN_OR_RETURN(Sampler sampler,
+                     Sampler::Open(sampler_options, SamplerTarget{tasks, /*running=*/true}));
+    const std::vector<pid_t> now = ThreadsOf(targets);
+    if (attempt == 3 || std::includes(tasks.begin(), tasks.end(), now.begin(), now.end())) {
+      return sampler;
+    }
+    tasks = now;
+  }
+}
+
+// record -p: see session.h.
+base::StatusOr<SessionResult> RunAttachSession(const SessionOptions& options) {
+  std::vector<AttachTarget> targets;
+  std::vector<PermissionFacts> facts;
+  std::vector<base::ScopedFd> pidfds;
+  for (pid_t pid : options.attach) {
+    facts.push_back(ReadPermissionFacts(pid));
+    ASSIGN_OR_RETURN(AttachTarget target, InspectProcess(pid, facts.back()));
+    ASSIGN_OR_RETURN(base::ScopedFd pidfd, OpenPidfd(pid, facts.back()));
+    targets.push_back(std::move(target));
+    pidfds.push_back(std::move(pidfd));
+  }
+  SessionResult result;
+  ASSIGN_OR_RETURN(result.rotated_to, PrepareSessionDirectory(options.output_dir));
+  std::optional<PendingCommand> command;
+  if (!options.command.empty()) {
+    ASSIGN_OR_RETURN(PendingCommand pending, PendingCommand::Start(options));
+    command.emplace(std::move(pending));
+  }
+  const uint64_t start_ns = base::MonotonicNowNs();
+  ASSIGN_OR_RETURN(Sampler sampler, OpenOnThreads(options, targets));
+  result.kernel_frames = sampler.options().include_kernel;
+  ASSIGN_OR_RETURN(formats::SamplesWriter writer, CreateSessionFiles(options.output_dir, sampler));
+  formats::SessionInfo info{.command = options.command,
+                            .pid = command ? static_cast<uint32_t>(command->pid()) : 0,
+                            .frequency_hz = options.frequency_hz,
+                            .start_time_ns = start_ns,
+                            .attached = {}};
+  // What existed before the events did, stamped before them: every sample comes later.
+  for (size_t i = 0; i < targets.size(); ++i) {
+    ASSIGN_OR_RETURN(std::vector<std::string> records,
+                     SynthesizeExisting(targets[i].pid, start_ns, facts[i]));
+    for (const std::string& record : records) {
+      RETURN_IF_ERROR(writer.Append(record));
+      result.records_bytes += record.size();
+    }
+    info.attached.push_back({.pid = static_cast<uint32_t>(targets[i].pid),
+                             .command = targets[i].command,
+                             .collector_output_dir = targets[i].collector_output_dir});
+  }
+  RETURN_IF_ERROR(formats::WriteSessionInfo(options.output_dir, info));
+
+  base::Status write_status;
+  int wait_status = 0;
+  bool command_ended = false;
+  {
+    StopSignals stop;
+    if (command) {
+      if (const int exec_error = command->Release(); exec_error != 0) {
+        ::waitpid(command->pid(), &wait_status, 0);
+        result.exec_error =
+            base::Status::Errno(exec_error, "cannot run '%s'", options.command[0].c_str());
+        result.exit_code = 127;
+        return result;
+      }
+    }
+    auto done = [&] {
+      if (stop.received() != 0) {
+        result.stopped_by = stop.received() == SIGINT ? "SIGINT" : "SIGTERM";
+      } else if (command && ::waitpid(command->pid(), &wait_status, WNOHANG) == command->pid()) {
+        command_ended = true;
+        result.stopped_by = "the command ended";
+      } else if (AllExited(pidfds)) {
+        result.stopped_by = pidfds.size() == 1 ? "the process exited" : "the processes exited";
+      }
+      return !result.stopped_by.empty();
+    };
+    DrainUntil(sampler, done, writer, result.records_bytes, write_status);
+  }
+  if (command && !command_ended) {
+    // Stopped before the command ended: it only timed the recording, so it goes too.
+    ::kill(command->pid(), SIGTERM);
+    while (::waitpid(command->pid(), &wait_status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  if (write_status.ok()) write_status = writer.Flush();
+  RETURN_IF_ERROR(write_status);
+  result.exit_code = command_ended ? ExitCodeOf(wait_status) : 0;
+  return result;
 }
 
 }  // namespace
@@ -171,6 +324,7 @@ base::StatusOr<std::string> FindCollector(const char* lib_directory) {
 }
 
 base::StatusOr<SessionResult> RunSession(const SessionOptions& options) {
+  if (!options.attach.empty()) return RunAttachSession(options);
   if (options.command.empty()) return base::Status::Error("no command to record");
   SessionResult result;
   ASSIGN_OR_RETURN(result.rotated_to, PrepareSessionDirectory(options.output_dir));
@@ -179,17 +333,14 @@ base::StatusOr<SessionResult> RunSession(const SessionOptions& options) {
                    Sampler::Open(SamplerOptions{.frequency_hz = options.frequency_hz,
                                                 .include_kernel = true,
                                                 .call_graph = options.call_graph},
-                                 SamplerTarget{{command.pid()}}));
+                                 SamplerTarget{{command.pid()}, /*running=*/false}));
   result.kernel_frames = sampler.options().include_kernel;
-  ASSIGN_OR_RETURN(formats::SamplesWriter writer,
-                   formats::SamplesWriter::Create(options.output_dir,
-                                                  result.kernel_frames ? formats::kFlagKernel : 0,
-                                                  SamplesFormatOf(sampler.options())));
-  RETURN_IF_ERROR(SaveVdso(options.output_dir));
+  ASSIGN_OR_RETURN(formats::SamplesWriter writer, CreateSessionFiles(options.output_dir, sampler));
   const formats::SessionInfo info{.command = options.command,
                                   .pid = static_cast<uint32_t>(command.pid()),
                                   .frequency_hz = options.frequency_hz,
-                                  .start_time_ns = base::MonotonicNowNs()};
+                                  .start_time_ns = base::MonotonicNowNs(),
+                                  .attached = {}};
   RETURN_IF_ERROR(formats::WriteSessionInfo(options.output_dir, info));
 
   int wait_status = 0;
@@ -198,8 +349,11 @@ base::StatusOr<SessionResult> RunSession(const SessionOptions& options) {
   {
     SignalForwarder forwarder(command.pid());
     exec_error = command.Release();
-    wait_status =
-        DrainUntilExit(sampler, command.pid(), writer, result.records_bytes, write_status);
+    auto exited = [&] {
+      const pid_t done = ::waitpid(command.pid(), &wait_status, WNOHANG);
+      return done == command.pid() || (done < 0 && errno != EINTR);
+    };
+    DrainUntil(sampler, exited, writer, result.records_bytes, write_status);
   }
   if (write_status.ok()) write_status = writer.Flush();
   RETURN_IF_ERROR(write_status);

@@ -13,6 +13,14 @@
 // enable_on_exec) and maps its ring; it releases the child, which sets up the collector's
 // environment and execs the command, which starts the counters. The parent drains the ring until
 // the command exits. Single-threaded; signal handlers only forward SIGINT/SIGTERM to the child.
+//
+// Attached to running processes (`record -p`, attach.h): their /proc files are read (a refusal
+// says what is missing), one enabled event is opened per existing thread and CPU (inherit covers
+// threads and children created later; the threads are listed again until no new one appears),
+// the mappings and thread names that existed before are synthesized into the samples file, and
+// a command given after -- runs plainly (neither sampled nor given the collector) to time the
+// recording. The ring is drained until every attached process has exited, the command ends, or
+// SIGINT/SIGTERM arrives (stop_signals.h). Nothing is written outside the session directory.
 #pragma once
 
 #include <cstdint>
@@ -32,7 +40,8 @@ struct SessionOptions {
   std::string formats;           // JITSCOPE_FORMATS for the collector; empty = its default
   std::string collector_path;    // INTEL_JIT_PROFILER64; empty = do not set it
   std::string collector32_path;  // INTEL_JIT_PROFILER32, for 32-bit processes; empty = do not set
-  std::vector<std::string> command;
+  std::vector<std::string> command;  // with `attach`: the command that times the recording
+  std::vector<pid_t> attach;         // record -p: running processes to sample
 };
 
 struct SessionResult {
@@ -41,6 +50,7 @@ struct SessionResult {
   uint64_t records_bytes = 0;  // perf record bytes written
   bool kernel_frames = true;
   base::Status exec_error;  // set when the command could not be started (exit_code 127)
+  std::string stopped_by;   // attached: what ended the recording, for the user
 };
 
 // Moves an existing `dir` aside to `dir`.old (or `dir`.1, .2, ... if that is taken; nothing is

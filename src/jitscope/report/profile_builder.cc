@@ -1,6 +1,7 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "jitscope/report/profile_builder.h"
 
+#include <dirent.h>
 #include <limits.h>
 #include <sys/stat.h>
 
@@ -8,6 +9,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -299,6 +301,28 @@ std::vector<std::string> FindForeignJitFiles(const std::string& session_director
   return {found.begin(), found.end()};
 }
 
+std::vector<std::string> FindAttachedTraces(const std::vector<std::string>& collector_dirs,
+                                            const std::vector<uint32_t>& pids) {
+  std::set<std::string> found;
+  for (const std::string& dir : collector_dirs) {
+    DIR* listing = ::opendir(dir.c_str());
+    if (listing == nullptr) continue;
+    while (const dirent* entry = ::readdir(listing)) {
+      std::string_view name = entry->d_name;
+      if (!name.starts_with("jit-") || !name.ends_with(".jsc")) continue;
+      // jit-<pid>.<n>.jsc: the collector's name when jit-<pid>.jsc was taken.
+      const size_t dot = name.find('.');
+      const std::optional<uint32_t> pid =
+          formats::ParsePidFileName(name.substr(0, dot), "jit-", "");
+      if (!pid || std::find(pids.begin(), pids.end(), *pid) == pids.end()) continue;
+      const std::string path = dir + "/" + std::string(name);
+      if (IsRegularFile(path)) found.insert(path);
+    }
+    ::closedir(listing);
+  }
+  return {found.begin(), found.end()};
+}
+
 namespace {
 
 // A recording's samples and what its reader learned beside them.
@@ -308,8 +332,9 @@ struct Recording {
   std::string beside;             // a perf.data's directory, where the collector may have written
   std::string vdso_path;          // the vDSO image to unwind through, "" if none
   std::string program;            // the recorded command's first word, if known
-  bool latest_code = false;       // see Builder::latest_code_
-  Profile profile;                // command, sample period and warnings so far
+  std::vector<std::string> collector_dirs;  // record -p: where the processes' collectors write
+  bool latest_code = false;                 // see Builder::latest_code_
+  Profile profile;                          // command, sample period and warnings so far
 };
 
 base::StatusOr<Recording> ReadSession(const std::string& session_directory) {
@@ -323,6 +348,19 @@ base::StatusOr<Recording> ReadSession(const std::string& session_directory) {
   if (auto info = formats::ReadSessionInfo(session_directory); info.ok()) {
     profile.command = fmt::format("{}", fmt::join(info->command, " "));
     if (!info->command.empty()) recording.program = info->command.front();
+    if (!info->attached.empty()) {
+      // record -p: the processes are the subject; a command only timed the recording.
+      std::vector<std::string> processes;
+      for (const formats::AttachedProcess& process : info->attached) {
+        processes.push_back(fmt::format("{} ({})", process.pid, fmt::join(process.command, " ")));
+        if (!process.collector_output_dir.empty()) {
+          recording.collector_dirs.push_back(process.collector_output_dir);
+        }
+      }
+      profile.command = fmt::format("attached to {}", fmt::join(processes, ", "));
+      const std::vector<std::string>& first = info->attached.front().command;
+      recording.program = first.empty() ? std::string() : first.front();
+    }
     if (info->frequency_hz > 0) profile.sample_period_ns = 1'000'000'000 / info->frequency_hz;
   } else {
     profile.warnings.push_back(info.status().message() + "; assuming 1000 Hz");
@@ -440,6 +478,9 @@ base::StatusOr<Profile> Build(Recording recording, const BuildOptions& options) 
   for (std::string& foreign :
        FindForeignJitFiles(recording.session_directory, data.mappings, without_files)) {
     paths.push_back(std::move(foreign));
+  }
+  for (std::string& trace : FindAttachedTraces(recording.collector_dirs, without_files)) {
+    paths.push_back(std::move(trace));
   }
   base::StatusOr<symbolize::SourceSet> sources = symbolize::SourceSet::Open(paths);
   if (!sources.ok()) {

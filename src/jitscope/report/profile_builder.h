@@ -55,4 +55,11 @@ std::vector<std::string> FindForeignJitFiles(const std::string& session_director
                                              const std::vector<formats::Mapping>& mappings,
                                              const std::vector<uint32_t>& pids_without_files);
 
+// The collector's traces of processes `record -p` attached to, which they wrote into their own
+// JITSCOPE_OUTPUT_DIR (session.json's "collector_output_dir", never searched below): the
+// `jit-<pid>.jsc` and `jit-<pid>.<n>.jsc` there of every pid in `pids` (the attached processes
+// and the children they started while recorded).
+std::vector<std::string> FindAttachedTraces(const std::vector<std::string>& collector_dirs,
+                                            const std::vector<uint32_t>& pids);
+
 }  // namespace jitscope::report

@@ -1,0 +1,261 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// End-to-end: `jitscope record -p` on processes that were running before it.
+//  - the example JIT, started with the collector and attached after it has run a while: the JIT
+//    functions that run while attached are named with their source lines, from the trace in the
+//    process's own JITSCOPE_OUTPUT_DIR, into which jitscope writes nothing;
+//  - a process with threads created before and after attaching: samples of every thread, each
+//    under its name, and the recording ends when the process exits;
+//  - a missing process and a process of another user: the documented messages.
+#include <dirent.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "../support/subprocess.h"
+#include "jitscope/formats/samples_file.h"
+#include "jitscope/formats/session_info.h"
+#include "jitscope/record/permission_advice.h"
+#include "jitscope/report/profile_builder.h"
+
+namespace jitscope::record {
+namespace {
+
+using test_support::Process;
+using test_support::RunProgram;
+using test_support::TempDir;
+
+std::set<std::string> ListDirectory(const std::string& dir) {
+  std::set<std::string> names;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (dirent* entry = ::readdir(d)) {
+      const std::string name = entry->d_name;
+      if (name != "." && name != "..") names.insert(name);
+    }
+    ::closedir(d);
+  }
+  return names;
+}
+
+bool Exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+// Whether process `pid` runs (exists and is not a zombie).
+bool Running(pid_t pid) {
+  const std::string stat = test_support::ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  const size_t paren = stat.rfind(')');
+  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z';
+}
+
+// The line of `path` that carries `marker` (1-based).
+uint32_t LineWith(const std::string& path, const std::string& marker) {
+  const std::string text = test_support::ReadFile(path);
+  uint32_t line = 1;
+  for (size_t i = 0; i < text.find(marker) && i < text.size(); ++i) line += text[i] == '\n';
+  return text.find(marker) == std::string::npos ? 0 : line;
+}
+
+TEST(AttachTest, JitFunctionsOfARunningProcessAreNamedWithTheirLines) {
+  TempDir tmp;
+  const std::string traces = tmp.path() + "/traces";
+  const std::string dir = tmp.path() + "/session";
+  ASSERT_EQ(::mkdir(traces.c_str(), 0700), 0);
+  Process jitvm({JITVM, JITVM_PROGRAMS "/hotspot.jv", "1000000"},
+                {{"INTEL_JIT_PROFILER64", JITSCOPE_COLLECTOR}, {"JITSCOPE_OUTPUT_DIR", traces}});
+  ASSERT_GT(jitvm.pid(), 0);
+  // Let it run: until it has used 0.3 s of CPU (its functions are compiled and optimized by
+  // then), however busy the machine.
+  const long ticks = ::sysconf(_SC_CLK_TCK) * 3 / 10;
+  for (int i = 0; i < 600 && test_support::ProcessCpuTicks(jitvm.pid()) < ticks; ++i) {
+    ::usleep(100 * 1000);
+  }
+  ASSERT_GE(test_support::ProcessCpuTicks(jitvm.pid()), ticks) << "jitvm never ran";
+  const pid_t jitvm_pid = jitvm.pid();
+  const std::string pid = std::to_string(jitvm_pid);
+
+  auto record = RunProgram({JITSCOPE_CLI, "record", "-p", pid, "-o", dir, "--", "sleep", "1"});
+  ::kill(jitvm_pid, SIGKILL);
+  jitvm.Wait();
+  ASSERT_EQ(record.exit_code, 0) << record.err;
+  EXPECT_NE(record.err.find("jitscope record: stopped: the command ended\n"), std::string::npos)
+      << record.err;
+
+  base::StatusOr<formats::SessionInfo> info = formats::ReadSessionInfo(dir);
+  ASSERT_TRUE(info.ok()) << info.status().message();
+  EXPECT_EQ(info->command, (std::vector<std::string>{"sleep", "1"}));
+  ASSERT_EQ(info->attached.size(), 1u);
+  EXPECT_EQ(info->attached[0].pid, static_cast<uint32_t>(jitvm_pid));
+  EXPECT_EQ(info->attached[0].command,
+            (std::vector<std::string>{JITVM, JITVM_PROGRAMS "/hotspot.jv", "1000000"}));
+  EXPECT_EQ(info->attached[0].collector_output_dir, traces);
+  // The process's directory holds what its collector wrote, and nothing of jitscope's.
+  EXPECT_EQ(ListDirectory(traces), (std::set<std::string>{"jit-" + pid + ".jsc"}));
+
+  base::StatusOr<report::Profile> profile = report::BuildProfile(dir, {});
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  EXPECT_EQ(profile->command,
+            "attached to " + pid + " (" JITVM " " JITVM_PROGRAMS "/hotspot.jv 1000000)");
+  const uint32_t hot_line = LineWith(JITVM_PROGRAMS "/hotspot.jv", "# HOT");
+  ASSERT_GT(hot_line, 0u);
+  uint64_t user = 0, hot = 0;
+  for (const report::Stack& stack : profile->stacks) {
+    const report::Location& leaf = profile->locations[stack.frames.front()];
+    if (leaf.kind == report::FrameKind::kKernel) continue;
+    user += stack.samples;
+    if (leaf.function == "series" && leaf.file.ends_with("/hotspot.jv") && leaf.line == hot_line) {
+      hot += stack.samples;
+    }
+  }
+  ASSERT_GT(user, 100u);
+  // The hot line is most of the program's time (a sanitizer's own share varies with the build).
+  EXPECT_GT(hot * 3, user) << hot << " of " << user << " user-space samples on the hot line";
+
+  auto text = RunProgram({JITSCOPE_CLI, "report", dir, "--sort", "line", "--top", "3"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_TRUE(text.out.starts_with("# jitscope report: attached to " + pid + " (")) << text.out;
+  EXPECT_NE(text.out.find("hotspot.jv:" + std::to_string(hot_line)), std::string::npos) << text.out;
+}
+
+// --call-graph dwarf works attached: the samples carry registers and stack copies.
+TEST(AttachTest, DwarfCallGraph) {
+  TempDir tmp;
+  const std::string dir = tmp.path() + "/session";
+  Process target({"/bin/sh", "-c", "while :; do :; done"}, {});
+  const pid_t pid = target.pid();
+  ASSERT_GT(pid, 0);
+  auto record = RunProgram({JITSCOPE_CLI, "record", "--call-graph", "dwarf,1024", "-p",
+                            std::to_string(pid), "-o", dir, "--", "sleep", "0.5"});
+  ::kill(pid, SIGKILL);
+  target.Wait();
+  ASSERT_EQ(record.exit_code, 0) << record.err;
+  base::StatusOr<formats::SampleData> data =
+      formats::ReadSamplesFile(dir + "/" + formats::kSamplesFileName);
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  EXPECT_EQ(data->format.stack_size, 1024u);
+  size_t with_stack = 0;
+  for (const formats::Sample& sample : data->samples) {
+    ASSERT_EQ(sample.pid, static_cast<uint32_t>(pid));
+    with_stack += sample.stack.empty() ? 0 : 1;
+  }
+  EXPECT_GT(with_stack, 10u);
+  // The shell's executable was mapped before the recording: its mapping is synthesized.
+  bool shell_mapped = false;
+  for (const formats::Mapping& mapping : data->mappings) {
+    shell_mapped |= mapping.pid == static_cast<uint32_t>(pid) && mapping.filename.ends_with("sh");
+  }
+  EXPECT_TRUE(shell_mapped);
+}
+
+TEST(AttachTest, ThreadsFromBeforeAndAfterAttachingAndTheProcessExitEndsIt) {
+  TempDir tmp;
+  const std::string dir = tmp.path() + "/session";
+  Process target({ATTACH_THREADS_PROGRAM}, {});
+  const pid_t pid = target.pid();
+  ASSERT_GT(pid, 0);
+  std::string ready;
+  char c = 0;
+  while (ready != "ready\n" && ::read(target.stdout_fd(), &c, 1) == 1) ready += c;
+  ASSERT_EQ(ready, "ready\n");
+
+  Process record({JITSCOPE_CLI, "record", "-p", std::to_string(pid), "-o", dir}, {});
+  // session.json is written once the events are open: only then may the new threads start.
+  while (!Exists(dir + "/session.json") && Running(record.pid())) ::usleep(10 * 1000);
+  const bool attached = Exists(dir + "/session.json");
+  ::kill(pid, attached ? SIGUSR1 : SIGKILL);
+  ASSERT_TRUE(attached) << record.Wait().err;
+  // No command and no signal: the recording ends when the process exits.
+  auto recorded = record.Wait();
+  EXPECT_EQ(target.Wait().exit_code, 0);
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+  EXPECT_NE(recorded.err.find("jitscope record: stopped: the process exited\n"), std::string::npos)
+      << recorded.err;
+
+  base::StatusOr<formats::SampleData> data =
+      formats::ReadSamplesFile(dir + "/" + formats::kSamplesFileName);
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  std::map<uint32_t, std::string> names;  // the last name of each thread
+  for (const formats::Comm& comm : data->comms) names[comm.tid] = comm.name;
+  std::map<std::string, uint64_t> samples;
+  for (const formats::Sample& sample : data->samples) {
+    ASSERT_EQ(sample.pid, static_cast<uint32_t>(pid));
+    samples[names[sample.tid]] += 1;
+  }
+  for (const char* thread : {"before-1", "before-2", "after-1", "after-2"}) {
+    EXPECT_GT(samples[thread], 0u) << thread;
+  }
+}
+
+TEST(AttachTest, MissingProcess) {
+  TempDir tmp;
+  // Above the largest pid_max Linux allows (2^22): never a process.
+  auto result = RunProgram({JITSCOPE_CLI, "record", "-p", "4194305", "-o", tmp.path() + "/s"});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.err, "jitscope record: error: no process 4194305\n");
+  auto bad = RunProgram({JITSCOPE_CLI, "record", "-p", "12,x"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("-p 12,x: expected process ids separated by commas"), std::string::npos)
+      << bad.err;
+  auto formats = RunProgram({JITSCOPE_CLI, "record", "-p", "1", "--formats", "jitdump"});
+  EXPECT_EQ(formats.exit_code, 2);
+  EXPECT_EQ(formats.err,
+            "jitscope record: error: --formats does not apply to -p: a running process's "
+            "collector writes what its environment asked for when it started\n"
+            "Run 'jitscope record --help' for usage.\n");
+  auto nothing = RunProgram({JITSCOPE_CLI, "record"});
+  EXPECT_EQ(nothing.exit_code, 2);
+  EXPECT_EQ(nothing.err,
+            "jitscope record: error: nothing to record: give a command after --, or -p PID\n"
+            "Run 'jitscope record --help' for usage.\n");
+}
+
+// As an unprivileged user (uid 65534 through setpriv when the test runs as root; the test's own
+// user otherwise), attaching to a process of another user is refused with /proc's explanation.
+TEST(AttachTest, AnotherUsersProcessIsRefusedWithTheReason) {
+  TempDir tmp;
+  ASSERT_EQ(::chmod(tmp.path().c_str(), 0777), 0);
+  const std::string dir = tmp.path() + "/session";
+  std::unique_ptr<Process> own_target;
+  std::vector<std::string> argv;
+  pid_t target = 1;
+  uint32_t uid = ::getuid();
+  if (::getuid() == 0) {
+    ASSERT_TRUE(Exists("/usr/bin/setpriv")) << "setpriv (util-linux) is needed to drop root";
+    own_target = std::make_unique<Process>(std::vector<std::string>{"/bin/sleep", "60"},
+                                           std::map<std::string, std::string>{});
+    target = own_target->pid();
+    uid = 65534;
+    argv = {"/usr/bin/setpriv", "--reuid=65534",   "--regid=65534",
+            "--clear-groups",   "--inh-caps=-all", "--bounding-set=-all"};
+  }
+  ASSERT_NE(test_support::ReadFile("/proc/" + std::to_string(target) + "/status").find("Uid:\t0\t"),
+            std::string::npos)
+      << "the target must belong to root";
+  for (const std::string arg : {JITSCOPE_CLI, "record", "-p"}) argv.push_back(arg);
+  argv.push_back(std::to_string(target));
+  argv.push_back("-o");
+  argv.push_back(dir);
+  auto result = RunProgram(argv);
+  if (own_target) ::kill(own_target->pid(), SIGKILL);
+  PermissionFacts facts = ReadPermissionFacts(0);
+  facts.capabilities = 0;
+  facts.uid = uid;
+  facts.target_uid = 0;
+  const std::string path = "/proc/" + std::to_string(target) + "/environ";
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.err,
+            "jitscope record: error: " + ProcRefusal(facts, target, path, EACCES) + "\n");
+  EXPECT_FALSE(Exists(dir)) << "nothing is created before the process is readable";
+}
+
+}  // namespace
+}  // namespace jitscope::record

@@ -1,0 +1,61 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The target of `record -p`'s threads test: two threads ("before-1", "before-2") spin from the
+// start; once the test has attached and sends SIGUSR1, two more ("after-1", "after-2") each do a
+// fixed amount of work; then every thread ends and the process exits 0. It prints "ready" when
+// the first two threads run, so the test attaches to a process that already has them.
+#include <pthread.h>
+#include <signal.h>
+#include <sys/prctl.h>
+
+#include <atomic>
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+std::atomic<int> g_started{0};
+volatile unsigned g_sink = 0;
+
+void Name(const std::string& name) { ::prctl(PR_SET_NAME, name.c_str(), 0, 0, 0); }
+
+void Spin(const std::string& name) {
+  Name(name);
+  g_started.fetch_add(1);
+  unsigned x = 1;
+  while (!g_stop.load(std::memory_order_relaxed)) x = x * 1103515245u + 12345u;
+  g_sink = x;
+}
+
+void Work(const std::string& name) {
+  Name(name);
+  unsigned x = 1;
+  for (unsigned i = 0; i < 100'000'000u; ++i) x = x * 1103515245u + 12345u;
+  g_sink = x;
+}
+
+}  // namespace
+
+int main() {
+  // Every thread inherits the mask, so SIGUSR1 waits for sigwait in main.
+  sigset_t usr1;
+  sigemptyset(&usr1);
+  sigaddset(&usr1, SIGUSR1);
+  pthread_sigmask(SIG_BLOCK, &usr1, nullptr);
+  std::vector<std::thread> before;
+  for (int i = 1; i <= 2; ++i) before.emplace_back(Spin, "before-" + std::to_string(i));
+  while (g_started.load() < 2) std::this_thread::yield();
+  std::printf("ready\n");
+  std::fflush(stdout);
+  int signal_number = 0;
+  sigwait(&usr1, &signal_number);
+  std::vector<std::thread> after;
+  for (int i = 1; i <= 2; ++i) after.emplace_back(Work, "after-" + std::to_string(i));
+  for (std::thread& thread : after) thread.join();
+  g_stop = true;
+  for (std::thread& thread : before) thread.join();
+  return 0;
+}
