@@ -136,6 +136,38 @@ TEST(PerfDataE2eTest, CollectorTracesNamedWithJitNameTheCode) {
   EXPECT_NE(folded.out.find(";main_[j];series [optimized]_[j] "), std::string::npos) << folded.out;
 }
 
+// /tmp/perf-<pid>.map names the code of a process no other file describes. A perf map has no
+// times, so code at a reused address is named after the last code there: only that the JIT
+// code is named, and series among it, is certain.
+TEST(PerfDataE2eTest, APerfMapNamesJitCode) {
+  TempDir tmp;
+  const std::string data = tmp.path() + "/map.data";
+  auto result = RunProgram({PERF_PROGRAM, "record", "-q", "-k", "1", "-g", "-e", "cpu-clock", "-F",
+                            "999", "-o", data, "--", JITVM, JITVM_PROGRAMS "/hotspot.jv", "3000"},
+                           {{"INTEL_JIT_PROFILER64", JITSCOPE_COLLECTOR},
+                            {"JITSCOPE_OUTPUT_DIR", tmp.path()},
+                            {"JITSCOPE_FORMATS", "perfmap"}});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  // "jitscope[PID]: writing a perf map to /tmp/perf-PID.map": removed when the test is done.
+  const size_t at = result.err.find("/tmp/perf-");
+  ASSERT_NE(at, std::string::npos) << result.err;
+  const std::string map = result.err.substr(at, result.err.find(".map", at) + 4 - at);
+  const Profile profile = Build(data);
+  std::remove(map.c_str());
+  ASSERT_GT(profile.total_samples, 100u) << Warnings(profile);
+  uint64_t jit = 0;
+  bool series = false;
+  for (const Stack& stack : profile.stacks) {
+    const Location& leaf = profile.locations[stack.frames.front()];
+    if (leaf.kind != FrameKind::kJit) continue;
+    EXPECT_EQ(leaf.module, "[jit]");
+    jit += stack.samples;
+    series |= IsFunction(leaf, "series");
+  }
+  EXPECT_GT(jit * 10, profile.total_samples * 8) << Warnings(profile);
+  EXPECT_TRUE(series);
+}
+
 // A collector without JITSCOPE_OUTPUT_DIR writes its trace into the working directory, where
 // perf.data goes too: the traces of the recording's processes beside it are read without --jit.
 TEST(PerfDataE2eTest, CollectorTracesBesideThePerfDataNameTheCode) {
