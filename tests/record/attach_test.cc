@@ -4,8 +4,8 @@
 //  - the example JIT, started with the collector and attached after it has run a while: the JIT
 //    functions that run while attached are named with their source lines, from the trace in the
 //    process's own JITSCOPE_OUTPUT_DIR, into which jitscope writes nothing;
-//  - a process with threads created before and after attaching: samples of every thread, each
-//    under its name, and the recording ends when the process exits;
+//  - a process with threads created before and after attaching, and a child it forks after:
+//    samples of every thread, each under its name, and the recording ends when the process exits;
 //  - a missing process and a process of another user: the documented messages.
 #include <dirent.h>
 #include <signal.h>
@@ -65,6 +65,38 @@ uint32_t LineWith(const std::string& path, const std::string& marker) {
   return text.find(marker) == std::string::npos ? 0 : line;
 }
 
+// Waits until process `pid` has used 0.3 s of CPU (the example JIT's functions are compiled and
+// optimized by then), however busy the machine; false if it never does.
+bool LetRun(pid_t pid) {
+  const long ticks = ::sysconf(_SC_CLK_TCK) * 3 / 10;
+  for (int i = 0; i < 600 && test_support::ProcessCpuTicks(pid) < ticks; ++i) ::usleep(100 * 1000);
+  return test_support::ProcessCpuTicks(pid) >= ticks;
+}
+
+struct LeafCounts {
+  uint64_t user = 0;  // samples whose leaf is not in the kernel
+  // Of those, in hotspot.jv's `series`: "series" from a trace, "jitvm-optimized!series" from a
+  // jitdump or perf map (their names carry the module).
+  uint64_t series = 0;
+  uint64_t series_in_file = 0;  // of those, with hotspot.jv as their source file
+  uint64_t series_at_line = 0;  // of those, at the line asked for
+};
+
+LeafCounts CountSeries(const report::Profile& profile, uint32_t line) {
+  LeafCounts counts;
+  for (const report::Stack& stack : profile.stacks) {
+    const report::Location& leaf = profile.locations[stack.frames.front()];
+    if (leaf.kind == report::FrameKind::kKernel) continue;
+    counts.user += stack.samples;
+    if (leaf.function != "series" && !leaf.function.ends_with("!series")) continue;
+    counts.series += stack.samples;
+    if (!leaf.file.ends_with("/hotspot.jv")) continue;
+    counts.series_in_file += stack.samples;
+    if (leaf.line == line) counts.series_at_line += stack.samples;
+  }
+  return counts;
+}
+
 TEST(AttachTest, JitFunctionsOfARunningProcessAreNamedWithTheirLines) {
   TempDir tmp;
   const std::string traces = tmp.path() + "/traces";
@@ -73,13 +105,7 @@ TEST(AttachTest, JitFunctionsOfARunningProcessAreNamedWithTheirLines) {
   Process jitvm({JITVM, JITVM_PROGRAMS "/hotspot.jv", "1000000"},
                 {{"INTEL_JIT_PROFILER64", JITSCOPE_COLLECTOR}, {"JITSCOPE_OUTPUT_DIR", traces}});
   ASSERT_GT(jitvm.pid(), 0);
-  // Let it run: until it has used 0.3 s of CPU (its functions are compiled and optimized by
-  // then), however busy the machine.
-  const long ticks = ::sysconf(_SC_CLK_TCK) * 3 / 10;
-  for (int i = 0; i < 600 && test_support::ProcessCpuTicks(jitvm.pid()) < ticks; ++i) {
-    ::usleep(100 * 1000);
-  }
-  ASSERT_GE(test_support::ProcessCpuTicks(jitvm.pid()), ticks) << "jitvm never ran";
+  ASSERT_TRUE(LetRun(jitvm.pid())) << "jitvm never ran";
   const pid_t jitvm_pid = jitvm.pid();
   const std::string pid = std::to_string(jitvm_pid);
 
@@ -107,23 +133,53 @@ TEST(AttachTest, JitFunctionsOfARunningProcessAreNamedWithTheirLines) {
             "attached to " + pid + " (" JITVM " " JITVM_PROGRAMS "/hotspot.jv 1000000)");
   const uint32_t hot_line = LineWith(JITVM_PROGRAMS "/hotspot.jv", "# HOT");
   ASSERT_GT(hot_line, 0u);
-  uint64_t user = 0, hot = 0;
-  for (const report::Stack& stack : profile->stacks) {
-    const report::Location& leaf = profile->locations[stack.frames.front()];
-    if (leaf.kind == report::FrameKind::kKernel) continue;
-    user += stack.samples;
-    if (leaf.function == "series" && leaf.file.ends_with("/hotspot.jv") && leaf.line == hot_line) {
-      hot += stack.samples;
-    }
-  }
-  ASSERT_GT(user, 100u);
+  const LeafCounts counts = CountSeries(*profile, hot_line);
+  ASSERT_GT(counts.user, 100u);
   // The hot line is most of the program's time (a sanitizer's own share varies with the build).
-  EXPECT_GT(hot * 3, user) << hot << " of " << user << " user-space samples on the hot line";
+  EXPECT_GT(counts.series_at_line * 3, counts.user)
+      << counts.series_at_line << " of " << counts.user << " user-space samples on the hot line";
 
   auto text = RunProgram({JITSCOPE_CLI, "report", dir, "--sort", "line", "--top", "3"});
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_TRUE(text.out.starts_with("# jitscope report: attached to " + pid + " (")) << text.out;
   EXPECT_NE(text.out.find("hotspot.jv:" + std::to_string(hot_line)), std::string::npos) << text.out;
+}
+
+// A process whose collector writes no trace but a jitdump (found through its mapping, which
+// existed before the recording) or a perf map (/tmp/perf-PID.map) is named from that.
+TEST(AttachTest, JitdumpOrPerfMapOfARunningProcessNamesItsCode) {
+  for (const std::string format : {"jitdump", "perfmap"}) {
+    SCOPED_TRACE(format);
+    TempDir tmp;
+    const std::string dir = tmp.path() + "/session";
+    Process jitvm({JITVM, JITVM_PROGRAMS "/hotspot.jv", "1000000"},
+                  {{"INTEL_JIT_PROFILER64", JITSCOPE_COLLECTOR},
+                   {"JITSCOPE_OUTPUT_DIR", tmp.path()},
+                   {"JITSCOPE_FORMATS", format}});
+    const pid_t pid = jitvm.pid();
+    ASSERT_GT(pid, 0);
+    const bool ran = LetRun(pid);
+    auto record = RunProgram(
+        {JITSCOPE_CLI, "record", "-p", std::to_string(pid), "-o", dir, "--", "sleep", "0.5"});
+    ::kill(pid, SIGKILL);
+    jitvm.Wait();
+    ASSERT_TRUE(ran) << "jitvm never ran";
+    ASSERT_EQ(record.exit_code, 0) << record.err;
+    base::StatusOr<report::Profile> profile = report::BuildProfile(dir, {});
+    const std::string perf_map = "/tmp/perf-" + std::to_string(pid) + ".map";
+    if (format == "perfmap") {
+      EXPECT_TRUE(Exists(perf_map));
+      ::unlink(perf_map.c_str());
+    }
+    ASSERT_TRUE(profile.ok()) << profile.status().message();
+    // A jitdump has the source lines (perf's granularity), a perf map only the names.
+    const LeafCounts counts = CountSeries(*profile, 0);
+    ASSERT_GT(counts.user, 50u);
+    EXPECT_GT(counts.series * 3, counts.user) << counts.series << " of " << counts.user;
+    if (format == "jitdump") {
+      EXPECT_GT(counts.series_in_file * 3, counts.user);
+    }
+  }
 }
 
 // --call-graph dwarf works attached: the samples carry registers and stack copies.
@@ -187,10 +243,12 @@ TEST(AttachTest, ThreadsFromBeforeAndAfterAttachingAndTheProcessExitEndsIt) {
   for (const formats::Comm& comm : data->comms) names[comm.tid] = comm.name;
   std::map<std::string, uint64_t> samples;
   for (const formats::Sample& sample : data->samples) {
-    ASSERT_EQ(sample.pid, static_cast<uint32_t>(pid));
+    // The child forked after attaching is sampled too, in a process of its own.
+    const bool child = names[sample.tid] == "child";
+    EXPECT_EQ(sample.pid == static_cast<uint32_t>(pid), !child) << names[sample.tid];
     samples[names[sample.tid]] += 1;
   }
-  for (const char* thread : {"before-1", "before-2", "after-1", "after-2"}) {
+  for (const char* thread : {"before-1", "before-2", "after-1", "after-2", "child"}) {
     EXPECT_GT(samples[thread], 0u) << thread;
   }
 }

@@ -1,12 +1,15 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // The target of `record -p`'s threads test: two threads ("before-1", "before-2") spin from the
-// start; once the test has attached and sends SIGUSR1, two more ("after-1", "after-2") each do a
-// fixed amount of work; then every thread ends and the process exits 0. It prints "ready" when
-// the first two threads run, so the test attaches to a process that already has them.
+// start; once the test has attached and sends SIGUSR1, two more ("after-1", "after-2") and a child
+// process ("child") each do a fixed amount of work; then every thread ends and the process exits
+// 0. It prints "ready" when the first two threads run, so the test attaches to a process that
+// already has them.
 #include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdio>
@@ -20,17 +23,18 @@ std::atomic<bool> g_stop{false};
 std::atomic<int> g_started{0};
 volatile unsigned g_sink = 0;
 
-void Name(const std::string& name) { ::prctl(PR_SET_NAME, name.c_str(), 0, 0, 0); }
+void Name(const char* name) { ::prctl(PR_SET_NAME, name, 0, 0, 0); }
 
 void Spin(const std::string& name) {
-  Name(name);
+  Name(name.c_str());
   g_started.fetch_add(1);
   unsigned x = 1;
   while (!g_stop.load(std::memory_order_relaxed)) x = x * 1103515245u + 12345u;
   g_sink = x;
 }
 
-void Work(const std::string& name) {
+// Only a system call and arithmetic: a child forked from this threaded process may do no more.
+void Work(const char* name) {
   Name(name);
   unsigned x = 1;
   for (unsigned i = 0; i < 100'000'000u; ++i) x = x * 1103515245u + 12345u;
@@ -53,8 +57,16 @@ int main() {
   int signal_number = 0;
   sigwait(&usr1, &signal_number);
   std::vector<std::thread> after;
-  for (int i = 1; i <= 2; ++i) after.emplace_back(Work, "after-" + std::to_string(i));
+  after.emplace_back(Work, "after-1");
+  after.emplace_back(Work, "after-2");
+  const pid_t child = fork();
+  if (child == 0) {
+    Work("child");
+    _exit(0);
+  }
   for (std::thread& thread : after) thread.join();
+  int status = 0;
+  if (child < 0 || waitpid(child, &status, 0) != child || status != 0) return 1;
   g_stop = true;
   for (std::thread& thread : before) thread.join();
   return 0;
