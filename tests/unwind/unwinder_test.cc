@@ -4,6 +4,8 @@
 // the test's own ELF files and checks the exact chain of function names.
 #include "jitscope/unwind/unwinder.h"
 
+#include "jitscope/unwind/call_check.h"
+
 #include <asm/perf_regs.h>
 #include <dlfcn.h>
 #include <link.h>
@@ -128,6 +130,27 @@ TEST(UnwinderTest, WalksAFramePointerLessChainToTheThreadsEntry) {
       << ::testing::PrintToString(names);
   EXPECT_EQ(names.back(), "_start") << ::testing::PrintToString(names);
   EXPECT_EQ(result.reason, StopReason::kOutermost);
+}
+
+// call_check.h: every return address of a real walk follows a call in its file's bytes; an
+// address no loaded segment holds does not.
+TEST(UnwinderTest, ReturnAddressesInElfFilesFollowCalls) {
+  const auto captured = CaptureChain();
+  const UnwindResult result = UnwindCaptured(*captured, captured->stack_size);
+  ASSERT_GE(result.frames.size(), 7u);
+  SelfAddressSpace space;
+  size_t checked = 0;
+  for (size_t i = 1; i < result.frames.size(); ++i) {
+    const uint64_t pc = result.frames[i].pc;
+    ModuleAt at;
+    if (!space.Find(pc - 1, at)) continue;
+    EXPECT_TRUE(FollowsCall(*at.module, pc - at.bias)) << NameOf(result.frames[i]);
+    ++checked;
+  }
+  EXPECT_GE(checked, 6u);
+  ModuleAt at;
+  ASSERT_TRUE(space.Find(result.frames[1].pc - 1, at));
+  EXPECT_FALSE(FollowsCall(*at.module, uint64_t{1} << 60));
 }
 
 TEST(UnwinderTest, FollowsASignalFrameToTheInterruptedFunctionWithoutStepping1Back) {

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <gelf.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
@@ -58,6 +59,18 @@ bool CfiModule::FileOffsetToAddress(uint64_t file_offset, uint64_t& address) con
       address = segment.vaddr + (file_offset - segment.offset);
       return true;
     }
+  }
+  return false;
+}
+
+bool CfiModule::ReadCode(uint64_t address, std::span<uint8_t> out) const {
+  for (const Segment& segment : segments_) {
+    if (address < segment.vaddr || address - segment.vaddr >= segment.size ||
+        out.size() > segment.size - (address - segment.vaddr)) {
+      continue;
+    }
+    const auto offset = static_cast<off_t>(segment.offset + (address - segment.vaddr));
+    return ::pread(fd_.get(), out.data(), out.size(), offset) == static_cast<ssize_t>(out.size());
   }
   return false;
 }

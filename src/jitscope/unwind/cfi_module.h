@@ -14,6 +14,8 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -59,6 +61,16 @@ class CfiModule {
 
   bool is_64bit() const { return is_64bit_; }
 
+  // Reads the file's bytes at its addresses [address, address + out.size()), which one loaded
+  // segment must hold; false otherwise or on a read error.
+  bool ReadCode(uint64_t address, std::span<uint8_t> out) const;
+  // What call_check.h found for a return address of this file, once it has looked.
+  std::optional<bool> FollowsCallCached(uint64_t address) const {
+    auto it = follows_call_.find(address);
+    return it == follows_call_.end() ? std::nullopt : std::optional<bool>(it->second);
+  }
+  void CacheFollowsCall(uint64_t address, bool follows) { follows_call_[address] = follows; }
+
  private:
   CfiModule() = default;
   bool Lookup(Dwarf_CFI* cfi, uint64_t address, CfiRow& row) const;
@@ -76,6 +88,7 @@ class CfiModule {
   std::deque<CfiRow> rows_;  // a deque: rows handed out stay where they are
   std::map<std::pair<uint64_t, uint64_t>, int32_t> row_by_range_;  // [start, end) → rows_
   std::unordered_map<uint64_t, int32_t> row_at_pc_;                // -1: no row
+  std::unordered_map<uint64_t, bool> follows_call_;
 };
 
 }  // namespace jitscope::unwind

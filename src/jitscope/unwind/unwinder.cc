@@ -3,6 +3,7 @@
 
 #include <span>
 
+#include "jitscope/unwind/call_check.h"
 #include "jitscope/unwind/dwarf_expression.h"
 
 namespace jitscope::unwind {
@@ -132,12 +133,16 @@ void Unwind(const RegisterFile& registers, const StackMemory& stack, AddressSpac
       return;
     }
     // A derived rule's return address must follow a call: in JIT code, one the analysis of
-    // that code found.
+    // that code found; in an ELF file, one its bytes hold.
     ModuleAt caller_at;
-    if (at.derived != nullptr && space.Find(caller.pc() - 1, caller_at) &&
-        caller_at.derived != nullptr && !caller_at.derived->IsReturnAddress(caller.pc())) {
-      result.reason = StopReason::kNotAfterCall;
-      return;
+    if (at.derived != nullptr && space.Find(caller.pc() - 1, caller_at)) {
+      const bool follows = caller_at.derived != nullptr
+                               ? caller_at.derived->IsReturnAddress(caller.pc())
+                               : FollowsCall(*caller_at.module, caller.pc() - caller_at.bias);
+      if (!follows) {
+        result.reason = StopReason::kNotAfterCall;
+        return;
+      }
     }
     // Stacks grow down: a caller's frame lies above its callee's. A signal handler may run on
     // an alternate stack, so only a signal frame may step down.

@@ -11,7 +11,8 @@
 // (derived_rules.h), which the walk applies as CFI rows. Bytes may be stale (an engine patched the
 // code after reporting it), so the return address a derived step finds must be call-consistent:
 // where it lies in JIT code, a call the analysis found must end there; otherwise the walk stops
-// (kNotAfterCall) rather than go on from a wrong frame.
+// (kNotAfterCall) rather than go on from a wrong frame. Where it lies in an ELF file, the file's
+// bytes before it must decode as a call ending there (call_check.h).
 //
 // Each walk ends with a reason. kOutermost is the only complete end: CFI said the return address
 // is undefined (the thread's entry, `_start` or `clone3`), or it is 0. Every other reason is
