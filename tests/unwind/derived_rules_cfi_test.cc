@@ -4,7 +4,7 @@
 // this test program (optimised C++ from jitscope's and gtest's sources, and in sanitized builds
 // the sanitizer runtime) is analysed from its bytes as if it were JIT code, and wherever the
 // analysis claims a rule whose CFA has the same base register as the CFI row there, the two must
-// agree on the offset.
+// agree on the offset, and on the slot of every callee-saved register both say is saved.
 #include <dwarf.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -79,7 +79,7 @@ TEST(DerivedRulesCfiTest, AgreesWithTheCompilersCfiWhereBothHaveARule) {
   const uint64_t bias = MainProgramBias();
   auto decoder = disasm::Decoder::Create(disasm::Mode::kX86_64);
   ASSERT_TRUE(decoder.has_value());
-  uint64_t compared = 0, claimed = 0, mismatches = 0;
+  uint64_t compared = 0, claimed = 0, mismatches = 0, saved_compared = 0, saved_mismatches = 0;
   std::string first_mismatches;
   for (const Function& f : functions) {
     const auto* code = reinterpret_cast<const uint8_t*>(bias + f.address);
@@ -104,6 +104,27 @@ TEST(DerivedRulesCfiTest, AgreesWithTheCompilersCfiWhereBothHaveARule) {
       }
       if (cfi_register != rule->cfa_register) continue;
       ++compared;
+      // Callee-saved registers both say are saved must be in the same slot. libdw hands out
+      // offset(N) as DW_OP_call_frame_cfa; DW_OP_plus_uconst N.
+      for (int reg : kCalleeSavedDwarf) {
+        const SavedRegister& derived = rule->saved[static_cast<size_t>(reg)];
+        const RegisterRule& cfi = row->registers[static_cast<size_t>(reg)];
+        if (derived.where != SavedRegister::Where::kAt ||
+            cfi.kind != RegisterRule::Kind::kLocation || cfi.location.size() != 2 ||
+            cfi.location[0].atom != DW_OP_call_frame_cfa ||
+            cfi.location[1].atom != DW_OP_plus_uconst) {
+          continue;
+        }
+        ++saved_compared;
+        if (static_cast<int64_t>(cfi.location[1].number) != derived.offset &&
+            ++saved_mismatches <= 10) {
+          char line[160];
+          std::snprintf(line, sizeof line, "at 0x%llx: r%d saved at CFA%+d, CFI CFA%+lld\n",
+                        static_cast<unsigned long long>(f.address + offset), reg, derived.offset,
+                        static_cast<long long>(cfi.location[1].number));
+          first_mismatches += line;
+        }
+      }
       if (cfi_offset != rule->cfa_offset) {
         if (++mismatches <= 10) {
           char line[160];
@@ -122,6 +143,10 @@ TEST(DerivedRulesCfiTest, AgreesWithTheCompilersCfiWhereBothHaveARule) {
   // middle of a function without a CFA update (clang's sanitizer runtime has a few), and
   // hand-written clone code switches stacks in a syscall. GCC's CFI of this program agrees at every
   // byte compared (0 of 391,237 at the time of writing); any real disagreement would be many.
+  EXPECT_GT(saved_compared, 100000u);
+  EXPECT_LE(saved_mismatches * 10000, saved_compared)
+      << saved_mismatches << " of " << saved_compared << " saved registers compared\n"
+      << first_mismatches;
   EXPECT_LE(mismatches * 10000, compared) << mismatches << " of " << compared << " bytes compared\n"
                                           << first_mismatches;
 }
