@@ -85,9 +85,10 @@ TEST(HelpExamplesTest, EveryExampleRunsAsPrinted) {
 
   size_t ran = 0;
   // record first: the other commands' examples read the session it writes.
-  for (const char* command : {"record", "report", "dump", "resolve", "clean"}) {
+  for (const char* command : {"record", "report", "annotate", "dump", "resolve", "clean"}) {
     const std::vector<std::vector<std::string>> examples = HelpExamples(command);
-    if (std::string(command) == "record" || std::string(command) == "report") {
+    if (std::string(command) == "record" || std::string(command) == "report" ||
+        std::string(command) == "annotate") {
       EXPECT_GE(examples.size(), 2u) << command;
     }
     for (std::vector<std::string> argv : examples) {
@@ -102,8 +103,10 @@ TEST(HelpExamplesTest, EveryExampleRunsAsPrinted) {
       if (!output.empty()) {
         EXPECT_TRUE(IsNonEmptyFile(record ? output + "/samples.jss" : output)) << Joined(argv);
       }
-      if (std::string(command) == "report" && argv.size() == 2) {
-        // The plain text report of the example JIT names its hot function.
+      if ((std::string(command) == "report" || std::string(command) == "annotate") &&
+          argv.size() == 2) {
+        // The plain text report of the example JIT names its hot function, and so does the
+        // annotation of its hottest code.
         EXPECT_NE(result.out.find("series"), std::string::npos) << result.out;
       }
       ++ran;

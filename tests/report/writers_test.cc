@@ -32,7 +32,10 @@ TEST(TextWriterTest, MethodsBySelfSamples) {
             "  10.0%   10.0%        1  [kernel]        [kernel]\n"
             "   0.0%  100.0%        0  main            app         main.cc\n"
             "   0.0%   60.0%        0  hot             jitvm-opt   hot.jv\n"
-            "   0.0%   10.0%        0  write<a;b>      libc.so.6\n");
+            "   0.0%   10.0%        0  write<a;b>      libc.so.6\n"
+            "#\n"
+            "# the hot instructions of JIT code, beside its source lines: jitscope annotate [DIR] "
+            "[FUNCTION]\n");
 }
 
 TEST(TextWriterTest, LinesModulesAndTop) {
@@ -43,7 +46,10 @@ TEST(TextWriterTest, LinesModulesAndTop) {
             "#\n"
             "   Self   Total  Samples  Function        Module      Source\n"
             "  60.0%   60.0%        6  work (inlined)  jitvm-opt   hot.jv:3\n"
-            "  30.0%   30.0%        3  hot             jitvm-base  hot.jv:7\n");
+            "  30.0%   30.0%        3  hot             jitvm-base  hot.jv:7\n"
+            "#\n"
+            "# the hot instructions of JIT code, beside its source lines: jitscope annotate [DIR] "
+            "[FUNCTION]\n");
   EXPECT_EQ(RenderText(SampleProfile(), {.sort = SortKey::kModule}),
             "# jitscope report: jitvm hot.jv\n"
             "# 10 samples over 0.01 s, one per 1 ms of CPU time per thread\n"
@@ -54,7 +60,10 @@ TEST(TextWriterTest, LinesModulesAndTop) {
             "  30.0%   30.0%        3  jitvm-base\n"
             "  10.0%   10.0%        1  [kernel]\n"
             "   0.0%  100.0%        0  app\n"
-            "   0.0%   10.0%        0  libc.so.6\n");
+            "   0.0%   10.0%        0  libc.so.6\n"
+            "#\n"
+            "# the hot instructions of JIT code, beside its source lines: jitscope annotate [DIR] "
+            "[FUNCTION]\n");
 }
 
 TEST(TextWriterTest, NoSamplesSaysSo) {

@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "jitscope/cli/annotate_command.h"
 #include "jitscope/cli/clean_command.h"
 #include "jitscope/cli/dump_command.h"
 #include "jitscope/cli/record_command.h"
@@ -34,6 +35,8 @@ int main(int argc, char** argv) {
   jitscope::cli::AddRecordCommand(app, record);
   jitscope::cli::ReportOptions report;
   jitscope::cli::AddReportCommand(app, report);
+  jitscope::cli::AnnotateOptions annotate;
+  jitscope::cli::AddAnnotateCommand(app, annotate);
 
   try {
     app.parse(args);
@@ -54,5 +57,6 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("resolve")) return jitscope::cli::RunResolve(resolve, stdout, stderr);
   if (app.got_subcommand("record")) return jitscope::cli::RunRecord(record, stderr);
   if (app.got_subcommand("report")) return jitscope::cli::RunReport(report, stdout, stderr);
+  if (app.got_subcommand("annotate")) return jitscope::cli::RunAnnotate(annotate, stdout, stderr);
   return 2;
 }

@@ -55,15 +55,6 @@ const std::map<std::string, Format>& Formats() {
   return formats;
 }
 
-// A report file is replaced at the user's request, but never through a symbolic link planted at
-// its name (O_NOFOLLOW).
-base::Status WriteReportFile(const std::string& path, const std::string& bytes) {
-  base::ScopedFd fd(
-      ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644));
-  if (!fd) return base::Status::Errno(errno, "cannot write %s", path.c_str());
-  return base::WriteAll(fd.get(), bytes.data(), bytes.size());
-}
-
 // Real command lines, run as printed by a test (tests/cli/help_examples_test.cc) after the
 // examples of `jitscope record --help`, which write jitscope.data.
 constexpr char kReportExamples[] = R"(Examples:
@@ -76,6 +67,13 @@ constexpr char kReportExamples[] = R"(Examples:
 )";
 
 }  // namespace
+
+base::Status WriteReportFile(const std::string& path, const std::string& bytes) {
+  base::ScopedFd fd(
+      ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644));
+  if (!fd) return base::Status::Errno(errno, "cannot write %s", path.c_str());
+  return base::WriteAll(fd.get(), bytes.data(), bytes.size());
+}
 
 void AddReportCommand(CLI::App& app, ReportOptions& options) {
   CLI::App* command = app.add_subcommand(

@@ -11,6 +11,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "jitscope/base/status.h"
 #include "jitscope/report/profile_builder.h"
 #include "jitscope/report/text_writer.h"
 
@@ -30,5 +31,9 @@ struct ReportOptions {
 void AddReportCommand(CLI::App& app, ReportOptions& options);
 
 int RunReport(const ReportOptions& options, std::FILE* out, std::FILE* err);
+
+// A report file is replaced at the user's request, but never through a symbolic link planted at
+// its name (O_NOFOLLOW).
+base::Status WriteReportFile(const std::string& path, const std::string& bytes);
 
 }  // namespace jitscope::cli

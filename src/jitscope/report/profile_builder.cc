@@ -323,6 +323,41 @@ std::vector<std::string> FindAttachedTraces(const std::vector<std::string>& coll
   return {found.begin(), found.end()};
 }
 
+base::StatusOr<symbolize::SourceSet> OpenJitSources(const std::vector<std::string>& own_paths,
+                                                    const std::string& session_directory,
+                                                    const std::vector<std::string>& collector_dirs,
+                                                    const formats::SampleData& data,
+                                                    std::vector<std::string>& warnings) {
+  ASSIGN_OR_RETURN(symbolize::SourceSet own, symbolize::SourceSet::Open(own_paths));
+  std::set<uint32_t> sampled;
+  for (const formats::Sample& sample : data.samples) sampled.insert(sample.pid);
+  std::vector<uint32_t> without_files;
+  const std::set<uint32_t> described = own.pids();
+  std::set_difference(sampled.begin(), sampled.end(), described.begin(), described.end(),
+                      std::back_inserter(without_files));
+  std::vector<std::string> paths = own_paths;
+  for (std::string& foreign :
+       FindForeignJitFiles(session_directory, data.mappings, without_files)) {
+    paths.push_back(std::move(foreign));
+  }
+  for (std::string& trace : FindAttachedTraces(collector_dirs, without_files)) {
+    paths.push_back(std::move(trace));
+  }
+  base::StatusOr<symbolize::SourceSet> sources = symbolize::SourceSet::Open(paths);
+  if (!sources.ok()) {
+    // A foreign file we cannot read must not cost the session's own JIT names.
+    warnings.push_back(sources.status().message());
+    sources = std::move(own);
+  }
+  for (const std::string& problem : sources->problems()) {
+    warnings.push_back(problem + " (used what was readable before it)");
+  }
+  if (std::string refused = DescribeRejectedEvents(sources->RejectedEvents()); !refused.empty()) {
+    warnings.push_back(std::move(refused));
+  }
+  return sources;
+}
+
 namespace {
 
 // A recording's samples and what its reader learned beside them.
@@ -469,32 +504,10 @@ base::StatusOr<Profile> Build(Recording recording, const BuildOptions& options) 
       if (IsRegularFile(trace)) own_paths.push_back(std::move(trace));
     }
   }
-  ASSIGN_OR_RETURN(symbolize::SourceSet own, symbolize::SourceSet::Open(own_paths));
-  std::vector<uint32_t> without_files;
-  const std::set<uint32_t> described = own.pids();
-  std::set_difference(sampled.begin(), sampled.end(), described.begin(), described.end(),
-                      std::back_inserter(without_files));
-  std::vector<std::string> paths = own_paths;
-  for (std::string& foreign :
-       FindForeignJitFiles(recording.session_directory, data.mappings, without_files)) {
-    paths.push_back(std::move(foreign));
-  }
-  for (std::string& trace : FindAttachedTraces(recording.collector_dirs, without_files)) {
-    paths.push_back(std::move(trace));
-  }
-  base::StatusOr<symbolize::SourceSet> sources = symbolize::SourceSet::Open(paths);
-  if (!sources.ok()) {
-    // A foreign file we cannot read must not cost the session's own JIT names.
-    profile.warnings.push_back(sources.status().message());
-    sources = std::move(own);
-  }
-  for (const std::string& problem : sources->problems()) {
-    profile.warnings.push_back(problem + " (used what was readable before it)");
-  }
-  if (std::string refused = DescribeRejectedEvents(sources->RejectedEvents()); !refused.empty()) {
-    profile.warnings.push_back(std::move(refused));
-  }
-  if (recording.latest_code && sources->file_count() > 0 && !data.samples.empty()) {
+  ASSIGN_OR_RETURN(symbolize::SourceSet sources,
+                   OpenJitSources(own_paths, recording.session_directory, recording.collector_dirs,
+                                  data, profile.warnings));
+  if (recording.latest_code && sources.file_count() > 0 && !data.samples.empty()) {
     profile.warnings.push_back(
         "the recording's times are not CLOCK_MONOTONIC, the clock of JIT files (perf record "
         "without -k 1): JIT code is named by the last code loaded at its address; record with "
@@ -502,7 +515,7 @@ base::StatusOr<Profile> Build(Recording recording, const BuildOptions& options) 
   }
 
   Profile built =
-      Builder(options, data, *sources, recording.vdso_path, recording.latest_code).Build();
+      Builder(options, data, sources, recording.vdso_path, recording.latest_code).Build();
   uint64_t anonymous = 0;
   for (const Stack& stack : built.stacks) {
     if (!stack.frames.empty() &&

@@ -31,7 +31,9 @@
 
 #include "jitscope/base/status.h"
 #include "jitscope/formats/perf_record.h"
+#include "jitscope/formats/samples_file.h"
 #include "jitscope/report/profile.h"
+#include "jitscope/symbolize/source_set.h"
 
 namespace jitscope::report {
 
@@ -45,6 +47,17 @@ struct BuildOptions {
 
 // `input`: a session directory, or a perf.data file (formats::LooksLikePerfData).
 base::StatusOr<Profile> BuildProfile(const std::string& input, const BuildOptions& options);
+
+// The JIT files that describe a recording's processes: `own_paths` (the session directory, the
+// traces beside a perf.data, --jit paths), the foreign ones FindForeignJitFiles finds for
+// `data`'s processes and the traces FindAttachedTraces finds in `collector_dirs` (record -p). What
+// the reading noticed (damaged files, a foreign file that cannot be read, events the collector
+// refused) is added to `warnings`.
+base::StatusOr<symbolize::SourceSet> OpenJitSources(const std::vector<std::string>& own_paths,
+                                                    const std::string& session_directory,
+                                                    const std::vector<std::string>& collector_dirs,
+                                                    const formats::SampleData& data,
+                                                    std::vector<std::string>& warnings);
 
 // JIT files other engines wrote outside the session directory that describe its processes: a
 // `jit-<pid>.dump` the session's MMAP records show mapped (a jitdump writer maps its file so that

@@ -15,6 +15,7 @@ struct Entry {
   std::string function, module, source;
   uint64_t self = 0, total = 0;
   size_t first_seen = 0;
+  bool jit = false;  // JIT code: `jitscope annotate` can show its instructions
 };
 
 using Key = std::tuple<std::string, std::string, std::string, uint32_t>;
@@ -76,6 +77,7 @@ std::string RenderText(const Profile& profile, const TextOptions& options) {
         entry.module = ModuleDisplayName(location.module);
         entry.source = SourceOf(location, options.sort);
         entry.first_seen = seen++;
+        entry.jit = location.kind == FrameKind::kJit;
       }
       if (i == 0) entry.self += stack.samples;
       if (on_stack.insert(key).second) entry.total += stack.samples;
@@ -129,6 +131,12 @@ std::string RenderText(const Profile& profile, const TextOptions& options) {
     if (!modules && !e->source.empty()) line += "  " + e->source;
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
+  }
+  // Where hot code is JIT code, the next question is which of its instructions: say where to look.
+  if (std::any_of(sorted.begin(), sorted.end(), [](const Entry* e) { return e->jit && e->self; })) {
+    out +=
+        "#\n# the hot instructions of JIT code, beside its source lines: jitscope annotate [DIR] "
+        "[FUNCTION]\n";
   }
   return out;
 }

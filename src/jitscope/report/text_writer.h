@@ -4,7 +4,8 @@
 // aligned for a terminal. An entry is a method (function in its module), a source line of a
 // method, or a module, as `--sort` says. Self counts the samples whose innermost frame is the
 // entry; total counts the samples with the entry anywhere on their stack (once per sample, however
-// often recursion repeats it).
+// often recursion repeats it). When JIT code is among the entries that have samples of their own, a
+// footer points to `jitscope annotate`.
 #pragma once
 
 #include <cstddef>

@@ -1,0 +1,178 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "jitscope/cli/annotate_command.h"
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <set>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "jitscope/cli/report_command.h"
+#include "jitscope/formats/samples_file.h"
+#include "jitscope/formats/session_info.h"
+#include "jitscope/report/annotate.h"
+#include "jitscope/report/profile_builder.h"
+
+namespace jitscope::cli {
+namespace {
+
+constexpr char kAnnotateExamples[] = R"(Examples:
+  jitscope annotate
+  jitscope annotate jitscope.data --top 2 --sort line
+  jitscope annotate --format json -o annotate.json
+)";
+
+// The symbol indexes and code stores of a session's processes, each built when first needed.
+class Processes {
+ public:
+  explicit Processes(const symbolize::SourceSet& sources) : sources_(sources) {}
+  const symbolize::SymbolIndex& Index(uint32_t pid) {
+    auto [it, inserted] = indexes_.try_emplace(pid);
+    if (inserted) it->second = std::make_unique<symbolize::SymbolIndex>(sources_.BuildIndex(pid));
+    return *it->second;
+  }
+  const symbolize::CodeStore& Code(uint32_t pid) {
+    auto [it, inserted] = code_.try_emplace(pid);
+    if (inserted) it->second = std::make_unique<symbolize::CodeStore>(sources_.BuildCodeStore(pid));
+    return *it->second;
+  }
+
+ private:
+  const symbolize::SourceSet& sources_;
+  std::map<uint32_t, std::unique_ptr<symbolize::SymbolIndex>> indexes_;
+  std::map<uint32_t, std::unique_ptr<symbolize::CodeStore>> code_;
+};
+
+std::string Describe(const report::CodeVersion& v) {
+  return fmt::format("{}{} at 0x{:x} ({} bytes, pid {}, {} samples)", v.name,
+                     v.method_id ? fmt::format(" #{}", *v.method_id) : "", v.start, v.size, v.pid,
+                     v.samples);
+}
+
+}  // namespace
+
+void AddAnnotateCommand(CLI::App& app, AnnotateOptions& options) {
+  CLI::App* command = app.add_subcommand(
+      "annotate",
+      "Show the hot instructions of JIT code in a session recorded by 'jitscope record': the "
+      "disassembly of each version of a function, with the samples taken on each instruction "
+      "and the source lines the engine reported. FUNCTION is a name (every version of it), "
+      "#ID (a method id) or 0xADDR (the versions whose code held the address); without one, the "
+      "--top hottest versions. SESSION defaults to jitscope.data.");
+  command->add_option("SESSION FUNCTION", options.arguments,
+                      "The session directory (if the first argument is a directory), then the "
+                      "functions");
+  command->add_option("--top", options.top, "Without FUNCTION: how many of the hottest versions")
+      ->default_val(5);
+  command
+      ->add_option("--sort", options.sort,
+                   "offset: every instruction in address order; line: per source line, hottest "
+                   "first")
+      ->check(CLI::IsMember({"offset", "line"}))
+      ->default_val("offset");
+  command->add_option("-M,--disassembler-options", options.syntax, "att or intel syntax")
+      ->check(CLI::IsMember({"att", "intel"}))
+      ->default_val("att");
+  command->add_option("--format", options.format, "Output format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->default_val("text");
+  command->add_option("-o,--output", options.output, "Write to FILE instead of standard output");
+  command->footer(kAnnotateExamples);
+}
+
+int RunAnnotate(const AnnotateOptions& options, std::FILE* out, std::FILE* err) {
+  std::string directory = "jitscope.data";
+  std::vector<std::string> selectors = options.arguments;
+  std::error_code ec;
+  if (!selectors.empty() && std::filesystem::is_directory(selectors.front(), ec)) {
+    directory = selectors.front();
+    selectors.erase(selectors.begin());
+  }
+  auto fail = [&](const std::string& message) {
+    fmt::print(err, "jitscope annotate: error: {}\n", message);
+    return 1;
+  };
+  base::StatusOr<formats::SampleData> data =
+      formats::ReadSamplesFile(directory + "/" + formats::kSamplesFileName);
+  if (!data.ok()) return fail(data.status().message());
+  report::AnnotateOutputOptions output;
+  // record -p: the attached processes' collectors wrote their traces where they were told to.
+  std::vector<std::string> collector_dirs;
+  if (auto info = formats::ReadSessionInfo(directory); info.ok()) {
+    output.command = fmt::format("{}", fmt::join(info->command, " "));
+    for (const formats::AttachedProcess& process : info->attached) {
+      if (!process.collector_output_dir.empty()) {
+        collector_dirs.push_back(process.collector_output_dir);
+      }
+    }
+  }
+  std::vector<std::string> warnings;
+  base::StatusOr<symbolize::SourceSet> sources =
+      report::OpenJitSources({directory}, directory, collector_dirs, *data, warnings);
+  if (!sources.ok()) return fail(sources.status().message());
+
+  std::vector<report::LeafSample> leaves;
+  leaves.reserve(data->samples.size());
+  for (const formats::Sample& sample : data->samples) {
+    leaves.push_back({sample.pid, sample.ip, sample.time_ns});
+  }
+  Processes processes(*sources);
+  const std::vector<report::CodeVersion> versions = report::CollectVersions(
+      leaves, [&](uint32_t pid) -> const symbolize::SymbolIndex& { return processes.Index(pid); });
+
+  output.by_line = options.sort == "line";
+  output.total_samples = data->samples.size();
+  if (!data->samples.empty()) output.start_time_ns = data->samples.front().time_ns;
+  for (const std::string& warning : warnings) output.notes.push_back("warning: " + warning);
+
+  std::vector<const report::CodeVersion*> chosen;
+  if (selectors.empty()) {
+    for (size_t i = 0; i < versions.size() && (options.top == 0 || i < options.top); ++i) {
+      chosen.push_back(&versions[i]);
+    }
+    if (versions.empty()) output.notes.push_back("no sample landed in JIT code");
+  }
+  std::set<const report::CodeVersion*> seen;
+  for (const std::string& selector : selectors) {
+    const std::vector<const report::CodeVersion*> matches =
+        report::SelectVersions(versions, selector);
+    if (matches.empty()) {
+      return fail(fmt::format("no sampled JIT code matches {} (a name, #ID or 0xADDR)", selector));
+    }
+    if (matches.size() > 1) {
+      output.notes.push_back(fmt::format(
+          "{} matches {} versions, each annotated below; choose one by #ID or 0xADDR:", selector,
+          matches.size()));
+      for (const report::CodeVersion* v : matches) output.notes.push_back("  " + Describe(*v));
+    }
+    for (const report::CodeVersion* v : matches) {
+      if (seen.insert(v).second) chosen.push_back(v);
+    }
+  }
+
+  const disasm::Syntax syntax =
+      options.syntax == "intel" ? disasm::Syntax::kIntel : disasm::Syntax::kAtt;
+  std::vector<report::Annotation> annotations;
+  for (const report::CodeVersion* v : chosen) {
+    const std::optional<disasm::Decoder> decoder = disasm::Decoder::Create(
+        sources->PointerSize(v->pid) == 4 ? disasm::Mode::kI386 : disasm::Mode::kX86_64);
+    if (!decoder) return fail("the disassembler could not be set up");
+    annotations.push_back(
+        report::Annotate(*v, processes.Index(v->pid), processes.Code(v->pid), *decoder, syntax));
+  }
+  const std::string bytes = options.format == "json"
+                                ? report::RenderAnnotationJson(annotations, output)
+                                : report::RenderAnnotationText(annotations, output);
+  if (options.output.empty()) {
+    std::fwrite(bytes.data(), 1, bytes.size(), out);
+    return std::fflush(out) == 0 ? 0 : 1;
+  }
+  if (base::Status status = WriteReportFile(options.output, bytes); !status.ok()) {
+    return fail(status.message());
+  }
+  return 0;
+}
+
+}  // namespace jitscope::cli

@@ -1,0 +1,375 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "jitscope/report/annotate.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace jitscope::report {
+
+const char kSkidNote[] =
+    "samples land on the instruction after the one that was slow (skid): with cpu-clock, the "
+    "interrupt is taken once the slow instruction retires, so read a hot instruction as \"the "
+    "one before it is slow\" (see docs/annotate.md)";
+
+namespace {
+
+// An instruction is marked hot from this share of its version's samples on.
+constexpr double kHotShare = 0.05;
+// The most of one version that is disassembled: a region's size is what the engine said, and a
+// lying one must not make annotation read and print gigabytes.
+constexpr uint64_t kMaxShownBytes = uint64_t{1} << 20;
+constexpr size_t kWidth = 100;
+
+std::string Fit(const std::string& text, size_t width) {
+  if (text.size() <= width) return text;
+  size_t cut = width < 3 ? 0 : width - 3;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return text.substr(0, cut) + "...";
+}
+
+std::string Share(uint64_t part, uint64_t whole) {
+  if (part == 0 || whole == 0) return "";
+  return fmt::format("{:.1f}%", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
+}
+
+std::string Hex(std::span<const uint8_t> bytes) {
+  std::string out;
+  for (uint8_t b : bytes) out += fmt::format("{}{:02x}", out.empty() ? "" : " ", b);
+  return out;
+}
+
+// "hotspot.jv:37" or "hotspot.jv" or "" for one frame.
+std::string Place(const SourceFrame& frame) {
+  if (frame.file.empty()) return "";
+  return frame.line == 0 ? frame.file : fmt::format("{}:{}", frame.file, frame.line);
+}
+
+// An instruction's source as one line: the innermost frame's place and function, then, for an
+// inlined frame, what it was inlined into, outwards ("sq.jv:3 sq, inlined into series at
+// hotspot.jv:37").
+std::string DescribeSource(const std::vector<SourceFrame>& source) {
+  if (source.empty()) return "(no source)";
+  std::string out;
+  for (size_t i = 0; i < source.size(); ++i) {
+    const SourceFrame& frame = source[i];
+    std::string place = Place(frame);
+    if (i == 0) {
+      out = place.empty() ? frame.function + " (no line)" : place + "  " + frame.function;
+    } else {
+      out += ", inlined into " + frame.function + (place.empty() ? "" : " at " + place);
+    }
+    if (!frame.inlined) break;
+  }
+  return out;
+}
+
+std::string Seconds(uint64_t time_ns, uint64_t origin_ns) {
+  const double seconds = time_ns >= origin_ns ? static_cast<double>(time_ns - origin_ns) / 1e9
+                                              : -static_cast<double>(origin_ns - time_ns) / 1e9;
+  return fmt::format("{:+.3f} s", seconds);
+}
+
+std::string VersionTitle(const CodeVersion& v) {
+  std::string title = v.name;
+  if (!v.module.empty()) title += fmt::format(" ({})", v.module);
+  if (v.method_id) title += fmt::format(", method #{}", *v.method_id);
+  return title + fmt::format(", pid {}", v.pid);
+}
+
+std::string Interval(const CodeVersion& v, uint64_t origin_ns) {
+  std::string out = "loaded at " + Seconds(v.loaded_ns, origin_ns);
+  if (v.invalidated_ns == symbolize::kForever) return out + ", never replaced";
+  return out + ", replaced or unloaded at " + Seconds(v.invalidated_ns, origin_ns);
+}
+
+// Per source line of a version (its instructions' innermost frames), in order of samples.
+struct LineTotal {
+  std::vector<SourceFrame> source;
+  uint64_t samples = 0;
+  size_t first = 0;
+};
+
+std::vector<LineTotal> LineTotals(const Annotation& annotation) {
+  std::vector<LineTotal> totals;
+  for (size_t i = 0; i < annotation.instructions.size(); ++i) {
+    const AnnotatedInstruction& instruction = annotation.instructions[i];
+    auto it = std::find_if(totals.begin(), totals.end(),
+                           [&](const LineTotal& t) { return t.source == instruction.source; });
+    if (it == totals.end()) it = totals.insert(totals.end(), LineTotal{instruction.source, 0, i});
+    it->samples += instruction.samples;
+  }
+  std::stable_sort(totals.begin(), totals.end(),
+                   [](const LineTotal& a, const LineTotal& b) { return a.samples > b.samples; });
+  return totals;
+}
+
+void RenderInstructions(const Annotation& a, std::string& out) {
+  const CodeVersion& v = a.version;
+  const size_t address_width = fmt::format("{:x}", v.start + v.size).size();
+  out +=
+      fmt::format("#   Share  Samples    Offset  {:<{}}  Instruction\n", "Address", address_width);
+  const std::vector<SourceFrame>* previous = nullptr;
+  for (const AnnotatedInstruction& in : a.instructions) {
+    if (previous == nullptr || *previous != in.source) {
+      out += Fit(fmt::format("{:28}{}", "", DescribeSource(in.source)), kWidth) + "\n";
+      previous = &in.source;
+    }
+    const bool hot = in.samples > 0 &&
+                     static_cast<double>(in.samples) >= kHotShare * static_cast<double>(v.samples);
+    std::string line = fmt::format(
+        "{} {:>6} {:>8} {:>9}  {:>{}x}  ", hot ? '*' : ' ', Share(in.samples, v.samples),
+        in.samples == 0 ? "" : fmt::format("{}", in.samples), fmt::format("+{:#x}", in.offset),
+        v.start + in.offset, address_width);
+    if (!in.recorded) {
+      line += fmt::format("(code not recorded: {} byte{})", in.length, in.length == 1 ? "" : "s");
+    } else if (in.bad) {
+      line += "(bad) " + Hex(in.bytes);
+    } else {
+      line += in.text;
+    }
+    line = Fit(line, kWidth);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+}
+
+void RenderLines(const Annotation& a, std::string& out) {
+  out += "#   Share  Samples  Source\n";
+  for (const LineTotal& total : LineTotals(a)) {
+    std::string line = fmt::format("  {:>6} {:>8}  {}", Share(total.samples, a.version.samples),
+                                   total.samples == 0 ? "" : fmt::format("{}", total.samples),
+                                   DescribeSource(total.source));
+    out += Fit(line, kWidth) + "\n";
+  }
+}
+
+}  // namespace
+
+std::vector<CodeVersion> CollectVersions(std::span<const LeafSample> samples,
+                                         const IndexOf& index_of) {
+  std::map<std::tuple<uint32_t, uint64_t, uint64_t>, CodeVersion> versions;
+  symbolize::Resolution resolution;
+  for (const LeafSample& sample : samples) {
+    if (!index_of(sample.pid).Resolve(sample.ip, sample.time_ns, resolution)) continue;
+    const symbolize::MatchedRegion& region = resolution.region;
+    auto [it, inserted] = versions.try_emplace({sample.pid, region.start, region.loaded});
+    CodeVersion& version = it->second;
+    if (inserted) {
+      // Frames are innermost first: the last one is the function that holds the code.
+      const symbolize::Frame& top = resolution.frames.back();
+      version.pid = sample.pid;
+      version.name =
+          top.name.empty() ? fmt::format("[jit 0x{:x}]", region.start) : std::string(top.name);
+      version.method_id = top.method_id;
+      version.module = std::string(top.module);
+      version.start = region.start;
+      version.size = region.size;
+      version.loaded_ns = region.loaded;
+      version.invalidated_ns = region.invalidated;
+    }
+    ++version.samples;
+    ++version.samples_at[sample.ip];
+  }
+  std::vector<CodeVersion> sorted;
+  for (auto& [key, version] : versions) sorted.push_back(std::move(version));
+  std::stable_sort(sorted.begin(), sorted.end(), [](const CodeVersion& a, const CodeVersion& b) {
+    return a.samples > b.samples;
+  });
+  return sorted;
+}
+
+Annotation Annotate(const CodeVersion& version, const symbolize::SymbolIndex& index,
+                    const symbolize::CodeStore& code, const disasm::Decoder& decoder,
+                    disasm::Syntax syntax) {
+  Annotation annotation;
+  annotation.version = version;
+  const uint64_t shown = std::min(version.size, kMaxShownBytes);
+  annotation.shown_bytes = shown;
+  const symbolize::CodeBytes bytes = code.Read(version.start, shown, version.loaded_ns);
+  annotation.code_recorded =
+      std::find(bytes.known.begin(), bytes.known.end(), true) != bytes.known.end();
+  std::vector<AnnotatedInstruction>& out = annotation.instructions;
+  for (uint64_t offset = 0; offset < shown;) {
+    AnnotatedInstruction& in = out.emplace_back();
+    in.offset = offset;
+    uint64_t end = offset;
+    while (end < shown && bytes.known[end] == bytes.known[offset]) ++end;
+    if (!bytes.known[offset]) {
+      // Bytes no file recorded: nothing to decode there. A row ends where the next sampled
+      // address starts, so the samples still show by offset.
+      in.recorded = false;
+      auto next = version.samples_at.upper_bound(version.start + offset);
+      if (next != version.samples_at.end() && next->first - version.start < end) {
+        end = next->first - version.start;
+      }
+      in.length = static_cast<uint32_t>(end - offset);
+    } else if (auto decoded = decoder.Decode(std::span(bytes.bytes).subspan(offset, end - offset),
+                                             version.start + offset)) {
+      in.length = decoded->length;
+      in.text = decoder.Format(*decoded, syntax);
+      if (auto target = decoded->BranchTarget();
+          target && *target >= version.start && *target - version.start < version.size) {
+        in.target_offset = *target - version.start;
+        // The absolute target the text shows becomes the offset the Offset column shows.
+        const std::string absolute = fmt::format("{:#x}", *target);
+        if (const size_t at = in.text.rfind(absolute); at != std::string::npos) {
+          in.text.replace(at, absolute.size(), fmt::format("<+{:#x}>", *in.target_offset));
+        }
+      }
+    } else {
+      // Not an instruction (data, a patched or cut-short one): one byte, then decode again.
+      in.bad = true;
+      in.length = 1;
+    }
+    if (in.recorded) {
+      const auto first = bytes.bytes.begin() + static_cast<ptrdiff_t>(offset);
+      in.bytes.assign(first, first + in.length);
+    }
+    offset += in.length;
+  }
+  // Each sample goes to the instruction that holds its address.
+  for (const auto& [address, count] : version.samples_at) {
+    const uint64_t offset = address - version.start;
+    if (offset >= shown) continue;
+    auto it =
+        std::upper_bound(out.begin(), out.end(), offset,
+                         [](uint64_t o, const AnnotatedInstruction& in) { return o < in.offset; });
+    if (it != out.begin()) std::prev(it)->samples += count;
+  }
+  symbolize::Resolution resolution;
+  for (AnnotatedInstruction& in : out) {
+    if (!index.Resolve(version.start + in.offset, version.loaded_ns, resolution)) continue;
+    for (const symbolize::Frame& frame : resolution.frames) {
+      in.source.push_back(
+          {std::string(frame.name), std::string(frame.file), frame.line, frame.inlined});
+    }
+  }
+  return annotation;
+}
+
+std::vector<const CodeVersion*> SelectVersions(const std::vector<CodeVersion>& versions,
+                                               const std::string& selector) {
+  std::vector<const CodeVersion*> chosen;
+  std::optional<uint64_t> number;
+  const bool by_id = selector.starts_with("#");
+  const bool by_address = selector.starts_with("0x") || selector.starts_with("0X");
+  if (by_id || by_address) {
+    const std::string digits = selector.substr(by_id ? 1 : 2);
+    if (!digits.empty() && digits.size() <= 16 &&
+        digits.find_first_not_of(by_id ? "0123456789" : "0123456789abcdefABCDEF") ==
+            std::string::npos) {
+      number = std::stoull(digits, nullptr, by_id ? 10 : 16);
+    }
+  }
+  for (const CodeVersion& v : versions) {
+    const bool match = by_id        ? number && v.method_id == number
+                       : by_address ? number && *number >= v.start && *number - v.start < v.size
+                                    : v.name == selector;
+    if (match) chosen.push_back(&v);
+  }
+  return chosen;
+}
+
+std::string RenderAnnotationText(const std::vector<Annotation>& annotations,
+                                 const AnnotateOutputOptions& options) {
+  std::string out;
+  if (!options.command.empty())
+    out += Fit("# jitscope annotate: " + options.command, kWidth) + "\n";
+  out += fmt::format(
+      "# {} samples in the session; an instruction's are those taken on it (the "
+      "leaf of their stack)\n",
+      options.total_samples);
+  // The skid note, wrapped to the width.
+  std::string note = std::string("# note: ") + kSkidNote;
+  while (note.size() > kWidth) {
+    size_t cut = note.rfind(' ', kWidth);
+    out += note.substr(0, cut) + "\n";
+    note = "#   " + note.substr(cut + 1);
+  }
+  out += note + "\n";
+  out += fmt::format("# '*': an instruction with {:.0f}% or more of its version's samples\n",
+                     kHotShare * 100);
+  for (const std::string& line : options.notes) out += Fit("# " + line, kWidth) + "\n";
+  for (const Annotation& a : annotations) {
+    const CodeVersion& v = a.version;
+    out += "\n";
+    out += Fit("## " + VersionTitle(v), kWidth) + "\n";
+    out += fmt::format("## code 0x{:x}, {} bytes, {}\n", v.start, v.size,
+                       Interval(v, options.start_time_ns));
+    out += fmt::format("## {} samples, {} of the session\n", v.samples,
+                       options.total_samples == 0 ? "-" : Share(v.samples, options.total_samples));
+    if (a.shown_bytes < v.size) {
+      out += fmt::format("## only its first {} bytes are shown\n", a.shown_bytes);
+    }
+    if (!a.code_recorded) {
+      out +=
+          "## its code bytes were not recorded (a perf map, or JITSCOPE_CODE_BYTES=0): samples "
+          "by offset only\n";
+    }
+    if (options.by_line) {
+      RenderLines(a, out);
+    } else {
+      RenderInstructions(a, out);
+    }
+  }
+  return out;
+}
+
+std::string RenderAnnotationJson(const std::vector<Annotation>& annotations,
+                                 const AnnotateOutputOptions& options) {
+  using json = nlohmann::ordered_json;
+  auto source_json = [](const std::vector<SourceFrame>& source) {
+    json frames = json::array();
+    for (const SourceFrame& f : source) {
+      frames.push_back(
+          {{"function", f.function}, {"file", f.file}, {"line", f.line}, {"inlined", f.inlined}});
+    }
+    return frames;
+  };
+  json versions = json::array();
+  for (const Annotation& a : annotations) {
+    const CodeVersion& v = a.version;
+    json instructions = json::array();
+    for (const AnnotatedInstruction& in : a.instructions) {
+      instructions.push_back(
+          {{"offset", in.offset},
+           {"address", v.start + in.offset},
+           {"length", in.length},
+           {"bytes", Hex(in.bytes)},
+           {"text", in.bad ? "(bad)" : in.text},
+           {"recorded", in.recorded},
+           {"samples", in.samples},
+           {"target_offset", in.target_offset ? json(*in.target_offset) : json(nullptr)},
+           {"source", source_json(in.source)}});
+    }
+    json lines = json::array();
+    for (const LineTotal& total : LineTotals(a)) {
+      lines.push_back({{"samples", total.samples}, {"source", source_json(total.source)}});
+    }
+    versions.push_back(
+        {{"pid", v.pid},
+         {"name", v.name},
+         {"method_id", v.method_id ? json(*v.method_id) : json(nullptr)},
+         {"module", v.module},
+         {"start", v.start},
+         {"size", v.size},
+         {"loaded_ns", v.loaded_ns},
+         {"invalidated_ns",
+          v.invalidated_ns == symbolize::kForever ? json(nullptr) : json(v.invalidated_ns)},
+         {"samples", v.samples},
+         {"code_recorded", a.code_recorded},
+         {"instructions", std::move(instructions)},
+         {"lines", std::move(lines)}});
+  }
+  json root = {{"command", options.command},
+               {"total_samples", options.total_samples},
+               {"note", kSkidNote},
+               {"notes", options.notes},
+               {"versions", std::move(versions)}};
+  return root.dump(2) + "\n";
+}
+
+}  // namespace jitscope::report

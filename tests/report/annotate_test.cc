@@ -1,0 +1,313 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "jitscope/report/annotate.h"
+
+#include <gtest/gtest.h>
+#include <xbyak/xbyak.h>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "jitscope/symbolize/index_builder.h"
+
+namespace jitscope::report {
+namespace {
+
+using namespace Xbyak::util;  // NOLINT: register names, as xbyak code is written
+
+constexpr uint64_t kHot = 0x7f0000001000;   // series, first version, and later a re-JIT of it
+constexpr uint64_t kCold = 0x7f0000002000;  // series' cold region (the same method)
+constexpr uint32_t kPid = 42;
+constexpr uint64_t kMs = 1'000'000;  // times are CLOCK_MONOTONIC nanoseconds
+
+std::vector<uint8_t> Bytes(const Xbyak::CodeGenerator& code) {
+  return std::vector<uint8_t>(code.getCode(), code.getCode() + code.getSize());
+}
+
+// series as first compiled: a loop whose body is square(x) inlined, then a byte of data.
+class Series : public Xbyak::CodeGenerator {
+ public:
+  Series() {
+    Xbyak::Label loop;
+    push(rbp);                 // 0   hot.jv:30
+    mov(rbp, rsp);             // 1
+    xor_(eax, eax);            // 4   hot.jv:31
+    L(loop);                   //
+    vmulsd(xmm0, xmm1, xmm1);  // 6   square, hot.jv:12, inlined at hot.jv:37
+    vaddsd(xmm2, xmm2, xmm0);  // 10  hot.jv:37
+    add(eax, 1);               // 14
+    cmp(eax, 100);             // 17
+    jl(loop);                  // 20
+    pop(rbp);                  // 22  hot.jv:38
+    ret();                     // 23
+    db(0x06);                  // 24  data: not an instruction in 64-bit code
+  }
+};
+
+// series re-JITted at the same address: a different version.
+class SeriesAgain : public Xbyak::CodeGenerator {
+ public:
+  SeriesAgain() {
+    mov(eax, 42);  // 0
+    ret();         // 5
+  }
+};
+
+// series' cold region: jumps back into the hot one.
+class SeriesCold : public Xbyak::CodeGenerator {
+ public:
+  SeriesCold() {
+    Xbyak::Label self;
+    L(self);
+    inc(ecx);           // 0
+    jz(self);           // 2: a target inside this region
+    jmp(ptr[rip + 0]);  // 4: indirect
+  }
+};
+
+// What every text output starts with.
+const std::string kHeader =
+    "# jitscope annotate: jitvm hot.jv\n"
+    "# 16 samples in the session; an instruction's are those taken on it (the leaf of their "
+    "stack)\n"
+    "# note: samples land on the instruction after the one that was slow (skid): with cpu-clock, "
+    "the\n"
+    "#   interrupt is taken once the slow instruction retires, so read a hot instruction as \"the "
+    "one\n"
+    "#   before it is slow\" (see docs/annotate.md)\n"
+    "# '*': an instruction with 5% or more of its version's samples\n";
+
+class AnnotateTest : public ::testing::Test {
+ protected:
+  AnnotateTest()
+      : series_(Bytes(Series())), again_(Bytes(SeriesAgain())), cold_(Bytes(SeriesCold())) {
+    symbolize::IndexBuilder builder;
+    const std::vector<trace::LineEntry> lines = {{4, 30}, {6, 31}, {22, 37}, {25, 38}};
+    symbolize::CodeReport hot;
+    hot.time = 1000 * kMs;
+    hot.method_id = 7;
+    hot.address = kHot;
+    hot.size = series_.size();
+    hot.name = "series";
+    hot.source_file = "hot.jv";
+    hot.module = "jitvm";
+    hot.end_offset_lines = lines;
+    builder.AddLoad(hot);
+    const std::vector<trace::LineEntry> square_lines = {{4, 12}};
+    symbolize::CodeReport square = hot;
+    square.method_id = 9;
+    square.name = "square";
+    square.address = kHot + 6;
+    square.size = 4;
+    square.end_offset_lines = square_lines;
+    builder.AddInlineLoad(square, 7);
+    const std::vector<trace::LineEntry> cold_lines = {{10, 40}};
+    symbolize::CodeReport cold = hot;
+    cold.address = kCold;
+    cold.size = cold_.size();
+    cold.end_offset_lines = cold_lines;
+    builder.AddLoad(cold);
+    const std::vector<trace::LineEntry> again_lines = {{6, 36}};
+    symbolize::CodeReport again = hot;
+    again.time = 2000 * kMs;
+    again.method_id = 8;
+    again.size = again_.size();
+    again.end_offset_lines = again_lines;
+    builder.AddLoad(again);
+    index_ = std::move(builder).Build();
+    code_.Add(1000 * kMs, kHot, series_);
+    code_.Add(1000 * kMs, kCold, cold_);
+    code_.Add(2000 * kMs, kHot, again_);
+
+    auto at = [](uint64_t address, uint64_t time, int count, std::vector<LeafSample>& out) {
+      for (int i = 0; i < count; ++i) out.push_back({kPid, address, time * kMs});
+    };
+    at(kHot + 0, 1100, 1, samples_);
+    at(kHot + 6, 1200, 1, samples_);   // the multiply...
+    at(kHot + 10, 1300, 6, samples_);  // ...and, by skid, mostly the add after it
+    at(kHot + 20, 1400, 2, samples_);
+    at(kCold + 2, 1500, 2, samples_);
+    at(kHot + 5, 2500, 3, samples_);  // the re-JIT's ret
+    at(0x400000, 1600, 1, samples_);  // native code: not annotated
+  }
+
+  std::vector<CodeVersion> Versions() const {
+    return CollectVersions(samples_,
+                           [this](uint32_t) -> const symbolize::SymbolIndex& { return index_; });
+  }
+  Annotation Of(const CodeVersion& v, disasm::Syntax syntax = disasm::Syntax::kAtt) const {
+    return Annotate(v, index_, code_, *disasm::Decoder::Create(disasm::Mode::kX86_64), syntax);
+  }
+  AnnotateOutputOptions Output() const {
+    AnnotateOutputOptions options;
+    options.total_samples = samples_.size();
+    options.start_time_ns = 1100 * kMs;
+    options.command = "jitvm hot.jv";
+    return options;
+  }
+
+  std::vector<uint8_t> series_, again_, cold_;
+  symbolize::SymbolIndex index_;
+  symbolize::CodeStore code_;
+  std::vector<LeafSample> samples_;
+};
+
+TEST_F(AnnotateTest, VersionsAreSeparatedAndHeaviestFirst) {
+  const std::vector<CodeVersion> versions = Versions();
+  ASSERT_EQ(versions.size(), 3u);
+  EXPECT_EQ(versions[0].start, kHot);
+  EXPECT_EQ(versions[0].method_id, 7u);
+  EXPECT_EQ(versions[0].loaded_ns, 1000 * kMs);
+  EXPECT_EQ(versions[0].invalidated_ns, 2000 * kMs);
+  EXPECT_EQ(versions[0].samples, 10u);
+  EXPECT_EQ(versions[1].start, kHot);
+  EXPECT_EQ(versions[1].method_id, 8u);
+  EXPECT_EQ(versions[1].loaded_ns, 2000 * kMs);
+  EXPECT_EQ(versions[1].invalidated_ns, symbolize::kForever);
+  EXPECT_EQ(versions[1].samples, 3u);
+  EXPECT_EQ(versions[2].start, kCold);
+  EXPECT_EQ(versions[2].method_id, 7u);
+  EXPECT_EQ(versions[2].samples, 2u);
+}
+
+TEST_F(AnnotateTest, SelectsByNameIdAndAddress) {
+  const std::vector<CodeVersion> versions = Versions();
+  auto starts = [&](const std::string& selector) {
+    std::vector<std::string> out;
+    for (const CodeVersion* v : SelectVersions(versions, selector)) {
+      out.push_back(fmt::format("{:x}@{}", v->start, v->loaded_ns / kMs));
+    }
+    return out;
+  };
+  EXPECT_EQ(starts("series"), (std::vector<std::string>{"7f0000001000@1000", "7f0000001000@2000",
+                                                        "7f0000002000@1000"}));
+  EXPECT_EQ(starts("#7"), (std::vector<std::string>{"7f0000001000@1000", "7f0000002000@1000"}));
+  EXPECT_EQ(starts("#8"), (std::vector<std::string>{"7f0000001000@2000"}));
+  EXPECT_EQ(starts("0x7f0000002004"), (std::vector<std::string>{"7f0000002000@1000"}));
+  EXPECT_EQ(starts("0x7f0000001003"),
+            (std::vector<std::string>{"7f0000001000@1000", "7f0000001000@2000"}));
+  EXPECT_TRUE(starts("square").empty());  // inlined: its code is series'
+  EXPECT_TRUE(starts("#x").empty());
+  EXPECT_TRUE(starts("0x").empty());
+}
+
+TEST_F(AnnotateTest, TextShowsEachVersionWithItsOwnSamplesAndCode) {
+  const std::vector<CodeVersion> versions = Versions();
+  std::vector<Annotation> annotations;
+  for (const CodeVersion& v : versions) annotations.push_back(Of(v));
+  EXPECT_EQ(
+      RenderAnnotationText(annotations, Output()),
+      kHeader +
+          "\n"
+          "## series (jitvm), method #7, pid 42\n"
+          "## code 0x7f0000001000, 25 bytes, loaded at -0.100 s, replaced or unloaded at +0.900 s\n"
+          "## 10 samples, 62.5% of the session\n"
+          "#   Share  Samples    Offset  Address       Instruction\n"
+          "                            hot.jv:30  series\n"
+          "*  10.0%        1      +0x0  7f0000001000  push %rbp\n"
+          "                       +0x1  7f0000001001  mov %rsp,%rbp\n"
+          "                            hot.jv:31  series\n"
+          "                       +0x4  7f0000001004  xor %eax,%eax\n"
+          "                            hot.jv:12  square, inlined into series at hot.jv:37\n"
+          "*  10.0%        1      +0x6  7f0000001006  vmulsd %xmm1,%xmm1,%xmm0\n"
+          "                            hot.jv:37  series\n"
+          "*  60.0%        6      +0xa  7f000000100a  vaddsd %xmm0,%xmm2,%xmm2\n"
+          "                       +0xe  7f000000100e  add $0x1,%eax\n"
+          "                      +0x11  7f0000001011  cmp $0x64,%eax\n"
+          "*  20.0%        2     +0x14  7f0000001014  jl <+0x6>\n"
+          "                            hot.jv:38  series\n"
+          "                      +0x16  7f0000001016  pop %rbp\n"
+          "                      +0x17  7f0000001017  ret\n"
+          "                      +0x18  7f0000001018  (bad) 06\n"
+          "\n"
+          "## series (jitvm), method #8, pid 42\n"
+          "## code 0x7f0000001000, 6 bytes, loaded at +0.900 s, never replaced\n"
+          "## 3 samples, 18.8% of the session\n"
+          "#   Share  Samples    Offset  Address       Instruction\n"
+          "                            hot.jv:36  series\n"
+          "                       +0x0  7f0000001000  mov $0x2a,%eax\n"
+          "* 100.0%        3      +0x5  7f0000001005  ret\n"
+          "\n"
+          "## series (jitvm), method #7, pid 42\n"
+          "## code 0x7f0000002000, 10 bytes, loaded at -0.100 s, never replaced\n"
+          "## 2 samples, 12.5% of the session\n"
+          "#   Share  Samples    Offset  Address       Instruction\n"
+          "                            hot.jv:40  series\n"
+          "                       +0x0  7f0000002000  inc %ecx\n"
+          "* 100.0%        2      +0x2  7f0000002002  jz <+0x0>\n"
+          "                       +0x4  7f0000002004  jmp *(%rip)\n");
+}
+
+TEST_F(AnnotateTest, LineViewAndIntelSyntax) {
+  const std::vector<CodeVersion> versions = Versions();
+  AnnotateOutputOptions options = Output();
+  options.by_line = true;
+  EXPECT_EQ(
+      RenderAnnotationText({Of(versions[0])}, options),
+      kHeader +
+          "\n"
+          "## series (jitvm), method #7, pid 42\n"
+          "## code 0x7f0000001000, 25 bytes, loaded at -0.100 s, replaced or unloaded at +0.900 s\n"
+          "## 10 samples, 62.5% of the session\n"
+          "#   Share  Samples  Source\n"
+          "   80.0%        8  hot.jv:37  series\n"
+          "   10.0%        1  hot.jv:30  series\n"
+          "   10.0%        1  hot.jv:12  square, inlined into series at hot.jv:37\n"
+          "                   hot.jv:31  series\n"
+          "                   hot.jv:38  series\n");
+  EXPECT_EQ(RenderAnnotationText({Of(versions[2], disasm::Syntax::kIntel)}, Output()),
+            kHeader +
+                "\n"
+                "## series (jitvm), method #7, pid 42\n"
+                "## code 0x7f0000002000, 10 bytes, loaded at -0.100 s, never replaced\n"
+                "## 2 samples, 12.5% of the session\n"
+                "#   Share  Samples    Offset  Address       Instruction\n"
+                "                            hot.jv:40  series\n"
+                "                       +0x0  7f0000002000  inc ecx\n"
+                "* 100.0%        2      +0x2  7f0000002002  jz <+0x0>\n"
+                "                       +0x4  7f0000002004  jmp [rip]\n");
+}
+
+TEST_F(AnnotateTest, JsonCarriesTheSameNumbers) {
+  const std::vector<CodeVersion> versions = Versions();
+  const nlohmann::json root =
+      nlohmann::json::parse(RenderAnnotationJson({Of(versions[0]), Of(versions[1])}, Output()));
+  EXPECT_EQ(root["total_samples"], 16);
+  ASSERT_EQ(root["versions"].size(), 2u);
+  const nlohmann::json& first = root["versions"][0];
+  EXPECT_EQ(first["name"], "series");
+  EXPECT_EQ(first["method_id"], 7);
+  EXPECT_EQ(first["invalidated_ns"], 2000 * kMs);
+  EXPECT_EQ(root["versions"][1]["invalidated_ns"], nullptr);
+  EXPECT_EQ(first["samples"], 10);
+  EXPECT_EQ(first["instructions"][4]["offset"], 10);
+  EXPECT_EQ(first["instructions"][4]["samples"], 6);
+  EXPECT_EQ(first["instructions"][4]["text"], "vaddsd %xmm0,%xmm2,%xmm2");
+  EXPECT_EQ(first["instructions"][7]["target_offset"], 6);
+  EXPECT_EQ(first["instructions"][3]["source"][0]["function"], "square");
+  EXPECT_EQ(first["instructions"][3]["source"][0]["inlined"], true);
+  EXPECT_EQ(first["instructions"][10]["text"], "(bad)");
+  EXPECT_EQ(first["instructions"][10]["bytes"], "06");
+}
+
+TEST_F(AnnotateTest, CodeNotRecordedShowsSamplesByOffset) {
+  const std::vector<CodeVersion> versions = Versions();
+  const symbolize::CodeStore empty;
+  const Annotation a =
+      Annotate(versions[1], index_, empty, *disasm::Decoder::Create(disasm::Mode::kX86_64),
+               disasm::Syntax::kAtt);
+  EXPECT_EQ(RenderAnnotationText({a}, Output()),
+            kHeader +
+                "\n"
+                "## series (jitvm), method #8, pid 42\n"
+                "## code 0x7f0000001000, 6 bytes, loaded at +0.900 s, never replaced\n"
+                "## 3 samples, 18.8% of the session\n"
+                "## its code bytes were not recorded (a perf map, or JITSCOPE_CODE_BYTES=0): "
+                "samples by offset only\n"
+                "#   Share  Samples    Offset  Address       Instruction\n"
+                "                            hot.jv:36  series\n"
+                "                       +0x0  7f0000001000  (code not recorded: 5 bytes)\n"
+                "* 100.0%        3      +0x5  7f0000001005  (code not recorded: 1 byte)\n");
+}
+
+}  // namespace
+}  // namespace jitscope::report
