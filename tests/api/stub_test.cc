@@ -9,25 +9,18 @@
 // src/jitscope/api/jitprofiling.c.
 
 #include <dlfcn.h>
-#include <poll.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <algorithm>
-#include <array>
-#include <cerrno>
 #include <chrono>
-#include <csignal>
 #include <cstdint>
 #include <initializer_list>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
-extern char** environ;
+#include "support/process.h"
 
 namespace {
 
@@ -36,93 +29,23 @@ constexpr const char* kCollectorEnv =
 
 constexpr std::chrono::seconds kProbeTimeout{30};
 
-struct ProbeRun {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
+using ProbeRun = jitscope::test_support::ProcessResult;
 
 // Runs `probe commands...` with the collector variable unset (nullopt) or set to `collector`,
-// and everything else of this process's environment.
+// and everything else of this process's environment. A probe that hangs (a deadlocked stub) is
+// killed after kProbeTimeout rather than stalling the whole test run.
 ProbeRun RunProbe(const std::string& probe, const std::optional<std::string>& collector,
                   const std::vector<std::string>& commands) {
-  std::vector<std::string> env_strings;
-  for (char** entry = environ; *entry != nullptr; ++entry) {
-    const std::string text = *entry;
-    if (text.rfind("INTEL_JIT_PROFILER64=", 0) == 0 || text.rfind("INTEL_JIT_PROFILER32=", 0) == 0)
-      continue;
-    env_strings.push_back(text);
-  }
-  if (collector) env_strings.push_back(std::string(kCollectorEnv) + "=" + *collector);
-
-  std::vector<char*> argv{const_cast<char*>(probe.c_str())};
-  for (const std::string& command : commands) argv.push_back(const_cast<char*>(command.c_str()));
-  argv.push_back(nullptr);
-  std::vector<char*> envp;
-  for (std::string& text : env_strings) envp.push_back(text.data());
-  envp.push_back(nullptr);
-
-  ProbeRun run;
-  std::array<int, 2> out_pipe{};
-  std::array<int, 2> err_pipe{};
-  if (pipe(out_pipe.data()) != 0 || pipe(err_pipe.data()) != 0) {
-    ADD_FAILURE() << "pipe failed";
-    return run;
-  }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, err_pipe[1], STDERR_FILENO);
-  for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) {
-    posix_spawn_file_actions_addclose(&actions, fd);
-  }
-  pid_t pid = -1;
-  const int spawn_error =
-      posix_spawn(&pid, probe.c_str(), &actions, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  close(out_pipe[1]);
-  close(err_pipe[1]);
-  EXPECT_EQ(0, spawn_error) << "cannot start " << probe;
-
-  // Drain both pipes together, so neither can fill up and block the probe. A probe that hangs
-  // (a deadlocked stub) is killed after kProbeTimeout rather than stalling the whole test run.
-  std::array<pollfd, 2> fds{{{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}}};
-  std::array<std::string*, 2> sinks{&run.out, &run.err};
-  const auto deadline = std::chrono::steady_clock::now() + kProbeTimeout;
-  for (int open_fds = 2; open_fds > 0;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    const int ready =
-        poll(fds.data(), fds.size(), static_cast<int>(std::max<int64_t>(left.count(), 0)));
-    if (ready == 0) {
-      ADD_FAILURE() << probe << " did not finish within " << kProbeTimeout.count() << " s";
-      if (spawn_error == 0) kill(pid, SIGKILL);
-      break;
-    }
-    if (ready < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    for (size_t i = 0; i < fds.size(); ++i) {
-      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
-      char buffer[4096];
-      const ssize_t n = read(fds[i].fd, buffer, sizeof buffer);
-      if (n > 0) {
-        sinks[i]->append(buffer, static_cast<size_t>(n));
-      } else if (n == 0 || errno != EINTR) {
-        close(fds[i].fd);
-        fds[i].fd = -1;
-        --open_fds;
-      }
-    }
-  }
-  for (const pollfd& fd : fds) {
-    if (fd.fd >= 0) close(fd.fd);
-  }
-  int status = 0;
-  if (spawn_error == 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status)) {
-    run.exit_code = WEXITSTATUS(status);
-  }
+  std::vector<std::string> argv{probe};
+  argv.insert(argv.end(), commands.begin(), commands.end());
+  std::map<std::string, std::string> env;
+  if (collector) env[kCollectorEnv] = *collector;
+  ProbeRun run = jitscope::test_support::RunProgram(
+      argv, env,
+      {.unset = {"INTEL_JIT_PROFILER64", "INTEL_JIT_PROFILER32"}, .timeout = kProbeTimeout});
+  EXPECT_TRUE(run.started) << run.Describe();
+  EXPECT_FALSE(run.timed_out) << probe << " did not finish within " << kProbeTimeout.count()
+                              << " s";
   return run;
 }
 

@@ -10,18 +10,15 @@
 
 #include <gtest/gtest.h>
 
+#include "support/temp_dir.h"
+
 namespace jitscope::base {
 namespace {
 
 class FilesTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/jitscope-files-test.XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { std::system(("rm -rf " + dir_).c_str()); }
-  std::string dir_;
+  test_support::TempDir tmp_;
+  const std::string dir_ = tmp_.path();
 };
 
 TEST_F(FilesTest, CreateExclusiveMakesAnOwnerOnlyFile) {

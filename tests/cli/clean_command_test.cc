@@ -17,7 +17,7 @@
 
 #include "jitscope/base/files.h"
 #include "jitscope/base/scoped_resource.h"
-#include "scratch_directory.h"
+#include "support/temp_dir.h"
 
 namespace jitscope::cli {
 namespace {
@@ -34,7 +34,6 @@ ProcessTable::Process FakeLookup(uint32_t pid) {
 class CleanCommandTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_FALSE(scratch_.path().empty());
     root_ = scratch_.path();
     maps_ = root_ + "/maps";
     out_ = root_ + "/out";
@@ -74,7 +73,7 @@ class CleanCommandTest : public ::testing::Test {
     return ::lstat(path.c_str(), &st) == 0;
   }
 
-  testing::ScratchDirectory scratch_;
+  test_support::TempDir scratch_;
   std::string root_, maps_, out_;
   std::map<uint32_t, ProcessTable::Process> processes_;
 };

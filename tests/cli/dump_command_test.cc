@@ -8,10 +8,11 @@
 
 #include <gtest/gtest.h>
 
-#include "../support/subprocess.h"
 #include "jitscope/base/files.h"
 #include "jitscope/trace/format.h"
 #include "jitscope/trace/writer.h"
+#include "support/process.h"
+#include "support/temp_dir.h"
 
 namespace jitscope {
 namespace {

@@ -7,10 +7,11 @@
 
 #include <gtest/gtest.h>
 
-#include "../support/subprocess.h"
 #include "jitscope/base/files.h"
 #include "jitscope/formats/oprofile_dump_writer.h"
 #include "jitscope/trace/writer.h"
+#include "support/process.h"
+#include "support/temp_dir.h"
 
 namespace jitscope {
 namespace {

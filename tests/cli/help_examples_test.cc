@@ -13,7 +13,9 @@
 
 #include <gtest/gtest.h>
 
-#include "../support/subprocess.h"
+#include "support/files.h"
+#include "support/process.h"
+#include "support/temp_dir.h"
 
 namespace jitscope::cli {
 namespace {
@@ -146,7 +148,7 @@ TEST(RecordValidationTest, AMissingOutputParentStopsRecordBeforeTheCommandRuns) 
 TEST(RecordValidationTest, AnOutputThatIsAFileIsRefused) {
   TempDir tmp;
   const std::string file = tmp.path() + "/file";
-  ASSERT_EQ(std::system(("touch " + file).c_str()), 0);
+  ASSERT_TRUE(test_support::WriteFile(file, ""));
   test_support::ProcessResult result =
       RunProgram({JITSCOPE_CLI, "record", "-o", file, "--", "/bin/true"});
   EXPECT_EQ(result.exit_code, 2);

@@ -2,59 +2,39 @@
 //
 // `jitscope resolve`, run as a program: exact text and JSON output for the seeds' scenarios
 // recorded in a native trace, mixed sources, directories, damaged files and usage errors.
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "jitscope/base/files.h"
 #include "jitscope/trace/writer.h"
+#include "support/process.h"
+#include "support/temp_dir.h"
 
 namespace jitscope::cli {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int status = -1;
-  std::string out;
-};
-
-// Runs the jitscope binary with `args` (a shell word list); stderr goes to `err_path`.
-Result Jitscope(const std::string& args, const std::string& err_path = "/dev/null") {
-  Result result;
-  const std::string command = std::string(JITSCOPE_CLI) + " " + args + " 2>" + err_path;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return result;
-  char buffer[4096];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0) result.out.append(buffer, n);
-  const int status = ::pclose(pipe);
-  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
+// Runs the jitscope binary with `args`, words separated by spaces (no quoting).
+test_support::ProcessResult Jitscope(const std::string& args) {
+  std::vector<std::string> argv = {JITSCOPE_CLI};
+  std::istringstream words(args);
+  for (std::string word; words >> word;) argv.push_back(word);
+  return test_support::RunProgram(argv);
 }
 
 class ResolveCommandTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "jitscope-resolve-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
     fs::create_directory(dir_ + "/traces");
     WriteTrace(dir_ + "/traces", 4321);
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   // The seeds' scenarios, as the collector records them (pid 4321).
   static void WriteTrace(const std::string& directory, uint32_t pid) {
@@ -96,14 +76,15 @@ class ResolveCommandTest : public ::testing::Test {
               trace::TraceWriter::AppendResult::kOk);
   }
 
-  std::string dir_;
+  test_support::TempDir tmp_;
+  const std::string dir_ = tmp_.path();
 };
 
 TEST_F(ResolveCommandTest, TextOutputOneLinePerFrameInnermostFirst) {
-  const Result r = Jitscope("resolve " + dir_ +
-                            "/traces -- 0x10000@150 1000c@150 0x10014@150 "
-                            "0x10000@200 0x10000 0x210@150 0x20024@150 0x20090 0x30000");
-  EXPECT_EQ(r.status, 0);
+  const auto r = Jitscope("resolve " + dir_ +
+                          "/traces -- 0x10000@150 1000c@150 0x10014@150 "
+                          "0x10000@200 0x10000 0x210@150 0x20024@150 0x20090 0x30000");
+  EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.out,
             "0x10000@150: answer at demo.js:2 [id 7]\n"
             "1000c@150: answer at demo.js:2 [id 7]\n"
@@ -120,10 +101,10 @@ TEST_F(ResolveCommandTest, TextOutputOneLinePerFrameInnermostFirst) {
 }
 
 TEST_F(ResolveCommandTest, JsonOutputOneObjectPerQuery) {
-  const Result r = Jitscope("resolve --json " + dir_ +
-                            "/traces/jit-4321.jsc -- 0x1000d@150 "
-                            "0x20024@106 0x5");
-  ASSERT_EQ(r.status, 0);
+  const auto r = Jitscope("resolve --json " + dir_ +
+                          "/traces/jit-4321.jsc -- 0x1000d@150 "
+                          "0x20024@106 0x5");
+  ASSERT_EQ(r.exit_code, 0);
   const auto expected = nlohmann::json::parse(R"([
     {"address": 65549, "time": 150,
      "frames": [{"name": "answer", "method_id": 7, "module": null, "file": "demo.js", "line": 2,
@@ -149,45 +130,42 @@ TEST_F(ResolveCommandTest, PerfMapsAndDamagedFiles) {
                                          << "7f0100 20 second\n"
                                          << "not a line\n"
                                          << "7f0200 20 unreached\n";
-  const std::string err = dir_ + "/err.txt";
-  const Result r = Jitscope("resolve " + dir_ + "/perf-4321.map " + dir_ +
-                                "/traces -- 7f0010@1 7f0105 7f0205 0x20090@150",
-                            err);
-  EXPECT_EQ(r.status, 1);  // damage is an error, after what was readable was used
+  const auto r = Jitscope("resolve " + dir_ + "/perf-4321.map " + dir_ +
+                          "/traces -- 7f0010@1 7f0105 7f0205 0x20090@150");
+  EXPECT_EQ(r.exit_code, 1);  // damage is an error, after what was readable was used
   EXPECT_EQ(r.out,
             "7f0010@1: LazyCompile:*run main.js:3\n"
             "7f0105: second\n"
             "7f0205: ??\n"
             "0x20090@150: d (inlined) [id 2001, module tier1]\n"
             "0x20090@150: a [id 1000, module tier1]\n");
-  EXPECT_EQ(ReadAll(err), "jitscope resolve: error: " + dir_ +
-                              "/perf-4321.map: offset 54 (line 3): expected \"START SIZE NAME\" "
-                              "with hexadecimal START and SIZE (using what was readable before "
-                              "it)\n");
+  EXPECT_EQ(r.err, "jitscope resolve: error: " + dir_ +
+                       "/perf-4321.map: offset 54 (line 3): expected \"START SIZE NAME\" "
+                       "with hexadecimal START and SIZE (using what was readable before "
+                       "it)\n");
 }
 
 TEST_F(ResolveCommandTest, UsageErrors) {
   WriteTrace(dir_ + "/traces", 99);
-  const std::string err = dir_ + "/err.txt";
-  Result r = Jitscope("resolve " + dir_ + "/traces -- 0x100", err);
-  EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(ReadAll(err),
+  auto r = Jitscope("resolve " + dir_ + "/traces -- 0x100");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
             "jitscope resolve: error: the sources describe 2 processes (99, 4321); choose one "
             "with --pid\n");
   r = Jitscope("resolve --pid 99 " + dir_ + "/traces -- 0x210@150");
-  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.out, "0x210@150: split [id 8]\n");
-  r = Jitscope("resolve " + dir_ + "/traces/jit-99.jsc -- zz", err);
-  EXPECT_EQ(r.status, 2);
-  EXPECT_NE(ReadAll(err).find("\"zz\" is not ADDR[@TIME_NS]"), std::string::npos);
-  r = Jitscope("resolve " + dir_ + "/traces/jit-99.jsc", err);
-  EXPECT_EQ(r.status, 2);
+  r = Jitscope("resolve " + dir_ + "/traces/jit-99.jsc -- zz");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("\"zz\" is not ADDR[@TIME_NS]"), std::string::npos);
+  r = Jitscope("resolve " + dir_ + "/traces/jit-99.jsc");
+  EXPECT_EQ(r.exit_code, 2);
   std::ofstream(dir_ + "/notes.txt") << "hello\n";
-  r = Jitscope("resolve " + dir_ + "/notes.txt -- 0x1", err);
-  EXPECT_EQ(r.status, 1);
-  EXPECT_EQ(ReadAll(err), "jitscope resolve: error: " + dir_ +
-                              "/notes.txt: not a jitscope trace, perf jitdump, perf map or "
-                              "OProfile dump\n");
+  r = Jitscope("resolve " + dir_ + "/notes.txt -- 0x1");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "jitscope resolve: error: " + dir_ +
+                       "/notes.txt: not a jitscope trace, perf jitdump, perf map or "
+                       "OProfile dump\n");
 }
 
 }  // namespace

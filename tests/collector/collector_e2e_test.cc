@@ -22,10 +22,12 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "../support/fault_runs.h"
-#include "../support/i386_kernel.h"
-#include "../support/read_back.h"
-#include "../support/subprocess.h"
+#include "support/fault_runs.h"
+#include "support/files.h"
+#include "support/i386_kernel.h"
+#include "support/process.h"
+#include "support/read_back.h"
+#include "support/temp_dir.h"
 
 namespace jitscope {
 namespace {

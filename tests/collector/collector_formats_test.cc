@@ -6,7 +6,6 @@
 
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -19,6 +18,8 @@
 #include "jitscope/formats/perf_map_writer.h"
 #include "jitscope/trace/reader.h"
 #include "sink_test_support.h"
+#include "support/files.h"
+#include "support/temp_dir.h"
 
 namespace jitscope::collector {
 namespace {
@@ -37,12 +38,7 @@ base::StatusOr<Config> ConfigFrom(std::map<std::string, std::string> variables) 
   return config;
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream content;
-  content << in.rdbuf();
-  return content.str();
-}
+using test_support::ReadFile;
 
 TEST(CollectorFormats, ConfigNamesEveryFormatAndThePerfMapDirectory) {
   auto config = ConfigFrom(
@@ -78,8 +74,8 @@ class CollectorFormatsTest : public ::testing::Test {
   }
   std::string LogText() const { return ReadFile(out_.path() + "/log"); }
 
-  testing::ScratchDirectory out_;
-  testing::ScratchDirectory maps_;
+  test_support::TempDir out_;
+  test_support::TempDir maps_;
 };
 
 TEST_F(CollectorFormatsTest, EveryFormatGetsEveryLoad) {

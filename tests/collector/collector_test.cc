@@ -17,6 +17,8 @@
 #include "jitprofiling.h"
 #include "jitscope/collector/trace_sink.h"
 #include "jitscope/trace/reader.h"
+#include "support/files.h"
+#include "support/temp_dir.h"
 
 namespace jitscope::collector {
 namespace {
@@ -181,10 +183,9 @@ TEST_F(CollectorTest, AFailedWriteRefusesTheEventAndIsCounted) {
 // A recycled pid finds jit-<pid>.jsc (or a link planted there): the collector never touches it
 // and writes the next free name instead.
 TEST(TraceSinkTest, NeverClobbersOrFollowsWhatIsAlreadyThere) {
-  char pattern[] = "/tmp/jitscope-sink-test.XXXXXX";
-  ASSERT_NE(::mkdtemp(pattern), nullptr);
-  const std::string dir = pattern;
-  std::system(("echo precious > " + dir + "/jit-77.jsc").c_str());
+  const test_support::TempDir tmp;
+  const std::string dir = tmp.path();
+  ASSERT_TRUE(test_support::WriteFile(dir + "/jit-77.jsc", "precious\n"));
   ASSERT_EQ(::symlink((dir + "/target").c_str(), (dir + "/jit-77.1.jsc").c_str()), 0);
   auto sink = TraceSink::Create(dir, {77, "exe", 0, 0}, /*code_bytes=*/false);
   ASSERT_TRUE(sink.ok()) << sink.status().message();
@@ -194,7 +195,6 @@ TEST(TraceSinkTest, NeverClobbersOrFollowsWhatIsAlreadyThere) {
   std::getline(precious, content);
   EXPECT_EQ(content, "precious");
   EXPECT_NE(::access((dir + "/target").c_str(), F_OK), 0);
-  std::system(("rm -rf " + dir).c_str());
 }
 
 // The trace keeps the machine code of each region the engine places: top-level loads and code
@@ -202,9 +202,8 @@ TEST(TraceSinkTest, NeverClobbersOrFollowsWhatIsAlreadyThere) {
 // engine got wrong is recorded as a region without bytes instead of faulting.
 TEST(TraceSinkTest, KeepsTheCodeBytesOfEveryRegionThatHoldsCode) {
   static const uint8_t kCode[] = {0x55, 0x48, 0x89, 0xe5, 0x5d, 0xc3};
-  char pattern[] = "/tmp/jitscope-sink-test.XXXXXX";
-  ASSERT_NE(::mkdtemp(pattern), nullptr);
-  const std::string dir = pattern;
+  const test_support::TempDir tmp;
+  const std::string dir = tmp.path();
   auto sink = TraceSink::Create(dir, {78, "exe", 0, 0}, /*code_bytes=*/true);
   ASSERT_TRUE(sink.ok()) << sink.status().message();
   const std::string path = (*sink)->path();
@@ -252,7 +251,6 @@ TEST(TraceSinkTest, KeepsTheCodeBytesOfEveryRegionThatHoldsCode) {
                     " size=6 bytes=85,72,137,229,93,195,",
                 "4 tid=7 code_bytes addr=16 size=4 bytes=",
             }));
-  std::system(("rm -rf " + dir).c_str());
 }
 
 // This process's anonymous resident memory (heap, stacks), in KiB: what the collector costs the
@@ -270,9 +268,8 @@ long RssAnonKib() {
 // `rss_growth_kib` gets the growth of anonymous resident memory over the run.
 void RunThreads(int thread_count, int per_thread, long* rss_growth_kib = nullptr) {
   const long rss_before = RssAnonKib();
-  char pattern[] = "/tmp/jitscope-collector-test.XXXXXX";
-  ASSERT_NE(::mkdtemp(pattern), nullptr);
-  const std::string dir = pattern;
+  const test_support::TempDir tmp;
+  const std::string dir = tmp.path();
   // The methods' addresses are made up: no code to keep.
   auto sink = TraceSink::Create(dir, {1, "test", 0, 0}, /*code_bytes=*/false);
   ASSERT_TRUE(sink.ok()) << sink.status().message();
@@ -313,7 +310,6 @@ void RunThreads(int thread_count, int per_thread, long* rss_growth_kib = nullptr
   }
   EXPECT_EQ(file->trace().records.size(), seen.size() - 1);
   EXPECT_EQ(duplicates, 0u);
-  std::system(("rm -rf " + dir).c_str());
 }
 
 TEST(CollectorThreadsTest, TwoThreads200kEventsEach) { RunThreads(2, 200000); }

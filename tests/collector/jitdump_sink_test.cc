@@ -23,6 +23,7 @@
 #include "jitdump_test_reader.h"
 #include "jitscope/formats/jitdump_writer.h"
 #include "sink_test_support.h"
+#include "support/temp_dir.h"
 
 namespace jitscope::collector {
 namespace {
@@ -45,7 +46,6 @@ std::vector<uint8_t> Code(size_t size, uint8_t seed) {
 class JitdumpSinkTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_FALSE(dir_.path().empty());
     auto sink = JitdumpSink::Create(dir_.path(), kPid, 1000, Log());
     ASSERT_TRUE(sink.ok()) << sink.status().message();
     sink_ = std::move(sink).value();
@@ -60,7 +60,7 @@ class JitdumpSinkTest : public ::testing::Test {
   void Write(const trace::Record& record) { ASSERT_EQ(Sink::Result::kOk, sink_->Write(record)); }
 
   static constexpr uint32_t kPid = 4242;
-  testing::ScratchDirectory dir_;
+  test_support::TempDir dir_;
   std::unique_ptr<JitdumpSink> sink_;
 };
 
@@ -373,7 +373,7 @@ TEST_F(JitdumpSinkTest, AnUnloadedMethodTakesItsRegionsAlong) {
 }
 
 TEST(JitdumpSinkCreate, AnExistingDumpIsNeverTouched) {
-  testing::ScratchDirectory dir;
+  test_support::TempDir dir;
   const std::string taken = dir.path() + "/jit-77.dump";
   { std::ofstream(taken) << "someone else's"; }
   auto sink = JitdumpSink::Create(dir.path(), 77, 1, Log());
@@ -388,7 +388,7 @@ TEST(JitdumpSinkCreate, AnExistingDumpIsNeverTouched) {
 }
 
 TEST(JitdumpSinkCrash, EveryAcknowledgedLoadSurvivesSigkill) {
-  testing::ScratchDirectory dir;
+  test_support::TempDir dir;
   constexpr int kLoads = 200;
   const pid_t child = ::fork();
   ASSERT_GE(child, 0);
@@ -420,7 +420,7 @@ TEST(JitdumpSinkCrash, EveryAcknowledgedLoadSurvivesSigkill) {
 }
 
 TEST(JitdumpSinkThreads, ConcurrentLoadsStayWholeWithUniqueIndexes) {
-  testing::ScratchDirectory dir;
+  test_support::TempDir dir;
   auto sink = JitdumpSink::Create(dir.path(), 1, 1, Log());
   ASSERT_TRUE(sink.ok()) << sink.status().message();
   constexpr int kThreads = 4, kLoadsPerThread = 250;

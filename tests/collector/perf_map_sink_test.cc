@@ -14,18 +14,15 @@
 #include <gtest/gtest.h>
 
 #include "sink_test_support.h"
+#include "support/files.h"
+#include "support/temp_dir.h"
 
 namespace jitscope::collector {
 namespace {
 
 using testing::CodeRecord;
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream content;
-  content << in.rdbuf();
-  return content.str();
-}
+using test_support::ReadFile;
 
 std::string Hex(const void* address) {
   std::ostringstream out;
@@ -34,7 +31,7 @@ std::string Hex(const void* address) {
 }
 
 TEST(PerfMapSink, OneLinePerRegionNamedByItsMethod) {
-  testing::ScratchDirectory dir;
+  test_support::TempDir dir;
   auto sink = PerfMapSink::Create(dir.path(), 31337);
   ASSERT_TRUE(sink.ok()) << sink.status().message();
   EXPECT_EQ(dir.path() + "/perf-31337.map", (*sink)->path());
@@ -81,7 +78,7 @@ TEST(PerfMapSink, OneLinePerRegionNamedByItsMethod) {
 }
 
 TEST(PerfMapSink, NeverTouchesAnExistingMap) {
-  testing::ScratchDirectory dir;
+  test_support::TempDir dir;
   const std::string path = dir.path() + "/perf-99.map";
   { std::ofstream(path) << "1000 10 oneDNN's kernel\n"; }
   auto sink = PerfMapSink::Create(dir.path(), 99);
@@ -92,7 +89,7 @@ TEST(PerfMapSink, NeverTouchesAnExistingMap) {
 }
 
 TEST(PerfMapSink, NeverFollowsAPlantedLink) {
-  testing::ScratchDirectory dir;
+  test_support::TempDir dir;
   const std::string target = dir.path() + "/victim";
   { std::ofstream(target) << "precious\n"; }
   ASSERT_EQ(0, ::symlink(target.c_str(), (dir.path() + "/perf-99.map").c_str()));
@@ -105,7 +102,7 @@ TEST(PerfMapSink, NeverFollowsAPlantedLink) {
 
 TEST(PerfMapSink, NeverAppendsToAnotherUsersFile) {
   ASSERT_EQ(0u, ::geteuid()) << "this test must run as root: it gives a file to another user";
-  testing::ScratchDirectory dir;
+  test_support::TempDir dir;
   const std::string path = dir.path() + "/perf-99.map";
   { std::ofstream(path) << "theirs\n"; }
   ASSERT_EQ(0, ::chown(path.c_str(), 65534, 65534));
@@ -117,7 +114,7 @@ TEST(PerfMapSink, NeverAppendsToAnotherUsersFile) {
 }
 
 TEST(PerfMapSink, ConcurrentLinesNeverInterleave) {
-  testing::ScratchDirectory dir;
+  test_support::TempDir dir;
   auto sink = PerfMapSink::Create(dir.path(), 1);
   ASSERT_TRUE(sink.ok()) << sink.status().message();
   constexpr int kThreads = 4, kLines = 500;

@@ -19,9 +19,11 @@
 
 #include <gtest/gtest.h>
 
-#include "../support/read_back.h"
-#include "../support/subprocess.h"
 #include "jitscope/trace/reader.h"
+#include "support/files.h"
+#include "support/process.h"
+#include "support/read_back.h"
+#include "support/temp_dir.h"
 
 namespace jitscope {
 namespace {
@@ -50,11 +52,12 @@ ClientRun RunClient(const std::string& scratch, const std::string& out,
                 {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"});
   }
   argv.push_back(JITSCOPE_ALL_EVENTS_CLIENT);
-  test_support::Process process(argv, {{"INTEL_JIT_PROFILER64", JITSCOPE_COLLECTOR},
-                                       {"JITSCOPE_FORMATS", "trace,jitdump,perfmap"},
-                                       {"JITSCOPE_OUTPUT_DIR", out},
-                                       {"JITSCOPE_PERF_MAP_DIR", out},
-                                       {"JITSCOPE_LOG", ""}});
+  test_support::Process process(argv,
+                                {{"INTEL_JIT_PROFILER64", JITSCOPE_COLLECTOR},
+                                 {"JITSCOPE_FORMATS", "trace,jitdump,perfmap"},
+                                 {"JITSCOPE_OUTPUT_DIR", out},
+                                 {"JITSCOPE_PERF_MAP_DIR", out}},
+                                {.unset = {"JITSCOPE_LOG"}});
   ClientRun run;
   run.pid = process.pid();
   plant(run.pid);

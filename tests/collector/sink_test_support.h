@@ -10,7 +10,6 @@
 #include <string>
 
 #include "jitscope/trace/event.h"
-#include "scratch_directory.h"
 
 namespace jitscope::testing {
 

@@ -12,7 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "../support/subprocess.h"
+#include "support/process.h"
+#include "support/temp_dir.h"
 
 namespace jitscope::disasm {
 namespace {

@@ -16,6 +16,8 @@
 
 #include "checker.h"
 #include "output.h"
+#include "support/temp_dir.h"
+#include "support/traces.h"
 #include "trace_helpers.h"
 #include "vm.h"
 
@@ -23,7 +25,7 @@ namespace jitscope::jitvm {
 namespace {
 
 using nlohmann::json;
-using testing::LineAt;
+using test_support::TempDir;
 
 constexpr const char* kProgram = R"(fn area(w: float, h: float) -> float {
   return w * h;
@@ -79,8 +81,7 @@ std::vector<uint32_t> LinesOf(const Region& region, const std::vector<uint8_t>& 
 using Lines = std::vector<uint32_t>;
 
 TEST(JitvmLines, SpecificInstructionsMapToTheirSourceLines) {
-  testing::TempDir dir;
-  ASSERT_FALSE(dir.path().empty());
+  TempDir dir;
   // The stub loads the collector at the first API call, which the Vm below makes.
   setenv("INTEL_JIT_PROFILER64", JITSCOPE_COLLECTOR, 1);
   setenv("JITSCOPE_OUTPUT_DIR", dir.path().c_str(), 1);
@@ -107,10 +108,10 @@ TEST(JitvmLines, SpecificInstructionsMapToTheirSourceLines) {
     vms.push_back(std::move(*vm));
   }
 
+  const base::StatusOr<std::string> trace = test_support::FindTrace(dir.path());
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
   std::string error;
-  const std::string trace = testing::FindTrace(dir.path(), error);
-  ASSERT_NE(trace, "") << error;
-  const std::vector<json> records = testing::DumpJson(JITSCOPE_BINARY, trace, error);
+  const std::vector<json> records = DumpJson(JITSCOPE_BINARY, *trace, error);
   ASSERT_EQ(error, "");
 
   std::map<std::string, std::vector<Region>> methods;  // "module/name" -> regions

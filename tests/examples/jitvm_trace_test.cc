@@ -21,17 +21,19 @@
 #include "checker.h"
 #include "interpreter.h"
 #include "output.h"
+#include "support/files.h"
+#include "support/process.h"
+#include "support/temp_dir.h"
+#include "support/traces.h"
 #include "trace_helpers.h"
 
 namespace jitscope::jitvm {
 namespace {
 
 using nlohmann::json;
-using testing::DumpJson;
-using testing::FindTrace;
-using testing::LineAt;
-using testing::RunProcess;
-using testing::TempDir;
+using test_support::FindTrace;
+using test_support::RunProgram;
+using test_support::TempDir;
 
 struct Region {
   uint64_t address;
@@ -81,15 +83,15 @@ std::vector<json> RunUnderCollector(const std::vector<std::string>& jitvm_args,
   TempDir dir;
   std::vector<std::string> argv = {JITVM_BINARY};
   argv.insert(argv.end(), jitvm_args.begin(), jitvm_args.end());
-  const auto run = RunProcess(
+  const auto run = RunProgram(
       argv, {{"INTEL_JIT_PROFILER64", JITSCOPE_COLLECTOR}, {"JITSCOPE_OUTPUT_DIR", dir.path()}});
   EXPECT_EQ(run.exit_code, 0) << run.err;
   if (out != nullptr) *out = run.out;
+  const base::StatusOr<std::string> trace = FindTrace(dir.path());
+  EXPECT_TRUE(trace.ok()) << trace.status().message();
+  if (!trace.ok()) return {};
   std::string error;
-  const std::string trace = FindTrace(dir.path(), error);
-  EXPECT_NE(trace, "") << error;
-  if (trace.empty()) return {};
-  std::vector<json> records = DumpJson(JITSCOPE_BINARY, trace, error);
+  std::vector<json> records = DumpJson(JITSCOPE_BINARY, *trace, error);
   EXPECT_EQ(error, "");
   EXPECT_GE(records.size(), 2u);
   if (records.size() < 2) return {};
@@ -326,7 +328,7 @@ std::vector<std::string> Disassemble(const TempDir& dir, const std::string& hex)
       file.put(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
     }
   }
-  const auto run = RunProcess({OBJDUMP, "-D", "-b", "binary", "-m", "i386:x86-64", path});
+  const auto run = RunProgram({OBJDUMP, "-D", "-b", "binary", "-m", "i386:x86-64", path});
   EXPECT_EQ(run.exit_code, 0) << run.err;
   std::vector<std::string> instructions;
   std::istringstream lines(run.out);
@@ -387,14 +389,9 @@ TEST(JitvmTrace, CodeWithoutFramePointersSetsUpNoRbpFrame) {
 TEST(JitvmTrace, GeneratedProgramReportsEveryFunction) {
   TempDir dir;
   const std::string path = dir.path() + "/many.jv";
-  const auto generated = RunProcess({JITVM_BINARY, "--generate=1100"});
+  const auto generated = RunProgram({JITVM_BINARY, "--generate=1100"});
   ASSERT_EQ(generated.exit_code, 0) << generated.err;
-  {
-    FILE* file = fopen(path.c_str(), "w");
-    ASSERT_NE(file, nullptr);
-    fwrite(generated.out.data(), 1, generated.out.size(), file);
-    fclose(file);
-  }
+  ASSERT_TRUE(test_support::WriteFile(path, generated.out)) << path;
   auto program = LoadProgram(path);
   ASSERT_TRUE(program.ok()) << program.status().message();
   const std::vector<json> records = RunUnderCollector({path});

@@ -12,11 +12,12 @@
 
 #include <gtest/gtest.h>
 
-#include "../support/le_bytes.h"
-#include "../support/subprocess.h"
 #include "jitscope/base/files.h"
 #include "jitscope/formats/oprofile_dump_reader.h"
 #include "jitscope/formats/oprofile_dump_writer.h"
+#include "support/files.h"
+#include "support/le_bytes.h"
+#include "support/temp_dir.h"
 
 namespace jitscope::formats {
 namespace {

@@ -14,6 +14,8 @@
 
 #include "perf_data_builder.h"
 
+#include "support/temp_dir.h"
+
 namespace jitscope::formats {
 namespace {
 
@@ -277,8 +279,8 @@ TEST(SamplesFileTest, RejectsForeignFilesAndVersions) {
 }
 
 TEST(SamplesFileTest, WriterRoundTrip) {
-  char dir[] = "/tmp/jitscope-samples-test.XXXXXX";
-  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const test_support::TempDir tmp;
+  const std::string& dir = tmp.path();
   {
     base::StatusOr<SamplesWriter> writer = SamplesWriter::Create(dir, kFlagKernel);
     ASSERT_TRUE(writer.ok()) << writer.status().message();
@@ -286,20 +288,18 @@ TEST(SamplesFileTest, WriterRoundTrip) {
     ASSERT_TRUE(writer->Flush().ok());
     EXPECT_FALSE(SamplesWriter::Create(dir, 0).ok()) << "must not overwrite";
   }
-  const std::string path = std::string(dir) + "/" + kSamplesFileName;
+  const std::string path = dir + "/" + kSamplesFileName;
   std::ifstream in(path, std::ios::binary);
   const std::string bytes((std::istreambuf_iterator<char>(in)), {});
   EXPECT_EQ(bytes, Header() + SampleRecord());
   base::StatusOr<SampleData> data = ReadSamplesFile(path);
   ASSERT_TRUE(data.ok());
   EXPECT_EQ(data->samples.size(), 1u);
-  ::unlink(path.c_str());
-  ::rmdir(dir);
 }
 
 TEST(SamplesFileTest, WriterRoundTripWithRegistersAndStack) {
-  char dir[] = "/tmp/jitscope-samples-test.XXXXXX";
-  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const test_support::TempDir tmp;
+  const std::string& dir = tmp.path();
   const std::string record = DwarfSampleRecord(PERF_SAMPLE_REGS_ABI_64, 64, 48);
   {
     base::StatusOr<SamplesWriter> writer = SamplesWriter::Create(dir, kFlagKernel, kDwarfFormat);
@@ -307,14 +307,13 @@ TEST(SamplesFileTest, WriterRoundTripWithRegistersAndStack) {
     ASSERT_TRUE(writer->Append(record).ok());
     ASSERT_TRUE(writer->Flush().ok());
   }
-  const std::string path = std::string(dir) + "/" + kSamplesFileName;
+  const std::string path = dir + "/" + kSamplesFileName;
   std::ifstream in(path, std::ios::binary);
   const std::string bytes((std::istreambuf_iterator<char>(in)), {});
   EXPECT_EQ(bytes, Header(kDwarfFormat) + record);
   base::StatusOr<SampleData> data = ReadSamplesFile(path);
   ASSERT_TRUE(data.ok()) << data.status().message();
   ::unlink(path.c_str());
-  ::rmdir(dir);
   EXPECT_EQ(data->format, kDwarfFormat);
   ASSERT_EQ(data->samples.size(), 1u);
   // The stack copy stays readable as long as the data: it points into the kept mapping.

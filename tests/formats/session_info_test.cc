@@ -3,7 +3,8 @@
 
 #include <gtest/gtest.h>
 
-#include "../support/subprocess.h"
+#include "support/files.h"
+#include "support/temp_dir.h"
 
 namespace jitscope::formats {
 namespace {

@@ -15,9 +15,11 @@
 
 #include <gtest/gtest.h>
 
-#include "../support/i386_kernel.h"
-#include "../support/readme_example.h"
-#include "../support/subprocess.h"
+#include "support/files.h"
+#include "support/i386_kernel.h"
+#include "support/process.h"
+#include "support/readme_example.h"
+#include "support/temp_dir.h"
 
 namespace jitscope {
 namespace {

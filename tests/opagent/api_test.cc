@@ -20,12 +20,13 @@
 
 #include <gtest/gtest.h>
 
-#include "../support/le_bytes.h"
-#include "../support/read_back.h"
-#include "../support/subprocess.h"
 #include "jitscope/formats/oprofile_dump_reader.h"
 #include "jitscope/trace/reader.h"
 #include "opagent.h"
+#include "support/files.h"
+#include "support/le_bytes.h"
+#include "support/read_back.h"
+#include "support/temp_dir.h"
 
 namespace {
 

@@ -26,12 +26,12 @@
 
 #include <gtest/gtest.h>
 
-#include "../support/fault_runs.h"
-#include "../support/le_bytes.h"
-#include "../support/read_back.h"
-#include "../support/subprocess.h"
 #include "jitscope/formats/oprofile_dump_reader.h"
 #include "jitscope/trace/reader.h"
+#include "support/fault_runs.h"
+#include "support/files.h"
+#include "support/le_bytes.h"
+#include "support/read_back.h"
 
 namespace jitscope {
 namespace {

@@ -9,10 +9,12 @@
 
 #include <gtest/gtest.h>
 
-#include "../support/le_bytes.h"
-#include "../support/subprocess.h"
 #include "jitscope/formats/oprofile_dump_reader.h"
 #include "jitscope/trace/reader.h"
+#include "support/files.h"
+#include "support/le_bytes.h"
+#include "support/process.h"
+#include "support/temp_dir.h"
 
 namespace {
 

@@ -12,8 +12,9 @@
 
 #include <gtest/gtest.h>
 
-#include "../support/i386_kernel.h"
-#include "../support/subprocess.h"
+#include "support/i386_kernel.h"
+#include "support/process.h"
+#include "support/temp_dir.h"
 
 namespace jitscope {
 namespace {

@@ -14,10 +14,10 @@
 
 #include <gtest/gtest.h>
 
-#include "../support/subprocess.h"
 #include "jitscope/opagent/code_registry.h"
 #include "jitscope/opagent/dump_directory.h"
 #include "jitscope/opagent/handle_table.h"
+#include "support/temp_dir.h"
 
 namespace jitscope::opagent {
 namespace {

@@ -8,6 +8,7 @@
 // order. Then perf itself reads our jitdump of a oneDNN run.
 #include <glob.h>
 
+#include <map>
 #include <set>
 #include <string>
 #include <tuple>
@@ -18,10 +19,13 @@
 #include "jitdump_test_reader.h"
 #include "jitscope/trace/reader.h"
 #include "perf_tools.h"
-#include "scratch_directory.h"
+#include "support/temp_dir.h"
 
 namespace jitscope::testing {
 namespace {
+
+using test_support::RunProgram;
+using test_support::TempDir;
 
 // (address, size, name) of one kernel load.
 using Kernel = std::tuple<uint64_t, uint64_t, std::string>;
@@ -39,26 +43,26 @@ class OnednnTest : public ::testing::Test {
   std::string Path(const std::string& name) const { return dir_.path() + "/" + name; }
 
   // The environment of a oneDNN run reporting to our collector.
-  std::vector<std::string> Environment(const std::string& jit_profile,
-                                       const std::string& formats) const {
-    return {"INTEL_JIT_PROFILER64=" JITSCOPE_COLLECTOR,
-            "JITSCOPE_FORMATS=" + formats,
-            "JITSCOPE_OUTPUT_DIR=" + dir_.path(),
-            "DNNL_JIT_PROFILE=" + jit_profile,
-            "ONEDNN_JIT_PROFILE=" + jit_profile,
-            "JITDUMPDIR=" + Path("onednn"),
-            "OMP_NUM_THREADS=1"};
+  std::map<std::string, std::string> Environment(const std::string& jit_profile,
+                                                 const std::string& formats) const {
+    return {{"INTEL_JIT_PROFILER64", JITSCOPE_COLLECTOR},
+            {"JITSCOPE_FORMATS", formats},
+            {"JITSCOPE_OUTPUT_DIR", dir_.path()},
+            {"DNNL_JIT_PROFILE", jit_profile},
+            {"ONEDNN_JIT_PROFILE", jit_profile},
+            {"JITDUMPDIR", Path("onednn")},
+            {"OMP_NUM_THREADS", "1"}};
   }
 
   // Runs the workload with DNNL_JIT_PROFILE=5 and compares oneDNN's dump with our outputs.
   // Returns oneDNN's kernels.
   std::vector<Kernel> RunAndCompare(const std::vector<std::string>& args,
-                                    const std::vector<std::string>& extra_env) {
+                                    const std::map<std::string, std::string>& extra_env) {
     std::vector<std::string> command = {JITSCOPE_ONEDNN_WORKLOAD};
     command.insert(command.end(), args.begin(), args.end());
-    std::vector<std::string> env = Environment("5", "trace,jitdump");
-    env.insert(env.end(), extra_env.begin(), extra_env.end());
-    const CommandResult run = RunCommand(command, env, dir_.path());
+    std::map<std::string, std::string> env = Environment("5", "trace,jitdump");
+    for (const auto& [name, value] : extra_env) env[name] = value;
+    const ProcessResult run = RunProgram(command, env);
     EXPECT_TRUE(run.ok()) << run.Describe();
     EXPECT_NE(std::string::npos, run.out.find("\ndone\n")) << run.Describe();
     const long pid = FindNumber(run.out, "pid");
@@ -110,7 +114,7 @@ class OnednnTest : public ::testing::Test {
     return kernels;
   }
 
-  ScratchDirectory dir_;
+  TempDir dir_;
 };
 
 TEST_F(OnednnTest, EveryKernelOneDnnDumpsIsInOurTraceAndJitdump) {
@@ -123,7 +127,8 @@ TEST_F(OnednnTest, WithoutThePrimitiveCacheEveryLoadIsKeptInTimeOrder) {
   // oneDNN frees each primitive's kernels when the primitive goes and reuses the memory, without
   // any unload event: only time order tells the kernels at one address apart.
   const std::vector<Kernel> kernels = RunAndCompare(
-      {"many", "48"}, {"DNNL_PRIMITIVE_CACHE_CAPACITY=0", "ONEDNN_PRIMITIVE_CACHE_CAPACITY=0"});
+      {"many", "48"},
+      {{"DNNL_PRIMITIVE_CACHE_CAPACITY", "0"}, {"ONEDNN_PRIMITIVE_CACHE_CAPACITY", "0"}});
   std::set<uint64_t> addresses;
   for (const Kernel& kernel : kernels) addresses.insert(std::get<0>(kernel));
   EXPECT_GE(kernels.size(), 48u);
@@ -132,11 +137,11 @@ TEST_F(OnednnTest, WithoutThePrimitiveCacheEveryLoadIsKeptInTimeOrder) {
 }
 
 TEST_F(OnednnTest, PerfInjectOfOurJitdumpNamesOneDnnKernels) {
-  const std::string unavailable = PerfUnavailable(dir_.path());
+  const std::string unavailable = PerfUnavailable();
   ASSERT_TRUE(unavailable.empty()) << unavailable;
   // DNNL_JIT_PROFILE=1: oneDNN reports to the collector only; our jitdump is the only one.
-  const CommandResult run = PerfRecord(Path("perf.data"), {JITSCOPE_ONEDNN_WORKLOAD, "hot", "0.6"},
-                                       Environment("1", "jitdump"), dir_.path());
+  const ProcessResult run = PerfRecord(Path("perf.data"), {JITSCOPE_ONEDNN_WORKLOAD, "hot", "0.6"},
+                                       Environment("1", "jitdump"));
   ASSERT_TRUE(run.ok()) << run.Describe();
   const long pid = FindNumber(run.out, "pid");
   auto ours = ReadTestJitdump(Path("jit-" + std::to_string(pid) + ".dump"));
@@ -145,9 +150,9 @@ TEST_F(OnednnTest, PerfInjectOfOurJitdumpNamesOneDnnKernels) {
   for (const auto* load : ours->Loads()) kernel_names.insert(load->name);
   ASSERT_FALSE(kernel_names.empty());
 
-  const CommandResult inject = PerfInject(Path("perf.data"), Path("perf.jit.data"), dir_.path());
+  const ProcessResult inject = PerfInject(Path("perf.data"), Path("perf.jit.data"));
   ASSERT_TRUE(inject.ok()) << inject.Describe();
-  const CommandResult report = PerfReport(Path("perf.jit.data"), "sym", dir_.path());
+  const ProcessResult report = PerfReport(Path("perf.jit.data"), "sym");
   ASSERT_TRUE(report.ok()) << report.Describe();
   double in_kernels = 0;
   for (const auto& [name, share] : SharesByName(ParseReport(report.out, false))) {

@@ -22,39 +22,41 @@
 
 #include "jitdump_test_reader.h"
 #include "perf_tools.h"
-#include "scratch_directory.h"
+#include "support/files.h"
+#include "support/temp_dir.h"
 
 namespace jitscope::testing {
 namespace {
 
+using test_support::TempDir;
+
 class PerfInteropTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_FALSE(dir_.path().empty());
-    const std::string unavailable = PerfUnavailable(dir_.path());
+    const std::string unavailable = PerfUnavailable();
     ASSERT_TRUE(unavailable.empty()) << unavailable;
   }
 
   std::string Path(const std::string& name) const { return dir_.path() + "/" + name; }
 
   // Runs jit_workload under perf record with the collector writing `formats`.
-  CommandResult RecordWorkload(const std::string& formats, std::vector<std::string> args) {
+  ProcessResult RecordWorkload(const std::string& formats, std::vector<std::string> args) {
     std::vector<std::string> command = {JITSCOPE_JIT_WORKLOAD};
     command.insert(command.end(), args.begin(), args.end());
-    CommandResult run =
+    ProcessResult run =
         PerfRecord(Path("perf.data"), command,
-                   {"INTEL_JIT_PROFILER64=" JITSCOPE_COLLECTOR, "JITSCOPE_FORMATS=" + formats,
-                    "JITSCOPE_OUTPUT_DIR=" + dir_.path(),
-                    "JITSCOPE_PERF_MAP_DIR="},  // perf reads maps only from /tmp
-                   dir_.path());
+                   {{"INTEL_JIT_PROFILER64", JITSCOPE_COLLECTOR},
+                    {"JITSCOPE_FORMATS", formats},
+                    {"JITSCOPE_OUTPUT_DIR", dir_.path()},
+                    {"JITSCOPE_PERF_MAP_DIR", ""}});  // perf reads maps only from /tmp
     pid_ = FindNumber(run.out, "pid");
     return run;
   }
 
   std::vector<ReportRow> InjectAndReport() {
-    const CommandResult inject = PerfInject(Path("perf.data"), Path("perf.jit.data"), dir_.path());
+    const ProcessResult inject = PerfInject(Path("perf.data"), Path("perf.jit.data"));
     EXPECT_TRUE(inject.ok()) << inject.Describe();
-    const CommandResult report = PerfReport(Path("perf.jit.data"), "sym,srcline", dir_.path());
+    const ProcessResult report = PerfReport(Path("perf.jit.data"), "sym,srcline");
     EXPECT_TRUE(report.ok()) << report.Describe();
     report_ = report.out;
     return ParseReport(report.out, true);
@@ -76,7 +78,7 @@ class PerfInteropTest : public ::testing::Test {
     return count;
   }
 
-  ScratchDirectory dir_;
+  TempDir dir_;
   long pid_ = -1;
   std::string report_;
 };
@@ -110,7 +112,7 @@ std::map<std::string, double> JitShares(const std::vector<ReportRow>& rows) {
 }
 
 TEST_F(PerfInteropTest, JitdumpGivesPerfNamesLinesAndTheReJit) {
-  const CommandResult run = RecordWorkload("trace,jitdump", {"--seconds", "0.6"});
+  const ProcessResult run = RecordWorkload("trace,jitdump", {"--seconds", "0.6"});
   ASSERT_TRUE(run.ok()) << run.Describe();
   ASSERT_GT(pid_, 0) << run.Describe();
 
@@ -159,7 +161,7 @@ TEST_F(PerfInteropTest, JitdumpGivesPerfNamesLinesAndTheReJit) {
 }
 
 TEST_F(PerfInteropTest, PerfMapGivesPlainPerfReportTheNames) {
-  const CommandResult run = RecordWorkload("perfmap", {"--seconds", "0.6"});
+  const ProcessResult run = RecordWorkload("perfmap", {"--seconds", "0.6"});
   const std::string map = "/tmp/perf-" + std::to_string(pid_) + ".map";
   struct Cleanup {
     std::string path;
@@ -168,10 +170,10 @@ TEST_F(PerfInteropTest, PerfMapGivesPlainPerfReportTheNames) {
   ASSERT_TRUE(run.ok()) << run.Describe();
   ASSERT_GT(pid_, 0) << run.Describe();
   // One line per top-level region: hot_main A and B, hot_side, phase_one, phase_two.
-  const std::string lines = ReadWholeFile(map);
+  const std::string lines = test_support::ReadFile(map);
   EXPECT_EQ(5, std::count(lines.begin(), lines.end(), '\n')) << lines;
 
-  const CommandResult report = PerfReport(Path("perf.data"), "sym", dir_.path());
+  const ProcessResult report = PerfReport(Path("perf.data"), "sym");
   ASSERT_TRUE(report.ok()) << report.Describe();
   const auto shares = JitShares(ParseReport(report.out, false));
   EXPECT_TRUE(ShareIn(shares, "hot_main", 48, 72)) << report.out;
@@ -185,7 +187,7 @@ TEST_F(PerfInteropTest, PerfMapGivesPlainPerfReportTheNames) {
 }
 
 TEST_F(PerfInteropTest, ADumpLeftBySigkillStillInjects) {
-  const CommandResult run = RecordWorkload("jitdump", {"--seconds", "0.6", "--crash"});
+  const ProcessResult run = RecordWorkload("jitdump", {"--seconds", "0.6", "--crash"});
   ASSERT_GT(pid_, 0) << run.Describe();
   struct stat st {};
   ASSERT_EQ(0, ::stat(Path("perf.data").c_str(), &st)) << run.Describe();

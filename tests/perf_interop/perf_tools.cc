@@ -5,32 +5,31 @@
 
 namespace jitscope::testing {
 
-std::string PerfUnavailable(const std::string& scratch_dir) {
-  const CommandResult version = RunCommand({"perf", "--version"}, {}, scratch_dir);
+using test_support::RunProgram;
+
+std::string PerfUnavailable() {
+  const ProcessResult version = RunProgram({"perf", "--version"});
   if (version.ok()) return {};
   return "perf does not run (install Debian's linux-perf: scripts/setup): " + version.Describe();
 }
 
-CommandResult PerfRecord(const std::string& data, const std::vector<std::string>& command,
-                         const std::vector<std::string>& env, const std::string& scratch_dir) {
+ProcessResult PerfRecord(const std::string& data, const std::vector<std::string>& command,
+                         const std::map<std::string, std::string>& env) {
   // -k 1: CLOCK_MONOTONIC sample times, which perf inject --jit requires (the jitdump's clock).
   // -N: no copies of the binaries in ~/.debug.
   std::vector<std::string> argv = {"perf", "record", "-k", "1",  "-e", "cpu-clock", "-F",
                                    "4000", "-g",     "-N", "-q", "-o", data,        "--"};
   argv.insert(argv.end(), command.begin(), command.end());
-  return RunCommand(argv, env, scratch_dir);
+  return RunProgram(argv, env);
 }
 
-CommandResult PerfInject(const std::string& in, const std::string& out,
-                         const std::string& scratch_dir) {
-  return RunCommand({"perf", "inject", "--jit", "-i", in, "-o", out}, {}, scratch_dir);
+ProcessResult PerfInject(const std::string& in, const std::string& out) {
+  return RunProgram({"perf", "inject", "--jit", "-i", in, "-o", out});
 }
 
-CommandResult PerfReport(const std::string& data, const std::string& sort,
-                         const std::string& scratch_dir) {
-  return RunCommand({"perf", "report", "-i", data, "--stdio", "-n", "--sort", sort, "-g", "none",
-                     "--no-children", "--percent-limit", "0"},
-                    {}, scratch_dir);
+ProcessResult PerfReport(const std::string& data, const std::string& sort) {
+  return RunProgram({"perf", "report", "-i", data, "--stdio", "-n", "--sort", sort, "-g", "none",
+                     "--no-children", "--percent-limit", "0"});
 }
 
 std::vector<ReportRow> ParseReport(const std::string& text, bool with_srcline) {

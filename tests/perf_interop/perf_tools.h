@@ -10,21 +10,21 @@
 #include <string>
 #include <vector>
 
-#include "command_runner.h"
+#include "support/process.h"
 
 namespace jitscope::testing {
 
-// Empty when perf runs; otherwise why not, worded for a test failure.
-std::string PerfUnavailable(const std::string& scratch_dir);
+using test_support::ProcessResult;
 
-// `perf record` of `command` into `data`, with `env` added to the environment.
-CommandResult PerfRecord(const std::string& data, const std::vector<std::string>& command,
-                         const std::vector<std::string>& env, const std::string& scratch_dir);
-CommandResult PerfInject(const std::string& in, const std::string& out,
-                         const std::string& scratch_dir);
+// Empty when perf runs; otherwise why not, worded for a test failure.
+std::string PerfUnavailable();
+
+// `perf record` of `command` into `data`, with `env` set in the environment.
+ProcessResult PerfRecord(const std::string& data, const std::vector<std::string>& command,
+                         const std::map<std::string, std::string>& env);
+ProcessResult PerfInject(const std::string& in, const std::string& out);
 // `perf report --stdio` sorted by `sort` ("sym" or "sym,srcline"), without call graphs.
-CommandResult PerfReport(const std::string& data, const std::string& sort,
-                         const std::string& scratch_dir);
+ProcessResult PerfReport(const std::string& data, const std::string& sort);
 
 struct ReportRow {
   double percent = 0;

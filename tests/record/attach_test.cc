@@ -20,11 +20,13 @@
 
 #include <gtest/gtest.h>
 
-#include "../support/subprocess.h"
 #include "jitscope/formats/samples_file.h"
 #include "jitscope/formats/session_info.h"
 #include "jitscope/record/permission_advice.h"
 #include "jitscope/report/profile_builder.h"
+#include "support/files.h"
+#include "support/process.h"
+#include "support/temp_dir.h"
 
 namespace jitscope::record {
 namespace {

@@ -4,7 +4,6 @@
 // the samples land in one session directory, on one clock: most samples of the hot-spot program
 // fall into JIT code the trace says was loaded at that address before the sample was taken.
 #include <asm/perf_regs.h>
-#include <dirent.h>
 #include <linux/perf_event.h>
 #include <sys/stat.h>
 
@@ -13,9 +12,11 @@
 
 #include <gtest/gtest.h>
 
-#include "../support/subprocess.h"
 #include "jitscope/formats/samples_file.h"
 #include "jitscope/trace/reader.h"
+#include "support/process.h"
+#include "support/temp_dir.h"
+#include "support/traces.h"
 
 namespace jitscope::record {
 namespace {
@@ -25,18 +26,6 @@ using formats::kSamplesFileName;
 using formats::ReadSamplesFile;
 using formats::Sample;
 using formats::SampleData;
-
-std::string FindTrace(const std::string& dir) {
-  std::string found;
-  DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) return found;
-  while (dirent* entry = ::readdir(d)) {
-    const std::string name = entry->d_name;
-    if (name.size() > 4 && name.substr(name.size() - 4) == ".jsc") found = dir + "/" + name;
-  }
-  ::closedir(d);
-  return found;
-}
 
 struct Region {
   uint64_t loaded_ns, start, end;
@@ -49,9 +38,9 @@ TEST(JitvmRecordTest, SamplesLandInJitCodeLoadedBeforeThem) {
       {JITSCOPE_CLI, "record", "-o", dir, "--", JITVM, JITVM_PROGRAMS "/hotspot.jv", "3000"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
 
-  const std::string trace_path = FindTrace(dir);
-  ASSERT_FALSE(trace_path.empty()) << "the collector wrote no trace into the session directory";
-  base::StatusOr<trace::TraceFile> trace = trace::TraceFile::Open(trace_path);
+  const base::StatusOr<std::string> trace_path = test_support::FindTrace(dir);
+  ASSERT_TRUE(trace_path.ok()) << trace_path.status().message();
+  base::StatusOr<trace::TraceFile> trace = trace::TraceFile::Open(*trace_path);
   ASSERT_TRUE(trace.ok()) << trace.status().message();
   std::vector<Region> regions;
   for (const trace::Record& record : trace->trace().records) {

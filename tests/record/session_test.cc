@@ -14,10 +14,11 @@
 
 #include <gtest/gtest.h>
 
-#include "../support/subprocess.h"
 #include "jitscope/formats/samples_file.h"
 #include "jitscope/record/sampler.h"
 #include "jitscope/record/session.h"
+#include "support/process.h"
+#include "support/temp_dir.h"
 
 namespace jitscope::record {
 namespace {

@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "../support/subprocess.h"
+#include "support/process.h"
 
 namespace jitscope::report {
 namespace {

@@ -18,7 +18,8 @@
 
 #include <gtest/gtest.h>
 
-#include "../support/subprocess.h"
+#include "support/process.h"
+#include "support/temp_dir.h"
 
 namespace jitscope::report {
 namespace {

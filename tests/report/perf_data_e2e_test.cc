@@ -18,9 +18,10 @@
 
 #include <gtest/gtest.h>
 
-#include "../support/subprocess.h"
 #include "jitscope/report/profile_builder.h"
 #include "source_lines.h"
+#include "support/process.h"
+#include "support/temp_dir.h"
 
 namespace jitscope::report {
 namespace {

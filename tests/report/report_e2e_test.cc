@@ -2,7 +2,6 @@
 //
 // End-to-end: `jitscope record` the example JIT, then report the session — through BuildProfile
 // for exact checks, and through the `jitscope report` command as a user runs it.
-#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,28 +15,19 @@
 
 #include <gtest/gtest.h>
 
-#include "../support/subprocess.h"
 #include "jitscope/report/profile_builder.h"
 #include "jitscope/trace/reader.h"
 #include "source_lines.h"
+#include "support/files.h"
+#include "support/process.h"
+#include "support/temp_dir.h"
+#include "support/traces.h"
 
 namespace jitscope::report {
 namespace {
 
 using test_support::RunProgram;
 using test_support::TempDir;
-
-std::string FindTrace(const std::string& dir) {
-  std::string found;
-  if (DIR* d = ::opendir(dir.c_str())) {
-    while (dirent* entry = ::readdir(d)) {
-      const std::string name = entry->d_name;
-      if (name.ends_with(".jsc")) found = dir + "/" + name;
-    }
-    ::closedir(d);
-  }
-  return found;
-}
 
 class ReportE2eTest : public ::testing::Test {
  protected:
@@ -144,7 +134,9 @@ TEST_F(ReportE2eTest, UnreportedJitCodeIsOneWarningWithTheFix) {
 }
 
 TEST_F(ReportE2eTest, SamplesBeforeTheTierUpNameTheBaselineCodeAndAfterItTheOptimized) {
-  base::StatusOr<trace::TraceFile> trace = trace::TraceFile::Open(FindTrace(Hotspot()));
+  const base::StatusOr<std::string> trace_path = test_support::FindTrace(Hotspot());
+  ASSERT_TRUE(trace_path.ok()) << trace_path.status().message();
+  base::StatusOr<trace::TraceFile> trace = trace::TraceFile::Open(*trace_path);
   ASSERT_TRUE(trace.ok()) << trace.status().message();
   std::optional<uint64_t> optimized_at;
   for (const trace::Record& record : trace->trace().records) {
@@ -181,7 +173,9 @@ TEST(ReportReuseTest, ReusedAddressesNameWhatWasThereAtTheTime) {
   auto result = RunProgram({JITSCOPE_CLI, "record", "-o", dir, "--", JITVM, "--hot-threshold=200",
                             REUSE_PROGRAM, "5000"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  base::StatusOr<trace::TraceFile> trace = trace::TraceFile::Open(FindTrace(dir));
+  const base::StatusOr<std::string> trace_path = test_support::FindTrace(dir);
+  ASSERT_TRUE(trace_path.ok()) << trace_path.status().message();
+  base::StatusOr<trace::TraceFile> trace = trace::TraceFile::Open(*trace_path);
   ASSERT_TRUE(trace.ok()) << trace.status().message();
   std::optional<std::pair<uint64_t, uint64_t>> warm;  // baseline warm: [start, end)
   std::optional<uint64_t> later_loaded;

@@ -19,7 +19,8 @@
 
 #include <gtest/gtest.h>
 
-#include "subprocess.h"
+#include "support/process.h"
+#include "support/temp_dir.h"
 
 namespace jitscope::test_support {
 
@@ -31,22 +32,24 @@ inline constexpr int kFaultRepeatDivisor = 4;
 inline constexpr int kFaultRepeatDivisor = 1;
 #endif
 
-// A fault of the matrix: the client's FAULT argument (ack_loop.h's EndBy), the exit status it
-// leaves (-signal for a signal), and how often a test repeats it at random moments.
+// A fault of the matrix: the client's FAULT argument (ack_loop.h's EndBy), how the client ends
+// (the signal that ends it, or 0 and the status it exits with), and how often a test repeats it
+// at random moments.
 struct Fault {
   const char* name;
-  int exit_code;
+  int signal;
+  int exit_code;  // -1 when a signal ends it (ProcessResult)
   int unsanitized_runs;
   int runs() const { return unsanitized_runs / kFaultRepeatDivisor; }
 };
-inline constexpr Fault kSigkill{"kill", -SIGKILL, 20};
-inline constexpr Fault kSigsegv{"segv", -SIGSEGV, 10};
-inline constexpr Fault kAbort{"abort", -SIGABRT, 10};
-inline constexpr Fault kExitWithoutShutdown{"exit", 0, 10};
-inline constexpr Fault kExec{"exec", 0, 10};
+inline constexpr Fault kSigkill{"kill", SIGKILL, -1, 20};
+inline constexpr Fault kSigsegv{"segv", SIGSEGV, -1, 10};
+inline constexpr Fault kAbort{"abort", SIGABRT, -1, 10};
+inline constexpr Fault kExitWithoutShutdown{"exit", 0, 0, 10};
+inline constexpr Fault kExec{"exec", 0, 0, 10};
 
 struct AckedRun {
-  ProcessResult result;      // exit_code is -signal for a client that died by one
+  ProcessResult result;
   std::set<uint32_t> acked;  // every id the client acknowledged
 };
 
@@ -97,7 +100,8 @@ void ForEachFaultRun(const std::string& client, const Fault& end, EnvFor env_for
     SCOPED_TRACE(std::string(end.name) + " run " + std::to_string(i));
     TempDir dir;
     const AckedRun run = RunAckLoop(client, end.name, random() % 30000, env_for(dir.path()));
-    ASSERT_EQ(run.result.exit_code, end.exit_code) << run.result.err;
+    ASSERT_EQ(run.result.signal, end.signal) << run.result.Describe();
+    ASSERT_EQ(run.result.exit_code, end.exit_code) << run.result.Describe();
     ASSERT_FALSE(run.acked.empty()) << "nothing was acked: " << run.result.err;
     check(dir.path(), run);
     if (::testing::Test::HasFatalFailure()) return;

@@ -7,17 +7,15 @@
 // and then skip running them, saying why: no package can give a kernel back its 32-bit mode.
 #pragma once
 
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <string>
+
+#include "support/files.h"
+#include "support/process.h"
+#include "support/temp_dir.h"
 
 namespace jitscope::test_support {
 
@@ -68,23 +66,10 @@ inline std::string TinyI386Program() {
 // True if an i386 program runs here and exits 0. Asked once per test process.
 inline bool KernelRunsI386Programs() {
   static const bool runs = [] {
-    char path[] = "/tmp/jitscope-i386-probe.XXXXXX";
-    const int fd = ::mkstemp(path);
-    if (fd < 0) std::abort();
-    const std::string program = TinyI386Program();
-    const bool written =
-        ::write(fd, program.data(), program.size()) == static_cast<ssize_t>(program.size());
-    ::fchmod(fd, 0700);
-    ::close(fd);
-    pid_t pid = -1;
-    char* argv[] = {path, nullptr};
-    char* envp[] = {nullptr};
-    const int spawned = written ? ::posix_spawn(&pid, path, nullptr, nullptr, argv, envp) : EIO;
-    int status = 0;
-    const bool exited_0 = spawned == 0 && ::waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
-                          WEXITSTATUS(status) == 0;
-    ::unlink(path);
-    return exited_0;
+    const TempDir dir;
+    const std::string path = dir.path() + "/i386-probe";
+    if (!WriteFile(path, TinyI386Program()) || ::chmod(path.c_str(), 0700) != 0) std::abort();
+    return RunProgram({path}).ok();
   }();
   return runs;
 }

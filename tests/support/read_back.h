@@ -2,7 +2,8 @@
 //
 // Test support: reading back what the collector and the OProfile agent wrote, with the product's
 // own readers (src/jitscope/trace's TraceFile, src/jitscope/formats' jitdump reader), and failing
-// the test on any damage. Tests that include this link jitscope_trace and jitscope_formats.
+// the test on any damage. Tests that include this link jitscope_trace, jitscope_formats and
+// jitscope_test_support.
 #pragma once
 
 #include <algorithm>
@@ -22,20 +23,9 @@
 #include "jitscope/formats/jitdump_reader.h"
 #include "jitscope/trace/reader.h"
 #include "jitscope/trace/record_codec.h"
+#include "support/traces.h"
 
 namespace jitscope::test_support {
-
-// The traces (*.jsc) directly in `dir`, sorted by name (so jit-<pid>.1.jsc comes before
-// jit-<pid>.jsc). None if `dir` does not exist.
-inline std::vector<std::string> TracesIn(const std::string& dir) {
-  std::vector<std::string> traces;
-  std::error_code error;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
-    if (entry.path().extension() == ".jsc") traces.push_back(entry.path().string());
-  }
-  std::sort(traces.begin(), traces.end());
-  return traces;
-}
 
 // The trace at `path`, which must open and be undamaged; nullopt (a failure is recorded) if it
 // does not open.

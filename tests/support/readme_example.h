@@ -21,7 +21,10 @@
 
 #include <gtest/gtest.h>
 
-#include "subprocess.h"
+#include "support/files.h"
+#include "support/process.h"
+#include "support/temp_dir.h"
+#include "support/traces.h"
 
 namespace jitscope::test_support {
 
@@ -52,18 +55,6 @@ inline void WriteReadmeBlock(const std::string& readme_path, const std::string& 
   ASSERT_FALSE(block.empty()) << readme_path << " has no block marked <!-- test: " << name
                               << " -->";
   std::ofstream(path) << block;
-}
-
-// The single trace file jit-<pid>.jsc in `dir` ("" if there is not exactly one).
-inline std::string OnlyTrace(const std::string& dir) {
-  std::vector<std::string> traces;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    const std::string name = entry.path().filename().string();
-    if (name.rfind("jit-", 0) == 0 && entry.path().extension() == ".jsc") {
-      traces.push_back(entry.path().string());
-    }
-  }
-  return traces.size() == 1 ? traces[0] : "";
 }
 
 namespace readme_internal {
@@ -116,8 +107,9 @@ inline void ExpectReadmeExampleSession(const std::string& readme_path, const std
   ASSERT_TRUE(std::regex_match(run.out, printed, kOutput)) << run.out;
   const std::string address = printed[1].str();
 
-  const std::string trace = OnlyTrace(out.path());
-  ASSERT_FALSE(trace.empty()) << "expected one trace in " << out.path() << "; stderr: " << run.err;
+  const base::StatusOr<std::string> found = FindTrace(out.path());
+  ASSERT_TRUE(found.ok()) << found.status().message() << "; stderr: " << run.err;
+  const std::string& trace = *found;
   const std::string name = std::filesystem::path(trace).filename().string();
   const std::string pid = name.substr(4, name.size() - 4 - 4);
   const ProcessResult dump = RunProgram({jitscope, "dump", trace});

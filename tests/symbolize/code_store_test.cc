@@ -12,11 +12,11 @@
 
 #include <gtest/gtest.h>
 
-#include "../support/read_back.h"
+#include "support/read_back.h"
 #include "jitprofiling.h"
 #include "jitscope/collector/collector.h"
 #include "jitscope/symbolize/source_set.h"
-#include "scratch_directory.h"
+#include "support/temp_dir.h"
 
 namespace jitscope::symbolize {
 namespace {
@@ -73,7 +73,7 @@ alignas(64) uint8_t code[256];
 // Through the real collector: its trace keeps each load's bytes, and a re-JIT at the same address
 // is a second snapshot the store tells apart by time.
 TEST(CodeStore, ReadsTheCodeBytesTheCollectorRecorded) {
-  testing::ScratchDirectory dir;
+  test_support::TempDir dir;
   collector::Config config;
   config.output_dir = dir.path();
   config.formats = collector::kFormatTrace | collector::kFormatJitdump;

@@ -14,13 +14,13 @@
 
 #include <gtest/gtest.h>
 
-#include "../support/read_back.h"
 #include "index_test_util.h"
 #include "jitprofiling.h"
 #include "jitscope/collector/collector.h"
 #include "jitscope/symbolize/source_set.h"
 #include "jitscope/trace/reader.h"
-#include "scratch_directory.h"
+#include "support/read_back.h"
+#include "support/temp_dir.h"
 
 namespace jitscope {
 namespace {
@@ -108,7 +108,7 @@ class Session {
   }
 
  private:
-  testing::ScratchDirectory dir_;
+  test_support::TempDir dir_;
   std::unique_ptr<collector::Collector> collector_;
   std::unique_ptr<trace::TraceFile> records_file_;
 };

@@ -5,13 +5,8 @@
 // PerfJITEventListener writes a jitdump under $JITDUMPDIR) and oneDNN (DNNL_JIT_PROFILE=4). Each
 // test resolves addresses through the whole pipeline (format detection, reader, importer, index)
 // and checks names and, where the producer wrote them, lines. A missing producer fails the test.
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <set>
@@ -22,40 +17,23 @@
 #include "jitscope/base/files.h"
 #include "jitscope/formats/jitdump_reader.h"
 #include "jitscope/symbolize/source_set.h"
+#include "support/files.h"
+#include "support/process.h"
+#include "support/temp_dir.h"
 
 namespace jitscope::symbolize {
 namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "jitscope-producers-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data()) ? pattern : "";
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-// Runs `command` with /bin/sh; returns its exit status.
-int RunShell(const std::string& command) {
-  const int status = std::system(command.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+using test_support::RunProgram;
+using test_support::TempDir;
+using test_support::WriteFile;
 
 void RequireTool(const std::string& tool) {
-  ASSERT_EQ(RunShell("command -v " + tool + " >/dev/null"), 0)
+  ASSERT_TRUE(RunProgram({"/bin/sh", "-c", "command -v " + tool}).ok())
       << tool << " is not installed: run scripts/setup (this test needs the real program)";
 }
-
-void WriteFile(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
 // The single jit-*.dump file under `dir`.
 std::string FindJitdump(const std::string& dir) {
@@ -152,14 +130,15 @@ std::set<uint32_t> LinesOver(const Loaded& loaded, const formats::JitdumpRecord&
 TEST(RealProducers, NodePerfProf) {
   RequireTool("node");
   TempDir dir;
-  WriteFile(dir.path() + "/fib.js",
-            "function fibonacci(n) {\n"
-            "  return n < 2 ? n : fibonacci(n - 1) + fibonacci(n - 2);\n"
-            "}\n"
-            "let total = 0;\n"
-            "for (let i = 0; i < 300; ++i) total += fibonacci(18);\n"
-            "if (total !== 775200) throw new Error('wrong total ' + total);\n");
-  ASSERT_EQ(RunShell("cd " + dir.path() + " && node --perf-prof fib.js"), 0);
+  ASSERT_TRUE(WriteFile(dir.path() + "/fib.js",
+                        "function fibonacci(n) {\n"
+                        "  return n < 2 ? n : fibonacci(n - 1) + fibonacci(n - 2);\n"
+                        "}\n"
+                        "let total = 0;\n"
+                        "for (let i = 0; i < 300; ++i) total += fibonacci(18);\n"
+                        "if (total !== 775200) throw new Error('wrong total ' + total);\n"));
+  const auto node = RunProgram({"node", "--perf-prof", "fib.js"}, {}, {.cwd = dir.path()});
+  ASSERT_TRUE(node.ok()) << node.Describe();
   const auto loaded_ptr = Load(dir.path());
   const Loaded& loaded = *loaded_ptr;
   ExpectEveryLoadResolvesToItself(loaded);
@@ -193,18 +172,20 @@ TEST(RealProducers, LliMcjit) {
   RequireTool("lli-14");
   RequireTool("clang-14");
   TempDir dir;
-  WriteFile(dir.path() + "/t.c",
-            "int work(int n) {\n"
-            "  int s = 0;\n"
-            "  for (int i = 0; i < n; ++i)\n"
-            "    s += i * 3;\n"
-            "  return s;\n"
-            "}\n"
-            "int main(void) { return work(10) == 135 ? 0 : 1; }\n");
-  ASSERT_EQ(RunShell("cd " + dir.path() + " && clang-14 -g -O0 -S -emit-llvm t.c -o t.ll"), 0);
-  ASSERT_EQ(RunShell("cd " + dir.path() + " && JITDUMPDIR=" + dir.path() +
-                     " lli-14 -jit-kind=mcjit t.ll"),
-            0);
+  ASSERT_TRUE(WriteFile(dir.path() + "/t.c",
+                        "int work(int n) {\n"
+                        "  int s = 0;\n"
+                        "  for (int i = 0; i < n; ++i)\n"
+                        "    s += i * 3;\n"
+                        "  return s;\n"
+                        "}\n"
+                        "int main(void) { return work(10) == 135 ? 0 : 1; }\n"));
+  const auto clang = RunProgram({"clang-14", "-g", "-O0", "-S", "-emit-llvm", "t.c", "-o", "t.ll"},
+                                {}, {.cwd = dir.path()});
+  ASSERT_TRUE(clang.ok()) << clang.Describe();
+  const auto lli = RunProgram({"lli-14", "-jit-kind=mcjit", "t.ll"}, {{"JITDUMPDIR", dir.path()}},
+                              {.cwd = dir.path()});
+  ASSERT_TRUE(lli.ok()) << lli.Describe();
   const auto loaded_ptr = Load(dir.path());
   const Loaded& loaded = *loaded_ptr;
   ExpectEveryLoadResolvesToItself(loaded);
@@ -227,9 +208,9 @@ TEST(RealProducers, LliMcjit) {
 
 TEST(RealProducers, OneDnnJitdump) {
   TempDir dir;
-  ASSERT_EQ(RunShell("DNNL_JIT_PROFILE=4 JITDUMPDIR=" + dir.path() + " " JITSCOPE_DNNL_CLIENT +
-                     std::string(" >/dev/null")),
-            0);
+  const auto client =
+      RunProgram({JITSCOPE_DNNL_CLIENT}, {{"DNNL_JIT_PROFILE", "4"}, {"JITDUMPDIR", dir.path()}});
+  ASSERT_TRUE(client.ok()) << client.Describe();
   const auto loaded_ptr = Load(dir.path());
   const Loaded& loaded = *loaded_ptr;
   ExpectEveryLoadResolvesToItself(loaded);

@@ -12,9 +12,11 @@
 
 #include <gtest/gtest.h>
 
+#include "jitscope/base/files.h"
 #include "jitscope/trace/reader.h"
 #include "jitscope/trace/record_codec.h"
 #include "jitscope/trace/writer.h"
+#include "support/temp_dir.h"
 
 namespace jitscope::trace {
 namespace {
@@ -89,17 +91,18 @@ TEST(OprofileRecordsTest, RoundTripThroughTheCodec) {
 }
 
 TEST(OprofileRecordsTest, RoundTripThroughAFile) {
-  char path[] = "/tmp/jitscope-trace-XXXXXX";
-  base::ScopedFd fd(::mkstemp(path));
-  ASSERT_TRUE(fd);
-  auto writer = TraceWriter::Create(std::move(fd), TraceIdentity{7, "/bin/jvm", 1, 2});
+  const test_support::TempDir dir;
+  const std::string path = dir.path() + "/t.jsc";
+  auto fd = base::CreateExclusive(dir.path(), "t.jsc");
+  ASSERT_TRUE(fd.ok()) << fd.status().message();
+  auto writer = TraceWriter::Create(std::move(fd).value(), TraceIdentity{7, "/bin/jvm", 1, 2});
   ASSERT_TRUE(writer.ok());
   const auto events = AllOprofileEvents();
   for (size_t i = 0; i < events.size(); ++i) {
     ASSERT_EQ((*writer)->Append(events[i], 100 + i, 7), TraceWriter::AppendResult::kOk);
   }
   auto file = TraceFile::Open(path);
-  ::unlink(path);
+  ::unlink(path.c_str());
   ASSERT_TRUE(file.ok()) << file.status().message();
   const ParsedTrace& t = file->trace();
   EXPECT_TRUE(t.damage.ok());

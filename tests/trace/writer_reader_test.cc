@@ -19,6 +19,7 @@
 #include "jitscope/trace/format.h"
 #include "jitscope/trace/reader.h"
 #include "jitscope/trace/writer.h"
+#include "support/temp_dir.h"
 #include "trace_test_util.h"
 
 namespace jitscope::trace {
@@ -26,13 +27,6 @@ namespace {
 
 class WriterReaderTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/jitscope-trace-test.XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { std::system(("rm -rf " + dir_).c_str()); }
-
   std::unique_ptr<TraceWriter> NewWriter(TraceWriter::Options options = {}) {
     auto fd = base::CreateExclusive(dir_, "t.jsc");
     EXPECT_TRUE(fd.ok()) << fd.status().message();
@@ -68,7 +62,8 @@ class WriterReaderTest : public ::testing::Test {
   }
 
   static inline const TraceIdentity kIdentity{4242, "/usr/bin/some-jit", 1000, 2000};
-  std::string dir_;
+  test_support::TempDir tmp_;
+  const std::string dir_ = tmp_.path();
 };
 
 CodeEvent Load(uint32_t id, uint64_t address, std::string_view name) {
