@@ -12,10 +12,10 @@
 
 #include <gtest/gtest.h>
 
-#include "support/read_back.h"
 #include "jitprofiling.h"
 #include "jitscope/collector/collector.h"
 #include "jitscope/symbolize/source_set.h"
+#include "support/read_back.h"
 #include "support/temp_dir.h"
 
 namespace jitscope::symbolize {

@@ -1,0 +1,223 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The tests' toolkit itself: every test's verdict rests on what these say about a run, a
+// directory and a trace, so their meanings are pinned here.
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "support/files.h"
+#include "support/process.h"
+#include "support/temp_dir.h"
+#include "support/traces.h"
+
+namespace jitscope::test_support {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(SupportProcessTest, AnExitIsItsStatusWithItsOutput) {
+  const ProcessResult run = RunProgram({"/bin/sh", "-c", "echo out; echo err >&2; exit 3"});
+  EXPECT_TRUE(run.started);
+  EXPECT_TRUE(run.exited());
+  EXPECT_FALSE(run.ok());
+  EXPECT_EQ(run.exit_code, 3);
+  EXPECT_EQ(run.signal, 0);
+  EXPECT_FALSE(run.timed_out);
+  EXPECT_EQ(run.out, "out\n");
+  EXPECT_EQ(run.err, "err\n");
+  EXPECT_EQ(run.Describe(),
+            "`/bin/sh -c echo out; echo err >&2; exit 3` exited with 3\n--- stdout:\nout\n\n"
+            "--- stderr:\nerr\n");
+  EXPECT_TRUE(RunProgram({"/bin/true"}).ok());
+}
+
+TEST(SupportProcessTest, ASignalIsNotAnExitStatus) {
+  const ProcessResult run = RunProgram({"/bin/sh", "-c", "kill -TERM $$"});
+  EXPECT_TRUE(run.started);
+  EXPECT_FALSE(run.exited());
+  EXPECT_EQ(run.signal, SIGTERM);
+  EXPECT_EQ(run.exit_code, -1);
+  EXPECT_EQ(run.Describe(),
+            "`/bin/sh -c kill -TERM $$` was ended by signal 15 (Terminated)\n--- stdout:\n\n"
+            "--- stderr:\n");
+}
+
+TEST(SupportProcessTest, AProgramThatCannotStartSaysWhy) {
+  const ProcessResult run = RunProgram({"/nonexistent/program"});
+  EXPECT_FALSE(run.started);
+  EXPECT_FALSE(run.exited());
+  EXPECT_EQ(run.exit_code, -1);
+  EXPECT_EQ(run.signal, 0);
+  EXPECT_EQ(run.err, "cannot run /nonexistent/program: No such file or directory");
+  // Without a slash the program is searched in PATH.
+  EXPECT_EQ(RunProgram({"sh", "-c", "echo found"}).out, "found\n");
+}
+
+TEST(SupportProcessTest, TheEnvironmentIsThisProcessesWithUnsetRemovedAndEnvSetOverIt) {
+  ASSERT_EQ(::setenv("JITSCOPE_SUPPORT_A", "inherited", 1), 0);
+  ASSERT_EQ(::setenv("JITSCOPE_SUPPORT_B", "inherited", 1), 0);
+  ::unsetenv("JITSCOPE_SUPPORT_C");
+  const std::string show =
+      "echo "
+      "\"${JITSCOPE_SUPPORT_A-unset}|${JITSCOPE_SUPPORT_B-unset}|${JITSCOPE_SUPPORT_C-unset}\"";
+  EXPECT_EQ(RunProgram({"/bin/sh", "-c", show}).out, "inherited|inherited|unset\n");
+  EXPECT_EQ(RunProgram({"/bin/sh", "-c", show}, {{"JITSCOPE_SUPPORT_C", ""}},
+                       {.unset = {"JITSCOPE_SUPPORT_B"}})
+                .out,
+            "inherited|unset|\n");
+  EXPECT_EQ(RunProgram({"/bin/sh", "-c", show}, {{"JITSCOPE_SUPPORT_A", "set"}},
+                       {.unset = {"JITSCOPE_SUPPORT_A"}})
+                .out,
+            "set|inherited|unset\n");
+  ::unsetenv("JITSCOPE_SUPPORT_A");
+  ::unsetenv("JITSCOPE_SUPPORT_B");
+}
+
+TEST(SupportProcessTest, RunsInTheDirectoryAskedForWithStdinEmpty) {
+  const TempDir dir;
+  const ProcessResult pwd = RunProgram({"/bin/pwd", "-P"}, {}, {.cwd = dir.path()});
+  EXPECT_EQ(pwd.out, fs::canonical(dir.path()).string() + "\n") << pwd.Describe();
+  const ProcessResult cat = RunProgram({"/bin/cat"});
+  EXPECT_TRUE(cat.ok()) << cat.Describe();
+  EXPECT_EQ(cat.out, "");
+}
+
+TEST(SupportProcessTest, AProgramPastItsTimeoutIsKilled) {
+  const ProcessResult run =
+      RunProgram({"/bin/sleep", "600"}, {}, {.timeout = std::chrono::seconds(1)});
+  EXPECT_TRUE(run.timed_out);
+  EXPECT_EQ(run.signal, SIGKILL);
+  EXPECT_EQ(run.exit_code, -1);
+  EXPECT_EQ(run.Describe(),
+            "`/bin/sleep 600` ran past its timeout and was killed\n--- stdout:\n\n--- stderr:\n");
+}
+
+TEST(SupportProcessTest, StdoutCanBeReadWhileItRuns) {
+  Process process({"/bin/sh", "-c", "printf ready; exec /bin/sleep 600"});
+  ASSERT_GT(process.pid(), 0);
+  char ready[5];
+  size_t have = 0;
+  while (have < sizeof ready) {
+    const ssize_t n = ::read(process.stdout_fd(), ready + have, sizeof ready - have);
+    ASSERT_GT(n, 0);
+    have += static_cast<size_t>(n);
+  }
+  EXPECT_EQ(std::string(ready, have), "ready");
+  ASSERT_EQ(::kill(process.pid(), SIGKILL), 0);
+  const ProcessResult run = process.Wait();
+  EXPECT_EQ(run.signal, SIGKILL);
+  EXPECT_FALSE(run.timed_out);
+  EXPECT_EQ(run.out, "");  // what the test read is not read again
+}
+
+TEST(SupportProcessTest, AChildNotWaitedForIsKilledAndReaped) {
+  pid_t pid = -1;
+  {
+    Process process({"/bin/sleep", "600"});
+    pid = process.pid();
+    ASSERT_GT(pid, 0);
+  }
+  EXPECT_EQ(::kill(pid, 0), -1);
+  EXPECT_EQ(errno, ESRCH);
+}
+
+TEST(SupportProcessTest, CpuTicksAreWhatAProcessHasUsed) {
+  // This process: spin until the kernel has counted a tick of it.
+  volatile uint64_t spin = 0;
+  for (int checks = 0; checks < 100000 && ProcessCpuTicks(::getpid()) == 0; ++checks) {
+    for (int i = 0; i < 1000000; ++i) spin = spin + 1;
+  }
+  EXPECT_GT(ProcessCpuTicks(::getpid()), 0);
+  // A process that is gone has none.
+  Process process({"/bin/true"});
+  const pid_t pid = process.pid();
+  ASSERT_TRUE(process.Wait().ok());
+  EXPECT_EQ(ProcessCpuTicks(pid), 0);
+}
+
+TEST(SupportTempDirTest, AFreshDirectoryRemovedWithItsTree) {
+  std::string path;
+  {
+    const TempDir dir;
+    path = dir.path();
+    EXPECT_TRUE(fs::is_directory(path));
+    EXPECT_TRUE(fs::is_empty(path));
+    EXPECT_EQ(fs::path(path).filename().string().rfind("jitscope-test.", 0), 0u) << path;
+    fs::create_directories(path + "/a/b");
+    ASSERT_TRUE(WriteFile(path + "/a/b/c", "c"));
+  }
+  EXPECT_FALSE(fs::exists(path));
+}
+
+TEST(SupportTempDirTest, OnlyTheLastOwnerRemovesIt) {
+  TempDir first;
+  const std::string path = first.path();
+  TempDir second(std::move(first));
+  EXPECT_EQ(first.path(), "");  // a moved-from owner holds nothing
+  EXPECT_EQ(second.path(), path);
+  TempDir third;
+  const std::string replaced = third.path();
+  third = std::move(second);
+  EXPECT_FALSE(fs::exists(replaced));
+  EXPECT_EQ(third.path(), path);
+  EXPECT_TRUE(fs::is_directory(path));
+}
+
+TEST(SupportTracesTest, FindTraceIsTheOneTraceOrSaysWhatIsThere) {
+  const TempDir dir;
+  const std::string& d = dir.path();
+  base::StatusOr<std::string> found = FindTrace(d);
+  ASSERT_FALSE(found.ok());
+  EXPECT_EQ(found.status().message(), "expected one trace jit-*.jsc in " + d + ", which holds []");
+
+  ASSERT_TRUE(WriteFile(d + "/jit-1.jsc", ""));
+  ASSERT_TRUE(WriteFile(d + "/jit-1.dump", ""));
+  found = FindTrace(d);
+  ASSERT_TRUE(found.ok()) << found.status().message();
+  EXPECT_EQ(*found, d + "/jit-1.jsc");
+
+  ASSERT_TRUE(WriteFile(d + "/jit-1.1.jsc", ""));
+  found = FindTrace(d);
+  ASSERT_FALSE(found.ok());
+  EXPECT_EQ(found.status().message(), "expected one trace jit-*.jsc in " + d +
+                                          ", which holds [jit-1.1.jsc, jit-1.dump, jit-1.jsc]");
+  EXPECT_EQ(TracesIn(d), (std::vector<std::string>{d + "/jit-1.1.jsc", d + "/jit-1.jsc"}));
+
+  const TempDir other;
+  ASSERT_TRUE(WriteFile(other.path() + "/session.jsc", ""));
+  found = FindTrace(other.path());
+  ASSERT_FALSE(found.ok());
+  EXPECT_EQ(found.status().message(),
+            "expected one trace jit-*.jsc in " + other.path() + ", which holds [session.jsc]");
+
+  found = FindTrace(d + "/missing");
+  ASSERT_FALSE(found.ok());
+  EXPECT_EQ(found.status().message(), "expected one trace jit-*.jsc in " + d +
+                                          "/missing, which cannot be listed: No such file or "
+                                          "directory");
+  EXPECT_TRUE(TracesIn(d + "/missing").empty());
+}
+
+TEST(SupportFilesTest, WholeFilesAsStrings) {
+  const TempDir dir;
+  const std::string bytes("a\0b\n", 4);
+  ASSERT_TRUE(WriteFile(dir.path() + "/f", bytes));
+  EXPECT_EQ(ReadFile(dir.path() + "/f"), bytes);
+  ASSERT_TRUE(WriteFile(dir.path() + "/f", "c"));
+  EXPECT_EQ(ReadFile(dir.path() + "/f"), "c");
+  EXPECT_EQ(ReadFile(dir.path() + "/missing"), "");
+  EXPECT_FALSE(WriteFile(dir.path() + "/missing/f", "c"));
+}
+
+}  // namespace
+}  // namespace jitscope::test_support
