@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/process.h"
+#include "support/temp_dir.h"
 
 namespace jitscope::report {
 namespace {
@@ -94,6 +95,17 @@ TEST(AnnotateE2eTest, TextFitsAndSaysSoOnce) {
   // Intel syntax: registers without AT&T's '%' (the example JIT keeps frame pointers in rbp).
   EXPECT_EQ(intel.out.find("%rbp"), std::string::npos);
   EXPECT_NE(intel.out.find("rbp"), std::string::npos);
+}
+
+TEST(AnnotateE2eTest, APerfDataFileIsRefusedClearly) {
+  test_support::TempDir dir;
+  const std::string path = dir.path() + "/perf.data";
+  std::ofstream(path) << "PERFILE2" << std::string(200, '\0');
+  const test_support::ProcessResult run = RunProgram({JITSCOPE_CLI, "annotate", path});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(run.err, "jitscope annotate: error: " + path +
+                         ": a perf.data file; annotate reads session directories recorded by "
+                         "'jitscope record'\n");
 }
 
 TEST(AnnotateE2eTest, UnknownFunctionFailsClearly) {

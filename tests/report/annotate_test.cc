@@ -267,6 +267,23 @@ TEST_F(AnnotateTest, LineViewAndIntelSyntax) {
                 "                       +0x4  7f0000002004  jmp [rip]\n");
 }
 
+// On a terminal, hot instructions are also bold red; nothing else changes.
+TEST_F(AnnotateTest, ColorMarksHotInstructionsOnly) {
+  const std::vector<CodeVersion> versions = Versions();
+  AnnotateOutputOptions options = Output();
+  options.color = true;
+  EXPECT_EQ(RenderAnnotationText({Of(versions[1])}, options),
+            kHeader +
+                "\n"
+                "## series (jitvm), method #8, pid 42\n"
+                "## code 0x7f0000001000, 6 bytes, loaded at +0.900 s, never replaced\n"
+                "## 3 samples, 18.8% of the session\n"
+                "#   Share  Samples    Offset  Address       Instruction\n"
+                "                            hot.jv:36  series\n"
+                "                       +0x0  7f0000001000  mov $0x2a,%eax\n"
+                "\033[1;31m* 100.0%        3      +0x5  7f0000001005  ret\033[0m\n");
+}
+
 TEST_F(AnnotateTest, JsonCarriesTheSameNumbers) {
   const std::vector<CodeVersion> versions = Versions();
   const nlohmann::json root =

@@ -1,6 +1,8 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "jitscope/cli/annotate_command.h"
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -10,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "jitscope/cli/report_command.h"
+#include "jitscope/formats/perf_data_reader.h"
 #include "jitscope/formats/samples_file.h"
 #include "jitscope/formats/session_info.h"
 #include "jitscope/report/annotate.h"
@@ -94,6 +97,11 @@ int RunAnnotate(const AnnotateOptions& options, std::FILE* out, std::FILE* err) 
     fmt::print(err, "jitscope annotate: error: {}\n", message);
     return 1;
   };
+  if (!selectors.empty() && formats::LooksLikePerfData(selectors.front())) {
+    return fail(selectors.front() +
+                ": a perf.data file; annotate reads session directories recorded by 'jitscope "
+                "record'");
+  }
   base::StatusOr<formats::SampleData> data =
       formats::ReadSamplesFile(directory + "/" + formats::kSamplesFileName);
   if (!data.ok()) return fail(data.status().message());
@@ -123,6 +131,7 @@ int RunAnnotate(const AnnotateOptions& options, std::FILE* out, std::FILE* err) 
       leaves, [&](uint32_t pid) -> const symbolize::SymbolIndex& { return processes.Index(pid); });
 
   output.by_line = options.sort == "line";
+  output.color = options.format == "text" && options.output.empty() && ::isatty(::fileno(out)) != 0;
   output.total_samples = data->samples.size();
   if (!data->samples.empty()) output.start_time_ns = data->samples.front().time_ns;
   for (const std::string& warning : warnings) output.notes.push_back("warning: " + warning);

@@ -106,7 +106,7 @@ std::vector<LineTotal> LineTotals(const Annotation& annotation) {
   return totals;
 }
 
-void RenderInstructions(const Annotation& a, std::string& out) {
+void RenderInstructions(const Annotation& a, bool color, std::string& out) {
   const CodeVersion& v = a.version;
   const size_t address_width = fmt::format("{:x}", v.start + v.size).size();
   out +=
@@ -132,6 +132,7 @@ void RenderInstructions(const Annotation& a, std::string& out) {
     }
     line = Fit(line, kWidth);
     while (!line.empty() && line.back() == ' ') line.pop_back();
+    if (hot && color) line = "\033[1;31m" + line + "\033[0m";
     out += line + "\n";
   }
 }
@@ -312,7 +313,7 @@ std::string RenderAnnotationText(const std::vector<Annotation>& annotations,
     if (options.by_line) {
       RenderLines(a, out);
     } else {
-      RenderInstructions(a, out);
+      RenderInstructions(a, options.color, out);
     }
   }
   return out;

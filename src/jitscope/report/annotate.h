@@ -97,6 +97,7 @@ struct AnnotateOutputOptions {
   uint64_t start_time_ns = 0;      // the session's first sample: times are shown from it
   std::string command;             // what was recorded, for the title ("" when unknown)
   std::vector<std::string> notes;  // what the selection said (ambiguous names, ...), shown first
+  bool color = false;              // text: hot instructions in bold red (for a terminal)
 };
 
 // Fits 100 columns, names and instruction text cut with "..." if they must be.
