@@ -172,6 +172,38 @@ TEST(JitUnwindE2eTest, HotspotWalksReachTheThreadsEntryWithoutFramePointers) {
   EXPECT_EQ(ends.count("return address after no call"), 0u) << text.out;
 }
 
+// Another engine: LLVM's MCJIT (lli-14) writes a jitdump with each function's code (and keeps its
+// .eh_frame to itself). The rules derived from the jitdump's bytes carry every sample in leaf
+// through middle and main to the thread's entry.
+TEST(JitUnwindE2eTest, LliJitCodeIsUnwoundFromTheJitdumpsBytes) {
+  TempDir tmp;
+  const std::string ll = tmp.path() + "/lli_chain.ll";
+  auto compile = RunProgram(
+      {CLANG_14, "-O2", "-fomit-frame-pointer", "-S", "-emit-llvm", LLI_CHAIN_C, "-o", ll});
+  ASSERT_EQ(compile.exit_code, 0) << compile.err;
+  const std::string dir = tmp.path() + "/session";
+  auto record = RunProgram({JITSCOPE_CLI, "record", "--call-graph", "dwarf", "-o", dir, "--",
+                            LLI_14, "-jit-kind=mcjit", ll},
+                           {{"JITDUMPDIR", tmp.path()}});
+  ASSERT_EQ(record.exit_code, 0) << record.err;
+  auto folded = RunProgram({JITSCOPE_CLI, "report", dir, "--format", "folded"});
+  ASSERT_EQ(folded.exit_code, 0) << folded.err;
+  uint64_t in_leaf = 0, exact = 0;
+  for (const FoldedStack& stack : ParseFolded(folded.out)) {
+    std::vector<std::string> frames = stack.frames;
+    while (!frames.empty() && frames.back().ends_with("_[k]")) frames.pop_back();
+    if (frames.empty() || frames.back() != "leaf_[j]") continue;
+    in_leaf += stack.samples;
+    const size_t n = frames.size();
+    if (n >= 4 && frames.front() == "_start" && frames[n - 3] == "main_[j]" &&
+        frames[n - 2] == "middle_[j]") {
+      exact += stack.samples;
+    }
+  }
+  ASSERT_GT(in_leaf, 50u) << folded.out;
+  EXPECT_GE(exact * 100, in_leaf * 95) << exact << " of " << in_leaf << "\n" << folded.out;
+}
+
 // perf's own --call-graph dwarf recording, reported from perf.data, is unwound by the same code.
 TEST(JitUnwindE2eTest, PerfDataExactStacksThroughJitCodeWithoutFramePointers) {
   ExpectExactStacksThroughJitCode({"--no-frame-pointers"}, /*perf=*/true);

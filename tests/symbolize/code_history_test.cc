@@ -83,5 +83,37 @@ TEST(CodeHistoryTest, UnloadsLoadsOverTheCodeAndUpdatesEndAVersion) {
   EXPECT_EQ(history.Find(0x4000, kLatest), nullptr);
 }
 
+// A jitdump: each CODE_LOAD a version of its own region, ended by a load over it or by a
+// CODE_MOVE of it (the code store has no bytes at the new address, so nothing is found there).
+TEST(CodeHistoryTest, JitdumpLoadsAndMoves) {
+  formats::ParsedJitdump dump;
+  auto record = [](formats::JitdumpRecordKind kind, uint64_t time, uint64_t index, uint64_t address,
+                   uint64_t size, uint64_t old_address = 0) {
+    return formats::JitdumpRecord{.kind = kind,
+                                  .timestamp = time,
+                                  .code_addr = address,
+                                  .old_code_addr = old_address,
+                                  .code_size = size,
+                                  .code_index = index,
+                                  .name = {},
+                                  .code = {}};
+  };
+  using formats::JitdumpRecordKind;
+  dump.records.push_back(record(JitdumpRecordKind::kCodeLoad, 100, 1, 0x1000, 0x40));
+  dump.records.push_back(record(JitdumpRecordKind::kCodeLoad, 110, 2, 0x2000, 0x40));
+  dump.records.push_back(record(JitdumpRecordKind::kCodeLoad, 200, 3, 0x1020, 0x40));
+  dump.records.push_back(record(JitdumpRecordKind::kCodeMove, 300, 2, 0x5000, 0x40, 0x2000));
+  CodeHistory history;
+  history.Add(dump);
+  EXPECT_EQ(history.version_count(), 3u);
+  ASSERT_NE(history.Find(0x1010, 150), nullptr);
+  EXPECT_EQ(history.Find(0x1010, 150)->method_id, 1u);
+  EXPECT_EQ(history.Find(0x1010, 200), nullptr) << "loaded over";
+  EXPECT_EQ(history.Find(0x1030, 200)->method_id, 3u);
+  EXPECT_EQ(history.Find(0x2000, 299)->method_id, 2u);
+  EXPECT_EQ(history.Find(0x2000, 300), nullptr) << "moved away";
+  EXPECT_EQ(history.Find(0x5000, 300), nullptr);
+}
+
 }  // namespace
 }  // namespace jitscope::symbolize

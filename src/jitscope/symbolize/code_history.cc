@@ -24,6 +24,30 @@ void CodeHistory::EndOverlapping(uint64_t address, uint64_t size, uint64_t time_
   }
 }
 
+size_t CodeHistory::AddVersion(uint64_t method_id, uint64_t address, uint64_t size,
+                               uint64_t time_ns) {
+  CodeVersion version;
+  version.method_id = method_id;
+  version.loaded_ns = time_ns;
+  version.regions.push_back({address, size, time_ns});
+  versions_.push_back(std::move(version));
+  by_address_.emplace(address, versions_.size() - 1);
+  max_region_size_ = std::max<uint64_t>(max_region_size_, size);
+  return versions_.size() - 1;
+}
+
+void CodeHistory::Add(const formats::ParsedJitdump& dump) {
+  for (const formats::JitdumpRecord& record : dump.records) {
+    if (record.kind == formats::JitdumpRecordKind::kCodeMove) {
+      EndOverlapping(record.old_code_addr, record.code_size, record.timestamp);
+      continue;
+    }
+    if (record.code_size == 0) continue;
+    EndOverlapping(record.code_addr, record.code_size, record.timestamp);
+    AddVersion(record.code_index, record.code_addr, record.code_size, record.timestamp);
+  }
+}
+
 void CodeHistory::Add(std::span<const trace::Record> records) {
   std::unordered_map<uint32_t, size_t> live;  // method id → its version, while it lives
   for (const trace::Record& record : records) {
@@ -34,12 +58,11 @@ void CodeHistory::Add(std::span<const trace::Record> records) {
       if (code->api_event == trace::kEventMethodUpdate) continue;  // the code changed
       auto it = live.find(code->method_id);
       if (it == live.end() || versions_[it->second].ended_ns <= time) {
-        CodeVersion version;
-        version.method_id = code->method_id;
-        version.loaded_ns = time;
-        versions_.push_back(std::move(version));
-        it = live.insert_or_assign(code->method_id, versions_.size() - 1).first;
+        live.insert_or_assign(code->method_id,
+                              AddVersion(code->method_id, code->address, code->size, time));
+        continue;
       }
+      // A further region of a live method: a split function's.
       versions_[it->second].regions.push_back({code->address, code->size, time});
       by_address_.emplace(code->address, it->second);
       max_region_size_ = std::max<uint64_t>(max_region_size_, code->size);

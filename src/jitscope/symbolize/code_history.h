@@ -10,7 +10,9 @@
 // add regions. It ends when the method is unloaded, when other code is loaded over any of its
 // regions, or when a code update (METHOD_UPDATE, METHOD_UPDATE_V2) touches them: after that its
 // code no longer says what runs there. Inline loads describe code inside a region already held and
-// add nothing. Built from the native trace, the format that carries method ids with the code.
+// add nothing. Built from the native trace and from perf jitdumps (V8, LLVM, oneDNN), where each
+// CODE_LOAD is a version of one region and a CODE_MOVE ends the version it moves (the code store
+// has no bytes at the new address).
 #pragma once
 
 #include <cstdint>
@@ -19,6 +21,7 @@
 #include <span>
 #include <vector>
 
+#include "jitscope/formats/jitdump_reader.h"
 #include "jitscope/trace/event.h"
 
 namespace jitscope::symbolize {
@@ -29,7 +32,7 @@ struct CodeVersion {
     uint64_t size = 0;
     uint64_t loaded_ns = 0;  // when this region was reported: its bytes are the code store's then
   };
-  uint32_t method_id = 0;
+  uint64_t method_id = 0;  // the Intel method id, or a jitdump's code_index
   uint64_t loaded_ns = 0;  // the first region's load
   uint64_t ended_ns = UINT64_MAX;
   std::vector<Region> regions;  // in load order: regions[0] starts at the method's entry
@@ -39,6 +42,8 @@ class CodeHistory {
  public:
   // Adds the records of one trace (in time order, as the reader returns them).
   void Add(std::span<const trace::Record> records);
+  // Adds the records of one jitdump.
+  void Add(const formats::ParsedJitdump& dump);
 
   // The version whose code held `address` at `time_ns` (kLatest, symbol_index.h: the latest
   // version loaded there, whatever its end), or nullptr.
@@ -48,6 +53,8 @@ class CodeHistory {
 
  private:
   void EndOverlapping(uint64_t address, uint64_t size, uint64_t time_ns);
+  // A new version of one region, loaded at `time_ns`.
+  size_t AddVersion(uint64_t method_id, uint64_t address, uint64_t size, uint64_t time_ns);
 
   std::deque<CodeVersion> versions_;  // a deque: versions handed out stay where they are
   // Every region ever loaded, by start address: (address, index into versions_).

@@ -211,6 +211,7 @@ CodeHistory SourceSet::BuildCodeHistory(uint32_t pid) const {
   CodeHistory history;
   for (const File* file : FilesOf(pid)) {
     if (const auto* t = std::get_if<trace::ParsedTrace>(&file->parsed)) history.Add(t->records);
+    if (const auto* d = std::get_if<formats::ParsedJitdump>(&file->parsed)) history.Add(*d);
   }
   return history;
 }

@@ -60,7 +60,7 @@ class SourceSet {
   // The store points into this set's files.
   CodeStore BuildCodeStore(std::optional<uint32_t> pid) const;
   // Which regions make up each version of process `pid`'s JIT code, over time, from its native
-  // traces among the same files.
+  // traces and jitdumps among the same files.
   CodeHistory BuildCodeHistory(uint32_t pid) const;
 
  private:
