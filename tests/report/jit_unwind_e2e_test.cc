@@ -158,8 +158,18 @@ std::map<std::string, uint64_t> WalkEnds(const std::string& text) {
 TEST(JitUnwindE2eTest, HotspotWalksReachTheThreadsEntryWithoutFramePointers) {
   TempDir tmp;
   const std::string dir = tmp.path() + "/session";
-  auto result = RunProgram({JITSCOPE_CLI, "record", "--call-graph", "dwarf", "-o", dir, "--", JITVM,
-                            "--no-frame-pointers", JITVM_PROGRAMS "/hotspot.jv", "3000"});
+#ifdef JITSCOPE_SANITIZED_BUILD
+  // The VM itself is instrumented here: AddressSanitizer's frames are larger (the default stack
+  // copy falls short more often) and its runtime has hand-written code without CFI, which no
+  // walk can pass. Neither is JIT code; the exact walks through it are checked above all the same.
+  const char* call_graph = "dwarf,32768";
+  const uint64_t percent = 90;
+#else
+  const char* call_graph = "dwarf";
+  const uint64_t percent = 95;
+#endif
+  auto result = RunProgram({JITSCOPE_CLI, "record", "--call-graph", call_graph, "-o", dir, "--",
+                            JITVM, "--no-frame-pointers", JITVM_PROGRAMS "/hotspot.jv", "3000"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   auto text = RunProgram({JITSCOPE_CLI, "report", dir});
   ASSERT_EQ(text.exit_code, 0) << text.err;
@@ -168,7 +178,7 @@ TEST(JitUnwindE2eTest, HotspotWalksReachTheThreadsEntryWithoutFramePointers) {
   for (const auto& [reason, count] : ends) walks += count;
   ASSERT_GT(walks, 100u) << text.out;
   const uint64_t complete = ends.count("end of stack") ? ends.at("end of stack") : 0;
-  EXPECT_GE(complete * 100, walks * 95) << text.out;
+  EXPECT_GE(complete * 100, walks * percent) << text.out;
   EXPECT_EQ(ends.count("return address after no call"), 0u) << text.out;
 }
 
