@@ -17,6 +17,7 @@
 
 #include "jitscope/base/files.h"
 #include "jitscope/base/scoped_resource.h"
+#include "jitscope/trace/writer.h"
 #include "support/temp_dir.h"
 
 namespace jitscope::cli {
@@ -147,6 +148,57 @@ TEST_F(CleanCommandTest, DryRunOnlyTells) {
 
 TEST_F(CleanCommandTest, NothingToRemove) {
   EXPECT_EQ((std::pair<int, std::string>{0, "jitscope clean: nothing to remove\n"}), Clean({}));
+}
+
+// A file of a trace chain in `dir`: with `previous`, it continues that file, its snapshot
+// complete or not.
+void MakeChainFile(const std::string& dir, const std::string& name, uint32_t pid,
+                   const std::string& previous = "", bool complete = true) {
+  auto fd = base::CreateExclusive(dir, name, 0600);
+  ASSERT_TRUE(fd.ok()) << fd.status().message();
+  auto writer = trace::TraceWriter::Create(std::move(fd).value(), {pid, "/bin/jit", 0, 0});
+  ASSERT_TRUE(writer.ok());
+  if (!previous.empty()) {
+    ASSERT_EQ((*writer)->Append(trace::ChainLinkEvent{1, 4096, previous}, 1, 1),
+              trace::TraceWriter::AppendResult::kOk);
+    if (complete) {
+      ASSERT_EQ((*writer)->Append(trace::SnapshotEndEvent{0}, 1, 1),
+                trace::TraceWriter::AppendResult::kOk);
+    }
+  }
+  (*writer)->Trim();
+}
+
+TEST_F(CleanCommandTest, FilesOfATraceChainBeforeItsLastCompleteSnapshotGo) {
+  processes_[300] = {ProcessTable::State::kRunning, 0};  // the chain's process still runs
+  MakeChainFile(out_, "jit-300.jsc", 300);
+  MakeChainFile(out_, "jit-300.1.jsc", 300, "jit-300.jsc");
+  MakeChainFile(out_, "jit-300.2.jsc", 300, "jit-300.1.jsc", /*complete=*/false);
+  MakeChainFile(out_, "jit-301.jsc", 301);
+  MakeChainFile(out_, "jit-301.3.jsc", 301, "jit-301.jsc");
+  MakeChainFile(out_, "jit-301.4.jsc", 301, "jit-301.3.jsc");
+  MakeChainFile(out_, "jit-302.jsc", 302);  // no chain: the user's data
+  // A file naming another process's file as its predecessor supersedes nothing.
+  MakeChainFile(out_, "jit-303.1.jsc", 303, "jit-302.jsc");
+
+  CleanOptions dry;
+  dry.dry_run = true;
+  const std::string why = " (a later file of its trace's chain holds its live code)\n";
+  EXPECT_EQ(Clean(dry),
+            (std::pair<int, std::string>{0, "would remove " + out_ + "/jit-300.jsc" + why +
+                                                "would remove " + out_ + "/jit-301.3.jsc" + why +
+                                                "would remove " + out_ + "/jit-301.jsc" + why +
+                                                "jitscope clean: would remove 3 files\n"}));
+  EXPECT_TRUE(Exists(out_ + "/jit-300.jsc"));
+
+  EXPECT_EQ(Clean({}).second, "removed " + out_ + "/jit-300.jsc" + why + "removed " + out_ +
+                                  "/jit-301.3.jsc" + why + "removed " + out_ + "/jit-301.jsc" +
+                                  why + "jitscope clean: removed 3 files\n");
+  for (const char* kept :
+       {"/jit-300.1.jsc", "/jit-300.2.jsc", "/jit-301.4.jsc", "/jit-302.jsc", "/jit-303.1.jsc"}) {
+    EXPECT_TRUE(Exists(out_ + kept)) << kept;
+  }
+  EXPECT_EQ(Clean({}).second, "jitscope clean: nothing to remove\n");
 }
 
 TEST(CleanCommandProcesses, TheSystemTableKnowsThisProcessAndItsStart) {

@@ -75,6 +75,40 @@ TEST(DumpCommandTest, TextHasOneStableLinePerRecord) {
   EXPECT_EQ(dump.err, "");
 }
 
+TEST(DumpCommandTest, AChainFileShowsItsLinkAndMarksItsRepeats) {
+  TempDir dir;
+  auto fd = base::CreateExclusive(dir.path(), "jit-99.1.jsc");
+  ASSERT_TRUE(fd.ok());
+  auto writer = trace::TraceWriter::Create(std::move(fd).value(), {99, "/bin/jit", 5, 6});
+  ASSERT_TRUE(writer.ok());
+  (*writer)->Append(trace::ChainLinkEvent{1, 8192, "jit-99.jsc"}, 20, 3);
+  (*writer)->Append(trace::UnloadEvent{7}, 4, 3, trace::kRecordFlagSnapshot);
+  (*writer)->Append(trace::SnapshotEndEvent{1}, 20, 3);
+  const std::string path = dir.path() + "/jit-99.1.jsc";
+  auto text = RunProgram({JITSCOPE_CLI, "dump", path});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_EQ(text.out,
+            "# jitscope trace v1 pid=99 exe=\"/bin/jit\" start_monotonic_ns=5\n"
+            "snapshot 4 tid=3 METHOD_UNLOAD_START id=7\n"
+            "20 tid=3 CHAIN_LINK sequence=1 previous=\"jit-99.jsc\" previous_size=8192\n"
+            "20 tid=3 SNAPSHOT_END records=1\n"
+            "# 3 records\n");
+  auto json = RunProgram({JITSCOPE_CLI, "dump", "--json", path});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(json.out,
+            "{\"exe\":\"/bin/jit\",\"pid\":99,\"pointer_size\":" + std::to_string(sizeof(void*)) +
+                ",\"start_monotonic_ns\":5,\"start_realtime_ns\":6,\"type\":\"header\","
+                "\"version\":1}\n"
+                "{\"event\":\"METHOD_UNLOAD_START\",\"method_id\":7,\"snapshot\":true,\"tid\":3,"
+                "\"timestamp\":4,\"type\":\"unload\"}\n"
+                "{\"event\":\"CHAIN_LINK\",\"previous\":\"jit-99.jsc\",\"previous_size\":8192,"
+                "\"sequence\":1,\"tid\":3,\"timestamp\":20,\"type\":\"chain_link\"}\n"
+                "{\"event\":\"SNAPSHOT_END\",\"records\":1,\"tid\":3,\"timestamp\":20,"
+                "\"type\":\"snapshot_end\"}\n"
+                "{\"damaged_regions\":0,\"records\":3,\"rejected\":{},\"torn_records\":0,"
+                "\"type\":\"summary\",\"unknown_records\":0}\n");
+}
+
 TEST(DumpCommandTest, DamagedFilePrintsWhatIsReadableThenOneErrorLine) {
   TempDir dir;
   const std::string path = WriteTrace(dir.path());

@@ -12,6 +12,9 @@
 //   after-exec   what `exec` runs: reports ids 1000000..1000009 and exits 0
 //   fill N       reports N loads with 1 KiB names, ids 1..N, on one thread, whatever the answers;
 //                prints "accepted=A refused=R accepted_after_refusal=X" and exits 0
+//   churn N LIVE reports a method "keeper" (never unloaded), then loads m1..mN, 16 bytes each,
+//                unloading each as LIVE newer ones follow, on one thread; prints
+//                "keeper=0xADDR last=0xADDR" (the addresses of keeper and mN) and exits 0
 //   fork N       4 threads report while the main thread forks N children; each child reports
 //                10 events of its own and exits; prints the parent's and children's counts
 #include <sys/mman.h>
@@ -77,6 +80,33 @@ int Fill(unsigned count) {
   }
   std::printf("accepted=%u refused=%u accepted_after_refusal=%u\n", accepted, refused,
               accepted_after_refusal);
+  return 0;
+}
+
+int Churn(unsigned count, unsigned live) {
+  constexpr unsigned kSlots = 4096, kSize = 16;
+  char* code = NewCode(size_t{kSlots + 1} * kSize);
+  std::memset(code, 0xc3, size_t{kSlots + 1} * kSize);  // ret: bytes worth keeping
+  char* keeper = code + size_t{kSlots} * kSize;
+  auto load = [](unsigned id, const std::string& name, char* address) {
+    iJIT_Method_Load m = {};
+    m.method_id = id;
+    m.method_name = const_cast<char*>(name.c_str());
+    m.method_load_address = address;
+    m.method_size = kSize;
+    return iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED, &m) == 1;
+  };
+  if (!load(count + 1, "keeper", keeper)) return 3;
+  for (unsigned id = 1; id <= count; ++id) {
+    if (!load(id, "m" + std::to_string(id), code + size_t{id % kSlots} * kSize)) return 3;
+    if (id > live) {
+      iJIT_Method_Load unload = {};  // its first field is the id, all UNLOAD_START reads
+      unload.method_id = id - live;
+      if (iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_UNLOAD_START, &unload) != 1) return 3;
+    }
+  }
+  std::printf("keeper=%p last=%p\n", static_cast<void*>(keeper),
+              static_cast<void*>(code + size_t{count % kSlots} * kSize));
   return 0;
 }
 
@@ -147,7 +177,12 @@ int main(int argc, char** argv) {
   if (mode == "after-exec") return AfterExec();
   if (mode == "fill" && argc > 2) return Fill(static_cast<unsigned>(std::atoi(argv[2])));
   if (mode == "fork" && argc > 2) return Fork(std::atoi(argv[2]));
+  if (mode == "churn" && argc > 3) {
+    return Churn(static_cast<unsigned>(std::atoi(argv[2])),
+                 static_cast<unsigned>(std::atoi(argv[3])));
+  }
   std::fprintf(stderr,
-               "usage: collector_client ack-loop [THREADS FAULT DELAY_US] | fork N | fill N\n");
+               "usage: collector_client ack-loop [THREADS FAULT DELAY_US] | fork N | fill N | "
+               "churn N LIVE\n");
   return 2;
 }

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -331,6 +332,43 @@ TEST(CollectorEndToEnd, ACleanEndLeavesATraceAtMost64KiBLargerThanItsRecords) {
     EXPECT_LE(space.size, space.records + 64 * 1024);
     EXPECT_LE(space.disk, space.records + 64 * 1024);
   }
+}
+
+// A process that loads and unloads methods for a long time with JITSCOPE_MAX_SIZE: its trace is a
+// chain of files of about that size; `jitscope clean` leaves only the newest (the process may
+// still be running then), which alone names the code still loaded, the first method included.
+TEST(CollectorEndToEnd, ABoundedTraceKeepsLiveCodeNamedAfterCleaning) {
+  TempDir dir;
+  std::map<std::string, std::string> env = CollectorEnv(dir.path());
+  env["JITSCOPE_MAX_SIZE"] = "1M";
+  auto run = RunProgram({JITSCOPE_CLIENT, "churn", "60000", "100"}, env);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  char keeper[32] = {}, last[32] = {};
+  ASSERT_EQ(std::sscanf(run.out.c_str(), "keeper=%31s last=%31s", keeper, last), 2) << run.out;
+
+  const std::vector<std::string> traces = TracesIn(dir.path());
+  ASSERT_GE(traces.size(), 4u);
+  for (const std::string& trace : traces) {
+    EXPECT_LE(std::filesystem::file_size(trace), (1u << 20) + 64 * 1024) << trace;
+  }
+  const std::string log = test_support::ReadFile(dir.path() + "/collector.log");
+  EXPECT_NE(log.find("the trace continues in " + dir.path() + "/jit-"), std::string::npos) << log;
+
+  // --perf-map-dir: only this test's files are looked at.
+  auto clean =
+      RunProgram({JITSCOPE_CLI, "clean", "--dir", dir.path(), "--perf-map-dir", dir.path()}, {});
+  ASSERT_EQ(clean.exit_code, 0) << clean.err;
+  EXPECT_NE(
+      clean.out.find("jitscope clean: removed " + std::to_string(traces.size() - 1) + " files\n"),
+      std::string::npos)
+      << clean.out;
+  const std::vector<std::string> left = TracesIn(dir.path());
+  ASSERT_EQ(left.size(), 1u);
+
+  auto resolved = RunProgram({JITSCOPE_CLI, "resolve", dir.path(), "--", keeper, last}, {});
+  ASSERT_EQ(resolved.exit_code, 0) << resolved.err;
+  EXPECT_NE(resolved.out.find("keeper"), std::string::npos) << resolved.out;
+  EXPECT_NE(resolved.out.find("m60000"), std::string::npos) << resolved.out;
 }
 
 // fork() from a process whose threads are reporting: the parent and each child keep complete,

@@ -187,7 +187,8 @@ TEST(TraceSinkTest, NeverClobbersOrFollowsWhatIsAlreadyThere) {
   const std::string dir = tmp.path();
   ASSERT_TRUE(test_support::WriteFile(dir + "/jit-77.jsc", "precious\n"));
   ASSERT_EQ(::symlink((dir + "/target").c_str(), (dir + "/jit-77.1.jsc").c_str()), 0);
-  auto sink = TraceSink::Create(dir, {77, "exe", 0, 0}, /*code_bytes=*/false);
+  auto sink = TraceSink::Create(dir, {77, "exe", 0, 0},
+                                {.code_bytes = false, .max_size = 0, .writer = {}}, Log());
   ASSERT_TRUE(sink.ok()) << sink.status().message();
   EXPECT_EQ((*sink)->path(), dir + "/jit-77.2.jsc");
   std::ifstream precious(dir + "/jit-77.jsc");
@@ -204,7 +205,8 @@ TEST(TraceSinkTest, KeepsTheCodeBytesOfEveryRegionThatHoldsCode) {
   static const uint8_t kCode[] = {0x55, 0x48, 0x89, 0xe5, 0x5d, 0xc3};
   const test_support::TempDir tmp;
   const std::string dir = tmp.path();
-  auto sink = TraceSink::Create(dir, {78, "exe", 0, 0}, /*code_bytes=*/true);
+  auto sink = TraceSink::Create(dir, {78, "exe", 0, 0},
+                                {.code_bytes = true, .max_size = 0, .writer = {}}, Log());
   ASSERT_TRUE(sink.ok()) << sink.status().message();
   const std::string path = (*sink)->path();
   std::vector<std::unique_ptr<Sink>> sinks;
@@ -271,7 +273,8 @@ void RunThreads(int thread_count, int per_thread, long* rss_growth_kib = nullptr
   const test_support::TempDir tmp;
   const std::string dir = tmp.path();
   // The methods' addresses are made up: no code to keep.
-  auto sink = TraceSink::Create(dir, {1, "test", 0, 0}, /*code_bytes=*/false);
+  auto sink = TraceSink::Create(dir, {1, "test", 0, 0},
+                                {.code_bytes = false, .max_size = 0, .writer = {}}, Log());
   ASSERT_TRUE(sink.ok()) << sink.status().message();
   const std::string path = (*sink)->path();
   std::vector<std::unique_ptr<Sink>> sinks;

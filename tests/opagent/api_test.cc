@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -278,9 +279,17 @@ void ZeroTimestamps(std::string& bytes, uint64_t before, uint64_t after) {
   }
 }
 
+// The clock the agent stamps its dump with. Not time(): glibc reads that from the coarse clock,
+// which may still be in the second before gettimeofday()'s.
+uint64_t GettimeofdaySeconds() {
+  timeval tv{};
+  ::gettimeofday(&tv, nullptr);
+  return static_cast<uint64_t>(tv.tv_sec);
+}
+
 TEST_F(OpagentApiTest, TheDumpIsOprofilesFormatByteForByte) {
   static const uint8_t code[5] = {0x55, 0x48, 0x89, 0xe5, 0xc3};
-  const uint64_t before = static_cast<uint64_t>(::time(nullptr));
+  const uint64_t before = GettimeofdaySeconds();
   op_agent_t agent = op_open_agent();
   ASSERT_NE(agent, nullptr);
   struct stat st {};
@@ -295,7 +304,7 @@ TEST_F(OpagentApiTest, TheDumpIsOprofilesFormatByteForByte) {
   ASSERT_EQ(op_write_debug_line_info(agent, code, 3, lines), 0);
   ASSERT_EQ(op_unload_native_code(agent, vma), 0);
   ASSERT_EQ(op_close_agent(agent), 0);
-  const uint64_t after = static_cast<uint64_t>(::time(nullptr));
+  const uint64_t after = GettimeofdaySeconds();
 
   LeBytes e;
   e.U32(0x4F74496A).U32(1).U32(48).U32(8).U32(8).U32(0).U64(0).CString("elf64-x86-64").PadTo8();

@@ -21,7 +21,7 @@ std::string RoundTrip(const Event& event, uint64_t timestamp) {
   auto* bytes = reinterpret_cast<uint8_t*>(storage.data());
   const RecordHeader header = EncodeRecordBody(event, timestamp, bytes + sizeof(RecordHeader));
   EXPECT_EQ(header.size, size);
-  EXPECT_EQ(header.reserved, 0);
+  EXPECT_EQ(header.flags, 0);
   auto decoded = DecodeRecordBody(static_cast<RecordType>(header.type),
                                   {bytes + sizeof(RecordHeader), size - sizeof(RecordHeader)});
   if (!decoded.ok()) return "error: " + decoded.status().message();
@@ -81,6 +81,42 @@ TEST(RecordCodecTest, CodeBytesRoundTripWithAndWithoutTheirBytes) {
             "9 tid=7 code_bytes addr=8192 size=5 bytes=");
   // Bytes that are neither the whole region nor none cannot be encoded.
   EXPECT_EQ(EncodedRecordSize(CodeBytesEvent{0x2000, 6, kCode}), 0u);
+}
+
+TEST(RecordCodecTest, ChainRecordsRoundTrip) {
+  EXPECT_EQ(RoundTrip(ChainLinkEvent{3, 1 << 20, "jit-42.2.jsc"}, 10),
+            "10 tid=7 chain_link sequence=3 previous=\"jit-42.2.jsc\" previous_size=1048576");
+  EXPECT_EQ(RoundTrip(SnapshotEndEvent{12345}, 11), "11 tid=7 snapshot_end records=12345");
+}
+
+TEST(RecordCodecTest, ARecordsFlagsAreInItsHeaderOnly) {
+  const Event event = UnloadEvent{5};
+  const size_t size = EncodedRecordSize(event);
+  std::vector<uint64_t> plain(size / 8), flagged(size / 8);
+  const RecordHeader a =
+      EncodeRecordBody(event, 1, reinterpret_cast<uint8_t*>(plain.data()) + sizeof(RecordHeader));
+  const RecordHeader b =
+      EncodeRecordBody(event, 1, reinterpret_cast<uint8_t*>(flagged.data()) + sizeof(RecordHeader),
+                       kRecordFlagSnapshot);
+  EXPECT_EQ(a.flags, 0);
+  EXPECT_EQ(b.flags, kRecordFlagSnapshot);
+  EXPECT_EQ(a.size, b.size);
+  EXPECT_EQ(a.type, b.type);
+  EXPECT_EQ(plain, flagged);
+}
+
+TEST(RecordCodecTest, AChainLinkWithoutItsNameIsDamage) {
+  const ChainLinkRecord fixed{1, 2, 3, kAbsentString};
+  uint64_t body[3] = {};
+  std::memcpy(body, &fixed, sizeof(fixed));
+  EXPECT_FALSE(DecodeRecordBody(RecordType::kChainLink,
+                                {reinterpret_cast<const uint8_t*>(body), sizeof(body)})
+                   .ok());
+  const ChainLinkRecord longer{1, 2, 3, 100};
+  std::memcpy(body, &longer, sizeof(longer));
+  EXPECT_FALSE(DecodeRecordBody(RecordType::kChainLink,
+                                {reinterpret_cast<const uint8_t*>(body), sizeof(body)})
+                   .ok());
 }
 
 TEST(RecordCodecTest, CodeBytesOfAnotherLengthThanTheirRegionAreDamage) {

@@ -18,6 +18,7 @@ inline std::string DescribeText(const std::optional<std::string_view>& s) {
 
 inline std::string Describe(const Record& record) {
   std::ostringstream out;
+  if (record.snapshot) out << "snapshot ";
   out << record.timestamp << " tid=" << record.tid << " ";
   if (const auto* e = std::get_if<CodeEvent>(&record.event)) {
     out << "code event=" << e->api_event << " id=" << e->method_id
@@ -38,6 +39,13 @@ inline std::string Describe(const Record& record) {
   } else if (const auto* c = std::get_if<CodeBytesEvent>(&record.event)) {
     out << "code_bytes addr=" << c->address << " size=" << c->size << " bytes=";
     for (const uint8_t byte : c->bytes) out << static_cast<unsigned>(byte) << ",";
+  } else if (const auto* l = std::get_if<ChainLinkEvent>(&record.event)) {
+    out << "chain_link sequence=" << l->sequence << " previous=\"" << l->previous_name
+        << "\" previous_size=" << l->previous_size;
+  } else if (const auto* e = std::get_if<SnapshotEndEvent>(&record.event)) {
+    out << "snapshot_end records=" << e->records;
+  } else {
+    out << "(not described)";
   }
   return out.str();
 }

@@ -121,6 +121,53 @@ TEST_F(WriterReaderTest, HeaderAndRecordsInTimeOrder) {
   EXPECT_EQ(t.stats.torn_records, 0u);
 }
 
+TEST_F(WriterReaderTest, FlaggedRecordsReadBackAsRepeats) {
+  auto writer = NewWriter();
+  ASSERT_EQ(writer->Append(Load(1, 0x100, "a"), 1, 11, kRecordFlagSnapshot),
+            TraceWriter::AppendResult::kOk);
+  ASSERT_EQ(writer->Append(UnloadEvent{1}, 2, 11), TraceWriter::AppendResult::kOk);
+  EXPECT_EQ(DescribeAll(ReadBytes()),
+            (std::vector<std::string>{
+                "snapshot 1 tid=11 code event=13 id=1 parent=0 addr=256 size=16 class_id=0 "
+                "arch=0 name=\"a\" class=null source=null module=null lines=",
+                "2 tid=11 unload id=1"}));
+}
+
+TEST_F(WriterReaderTest, SizeGrowsBySegmentsAndTheFileReadsBackWhileWritten) {
+  auto writer = NewWriter({.first_segment_size = 8192});
+  const uint64_t first = writer->size();
+  EXPECT_EQ(first, SizeAndDisk().first);
+  for (uint32_t id = 1; id <= 200; ++id) {
+    ASSERT_EQ(writer->Append(Load(id, id * 16, "method"), id, 11), TraceWriter::AppendResult::kOk);
+  }
+  EXPECT_GT(writer->size(), first);
+  EXPECT_EQ(writer->size(), SizeAndDisk().first);
+  auto mapped = writer->MapForReading();
+  ASSERT_TRUE(mapped.ok()) << mapped.status().message();
+  auto t = ParseTrace({mapped->data(), mapped->size()});
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->records.size(), 200u);
+}
+
+TEST_F(WriterReaderTest, ARetiredWriterKeepsItsFileAndWritesNoMore) {
+  auto writer = NewWriter();
+  ASSERT_EQ(writer->Append(Load(1, 0x100, "a"), 1, 11), TraceWriter::AppendResult::kOk);
+  const std::vector<uint8_t> before = ReadBytes();
+  writer->Retire();
+  EXPECT_TRUE(writer->retired());
+  // This thread's chunk had room: the record lands in the zero pages that replaced it.
+  EXPECT_EQ(writer->Append(Load(2, 0x200, "b"), 2, 11), TraceWriter::AppendResult::kOk);
+  // Another thread must claim a chunk, which a retired writer refuses.
+  std::thread([&] {
+    EXPECT_EQ(writer->Append(Load(3, 0x300, "c"), 3, 12), TraceWriter::AppendResult::kWriteFailed);
+  }).join();
+  EXPECT_EQ(writer->error().message(), "the trace writer is retired");
+  EXPECT_FALSE(writer->MapForReading().ok());
+  writer->Trim();  // nothing to do, and no crash
+  EXPECT_EQ(ReadBytes(), before);
+  EXPECT_EQ(DescribeAll(before).size(), 1u);
+}
+
 TEST_F(WriterReaderTest, RecordsLargerThanAChunkAndASegment) {
   auto writer = NewWriter({.chunk_size = 4096, .segment_size = 16384});
   const std::string big(100000, 'x');  // larger than chunk and segment

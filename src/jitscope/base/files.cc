@@ -92,16 +92,20 @@ StatusOr<ScopedFd> OpenOrMakeOwnDirectory(const std::string& path, mode_t mode) 
 StatusOr<MappedFile> MappedFile::Open(const std::string& path) {
   ScopedFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd) return Status::Errno(errno, "cannot open %s", path.c_str());
+  return FromFd(fd.get(), path);
+}
+
+StatusOr<MappedFile> MappedFile::FromFd(int fd, const std::string& name) {
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) {
-    return Status::Errno(errno, "cannot stat %s", path.c_str());
+  if (::fstat(fd, &st) != 0) {
+    return Status::Errno(errno, "cannot stat %s", name.c_str());
   }
-  if (!S_ISREG(st.st_mode)) return Status::Error("%s is not a regular file", path.c_str());
+  if (!S_ISREG(st.st_mode)) return Status::Error("%s is not a regular file", name.c_str());
   const auto size = static_cast<size_t>(st.st_size);
   if (size == 0) return MappedFile(ScopedMmap(), 0);
-  void* address = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd.get(), 0);
+  void* address = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
   if (address == MAP_FAILED) {
-    return Status::Errno(errno, "cannot map %s", path.c_str());
+    return Status::Errno(errno, "cannot map %s", name.c_str());
   }
   return MappedFile(ScopedMmap(address, size), size);
 }

@@ -37,6 +37,8 @@ StatusOr<ScopedFd> OpenOrMakeOwnDirectory(const std::string& path, mode_t mode);
 class MappedFile {
  public:
   static StatusOr<MappedFile> Open(const std::string& path);
+  // Maps the regular file open as `fd` (which stays the caller's); `name` is for messages.
+  static StatusOr<MappedFile> FromFd(int fd, const std::string& name);
 
   const uint8_t* data() const { return static_cast<const uint8_t*>(mapping_.data()); }
   size_t size() const { return size_; }

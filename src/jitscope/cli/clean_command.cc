@@ -13,6 +13,8 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <map>
+#include <set>
 #include <sstream>
 #include <string_view>
 
@@ -22,6 +24,8 @@
 #include "jitscope/formats/jitdump_writer.h"
 #include "jitscope/formats/perf_map_writer.h"
 #include "jitscope/formats/pid_file_name.h"
+#include "jitscope/trace/chain.h"
+#include "jitscope/trace/reader.h"
 
 namespace jitscope::cli {
 namespace {
@@ -82,23 +86,51 @@ class Cleaner {
   void Scan(const std::string& dir,
             const std::function<std::optional<uint32_t>(std::string_view)>& parse,
             bool fallback_directories) {
-    DIR* stream = ::opendir(dir.c_str());
-    if (stream == nullptr) {
-      if (errno != ENOENT)
-        fmt::print(err_, "jitscope clean: cannot read {}: {}\n", dir, std::strerror(errno));
-      return;
-    }
-    std::vector<std::string> names;
-    while (const dirent* entry = ::readdir(stream)) names.emplace_back(entry->d_name);
-    ::closedir(stream);
-    std::sort(names.begin(), names.end());
-    for (const std::string& name : names) {
+    for (const std::string& name : ListDirectory(dir)) {
       const std::string path = dir + "/" + name;
       if (const auto pid = parse(name)) {
         Consider(path, *pid);
       } else if (fallback_directories) {
         ScanFallbackDirectory(path, name);
       }
+    }
+  }
+
+  // Removes the files of each trace chain in `dir` that come before its last complete snapshot
+  // (trace/chain.h): the files from that snapshot on name all code the process can still run,
+  // whether or not it is still running.
+  void RemoveSupersededTraces(const std::string& dir) {
+    struct Part {
+      uint32_t pid = 0;
+      trace::ChainPosition position;
+    };
+    std::map<std::string, Part> parts;  // by file name
+    for (const std::string& name : ListDirectory(dir)) {
+      if (!name.starts_with("jit-") || !name.ends_with(".jsc")) continue;
+      auto file = trace::TraceFile::Open(dir + "/" + name);
+      if (!file.ok()) continue;
+      parts[name] = {file->trace().header.pid, trace::ChainPositionOf(file->trace())};
+    }
+    std::set<std::string> superseded;
+    for (const auto& [name, part] : parts) {
+      if (!part.position.continues || !part.position.snapshot_complete) continue;
+      // Each earlier file names the one before it; the walk stops at the chain's first file.
+      for (const Part* later = &part; later->position.continues;) {
+        auto earlier = parts.find(later->position.previous_name);
+        if (earlier == parts.end() || earlier->second.pid != part.pid ||
+            !superseded.insert(earlier->first).second) {
+          break;
+        }
+        later = &earlier->second;
+      }
+    }
+    for (const std::string& name : superseded) {
+      const std::string path = dir + "/" + name;
+      struct stat st {};
+      if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::getuid()) {
+        continue;
+      }
+      Remove(path, "a later file of its trace's chain holds its live code");
     }
   }
 
@@ -172,15 +204,34 @@ class Cleaner {
       case Verdict::kRemove:
         break;
     }
+    return Remove(path, fmt::format("process {} is gone", pid));
+  }
+
+  // Returns true when the file was removed (or would be, in a dry run).
+  bool Remove(const std::string& path, std::string_view why) {
     if (!options_.dry_run && ::unlink(path.c_str()) != 0) {
       fmt::print(err_, "jitscope clean: cannot remove {}: {}\n", path, std::strerror(errno));
       ++tally_.failed;
       return false;
     }
-    fmt::print(out_, "{} {} (process {} is gone)\n", options_.dry_run ? "would remove" : "removed",
-               path, pid);
+    fmt::print(out_, "{} {} ({})\n", options_.dry_run ? "would remove" : "removed", path, why);
     ++tally_.removed;
     return true;
+  }
+
+  // The names in `dir`, sorted; none (with a message) when it cannot be read.
+  std::vector<std::string> ListDirectory(const std::string& dir) {
+    std::vector<std::string> names;
+    DIR* stream = ::opendir(dir.c_str());
+    if (stream == nullptr) {
+      if (errno != ENOENT)
+        fmt::print(err_, "jitscope clean: cannot read {}: {}\n", dir, std::strerror(errno));
+      return names;
+    }
+    while (const dirent* entry = ::readdir(stream)) names.emplace_back(entry->d_name);
+    ::closedir(stream);
+    std::sort(names.begin(), names.end());
+    return names;
   }
 
   const CleanOptions& options_;
@@ -196,9 +247,11 @@ ProcessTable SystemProcessTable() { return ProcessTable{&LookupSystemProcess}; }
 
 void AddCleanCommand(CLI::App& app, CleanOptions& options) {
   CLI::App* clean = app.add_subcommand(
-      "clean", "Remove the perf maps and jitdumps jitscope left behind for exited processes");
+      "clean",
+      "Remove the perf maps and jitdumps jitscope left behind for exited processes, and the "
+      "files of a trace chain that later files supersede");
   clean->add_option("--dir", options.output_dirs,
-                    "Directory with jit-<pid>.dump files (repeatable; default: "
+                    "Directory with jit-<pid>.dump and trace files (repeatable; default: "
                     "$JITSCOPE_OUTPUT_DIR, else the current directory)");
   clean->add_option("--perf-map-dir", options.perf_map_dir,
                     "Directory with perf-<pid>.map files (default: $JITSCOPE_PERF_MAP_DIR, "
@@ -221,6 +274,7 @@ int RunClean(const CleanOptions& options, const ProcessTable& processes, std::FI
   cleaner.Scan(perf_map_dir, &formats::ParsePerfMapFileName, false);
   for (const std::string& dir : output_dirs) {
     cleaner.Scan(dir, &formats::ParseJitdumpFileName, true);
+    cleaner.RemoveSupersededTraces(dir);
   }
   return cleaner.Finish();
 }

@@ -13,6 +13,9 @@
 //     --all-writers is given: oneDNN, JVM agents and others write files of the same names;
 //   - the process that wrote it is gone: no process has its pid, or the process with that pid
 //     started after the file was last written (the pid was reused).
+// It also removes, in each output directory, the files of a bounded trace's chain that come
+// before its last complete snapshot (trace/chain.h), the process running or not: the files from
+// that snapshot on name all code the process can still run.
 // Every removal is printed, then a summary of what was removed and what was kept and why.
 #pragma once
 

@@ -154,18 +154,34 @@ RecordFields Describe(const trace::Event& event) {
                {"", "code_bytes", uint64_t{e.bytes.size()}, Shown::kTextOnly},
                {"code", "", Word{HexBytes(e.bytes)}, Shown::kJsonOnly}}};
     }
+    RecordFields operator()(const trace::ChainLinkEvent& e) const {
+      return {"chain_link",
+              "CHAIN_LINK",
+              {Call("CHAIN_LINK"),
+               {"sequence", "sequence", uint64_t{e.sequence}},
+               {"previous", "previous", Text{e.previous_name}},
+               {"previous_size", "previous_size", e.previous_size}}};
+    }
+    RecordFields operator()(const trace::SnapshotEndEvent& e) const {
+      return {"snapshot_end",
+              "SNAPSHOT_END",
+              {Call("SNAPSHOT_END"), {"records", "records", e.records}}};
+    }
   };
   return std::visit(Visitor{}, event);
 }
 
 std::string FormatText(const trace::Record& record) {
-  return fmt::format("{} tid={} {}", record.timestamp, record.tid,
-                     FieldsToText(Describe(record.event)));
+  // A chain's repeats say so first: the text line of a repeat is otherwise the same as of the
+  // record it repeats.
+  return fmt::format("{}{} tid={} {}", record.snapshot ? "snapshot " : "", record.timestamp,
+                     record.tid, FieldsToText(Describe(record.event)));
 }
 
 json ToJson(const trace::Record& record) {
   json out = {{"timestamp", record.timestamp}, {"tid", record.tid}};
   FieldsToJson(Describe(record.event), out);
+  if (record.snapshot) out["snapshot"] = true;
   return out;
 }
 

@@ -81,7 +81,11 @@ base::StatusOr<std::unique_ptr<Collector>> Collector::Create(const Config& confi
   if (config.formats & kFormatTrace) {
     trace::TraceIdentity identity{static_cast<uint32_t>(::getpid()), ExecutablePath(),
                                   environment.now_ns(), RealtimeNowNs()};
-    ASSIGN_OR_RETURN(auto sink, TraceSink::Create(config.output_dir, identity, config.code_bytes));
+    const TraceSink::Options options{
+        .code_bytes = config.code_bytes, .max_size = config.max_trace_size, .writer = {}};
+    Log sink_log = config.log_path.empty() ? Log() : Log::Open(config.log_path);
+    ASSIGN_OR_RETURN(auto sink,
+                     TraceSink::Create(config.output_dir, identity, options, std::move(sink_log)));
     log.Printf("recording JIT events to %s", sink->path().c_str());
     sinks.push_back(std::move(sink));
   }

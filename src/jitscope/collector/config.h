@@ -7,10 +7,14 @@
 //   JITSCOPE_PERF_MAP_DIR  where the perf map goes (default: /tmp, the only place perf reads)
 //   JITSCOPE_LOG         file that collector messages are appended to (default: stderr)
 //   JITSCOPE_CODE_BYTES  1 (default): the trace keeps each region's machine code; 0: it does not
+//   JITSCOPE_MAX_SIZE    size at which the trace continues in the next file of a chain, in bytes
+//                        or with a K, M or G suffix (powers of 1024); default 1G, at least 1M;
+//                        0: one file, unbounded (docs/trace-format.md, "Chains")
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "jitscope/base/status.h"
 #include "jitscope/formats/output_formats.h"
@@ -29,7 +33,14 @@ struct Config {
   std::string log_path;  // empty: stderr
   std::string perf_map_dir{formats::kPerfMapDirectory};
   bool code_bytes = true;
+  uint64_t max_trace_size = kDefaultMaxTraceSize;  // 0: unbounded
+  static constexpr uint64_t kDefaultMaxTraceSize = uint64_t{1} << 30;
+  static constexpr uint64_t kMinMaxTraceSize = uint64_t{1} << 20;
 };
+
+// "64M", "1G", "4096K", "1048576": a size in bytes, K/M/G (any case) multiplying by 1024,
+// 1024^2, 1024^3. `what` names the setting in the error.
+base::StatusOr<uint64_t> ParseSize(std::string_view text, const char* what);
 
 // `getenv` is injected so tests need not touch the process environment.
 using GetEnvFunction = const char* (*)(const char*);

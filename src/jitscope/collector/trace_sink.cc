@@ -1,6 +1,7 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "jitscope/collector/trace_sink.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <optional>
@@ -8,35 +9,54 @@
 #include <variant>
 
 #include "jitscope/base/files.h"
+#include "jitscope/collector/live_records.h"
 #include "jitscope/collector/readable_code.h"
+#include "jitscope/trace/reader.h"
 
 namespace jitscope::collector {
 
-base::StatusOr<std::unique_ptr<TraceSink>> TraceSink::Create(const std::string& directory,
-                                                             const trace::TraceIdentity& identity,
-                                                             bool code_bytes) {
+base::StatusOr<std::unique_ptr<TraceSink::File>> TraceSink::CreateFile(int& attempt) {
   constexpr int kAttempts = 100;
   base::Status last;
-  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+  for (const int limit = attempt + kAttempts; attempt < limit; ++attempt) {
     char name[64];
     if (attempt == 0) {
-      std::snprintf(name, sizeof(name), "jit-%u.jsc", identity.pid);
+      std::snprintf(name, sizeof(name), "jit-%u.jsc", identity_.pid);
     } else {
-      std::snprintf(name, sizeof(name), "jit-%u.%d.jsc", identity.pid, attempt);
+      std::snprintf(name, sizeof(name), "jit-%u.%d.jsc", identity_.pid, attempt);
     }
-    auto fd = base::CreateExclusive(directory, name, 0600);
+    auto fd = base::CreateExclusive(directory_, name, 0600);
     if (!fd.ok()) {
       last = fd.status();
       if (last.errno_value() == EEXIST)
         continue;  // a file (or a planted link) is there: try the next name
       return last;
     }
-    ASSIGN_OR_RETURN(auto writer, trace::TraceWriter::Create(std::move(fd).value(), identity));
-    std::string path = directory + "/";
-    path += name;
-    return std::unique_ptr<TraceSink>(new TraceSink(std::move(writer), path, code_bytes));
+    ASSIGN_OR_RETURN(auto writer,
+                     trace::TraceWriter::Create(std::move(fd).value(), identity_, options_.writer));
+    auto file = std::make_unique<File>();
+    file->writer = std::move(writer);
+    file->name = name;
+    ++attempt;
+    return file;
   }
   return last;
+}
+
+base::StatusOr<std::unique_ptr<TraceSink>> TraceSink::Create(const std::string& directory,
+                                                             const trace::TraceIdentity& identity,
+                                                             const Options& options, Log log) {
+  std::unique_ptr<TraceSink> sink(new TraceSink(directory, identity, options, std::move(log)));
+  ASSIGN_OR_RETURN(std::unique_ptr<File> file, sink->CreateFile(sink->next_attempt_));
+  if (options.max_size != 0) file->continue_at = options.max_size;
+  sink->first_path_ = directory + "/" + file->name;
+  sink->current_.store(file.get(), std::memory_order_release);
+  sink->files_.push_back(std::move(file));
+  return sink;
+}
+
+base::Status TraceSink::error() const {
+  return current_.load(std::memory_order_acquire)->writer->error();
 }
 
 namespace {
@@ -72,11 +92,11 @@ Sink::Result ResultOf(trace::TraceWriter::AppendResult result) {
 
 }  // namespace
 
-Sink::Result TraceSink::Write(const trace::Record& record) {
-  const Result result = ResultOf(writer_->Append(record.event, record.timestamp, record.tid));
-  if (result != Result::kOk) return result;
-  if (std::holds_alternative<trace::ShutdownEvent>(record.event)) writer_->Trim();
-  if (!code_bytes_) return result;
+// Appends `record`, and after a code record the region's machine code.
+Sink::Result TraceSink::Append(File& file, const trace::Record& record, uint16_t flags) {
+  trace::TraceWriter& writer = *file.writer;
+  const Result result = ResultOf(writer.Append(record.event, record.timestamp, record.tid, flags));
+  if (result != Result::kOk || !options_.code_bytes) return result;
   std::optional<trace::CodeBytesEvent> region = CodeRegionOf(record.event);
   if (!region) return result;
   // Copied while iJIT_NotifyEvent runs, when the engine vouches for the code; unreadable memory
@@ -85,13 +105,92 @@ Sink::Result TraceSink::Write(const trace::Record& record) {
     region->bytes = {reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(region->address)),
                      region->size};
   }
-  return ResultOf(writer_->Append(*region, record.timestamp, record.tid));
+  return ResultOf(writer.Append(*region, record.timestamp, record.tid, flags));
+}
+
+Sink::Result TraceSink::Write(const trace::Record& record) {
+  File* file = current_.load(std::memory_order_acquire);
+  Result result = Append(*file, record, 0);
+  // The sink may have moved to the next file meanwhile (the header says why this finds out).
+  // The fence orders this thread's stores before its reading of current_, and the mover's
+  // publishing before its reading of the old file.
+  for (;;) {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    File* now = current_.load(std::memory_order_relaxed);
+    if (now == file) break;
+    // Appended to the old file: the new one repeats it. Not appended, or into a file already
+    // retired (whose stores may have gone to its zero pages): the new one holds the only copy.
+    const bool in_old_file = result == Result::kOk && !file->writer->retired();
+    file = now;
+    result = Append(*file, record, in_old_file ? trace::kRecordFlagSnapshot : 0);
+  }
+  if (result != Result::kOk) return result;
+  if (std::holds_alternative<trace::ShutdownEvent>(record.event)) file->writer->Trim();
+  if (file->writer->size() >= file->continue_at.load(std::memory_order_relaxed)) {
+    ContinueInNextFile(*file, record);
+  }
+  return result;
+}
+
+// Runs on the thread whose record filled `full`, while other threads go on appending.
+void TraceSink::ContinueInNextFile(File& full, const trace::Record& trigger) {
+  std::unique_lock lock(moving_, std::try_to_lock);
+  if (!lock.owns_lock() || current_.load(std::memory_order_relaxed) != &full) return;
+  auto created = CreateFile(next_attempt_);
+  if (!created.ok()) {
+    full.continue_at.store(UINT64_MAX, std::memory_order_relaxed);
+    log_.Printf("the trace %s/%s stays one file past JITSCOPE_MAX_SIZE: %s", directory_.c_str(),
+                full.name.c_str(), created.status().message().c_str());
+    return;
+  }
+  File& next = **created;
+  next.sequence = full.sequence + 1;
+  const uint64_t at = trigger.timestamp;
+  const uint32_t tid = trigger.tid;
+  (void)next.writer->Append(trace::ChainLinkEvent{next.sequence, full.writer->size(), full.name},
+                            at, tid);
+  files_.push_back(std::move(created).value());
+  current_.store(&next, std::memory_order_seq_cst);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+
+  // Every record of a thread that did not see the move is in the file now.
+  uint64_t repeated = 0;
+  if (auto mapped = full.writer->MapForReading(); mapped.ok()) {
+    if (auto parsed = trace::ParseTrace({mapped->data(), mapped->size()}); parsed.ok()) {
+      for (size_t index : LiveRecords(parsed->records)) {
+        const trace::Record& record = parsed->records[index];
+        if (next.writer->Append(record.event, record.timestamp, tid, trace::kRecordFlagSnapshot) ==
+            trace::TraceWriter::AppendResult::kOk) {
+          ++repeated;
+        }
+      }
+    }
+  }
+  // Without SNAPSHOT_END (the old file could not be read back, or the process died meanwhile)
+  // readers and `jitscope clean` keep the files before this one.
+  (void)next.writer->Append(trace::SnapshotEndEvent{repeated}, at, tid);
+
+  const uint64_t snapshot_size = next.writer->size();
+  next.continue_at.store(std::max(options_.max_size, 2 * snapshot_size), std::memory_order_relaxed);
+  if (2 * snapshot_size > options_.max_size && !warned_oversized_) {
+    warned_oversized_ = true;
+    log_.Printf(
+        "the live JIT code's records (%llu KiB) alone fill half of JITSCOPE_MAX_SIZE (%llu KiB): "
+        "each file of the trace's chain now grows to twice its snapshot of them",
+        static_cast<unsigned long long>(snapshot_size / 1024),
+        static_cast<unsigned long long>(options_.max_size / 1024));
+  }
+  log_.Printf("the trace continues in %s/%s", directory_.c_str(), next.name.c_str());
+  // The old file ends after its records: a thread still appending there grows it again.
+  full.writer->Trim();
+  // Two moves back: no thread can still be writing there (in practice; see the header).
+  if (files_.size() >= 3) files_[files_.size() - 3]->writer->Retire();
 }
 
 void TraceSink::AtExit(uint64_t timestamp) {
   (void)timestamp;
   // Never waits: another thread may be extending the file as the process exits.
-  writer_->TryTrim();
+  current_.load(std::memory_order_acquire)->writer->TryTrim();
 }
 
 }  // namespace jitscope::collector

@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <filesystem>
 #include <system_error>
+#include <tuple>
 #include <variant>
 
 #include "jitscope/base/files.h"
 #include "jitscope/symbolize/importers.h"
+#include "jitscope/trace/chain.h"
 
 namespace jitscope::symbolize {
 
@@ -123,7 +125,37 @@ base::StatusOr<SourceSet> SourceSet::Open(const std::vector<std::string>& paths)
       RETURN_IF_ERROR(set.Add(path, true));
     }
   }
+  set.ResolveChains();
   return set;
+}
+
+// A later file of a chain repeats the live records of the files before it. With the file it
+// continues among the sources, the repeats are dropped (that file, and those before it, hold the
+// originals, with their true times and threads); without it they stand in for it.
+void SourceSet::ResolveChains() {
+  std::set<std::tuple<std::string, uint32_t, std::string>> traces;  // (directory, pid, name)
+  for (const auto& file : files_) {
+    if (std::holds_alternative<trace::ParsedTrace>(file->parsed) && file->pid) {
+      const std::filesystem::path path = std::filesystem::path(file->path).lexically_normal();
+      traces.emplace(path.parent_path().string(), *file->pid, path.filename().string());
+    }
+  }
+  for (const auto& file : files_) {
+    auto* parsed = std::get_if<trace::ParsedTrace>(&file->parsed);
+    if (parsed == nullptr || !file->pid) continue;
+    const trace::ChainPosition position = trace::ChainPositionOf(*parsed);
+    if (!position.continues) continue;
+    if (traces.contains({Directory(file->path), *file->pid, position.previous_name})) {
+      trace::DropRepeats(*parsed);
+    } else if (!position.snapshot_complete) {
+      problems_.push_back(
+          base::Status::Error("%s: its snapshot of the live code is incomplete (the process died "
+                              "while it was written) and %s, which it continues, is not among "
+                              "the sources: code loaded before it may be unnamed",
+                              file->path.c_str(), position.previous_name.c_str())
+              .message());
+    }
+  }
 }
 
 std::set<uint32_t> SourceSet::pids() const {
@@ -209,10 +241,19 @@ uint32_t SourceSet::PointerSize(uint32_t pid) const {
 
 CodeHistory SourceSet::BuildCodeHistory(uint32_t pid) const {
   CodeHistory history;
+  // The native traces of one process (several when they are a chain) are one history: a method
+  // loaded in one file may be unloaded, or get another region, in the next.
+  std::vector<trace::Record> records;
   for (const File* file : FilesOf(pid)) {
-    if (const auto* t = std::get_if<trace::ParsedTrace>(&file->parsed)) history.Add(t->records);
+    if (const auto* t = std::get_if<trace::ParsedTrace>(&file->parsed)) {
+      records.insert(records.end(), t->records.begin(), t->records.end());
+    }
     if (const auto* d = std::get_if<formats::ParsedJitdump>(&file->parsed)) history.Add(*d);
   }
+  std::stable_sort(
+      records.begin(), records.end(),
+      [](const trace::Record& a, const trace::Record& b) { return a.timestamp < b.timestamp; });
+  history.Add(records);
   return history;
 }
 

@@ -8,6 +8,10 @@
 // Each file belongs to a process: the pid in its header (trace, jitdump) or its name
 // (perf-<pid>.map, <pid>.dump). The index is per process; files whose pid is unknown join any.
 //
+// The files of a chain (jit-<pid>.jsc, jit-<pid>.1.jsc, ...: a trace bounded by
+// JITSCOPE_MAX_SIZE) are read together; any later part of a chain stands alone too, its snapshot
+// naming the code that was live when it began (trace/chain.h).
+//
 // A damaged file contributes what was readable before the damage; the damage is reported in
 // `problems()` with the file name and offset.
 #pragma once
@@ -67,6 +71,7 @@ class SourceSet {
   struct File;
   SourceSet();
   base::Status Add(const std::string& path, bool explicit_path);
+  void ResolveChains();
   // The files an index of `pid` reads, in order.
   std::vector<const File*> FilesOf(std::optional<uint32_t> pid) const;
 

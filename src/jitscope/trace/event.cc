@@ -94,6 +94,9 @@ uint32_t CallOf(const Event& event) {
     // Written by the trace sink beside a code record, never reported by a call of its own (no
     // API numbers an event 0).
     uint32_t operator()(const CodeBytesEvent&) const { return 0; }
+    // Written by the trace sink as it moves to the next file of a chain.
+    uint32_t operator()(const ChainLinkEvent&) const { return 0; }
+    uint32_t operator()(const SnapshotEndEvent&) const { return 0; }
   };
   return std::visit(Visitor{}, event);
 }

@@ -174,9 +174,24 @@ struct CodeBytesEvent {
   std::span<const uint8_t> bytes;  // `size` bytes, or empty when the memory was not readable
 };
 
+// ---- Chains (JITSCOPE_MAX_SIZE; docs/trace-format.md "Chains") ----
+
+// The first record of a later file of a chain: the file it continues, in the same directory.
+struct ChainLinkEvent {
+  uint32_t sequence = 0;       // 1, 2, ... along the chain
+  uint64_t previous_size = 0;  // the previous file's size when this one was started
+  std::string_view previous_name;
+};
+
+// The snapshot of live code that a chain's later file starts with is complete.
+struct SnapshotEndEvent {
+  uint64_t records = 0;
+};
+
 using Event = std::variant<CodeEvent, RangeUpdateEvent, UnloadEvent, ShutdownEvent, RejectedEvent,
                            OprofileOpenEvent, OprofileCloseEvent, OprofileCodeLoadEvent,
-                           OprofileDebugLinesEvent, OprofileUnloadEvent, CodeBytesEvent>;
+                           OprofileDebugLinesEvent, OprofileUnloadEvent, CodeBytesEvent,
+                           ChainLinkEvent, SnapshotEndEvent>;
 
 // The iJVM_EVENT_TYPE_* value (or OprofileCall) an event was reported with.
 uint32_t CallOf(const Event& event);
@@ -187,6 +202,8 @@ struct Record {
   uint64_t timestamp = 0;
   uint32_t tid = 0;
   Event event;
+  // Repeats a record of an earlier file of its chain (kRecordFlagSnapshot).
+  bool snapshot = false;
 };
 
 }  // namespace jitscope::trace

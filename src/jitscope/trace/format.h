@@ -78,19 +78,28 @@ enum class RecordType : uint16_t {
   // reader skips it as unknown, and a trace without it (an older one, or JITSCOPE_CODE_BYTES=0)
   // simply has no code to show.
   kCodeBytes = 11,
+  // A chain of traces (JITSCOPE_MAX_SIZE, docs/trace-format.md "Chains"). Appended in format
+  // version 1: an older reader skips both as unknown and reads the snapshot records as plain ones.
+  kChainLink = 12,    // the first record of jit-<pid>.N.jsc: which file it continues
+  kSnapshotEnd = 13,  // the snapshot of the live code that follows the link is complete
 };
 inline constexpr RecordType kFirstRecordType = RecordType::kCode;
-inline constexpr RecordType kLastRecordType = RecordType::kCodeBytes;
+inline constexpr RecordType kLastRecordType = RecordType::kSnapshotEnd;
 
-// Every record starts with this. The writer stores `size`/`type`/`reserved` as one 8-byte word
+// Every record starts with this. The writer stores `size`/`type`/`flags` as one 8-byte word
 // after the body, so a zero word means "no record here (yet)": the end of the chunk's records,
 // or a record torn by a crash. Records are 8-byte aligned; `size` includes this header.
 struct RecordHeader {
   uint32_t size;
-  uint16_t type;      // RecordType
-  uint16_t reserved;  // 0
+  uint16_t type;   // RecordType
+  uint16_t flags;  // kRecordFlag* bits; 0 in files written before chains
 };
 static_assert(sizeof(RecordHeader) == 8);
+
+// The record repeats, in a later file of a chain, one that an earlier file holds: part of the
+// snapshot of live code, or an event that arrived while the collector moved to the next file.
+// A reader that has the earlier file skips it.
+inline constexpr uint16_t kRecordFlagSnapshot = 1;
 
 // Body of kCode. Followed by `line_count` LineEntry values, then the present strings in the
 // order name, class_file, source_file, module (no NULs), then zero padding to 8 bytes.
@@ -217,15 +226,32 @@ struct CodeBytesRecord {
   uint32_t byte_count;  // bytes that follow
 };
 static_assert(sizeof(CodeBytesRecord) == 24);
+
+// Body of kChainLink, followed by the previous file's name (no directory, no NUL) and padding.
+struct ChainLinkRecord {
+  uint64_t timestamp;
+  uint64_t previous_size;  // bytes of the previous file when this one was started
+  uint32_t sequence;       // 1 for the first continuation, 2 for the next, ...
+  uint32_t name_size;      // bytes of the previous file's name
+};
+static_assert(sizeof(ChainLinkRecord) == 24);
+
+// Body of kSnapshotEnd.
+struct SnapshotEndRecord {
+  uint64_t timestamp;
+  uint64_t records;  // snapshot records written before it
+};
+static_assert(sizeof(SnapshotEndRecord) == 16);
 static_assert(std::endian::native == std::endian::little,
               "the trace is little-endian and written in host byte order");
 template <typename... Structs>
 constexpr bool kWithoutPadding = (std::has_unique_object_representations_v<Structs> && ...);
-static_assert(kWithoutPadding<FileHeader, ChunkHeader, RecordHeader, CodeRecord, LineEntry,
-                              RangeUpdateRecord, UnloadRecord, ShutdownRecord, RejectedRecord,
-                              OprofileAgentRecord, OprofileCodeLoadRecord, OprofileLineEntry,
-                              OprofileDebugLinesRecord, OprofileUnloadRecord, CodeBytesRecord>,
-              "on-disk structs must have no padding, so that every ABI lays them out alike");
+static_assert(
+    kWithoutPadding<FileHeader, ChunkHeader, RecordHeader, CodeRecord, LineEntry, RangeUpdateRecord,
+                    UnloadRecord, ShutdownRecord, RejectedRecord, OprofileAgentRecord,
+                    OprofileCodeLoadRecord, OprofileLineEntry, OprofileDebugLinesRecord,
+                    OprofileUnloadRecord, CodeBytesRecord, ChainLinkRecord, SnapshotEndRecord>,
+    "on-disk structs must have no padding, so that every ABI lays them out alike");
 
 constexpr size_t AlignTo8(size_t n) { return (n + 7) & ~size_t{7}; }
 

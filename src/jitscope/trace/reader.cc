@@ -54,7 +54,7 @@ class Parser {
   void ParseRecords(uint64_t offset, uint64_t end, uint32_t tid) {
     while (end - offset >= sizeof(RecordHeader)) {
       const auto header = Load<RecordHeader>(bytes_.data() + offset);
-      if (header.size == 0 && header.type == 0 && header.reserved == 0) {
+      if (header.size == 0 && header.type == 0 && header.flags == 0) {
         // End of this chunk's records. Bytes after it mean a record was being written when the
         // process died: a torn record, skipped.
         if (!AllZero(bytes_.subspan(offset, end - offset))) ++out_.stats.torn_records;
@@ -72,6 +72,7 @@ class Parser {
         ++out_.stats.unknown_records;
       } else if (auto record = DecodeRecordBody(type, body); record.ok()) {
         record->tid = tid;
+        record->snapshot = (header.flags & kRecordFlagSnapshot) != 0;
         out_.records.push_back(std::move(record).value());
         ++out_.stats.records;
       } else {

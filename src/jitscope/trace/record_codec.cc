@@ -362,6 +362,40 @@ struct Codec<CodeBytesEvent> {
   }
 };
 
+template <>
+struct Codec<ChainLinkEvent> {
+  static constexpr RecordType kType = RecordType::kChainLink;
+  static std::optional<size_t> Size(const ChainLinkEvent& e) {
+    if (e.previous_name.size() >= kAbsentString) return std::nullopt;
+    return sizeof(ChainLinkRecord) + e.previous_name.size();
+  }
+  static uint8_t* Encode(const ChainLinkEvent& e, uint64_t timestamp, uint8_t* out) {
+    const ChainLinkRecord fixed{timestamp, e.previous_size, e.sequence,
+                                static_cast<uint32_t>(e.previous_name.size())};
+    return PutString(Put(out, &fixed, sizeof(fixed)), e.previous_name);
+  }
+  static base::Status Decode(BodyReader& in, uint64_t& timestamp, ChainLinkEvent& e) {
+    ChainLinkRecord fixed{};
+    std::optional<std::string_view> name;
+    if (!in.ReadFixed(fixed) || fixed.name_size == kAbsentString ||
+        !in.ReadString(fixed.name_size, name)) {
+      return Truncated(kType);
+    }
+    timestamp = fixed.timestamp;
+    e = {fixed.sequence, fixed.previous_size, *name};
+    return base::Status::Ok();
+  }
+};
+
+template <>
+struct Codec<SnapshotEndEvent>
+    : FixedCodec<SnapshotEndEvent, SnapshotEndRecord, RecordType::kSnapshotEnd> {
+  static SnapshotEndRecord ToRecord(const SnapshotEndEvent& e, uint64_t t) {
+    return {t, e.records};
+  }
+  static SnapshotEndEvent FromRecord(const SnapshotEndRecord& r) { return {r.records}; }
+};
+
 // Decodes a body of `type` as the Event alternative whose codec has that type.
 template <typename... Events>
 base::StatusOr<Record> DecodeAs(RecordType type, BodyReader& in,
@@ -411,7 +445,8 @@ size_t EncodedRecordSize(const Event& event) {
       event);
 }
 
-RecordHeader EncodeRecordBody(const Event& event, uint64_t timestamp, uint8_t* out) {
+RecordHeader EncodeRecordBody(const Event& event, uint64_t timestamp, uint8_t* out,
+                              uint16_t flags) {
   const size_t body_size = EncodedRecordSize(event) - sizeof(RecordHeader);
   return std::visit(
       [&](const auto& e) {
@@ -421,7 +456,7 @@ RecordHeader EncodeRecordBody(const Event& event, uint64_t timestamp, uint8_t* o
         // must not carry stale bytes.
         std::memset(end, 0, body_size - static_cast<size_t>(end - out));
         return RecordHeader{static_cast<uint32_t>(sizeof(RecordHeader) + body_size),
-                            static_cast<uint16_t>(Type::kType), 0};
+                            static_cast<uint16_t>(Type::kType), flags};
       },
       event);
 }

@@ -19,8 +19,10 @@ namespace jitscope::trace {
 size_t EncodedRecordSize(const Event& event);
 
 // Writes the record body (everything after the RecordHeader) for `event` into `out`, which has
-// EncodedRecordSize(event) - sizeof(RecordHeader) bytes. Returns the header to publish.
-RecordHeader EncodeRecordBody(const Event& event, uint64_t timestamp, uint8_t* out);
+// EncodedRecordSize(event) - sizeof(RecordHeader) bytes. Returns the header to publish, which
+// carries `flags` (kRecordFlag*).
+RecordHeader EncodeRecordBody(const Event& event, uint64_t timestamp, uint8_t* out,
+                              uint16_t flags = 0);
 
 // Decodes one record body. `body` holds the bytes after the header (padding included) and must
 // be 8-byte aligned. The returned views point into `body`.

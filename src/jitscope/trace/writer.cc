@@ -156,6 +156,34 @@ base::Status TraceWriter::AddSegment(uint64_t min_size) {
   return base::Status::Ok();
 }
 
+base::StatusOr<base::MappedFile> TraceWriter::MapForReading() const {
+  std::lock_guard lock(mutex_);
+  if (!fd_) return base::Status::Error("the trace writer is retired");
+  return base::MappedFile::FromFd(fd_.get(), "the trace");
+}
+
+void TraceWriter::Retire() {
+  std::lock_guard lock(mutex_);
+  if (!fd_) return;
+  // Seen by a thread that stored into a mapping replaced below: TraceSink then appends its
+  // record again elsewhere.
+  retired_.store(true, std::memory_order_seq_cst);
+  failed_.store(true, std::memory_order_relaxed);
+  if (error_.ok()) error_ = base::Status::Error("the trace writer is retired");
+  for (Segment& segment : segments_) {
+    // Claims in this segment fail from now on; a thread between its claim and its stores writes
+    // into the zero page copies below instead of the file.
+    segment.used.fetch_add(kSealed, std::memory_order_relaxed);
+    void* address = segment.mapping.data();
+    if (address == nullptr) continue;
+    if (::mmap(address, segment.mapping.size(), PROT_READ | PROT_WRITE,
+               MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED) {
+      continue;  // the file's pages stay mapped, and stay correct: nothing is lost
+    }
+  }
+  fd_.reset();
+}
+
 void TraceWriter::Trim() {
   std::lock_guard lock(mutex_);
   TrimLocked();
@@ -172,6 +200,7 @@ void TraceWriter::TryTrim() {
 // add a segment after the new end). No thread ever stores outside a chunk it claimed, so nothing
 // stores into the pages cut off (which would raise SIGBUS).
 void TraceWriter::TrimLocked() {
+  if (!fd_) return;  // retired
   Segment* segment = current_.load(std::memory_order_relaxed);
   if (segment->used.load(std::memory_order_relaxed) >= kSealed) return;  // trimmed already
   // A claim that did not fit pushed the counter past the end without claiming anything.
@@ -211,6 +240,7 @@ uint8_t* TraceWriter::ClaimChunk(uint64_t size, uint32_t tid) {
     // The segment is full. Its unclaimed tail stays zero, which readers skip granule by granule.
     std::lock_guard lock(mutex_);
     if (current_.load(std::memory_order_relaxed) != segment) continue;  // someone else grew it
+    if (failed_.load(std::memory_order_relaxed)) return nullptr;        // retired meanwhile
     if (base::Status status = AddSegment(size); !status.ok()) {
       error_ = std::move(status);
       failed_.store(true, std::memory_order_relaxed);
@@ -219,8 +249,8 @@ uint8_t* TraceWriter::ClaimChunk(uint64_t size, uint32_t tid) {
   }
 }
 
-TraceWriter::AppendResult TraceWriter::Append(const Event& event, uint64_t timestamp,
-                                              uint32_t tid) {
+TraceWriter::AppendResult TraceWriter::Append(const Event& event, uint64_t timestamp, uint32_t tid,
+                                              uint16_t flags) {
   const size_t size = EncodedRecordSize(event);
   if (size == 0) return AppendResult::kTooLarge;
   ThreadChunk& chunk = thread_chunk;
@@ -235,7 +265,8 @@ TraceWriter::AppendResult TraceWriter::Append(const Event& event, uint64_t times
                         claimed, std::min(options_.chunk_size, chunk.next_size * 2)};
   }
   uint8_t* record = chunk.next;
-  const RecordHeader header = EncodeRecordBody(event, timestamp, record + sizeof(RecordHeader));
+  const RecordHeader header =
+      EncodeRecordBody(event, timestamp, record + sizeof(RecordHeader), flags);
   PublishHeader(record, header);
   chunk.next += size;
   chunk.free -= size;

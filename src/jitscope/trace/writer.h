@@ -23,6 +23,7 @@
 #include <mutex>
 #include <string>
 
+#include "jitscope/base/files.h"
 #include "jitscope/base/scoped_resource.h"
 #include "jitscope/base/status.h"
 #include "jitscope/trace/event.h"
@@ -61,8 +62,24 @@ class TraceWriter {
   TraceWriter& operator=(const TraceWriter&) = delete;
 
   enum class AppendResult { kOk, kTooLarge, kWriteFailed };
-  // Thread-safe. `tid` is recorded in the chunk the record lands in.
-  AppendResult Append(const Event& event, uint64_t timestamp, uint32_t tid);
+  // Thread-safe. `tid` is recorded in the chunk the record lands in; `flags` in the record's
+  // header (kRecordFlag*).
+  AppendResult Append(const Event& event, uint64_t timestamp, uint32_t tid, uint16_t flags = 0);
+
+  // The file's size: its records and the zeros of the segment being filled. Thread-safe, cheap.
+  uint64_t size() const { return file_size_.load(std::memory_order_relaxed); }
+
+  // The file as it is now, mapped read-only, for reading back what was written (the next file of
+  // a chain starts with the live records of this one).
+  base::StatusOr<base::MappedFile> MapForReading() const;
+
+  // Ends the writer for good while threads may still hold it: its mappings are replaced by
+  // private zero memory (a late store lands there, harmlessly, and the file's pages and disk
+  // blocks are no longer pinned) and its file is closed. A later Append() that needs a new chunk
+  // fails; one that fits its thread's chunk "succeeds" into the zero memory, so a caller that
+  // may race Retire() checks retired() after appending.
+  void Retire();
+  bool retired() const { return retired_.load(std::memory_order_relaxed); }
 
   // A clean end: cuts the file after the last chunk claimed (and the calling thread's chunk after
   // its last record), so that the file holds no zeros past its content. Other threads may go on
@@ -94,9 +111,10 @@ class TraceWriter {
   base::ScopedFd fd_;
   std::atomic<Segment*> current_{nullptr};
   std::atomic<bool> failed_{false};
+  std::atomic<bool> retired_{false};
   mutable std::mutex mutex_;  // guards segments_, file_size_, next_segment_size_, error_
   std::deque<Segment> segments_;
-  uint64_t file_size_ = 0;
+  std::atomic<uint64_t> file_size_{0};  // written under mutex_
   uint64_t next_segment_size_ = 0;
   base::Status error_;
 };
