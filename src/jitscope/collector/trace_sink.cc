@@ -113,10 +113,11 @@ Sink::Result TraceSink::Write(const trace::Record& record) {
   Result result = Append(*file, record, 0);
   // The sink may have moved to the next file meanwhile (the header says why this finds out).
   // The fence orders this thread's stores before its reading of current_, and the mover's
-  // publishing before its reading of the old file.
+  // publishing before its reading of the old file; the acquire makes the new file's set-up
+  // visible here.
   for (;;) {
     std::atomic_thread_fence(std::memory_order_seq_cst);
-    File* now = current_.load(std::memory_order_relaxed);
+    File* now = current_.load(std::memory_order_acquire);
     if (now == file) break;
     // Appended to the old file: the new one repeats it. Not appended, or into a file already
     // retired (whose stores may have gone to its zero pages): the new one holds the only copy.
