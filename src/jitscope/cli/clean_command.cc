@@ -2,6 +2,7 @@
 #include "jitscope/cli/clean_command.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -29,6 +30,25 @@
 
 namespace jitscope::cli {
 namespace {
+
+// The file at `path` as 8-byte words (records are 8-byte aligned), its tail padded with zeros;
+// empty when it cannot be read.
+std::vector<uint64_t> ReadWords(const std::string& path) {
+  base::ScopedFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  struct stat st {};
+  if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return {};
+  std::vector<uint64_t> words((static_cast<size_t>(st.st_size) + 7) / 8);
+  auto* bytes = reinterpret_cast<char*>(words.data());
+  size_t done = 0;
+  while (done < static_cast<size_t>(st.st_size)) {
+    const ssize_t n = ::read(fd.get(), bytes + done, static_cast<size_t>(st.st_size) - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // cut meanwhile: what was read is parsed
+    done += static_cast<size_t>(n);
+  }
+  words.resize((done + 7) / 8);
+  return words;
+}
 
 // A process that started less than this after a file was last written may still be its writer:
 // process start times are known to a clock tick and the wall clock may have been stepped.
@@ -107,9 +127,13 @@ class Cleaner {
     std::map<std::string, Part> parts;  // by file name
     for (const std::string& name : ListDirectory(dir)) {
       if (!name.starts_with("jit-") || !name.ends_with(".jsc")) continue;
-      auto file = trace::TraceFile::Open(dir + "/" + name);
-      if (!file.ok()) continue;
-      parts[name] = {file->trace().header.pid, trace::ChainPositionOf(file->trace())};
+      // Read, not mapped: the collector may cut a file it is still writing (at its exit), and a
+      // mapping of the cut-off pages would raise SIGBUS here.
+      const std::vector<uint64_t> bytes = ReadWords(dir + "/" + name);
+      auto parsed = trace::ParseTrace(
+          {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size() * sizeof(uint64_t)});
+      if (!parsed.ok()) continue;
+      parts[name] = {parsed->header.pid, trace::ChainPositionOf(*parsed)};
     }
     std::set<std::string> superseded;
     for (const auto& [name, part] : parts) {

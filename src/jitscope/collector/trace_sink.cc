@@ -181,9 +181,10 @@ void TraceSink::ContinueInNextFile(File& full, const trace::Record& trigger) {
         static_cast<unsigned long long>(snapshot_size / 1024),
         static_cast<unsigned long long>(options_.max_size / 1024));
   }
+  // The old file keeps the zeros of its last segment (at most one segment's worth): cutting it
+  // here would raise SIGBUS in a reader that mapped it a moment before (`jitscope report` of a
+  // process that is still running).
   log_.Printf("the trace continues in %s/%s", directory_.c_str(), next.name.c_str());
-  // The old file ends after its records: a thread still appending there grows it again.
-  full.writer->Trim();
   // Two moves back: no thread can still be writing there (in practice; see the header).
   if (files_.size() >= 3) files_[files_.size() - 3]->writer->Retire();
 }
