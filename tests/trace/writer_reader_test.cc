@@ -341,6 +341,33 @@ TEST_F(WriterReaderTest, TornLastRecordIsSkippedAndCounted) {
   EXPECT_EQ(t->stats.torn_records, 1u);
 }
 
+// A SIGKILL between the chunk header's tid and size and its magic (stored last) leaves a chunk
+// that was never published: no records can follow, and it is no damage.
+TEST_F(WriterReaderTest, AChunkKilledBeforeItsMagicIsSkipped) {
+  auto writer = NewWriter();
+  ASSERT_EQ(writer->Append(Load(1, 1, "a"), 1, 1), TraceWriter::AppendResult::kOk);
+  writer.reset();
+  std::vector<uint8_t> bytes = ReadBytes();
+  // The first chunk is one granule (4096 + 4096); the next granule is the unpublished chunk.
+  ASSERT_GE(bytes.size(), 3 * kGranule);
+  const ChunkHeader torn{0, 77, 2 * kGranule};
+  std::memcpy(bytes.data() + 2 * kGranule, &torn, sizeof(torn));
+  auto t = ParseTrace(bytes);
+  ASSERT_TRUE(t.ok());
+  EXPECT_TRUE(t->damage.ok()) << t->damage.message();
+  EXPECT_EQ(t->records.size(), 1u);
+  // Another magic is damage, as are bytes under a header of zeros.
+  const ChunkHeader other{0x12345678, 77, kGranule};
+  std::memcpy(bytes.data() + 2 * kGranule, &other, sizeof(other));
+  EXPECT_EQ(ParseTrace(bytes)->damage.message(),
+            "damaged trace at offset 8192: invalid chunk header");
+  const ChunkHeader zeros{0, 0, 0};
+  std::memcpy(bytes.data() + 2 * kGranule, &zeros, sizeof(zeros));
+  bytes[2 * kGranule + 100] = 1;
+  EXPECT_EQ(ParseTrace(bytes)->damage.message(),
+            "damaged trace at offset 8192: invalid chunk header");
+}
+
 TEST_F(WriterReaderTest, DamageIsReportedWithItsOffsetAndTheRestIsRead) {
   auto writer = NewWriter({.chunk_size = 4096, .segment_size = 4 * 4096});
   // Two threads → two chunks.

@@ -30,10 +30,15 @@ class Parser {
     while (offset < bytes_.size() && bytes_.size() - offset >= sizeof(ChunkHeader)) {
       const auto header = Load<ChunkHeader>(bytes_.data() + offset);
       if (header.magic != kChunkMagic) {
-        // Zero: a granule nobody claimed (or claimed by a thread killed before it wrote the
-        // chunk header). Anything else is damage.
+        // No magic: a granule nobody claimed, or a chunk whose thread was killed before it
+        // published the chunk (the writer stores the tid and size first and the magic last, and
+        // writes records only after that), so nothing in it is a record. Any other magic, or
+        // bytes in a granule whose header is all zeros, is damage.
         const uint64_t span = std::min<uint64_t>(granule, bytes_.size() - offset);
-        if (!AllZero(bytes_.subspan(offset, span))) Damage(offset, "invalid chunk header");
+        if (header.magic != 0 ||
+            (header.tid == 0 && header.size == 0 && !AllZero(bytes_.subspan(offset, span)))) {
+          Damage(offset, "invalid chunk header");
+        }
         offset += granule;
         continue;
       }
