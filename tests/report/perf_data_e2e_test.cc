@@ -179,6 +179,29 @@ TEST(PerfDataE2eTest, CollectorTracesBesideThePerfDataNameTheCode) {
   ExpectSeriesIsHot(Build(moved), /*lines=*/true);
 }
 
+// jitscope annotate reads a perf.data as report does: the collector's trace beside it gives the
+// code bytes, and series' two tiers are annotated apart, each with samples on its instructions.
+TEST(PerfDataE2eTest, AnnotateShowsTheHotInstructionsOfAPerfData) {
+  TempDir tmp;
+  const std::string data = RecordJitvm(tmp, "annotate", {"-k", "1"}, "trace");
+  const std::string moved = tmp.path() + "/annotate.jit/perf.data";
+  ASSERT_EQ(std::rename(data.c_str(), moved.c_str()), 0);
+  auto run = RunProgram({JITSCOPE_CLI, "annotate", moved, "series", "--sort", "offset"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("## series (jitvm-optimized), method #"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("## series (jitvm-baseline), method #"), std::string::npos) << run.out;
+  EXPECT_EQ(run.out.find("(bad)"), std::string::npos) << run.out;
+  EXPECT_EQ(run.out.find("no sample landed"), std::string::npos) << run.out;
+  // Without -k 1 the times are perf's own clock: the latest code names each sample, as in report.
+  const std::string nok = RecordJitvm(tmp, "nok", {}, "trace");
+  const std::string nok_moved = tmp.path() + "/nok.jit/perf.data";
+  ASSERT_EQ(std::rename(nok.c_str(), nok_moved.c_str()), 0);
+  auto latest = RunProgram({JITSCOPE_CLI, "annotate", nok_moved, "--top", "1"});
+  ASSERT_EQ(latest.exit_code, 0) << latest.err;
+  EXPECT_NE(latest.out.find("## series (jitvm-"), std::string::npos) << latest.out;
+  EXPECT_NE(latest.out.find("not CLOCK_MONOTONIC"), std::string::npos) << latest.out;
+}
+
 TEST(PerfDataE2eTest, CompressedRecordingGivesTheSameNames) {
   TempDir tmp;
   const std::string data = RecordJitvm(tmp, "z", {"-z", "-k", "1", "-g"}, "jitdump");

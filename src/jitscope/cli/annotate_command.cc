@@ -59,14 +59,14 @@ std::string Describe(const report::CodeVersion& v) {
 void AddAnnotateCommand(CLI::App& app, AnnotateOptions& options) {
   CLI::App* command = app.add_subcommand(
       "annotate",
-      "Show the hot instructions of JIT code in a session recorded by 'jitscope record': the "
-      "disassembly of each version of a function, with the samples taken on each instruction "
-      "and the source lines the engine reported. FUNCTION is a name (every version of it), "
-      "#ID (a method id) or 0xADDR (the versions whose code held the address); without one, the "
-      "--top hottest versions. SESSION defaults to jitscope.data.");
+      "Show the hot instructions of JIT code in a session recorded by 'jitscope record' or a "
+      "perf.data file 'perf record' wrote: the disassembly of each version of a function, with "
+      "the samples taken on each instruction and the source lines the engine reported. FUNCTION "
+      "is a name (every version of it), #ID (a method id) or 0xADDR (the versions whose code held "
+      "the address); without one, the --top hottest versions. SESSION defaults to jitscope.data.");
   command->add_option("SESSION FUNCTION", options.arguments,
-                      "The session directory (if the first argument is a directory), then the "
-                      "functions");
+                      "The session directory or perf.data file (if the first argument is one), "
+                      "then the functions");
   command->add_option("--top", options.top, "Without FUNCTION: how many of the hottest versions")
       ->default_val(5);
   command
@@ -86,45 +86,32 @@ void AddAnnotateCommand(CLI::App& app, AnnotateOptions& options) {
 }
 
 int RunAnnotate(const AnnotateOptions& options, std::FILE* out, std::FILE* err) {
-  std::string directory = "jitscope.data";
+  std::string input = "jitscope.data";
   std::vector<std::string> selectors = options.arguments;
   std::error_code ec;
-  if (!selectors.empty() && std::filesystem::is_directory(selectors.front(), ec)) {
-    directory = selectors.front();
+  if (!selectors.empty() && (std::filesystem::is_directory(selectors.front(), ec) ||
+                             formats::LooksLikePerfData(selectors.front()))) {
+    input = selectors.front();
     selectors.erase(selectors.begin());
   }
   auto fail = [&](const std::string& message) {
     fmt::print(err, "jitscope annotate: error: {}\n", message);
     return 1;
   };
-  if (!selectors.empty() && formats::LooksLikePerfData(selectors.front())) {
-    return fail(selectors.front() +
-                ": a perf.data file; annotate reads session directories recorded by 'jitscope "
-                "record'");
-  }
-  base::StatusOr<formats::SampleData> data =
-      formats::ReadSamplesFile(directory + "/" + formats::kSamplesFileName);
-  if (!data.ok()) return fail(data.status().message());
-  report::AnnotateOutputOptions output;
-  // record -p: the attached processes' collectors wrote their traces where they were told to.
-  std::vector<std::string> collector_dirs;
-  if (auto info = formats::ReadSessionInfo(directory); info.ok()) {
-    output.command = fmt::format("{}", fmt::join(info->command, " "));
-    for (const formats::AttachedProcess& process : info->attached) {
-      if (!process.collector_output_dir.empty()) {
-        collector_dirs.push_back(process.collector_output_dir);
-      }
-    }
-  }
-  std::vector<std::string> warnings;
-  base::StatusOr<symbolize::SourceSet> sources =
-      report::OpenJitSources({directory}, directory, collector_dirs, *data, warnings);
+  base::StatusOr<report::Recording> recording = report::ReadRecording(input);
+  if (!recording.ok()) return fail(recording.status().message());
+  base::StatusOr<symbolize::SourceSet> sources = report::OpenRecordingJitSources(*recording, {});
   if (!sources.ok()) return fail(sources.status().message());
+  const formats::SampleData& data = recording->data;
+  report::AnnotateOutputOptions output;
+  output.command = recording->profile.command;
 
   std::vector<report::LeafSample> leaves;
-  leaves.reserve(data->samples.size());
-  for (const formats::Sample& sample : data->samples) {
-    leaves.push_back({sample.pid, sample.ip, sample.time_ns});
+  leaves.reserve(data.samples.size());
+  for (const formats::Sample& sample : data.samples) {
+    // Without CLOCK_MONOTONIC times (perf record without -k 1), the latest code at the address.
+    leaves.push_back(
+        {sample.pid, sample.ip, recording->latest_code ? symbolize::kLatest : sample.time_ns});
   }
   Processes processes(*sources);
   const std::vector<report::CodeVersion> versions = report::CollectVersions(
@@ -132,9 +119,11 @@ int RunAnnotate(const AnnotateOptions& options, std::FILE* out, std::FILE* err) 
 
   output.by_line = options.sort == "line";
   output.color = options.format == "text" && options.output.empty() && ::isatty(::fileno(out)) != 0;
-  output.total_samples = data->samples.size();
-  if (!data->samples.empty()) output.start_time_ns = data->samples.front().time_ns;
-  for (const std::string& warning : warnings) output.notes.push_back("warning: " + warning);
+  output.total_samples = data.samples.size();
+  if (!data.samples.empty()) output.start_time_ns = data.samples.front().time_ns;
+  for (const std::string& warning : recording->profile.warnings) {
+    output.notes.push_back("warning: " + warning);
+  }
 
   std::vector<const report::CodeVersion*> chosen;
   if (selectors.empty()) {

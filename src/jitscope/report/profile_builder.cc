@@ -360,18 +360,6 @@ base::StatusOr<symbolize::SourceSet> OpenJitSources(const std::vector<std::strin
 
 namespace {
 
-// A recording's samples and what its reader learned beside them.
-struct Recording {
-  formats::SampleData data;
-  std::string session_directory;  // "" for a perf.data
-  std::string beside;             // a perf.data's directory, where the collector may have written
-  std::string vdso_path;          // the vDSO image to unwind through, "" if none
-  std::string program;            // the recorded command's first word, if known
-  std::vector<std::string> collector_dirs;  // record -p: where the processes' collectors write
-  bool latest_code = false;                 // see Builder::latest_code_
-  Profile profile;                          // command, sample period and warnings so far
-};
-
 base::StatusOr<Recording> ReadSession(const std::string& session_directory) {
   Recording recording;
   ASSIGN_OR_RETURN(recording.data,
@@ -491,28 +479,8 @@ base::StatusOr<Recording> ReadPerfData(const std::string& path) {
 base::StatusOr<Profile> Build(Recording recording, const BuildOptions& options) {
   Profile& profile = recording.profile;
   const formats::SampleData& data = recording.data;
-  std::set<uint32_t> sampled;
-  for (const formats::Sample& sample : data.samples) sampled.insert(sample.pid);
-  std::vector<std::string> own_paths = options.jit_sources;
-  if (!recording.session_directory.empty()) {
-    own_paths.insert(own_paths.begin(), recording.session_directory);
-  } else {
-    // A collector started without JITSCOPE_OUTPUT_DIR writes its trace into the working
-    // directory, which is where perf record leaves perf.data too.
-    for (uint32_t pid : sampled) {
-      std::string trace = recording.beside + "/" + formats::PidFileName("jit-", pid, ".jsc");
-      if (IsRegularFile(trace)) own_paths.push_back(std::move(trace));
-    }
-  }
   ASSIGN_OR_RETURN(symbolize::SourceSet sources,
-                   OpenJitSources(own_paths, recording.session_directory, recording.collector_dirs,
-                                  data, profile.warnings));
-  if (recording.latest_code && sources.file_count() > 0 && !data.samples.empty()) {
-    profile.warnings.push_back(
-        "the recording's times are not CLOCK_MONOTONIC, the clock of JIT files (perf record "
-        "without -k 1): JIT code is named by the last code loaded at its address; record with "
-        "'perf record -k 1' to name it as of each sample");
-  }
+                   OpenRecordingJitSources(recording, options.jit_sources));
 
   Profile built =
       Builder(options, data, sources, recording.vdso_path, recording.latest_code).Build();
@@ -537,16 +505,48 @@ base::StatusOr<Profile> Build(Recording recording, const BuildOptions& options) 
 
 }  // namespace
 
-base::StatusOr<Profile> BuildProfile(const std::string& input, const BuildOptions& options) {
+base::StatusOr<Recording> ReadRecording(const std::string& input) {
   if (IsRegularFile(input) && !formats::LooksLikePerfData(input)) {
     return base::Status::Error(
         "%s: neither a session directory (jitscope record) nor a perf.data file (perf record)",
         input.c_str());
   }
-  base::StatusOr<Recording> recording =
-      IsRegularFile(input) ? ReadPerfData(input) : ReadSession(input);
-  if (!recording.ok()) return recording.status();
-  return Build(std::move(*recording), options);
+  return IsRegularFile(input) ? ReadPerfData(input) : ReadSession(input);
+}
+
+base::StatusOr<symbolize::SourceSet> OpenRecordingJitSources(
+    Recording& recording, const std::vector<std::string>& extra_paths) {
+  const formats::SampleData& data = recording.data;
+  std::vector<std::string> own_paths = extra_paths;
+  if (!recording.session_directory.empty()) {
+    own_paths.insert(own_paths.begin(), recording.session_directory);
+  } else {
+    // A collector started without JITSCOPE_OUTPUT_DIR writes its trace into the working
+    // directory, which is where perf record leaves perf.data too (with the later files of a
+    // bounded trace's chain).
+    std::set<uint32_t> sampled;
+    for (const formats::Sample& sample : data.samples) sampled.insert(sample.pid);
+    for (std::string& trace :
+         FindAttachedTraces({recording.beside}, {sampled.begin(), sampled.end()})) {
+      own_paths.push_back(std::move(trace));
+    }
+  }
+  std::vector<std::string>& warnings = recording.profile.warnings;
+  ASSIGN_OR_RETURN(symbolize::SourceSet sources,
+                   OpenJitSources(own_paths, recording.session_directory, recording.collector_dirs,
+                                  data, warnings));
+  if (recording.latest_code && sources.file_count() > 0 && !data.samples.empty()) {
+    warnings.push_back(
+        "the recording's times are not CLOCK_MONOTONIC, the clock of JIT files (perf record "
+        "without -k 1): JIT code is named by the last code loaded at its address; record with "
+        "'perf record -k 1' to name it as of each sample");
+  }
+  return sources;
+}
+
+base::StatusOr<Profile> BuildProfile(const std::string& input, const BuildOptions& options) {
+  ASSIGN_OR_RETURN(Recording recording, ReadRecording(input));
+  return Build(std::move(recording), options);
 }
 
 }  // namespace jitscope::report

@@ -48,6 +48,28 @@ struct BuildOptions {
 // `input`: a session directory, or a perf.data file (formats::LooksLikePerfData).
 base::StatusOr<Profile> BuildProfile(const std::string& input, const BuildOptions& options);
 
+// A recording's samples and what its reader learned beside them: what BuildProfile reads, for the
+// commands that use the samples otherwise (annotate).
+struct Recording {
+  formats::SampleData data;
+  std::string session_directory;  // "" for a perf.data
+  std::string beside;             // a perf.data's directory, where the collector may have written
+  std::string vdso_path;          // the vDSO image to unwind through, "" if none
+  std::string program;            // the recorded command's first word, if known
+  std::vector<std::string> collector_dirs;  // record -p: where the processes' collectors write
+  // The samples' times are not CLOCK_MONOTONIC (perf record without -k 1): JIT code is named by
+  // the latest code loaded at its address.
+  bool latest_code = false;
+  Profile profile;  // command, sample period and warnings so far
+};
+// Reads a session directory or a perf.data file, as BuildProfile does.
+base::StatusOr<Recording> ReadRecording(const std::string& input);
+// The JIT files of the recording's processes (OpenJitSources over the session directory, or the
+// collector traces beside a perf.data, whole chains included, and `extra_paths`); what the reading
+// noticed is added to recording.profile.warnings.
+base::StatusOr<symbolize::SourceSet> OpenRecordingJitSources(
+    Recording& recording, const std::vector<std::string>& extra_paths);
+
 // The JIT files that describe a recording's processes: `own_paths` (the session directory, the
 // traces beside a perf.data, --jit paths), the foreign ones FindForeignJitFiles finds for
 // `data`'s processes and the traces FindAttachedTraces finds in `collector_dirs` (record -p). What
