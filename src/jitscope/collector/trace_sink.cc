@@ -111,11 +111,14 @@ Sink::Result TraceSink::Append(File& file, const trace::Record& record, uint16_t
 Sink::Result TraceSink::Write(const trace::Record& record) {
   File* file = current_.load(std::memory_order_acquire);
   Result result = Append(*file, record, 0);
+  // An unbounded trace is one file for good: nothing below concerns it, and the fence is the
+  // dearest instruction of the event.
+  const bool bounded = options_.max_size != 0;
   // The sink may have moved to the next file meanwhile (the header says why this finds out).
   // The fence orders this thread's stores before its reading of current_, and the mover's
   // publishing before its reading of the old file; the acquire makes the new file's set-up
   // visible here.
-  for (;;) {
+  while (bounded) {
     std::atomic_thread_fence(std::memory_order_seq_cst);
     File* now = current_.load(std::memory_order_acquire);
     if (now == file) break;
@@ -127,7 +130,7 @@ Sink::Result TraceSink::Write(const trace::Record& record) {
   }
   if (result != Result::kOk) return result;
   if (std::holds_alternative<trace::ShutdownEvent>(record.event)) file->writer->Trim();
-  if (file->writer->size() >= file->continue_at.load(std::memory_order_relaxed)) {
+  if (bounded && file->writer->size() >= file->continue_at.load(std::memory_order_relaxed)) {
     ContinueInNextFile(*file, record);
   }
   return result;

@@ -136,8 +136,8 @@ void SourceSet::ResolveChains() {
   std::set<std::tuple<std::string, uint32_t, std::string>> traces;  // (directory, pid, name)
   for (const auto& file : files_) {
     if (std::holds_alternative<trace::ParsedTrace>(file->parsed) && file->pid) {
-      const std::filesystem::path path = std::filesystem::path(file->path).lexically_normal();
-      traces.emplace(path.parent_path().string(), *file->pid, path.filename().string());
+      traces.emplace(Directory(file->path), *file->pid,
+                     std::filesystem::path(file->path).filename().string());
     }
   }
   for (const auto& file : files_) {
