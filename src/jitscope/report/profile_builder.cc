@@ -23,7 +23,7 @@
 #include "jitscope/report/jit_advice.h"
 #include "jitscope/report/native_symbolizer.h"
 #include "jitscope/report/process_maps.h"
-#include "jitscope/report/session_address_space.h"
+#include "jitscope/report/sample_walker.h"
 #include "jitscope/symbolize/source_set.h"
 
 namespace jitscope::report {
@@ -72,10 +72,7 @@ class Builder {
       : options_(options),
         data_(data),
         sources_(sources),
-        maps_(data.mappings, data.tasks),
-        unwinding_((data.format.layout.sample_type & PERF_SAMPLE_REGS_USER) != 0),
-        latest_code_(latest_code),
-        address_space_(maps_, vdso_path, &sources) {}
+        walker_(data, sources, vdso_path, latest_code) {}
 
   Profile Build() && {
     const uint64_t total = data_.samples.size();
@@ -100,12 +97,12 @@ class Builder {
       profile_.start_time_ns = data_.samples.front().time_ns;
       profile_.end_time_ns = data_.samples.back().time_ns;
     }
-    if (unwinding_) {
+    if (walker_.unwinding()) {
       for (size_t i = 0; i < unwind::kStopReasonCount; ++i) {
         const auto reason = static_cast<unwind::StopReason>(i);
-        if (unwind_stats_.Of(reason) > 0) {
+        if (walker_.unwind_stats().Of(reason) > 0) {
           profile_.unwind_stops.emplace_back(unwind::StopReasonName(reason),
-                                             unwind_stats_.Of(reason));
+                                             walker_.unwind_stats().Of(reason));
         }
       }
     }
@@ -125,55 +122,24 @@ class Builder {
 
  private:
   void AppendStack(const formats::Sample& sample, std::vector<uint32_t>& frames) {
-    if (unwinding_) {
-      AppendUnwoundStack(sample, frames);
-      return;
-    }
-    std::vector<formats::Frame> single;
-    const std::vector<formats::Frame>* chain = &sample.callchain;
-    if (chain->empty()) {
-      single.push_back({sample.ip, false});
-      chain = &single;
-    }
-    bool leaf = true;
+    walker_.Walk(sample, addresses_);
     bool in_kernel = false;
-    for (const formats::Frame& frame : *chain) {
-      if (frame.kernel) {
+    for (const StackAddress& address : addresses_) {
+      if (address.kernel) {
         if (!in_kernel)
           frames.push_back(
               Intern(Location{"[kernel]", "[kernel]", "", 0, FrameKind::kKernel, false}));
         in_kernel = true;
-        leaf = false;
         continue;
       }
       in_kernel = false;
-      AppendUserFrames(sample.pid, leaf ? frame.ip : frame.ip - 1, sample.time_ns, frames);
-      leaf = false;
-    }
-  }
-
-  // A --call-graph dwarf sample: the kernel part of its chain, then the user part unwound from
-  // its registers and stack copy. Every walk's end is counted.
-  void AppendUnwoundStack(const formats::Sample& sample, std::vector<uint32_t>& frames) {
-    if (!sample.callchain.empty()) {
-      frames.push_back(Intern(Location{"[kernel]", "[kernel]", "", 0, FrameKind::kKernel, false}));
-    }
-    const unwind::RegisterFile registers = unwind::RegisterFile::FromPerf(sample.regs);
-    uint64_t sp = 0;
-    registers.Get(registers.sp_register(), sp);
-    address_space_.At(sample.pid, sample.time_ns,
-                      latest_code_ ? symbolize::kLatest : sample.time_ns);
-    unwind::Unwind(registers, unwind::StackMemory(sp, sample.stack), address_space_, {}, unwound_);
-    unwind_stats_.Count(unwound_.reason);
-    for (const unwind::UnwoundFrame& frame : unwound_.frames) {
-      AppendUserFrames(sample.pid, frame.activation ? frame.pc : frame.pc - 1, sample.time_ns,
-                       frames);
+      AppendUserFrames(sample.pid, address.Lookup(), sample.time_ns, frames);
     }
   }
 
   void AppendUserFrames(uint32_t pid, uint64_t address, uint64_t time,
                         std::vector<uint32_t>& frames) {
-    if (IndexFor(pid).Resolve(address, latest_code_ ? symbolize::kLatest : time, resolution_)) {
+    if (IndexFor(pid).Resolve(address, walker_.JitTime(time), resolution_)) {
       for (const symbolize::Frame& f : resolution_.frames) {
         if (f.inlined && !options_.inline_frames) continue;
         frames.push_back(Intern(Location{
@@ -188,7 +154,7 @@ class Builder {
       }
       return;
     }
-    const formats::Mapping* mapping = maps_.Find(pid, address, time);
+    const formats::Mapping* mapping = walker_.maps().Find(pid, address, time);
     if (mapping == nullptr) {
       frames.push_back(Intern(Location{"[unknown]", "", "", 0, FrameKind::kUnknown, false}));
       return;
@@ -241,17 +207,13 @@ class Builder {
   const BuildOptions& options_;
   const formats::SampleData& data_;
   const symbolize::SourceSet& sources_;
-  ProcessMaps maps_;
+  SampleWalker walker_;
+  std::vector<StackAddress> addresses_;
   NativeSymbolizer native_;
   std::map<uint32_t, std::unique_ptr<symbolize::SymbolIndex>> indexes_;
   symbolize::Resolution resolution_;
   std::unordered_map<Location, uint32_t, LocationHash> location_ids_;
   std::unordered_map<std::vector<uint32_t>, size_t, StackHash> stack_ids_;
-  const bool unwinding_;
-  const bool latest_code_;  // the samples' times cannot be compared with the JIT files'
-  SessionAddressSpace address_space_;
-  unwind::UnwindResult unwound_;
-  unwind::UnwindStats unwind_stats_;
   Profile profile_;
 };
 

@@ -16,12 +16,9 @@
 //  - an address in no mapping at all as "[unknown]".
 // A perf.data recorded without `-k 1` has times of perf's own clock, which JIT files do not use:
 // its JIT code is named by the latest code loaded at the address, and the profile says so.
-// A recording made with --call-graph dwarf has no user call chain: each sample's user stack is
-// unwound from its registers and stack copy (unwind/unwinder.h, over SessionAddressSpace), and
-// the walks' ends are counted in Profile::unwind_stops.
-// A return address (every frame but the sampled instruction) is looked up one byte back, inside
-// the call instruction, as perf does: the address after a call can belong to the next line or
-// even the next function.
+// Each sample's stack comes from SampleWalker (sample_walker.h): the kernel's call chain, or for
+// a --call-graph dwarf recording the user stack unwound from its registers and stack copy, with
+// the walks' ends counted in Profile::unwind_stops; return addresses are looked up one byte back.
 #pragma once
 
 #include <cstdint>

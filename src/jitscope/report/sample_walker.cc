@@ -1,0 +1,42 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "jitscope/report/sample_walker.h"
+
+#include <utility>
+
+namespace jitscope::report {
+
+SampleWalker::SampleWalker(const formats::SampleData& data, const symbolize::SourceSet& sources,
+                           std::string vdso_path, bool latest_code)
+    : maps_(data.mappings, data.tasks),
+      unwinding_((data.format.layout.sample_type & PERF_SAMPLE_REGS_USER) != 0),
+      latest_code_(latest_code),
+      address_space_(maps_, std::move(vdso_path), &sources) {}
+
+void SampleWalker::Walk(const formats::Sample& sample, std::vector<StackAddress>& out) {
+  out.clear();
+  if (unwinding_) {
+    // The kernel's part of the chain is one run of kernel frames; the user part is unwound.
+    if (!sample.callchain.empty()) out.push_back({0, true, false});
+    const unwind::RegisterFile registers = unwind::RegisterFile::FromPerf(sample.regs);
+    uint64_t sp = 0;
+    registers.Get(registers.sp_register(), sp);
+    address_space_.At(sample.pid, sample.time_ns, JitTime(sample.time_ns));
+    unwind::Unwind(registers, unwind::StackMemory(sp, sample.stack), address_space_, {}, unwound_);
+    unwind_stats_.Count(unwound_.reason);
+    for (const unwind::UnwoundFrame& frame : unwound_.frames) {
+      out.push_back({frame.pc, false, !frame.activation});
+    }
+    return;
+  }
+  if (sample.callchain.empty()) {
+    out.push_back({sample.ip, false, false});
+    return;
+  }
+  // Every frame after the first is where a call returns to (the user frame after a kernel run
+  // too: where the system call returns).
+  for (const formats::Frame& frame : sample.callchain) {
+    out.push_back({frame.ip, frame.kernel, !out.empty()});
+  }
+}
+
+}  // namespace jitscope::report

@@ -1,0 +1,61 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The addresses of each sample's stack, leaf first, as every consumer of stacks needs them
+// (profile_builder names them; annotate counts the call sites in them):
+//  - a frame-pointer recording: the call chain the kernel walked;
+//  - a --call-graph dwarf recording: its kernel part, then the user stack unwound from the
+//    sample's registers and stack copy (unwind/unwinder.h over SessionAddressSpace), each walk's
+//    end counted.
+// A return address is marked as one: the code that was running is the call instruction before
+// it, so it is looked up one byte back, as perf does (the address after a call can belong to the
+// next line or even the next function).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "jitscope/formats/perf_record.h"
+#include "jitscope/formats/samples_file.h"
+#include "jitscope/report/process_maps.h"
+#include "jitscope/report/session_address_space.h"
+#include "jitscope/symbolize/source_set.h"
+#include "jitscope/unwind/unwinder.h"
+
+namespace jitscope::report {
+
+struct StackAddress {
+  uint64_t pc = 0;
+  bool kernel = false;
+  bool returns = false;  // a return address: the code that ran is the call before it
+  uint64_t Lookup() const { return returns ? pc - 1 : pc; }
+  bool operator==(const StackAddress&) const = default;
+};
+
+class SampleWalker {
+ public:
+  // `data` and `sources` must outlive the walker. `latest_code`: the samples' times cannot be
+  // compared with the JIT files' (perf record without -k 1).
+  SampleWalker(const formats::SampleData& data, const symbolize::SourceSet& sources,
+               std::string vdso_path, bool latest_code);
+
+  // `sample`'s stack, leaf first, into `out` (replacing what it held).
+  void Walk(const formats::Sample& sample, std::vector<StackAddress>& out);
+
+  // The time JIT code is looked up at for a sample taken at `time_ns`.
+  uint64_t JitTime(uint64_t time_ns) const { return latest_code_ ? symbolize::kLatest : time_ns; }
+  const ProcessMaps& maps() const { return maps_; }
+  // Whether the samples are unwound (--call-graph dwarf), and how their walks ended.
+  bool unwinding() const { return unwinding_; }
+  const unwind::UnwindStats& unwind_stats() const { return unwind_stats_; }
+
+ private:
+  ProcessMaps maps_;
+  const bool unwinding_;
+  const bool latest_code_;
+  SessionAddressSpace address_space_;
+  unwind::UnwindResult unwound_;
+  unwind::UnwindStats unwind_stats_;
+};
+
+}  // namespace jitscope::report
