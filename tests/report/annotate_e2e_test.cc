@@ -98,6 +98,70 @@ TEST(AnnotateE2eTest, TextFitsAndSaysSoOnce) {
   EXPECT_NE(intel.out.find("rbp"), std::string::npos);
 }
 
+// The samples with `frame` in their stack, from report's folded stacks ("a;b;c COUNT").
+uint64_t SamplesThrough(const std::string& folded, const std::string& frame) {
+  uint64_t total = 0;
+  std::istringstream lines(folded);
+  for (std::string line; std::getline(lines, line);) {
+    const size_t space = line.rfind(' ');
+    const std::string stack = ";" + line.substr(0, space) + ";";
+    if (stack.find(";" + frame + ";") != std::string::npos)
+      total += std::stoull(line.substr(space));
+  }
+  return total;
+}
+
+// A call instruction carries the samples below it, the same number report counts through the
+// function; a native function (the interpreter loop that calls into JIT code) is disassembled
+// from its ELF file with its DWARF lines. Neither function is recursive, so the samples through
+// it are its own plus those below its calls.
+TEST(AnnotateE2eTest, CallsCarryTheSamplesBelowThemAndNativeCodeIsAnnotated) {
+  const test_support::ProcessResult folded =
+      RunProgram({JITSCOPE_CLI, "report", Hotspot(), "--format", "folded"});
+  ASSERT_EQ(folded.exit_code, 0) << folded.err;
+  // The native caller of the JIT's main: the frame before it in the first stack that has it.
+  const size_t jit_main = folded.out.find(";main_[j];");
+  ASSERT_NE(jit_main, std::string::npos) << folded.out.substr(0, 2000);
+  const size_t before = folded.out.rfind(';', jit_main - 1);
+  const std::string native = folded.out.substr(before + 1, jit_main - before - 1);
+  ASSERT_NE(native.find("Vm::Run"), std::string::npos) << native;
+
+  const test_support::ProcessResult run =
+      RunProgram({JITSCOPE_CLI, "annotate", Hotspot(), "main", native, "--format", "json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json root = nlohmann::json::parse(run.out);
+  const nlohmann::json* jit = nullptr;
+  const nlohmann::json* interpreter = nullptr;
+  for (const nlohmann::json& v : root["versions"]) {
+    if (v["name"] == "main" && !v["native"]) jit = &v;
+    if (v["name"] == native && v["native"]) interpreter = &v;
+  }
+  ASSERT_NE(jit, nullptr) << run.out.substr(0, 2000);
+  ASSERT_NE(interpreter, nullptr) << run.out.substr(0, 2000);
+  auto through = [](const nlohmann::json& v) {
+    uint64_t total = v["samples"];
+    for (const nlohmann::json& in : v["instructions"])
+      total += in["inclusive_samples"].get<uint64_t>();
+    return total;
+  };
+  EXPECT_EQ(through(*jit), SamplesThrough(folded.out, "main_[j]"));
+  EXPECT_EQ(through(*interpreter), SamplesThrough(folded.out, native));
+  EXPECT_GT(through(*interpreter), 100u) << "too few samples to judge";
+
+  EXPECT_TRUE((*interpreter)["code_recorded"]);
+  EXPECT_TRUE((*interpreter)["module"].get<std::string>().ends_with("/jitvm"));
+  size_t with_lines = 0;
+  for (const nlohmann::json& in : (*interpreter)["instructions"]) {
+    EXPECT_NE(in["text"], "(bad)") << in["offset"];
+    const nlohmann::json& source = in["source"];
+    if (source.empty() || source.back()["line"] == 0) continue;
+    ++with_lines;
+    EXPECT_EQ(source.back()["function"], native);
+    EXPECT_TRUE(source.back()["file"].get<std::string>().ends_with("vm.cc")) << source.back();
+  }
+  EXPECT_GT(with_lines * 2, (*interpreter)["instructions"].size());
+}
+
 // A perf.data is read as report reads it (perf_data_e2e_test has the real ones): a damaged one
 // is the reader's one clear error.
 TEST(AnnotateE2eTest, ADamagedPerfDataFailsClearly) {
@@ -115,8 +179,8 @@ TEST(AnnotateE2eTest, UnknownFunctionFailsClearly) {
       RunProgram({JITSCOPE_CLI, "annotate", Hotspot(), "no_such_function"});
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_EQ(run.err,
-            "jitscope annotate: error: no sampled JIT code matches no_such_function (a name, #ID "
-            "or 0xADDR)\n");
+            "jitscope annotate: error: no sampled code (JIT or native) matches no_such_function (a "
+            "name, #ID or 0xADDR)\n");
 }
 
 }  // namespace

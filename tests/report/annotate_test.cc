@@ -1,6 +1,10 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "jitscope/report/annotate.h"
 
+#include <cinttypes>
+#include <cstdio>
+#include <fstream>
+
 #include <gtest/gtest.h>
 #include <xbyak/xbyak.h>
 
@@ -9,13 +13,26 @@
 
 #include "jitscope/symbolize/index_builder.h"
 
+// A native function of this test program, annotated from the program's own ELF file.
+constexpr int kNativeFirstLine = __LINE__;
+extern "C" __attribute__((noinline)) int JitscopeAnnotateTestNative(int n) {
+  int sum = 0;
+  for (int i = 0; i < n; ++i) {
+    sum += i * i;
+    asm volatile("" : "+r"(sum));
+  }
+  return sum;
+}
+constexpr int kNativeLastLine = __LINE__;
+
 namespace jitscope::report {
 namespace {
 
 using namespace Xbyak::util;  // NOLINT: register names, as xbyak code is written
 
-constexpr uint64_t kHot = 0x7f0000001000;   // series, first version, and later a re-JIT of it
-constexpr uint64_t kCold = 0x7f0000002000;  // series' cold region (the same method)
+constexpr uint64_t kHot = 0x7f0000001000;     // series, first version, and later a re-JIT of it
+constexpr uint64_t kCold = 0x7f0000002000;    // series' cold region (the same method)
+constexpr uint64_t kDriver = 0x7f0000003000;  // calls series
 constexpr uint32_t kPid = 42;
 constexpr uint64_t kMs = 1'000'000;  // times are CLOCK_MONOTONIC nanoseconds
 
@@ -64,10 +81,21 @@ class SeriesCold : public Xbyak::CodeGenerator {
   }
 };
 
+// driver: calls series through a register; its call returns to +6.
+class Driver : public Xbyak::CodeGenerator {
+ public:
+  Driver() {
+    sub(rsp, 8);  // 0
+    call(rax);    // 4
+    add(rsp, 8);  // 6
+    ret();        // 10
+  }
+};
+
 // What every text output starts with.
 const std::string kHeader =
     "# jitscope annotate: jitvm hot.jv\n"
-    "# 16 samples in the session; an instruction's are those taken on it (the leaf of their "
+    "# 17 samples in the session; an instruction's are those taken on it (the leaf of their "
     "stack)\n"
     "# note: samples land on the instruction after the one that was slow (skid): with cpu-clock, "
     "the\n"
@@ -79,7 +107,10 @@ const std::string kHeader =
 class AnnotateTest : public ::testing::Test {
  protected:
   AnnotateTest()
-      : series_(Bytes(Series())), again_(Bytes(SeriesAgain())), cold_(Bytes(SeriesCold())) {
+      : series_(Bytes(Series())),
+        again_(Bytes(SeriesAgain())),
+        cold_(Bytes(SeriesCold())),
+        driver_(Bytes(Driver())) {
     symbolize::IndexBuilder builder;
     const std::vector<trace::LineEntry> lines = {{4, 30}, {6, 31}, {22, 37}, {25, 38}};
     symbolize::CodeReport hot;
@@ -113,29 +144,55 @@ class AnnotateTest : public ::testing::Test {
     again.size = again_.size();
     again.end_offset_lines = again_lines;
     builder.AddLoad(again);
+    symbolize::CodeReport driver = hot;
+    driver.method_id = 3;
+    driver.name = "driver";
+    driver.address = kDriver;
+    driver.size = driver_.size();
+    driver.end_offset_lines = {};
+    builder.AddLoad(driver);
     index_ = std::move(builder).Build();
     code_.Add(1000 * kMs, kHot, series_);
     code_.Add(1000 * kMs, kCold, cold_);
     code_.Add(2000 * kMs, kHot, again_);
+    code_.Add(1000 * kMs, kDriver, driver_);
 
-    auto at = [](uint64_t address, uint64_t time, int count, std::vector<LeafSample>& out) {
-      for (int i = 0; i < count; ++i) out.push_back({kPid, address, time * kMs});
+    auto at = [this](uint64_t address, uint64_t time, int count,
+                     std::vector<StackAddress> callers = {}) {
+      for (int i = 0; i < count; ++i) {
+        std::vector<StackAddress> stack = {{address, false, false}};
+        stack.insert(stack.end(), callers.begin(), callers.end());
+        samples_.push_back({time * kMs, std::move(stack)});
+      }
     };
-    at(kHot + 0, 1100, 1, samples_);
-    at(kHot + 6, 1200, 1, samples_);   // the multiply...
-    at(kHot + 10, 1300, 6, samples_);  // ...and, by skid, mostly the add after it
-    at(kHot + 20, 1400, 2, samples_);
-    at(kCold + 2, 1500, 2, samples_);
-    at(kHot + 5, 2500, 3, samples_);  // the re-JIT's ret
-    at(0x400000, 1600, 1, samples_);  // native code: not annotated
+    const StackAddress from_driver = {kDriver + 6, false, true};
+    at(kHot + 0, 1100, 1);
+    at(kHot + 6, 1200, 1);                  // the multiply...
+    at(kHot + 10, 1300, 3, {from_driver});  // ...and, by skid, mostly the add after it
+    at(kHot + 10, 1300, 1, {from_driver, {0x400000, false, true}, from_driver});  // recursion
+    at(kHot + 10, 1300, 2);
+    at(kHot + 20, 1400, 2);
+    at(kCold + 2, 1500, 2);
+    at(kHot + 5, 2500, 3);          // the re-JIT's ret
+    at(0x400000, 1600, 1);          // native code in no mapping: not annotated
+    at(0, 1700, 1, {from_driver});  // a kernel leaf: no leaf sample, but a call site
+    samples_.back().stack[0].kernel = true;
   }
 
+  CodeLocator Locator() const {
+    return CodeLocator([this](uint32_t) -> const symbolize::SymbolIndex& { return index_; },
+                       [this](uint32_t) -> const symbolize::CodeStore& { return code_; }, false,
+                       nullptr, nullptr);
+  }
   std::vector<CodeVersion> Versions() const {
-    return CollectVersions(samples_,
-                           [this](uint32_t) -> const symbolize::SymbolIndex& { return index_; });
+    CodeLocator locator = Locator();
+    VersionCollector collector(locator);
+    for (const TestSample& sample : samples_) collector.Add(kPid, sample.time_ns, sample.stack);
+    return std::move(collector).Take();
   }
   Annotation Of(const CodeVersion& v, disasm::Syntax syntax = disasm::Syntax::kAtt) const {
-    return Annotate(v, index_, code_, *disasm::Decoder::Create(disasm::Mode::kX86_64), syntax);
+    CodeLocator locator = Locator();
+    return Annotate(v, locator, *disasm::Decoder::Create(disasm::Mode::kX86_64), syntax);
   }
   AnnotateOutputOptions Output() const {
     AnnotateOutputOptions options;
@@ -145,15 +202,19 @@ class AnnotateTest : public ::testing::Test {
     return options;
   }
 
-  std::vector<uint8_t> series_, again_, cold_;
+  struct TestSample {
+    uint64_t time_ns;
+    std::vector<StackAddress> stack;  // leaf first
+  };
+  std::vector<uint8_t> series_, again_, cold_, driver_;
   symbolize::SymbolIndex index_;
   symbolize::CodeStore code_;
-  std::vector<LeafSample> samples_;
+  std::vector<TestSample> samples_;
 };
 
 TEST_F(AnnotateTest, VersionsAreSeparatedAndHeaviestFirst) {
   const std::vector<CodeVersion> versions = Versions();
-  ASSERT_EQ(versions.size(), 3u);
+  ASSERT_EQ(versions.size(), 4u);
   EXPECT_EQ(versions[0].start, kHot);
   EXPECT_EQ(versions[0].method_id, 7u);
   EXPECT_EQ(versions[0].loaded_ns, 1000 * kMs);
@@ -167,6 +228,37 @@ TEST_F(AnnotateTest, VersionsAreSeparatedAndHeaviestFirst) {
   EXPECT_EQ(versions[2].start, kCold);
   EXPECT_EQ(versions[2].method_id, 7u);
   EXPECT_EQ(versions[2].samples, 2u);
+  // Only in stacks: no leaf sample, five samples below its call (the recursive one counts once,
+  // the one whose leaf is in the kernel counts too).
+  EXPECT_EQ(versions[3].name, "driver");
+  EXPECT_EQ(versions[3].samples, 0u);
+  EXPECT_EQ(versions[3].calls_at, (std::map<uint64_t, uint64_t>{{kDriver + 6, 5}}));
+  for (size_t i = 0; i < 3; ++i) EXPECT_TRUE(versions[i].calls_at.empty()) << i;
+}
+
+TEST_F(AnnotateTest, ACallShowsTheSamplesBelowIt) {
+  const std::vector<CodeVersion> versions = Versions();
+  const Annotation driver = Of(versions[3]);
+  ASSERT_EQ(driver.instructions.size(), 4u);
+  EXPECT_EQ(driver.instructions[1].text, "call *%rax");
+  EXPECT_EQ(driver.instructions[1].inclusive, 5u);
+  EXPECT_EQ(driver.instructions[2].inclusive, 0u);
+  EXPECT_EQ(RenderAnnotationText({driver}, Output()),
+            kHeader +
+                "\n"
+                "## driver (jitvm), method #3, pid 42\n"
+                "## code 0x7f0000003000, 11 bytes, loaded at -0.100 s, never replaced\n"
+                "## 0 samples on its own instructions\n"
+                "#   Share  Samples    Offset  Address       Instruction\n"
+                "                            hot.jv  driver\n"
+                "                       +0x0  7f0000003000  sub $0x8,%rsp\n"
+                "                       +0x4  7f0000003004  call *%rax\n"
+                "                            ^ 5 samples (29.4% of the session) below this call\n"
+                "                       +0x6  7f0000003006  add $0x8,%rsp\n"
+                "                       +0xa  7f000000300a  ret\n");
+  const nlohmann::json root = nlohmann::json::parse(RenderAnnotationJson({driver}, Output()));
+  EXPECT_EQ(root["versions"][0]["instructions"][1]["inclusive_samples"], 5);
+  EXPECT_EQ(root["versions"][0]["instructions"][0]["inclusive_samples"], 0);
 }
 
 TEST_F(AnnotateTest, SelectsByNameIdAndAddress) {
@@ -193,14 +285,14 @@ TEST_F(AnnotateTest, SelectsByNameIdAndAddress) {
 TEST_F(AnnotateTest, TextShowsEachVersionWithItsOwnSamplesAndCode) {
   const std::vector<CodeVersion> versions = Versions();
   std::vector<Annotation> annotations;
-  for (const CodeVersion& v : versions) annotations.push_back(Of(v));
+  for (size_t i = 0; i < 3; ++i) annotations.push_back(Of(versions[i]));
   EXPECT_EQ(
       RenderAnnotationText(annotations, Output()),
       kHeader +
           "\n"
           "## series (jitvm), method #7, pid 42\n"
           "## code 0x7f0000001000, 25 bytes, loaded at -0.100 s, replaced or unloaded at +0.900 s\n"
-          "## 10 samples, 62.5% of the session\n"
+          "## 10 samples, 58.8% of the session\n"
           "#   Share  Samples    Offset  Address       Instruction\n"
           "                            hot.jv:30  series\n"
           "*  10.0%        1      +0x0  7f0000001000  push %rbp\n"
@@ -221,7 +313,7 @@ TEST_F(AnnotateTest, TextShowsEachVersionWithItsOwnSamplesAndCode) {
           "\n"
           "## series (jitvm), method #8, pid 42\n"
           "## code 0x7f0000001000, 6 bytes, loaded at +0.900 s, never replaced\n"
-          "## 3 samples, 18.8% of the session\n"
+          "## 3 samples, 17.6% of the session\n"
           "#   Share  Samples    Offset  Address       Instruction\n"
           "                            hot.jv:36  series\n"
           "                       +0x0  7f0000001000  mov $0x2a,%eax\n"
@@ -229,7 +321,7 @@ TEST_F(AnnotateTest, TextShowsEachVersionWithItsOwnSamplesAndCode) {
           "\n"
           "## series (jitvm), method #7, pid 42\n"
           "## code 0x7f0000002000, 10 bytes, loaded at -0.100 s, never replaced\n"
-          "## 2 samples, 12.5% of the session\n"
+          "## 2 samples, 11.8% of the session\n"
           "#   Share  Samples    Offset  Address       Instruction\n"
           "                            hot.jv:40  series\n"
           "                       +0x0  7f0000002000  inc %ecx\n"
@@ -247,7 +339,7 @@ TEST_F(AnnotateTest, LineViewAndIntelSyntax) {
           "\n"
           "## series (jitvm), method #7, pid 42\n"
           "## code 0x7f0000001000, 25 bytes, loaded at -0.100 s, replaced or unloaded at +0.900 s\n"
-          "## 10 samples, 62.5% of the session\n"
+          "## 10 samples, 58.8% of the session\n"
           "#   Share  Samples  Source\n"
           "   80.0%        8  hot.jv:37  series\n"
           "   10.0%        1  hot.jv:30  series\n"
@@ -259,7 +351,7 @@ TEST_F(AnnotateTest, LineViewAndIntelSyntax) {
                 "\n"
                 "## series (jitvm), method #7, pid 42\n"
                 "## code 0x7f0000002000, 10 bytes, loaded at -0.100 s, never replaced\n"
-                "## 2 samples, 12.5% of the session\n"
+                "## 2 samples, 11.8% of the session\n"
                 "#   Share  Samples    Offset  Address       Instruction\n"
                 "                            hot.jv:40  series\n"
                 "                       +0x0  7f0000002000  inc ecx\n"
@@ -277,7 +369,7 @@ TEST_F(AnnotateTest, ColorMarksHotInstructionsOnly) {
                 "\n"
                 "## series (jitvm), method #8, pid 42\n"
                 "## code 0x7f0000001000, 6 bytes, loaded at +0.900 s, never replaced\n"
-                "## 3 samples, 18.8% of the session\n"
+                "## 3 samples, 17.6% of the session\n"
                 "#   Share  Samples    Offset  Address       Instruction\n"
                 "                            hot.jv:36  series\n"
                 "                       +0x0  7f0000001000  mov $0x2a,%eax\n"
@@ -288,7 +380,7 @@ TEST_F(AnnotateTest, JsonCarriesTheSameNumbers) {
   const std::vector<CodeVersion> versions = Versions();
   const nlohmann::json root =
       nlohmann::json::parse(RenderAnnotationJson({Of(versions[0]), Of(versions[1])}, Output()));
-  EXPECT_EQ(root["total_samples"], 16);
+  EXPECT_EQ(root["total_samples"], 17);
   ASSERT_EQ(root["versions"].size(), 2u);
   const nlohmann::json& first = root["versions"][0];
   EXPECT_EQ(first["name"], "series");
@@ -309,21 +401,108 @@ TEST_F(AnnotateTest, JsonCarriesTheSameNumbers) {
 TEST_F(AnnotateTest, CodeNotRecordedShowsSamplesByOffset) {
   const std::vector<CodeVersion> versions = Versions();
   const symbolize::CodeStore empty;
-  const Annotation a =
-      Annotate(versions[1], index_, empty, *disasm::Decoder::Create(disasm::Mode::kX86_64),
-               disasm::Syntax::kAtt);
+  CodeLocator locator([this](uint32_t) -> const symbolize::SymbolIndex& { return index_; },
+                      [&](uint32_t) -> const symbolize::CodeStore& { return empty; }, false,
+                      nullptr, nullptr);
+  const Annotation a = Annotate(
+      versions[1], locator, *disasm::Decoder::Create(disasm::Mode::kX86_64), disasm::Syntax::kAtt);
   EXPECT_EQ(RenderAnnotationText({a}, Output()),
             kHeader +
                 "\n"
                 "## series (jitvm), method #8, pid 42\n"
                 "## code 0x7f0000001000, 6 bytes, loaded at +0.900 s, never replaced\n"
-                "## 3 samples, 18.8% of the session\n"
+                "## 3 samples, 17.6% of the session\n"
                 "## its code bytes were not recorded (a perf map, or JITSCOPE_CODE_BYTES=0): "
                 "samples by offset only\n"
                 "#   Share  Samples    Offset  Address       Instruction\n"
                 "                            hot.jv:36  series\n"
                 "                       +0x0  7f0000001000  (code not recorded: 5 bytes)\n"
                 "* 100.0%        3      +0x5  7f0000001005  (code not recorded: 1 byte)\n");
+}
+
+// The mapping of this process that holds `address`, as a session's MMAP record has it.
+formats::Mapping MappingOf(uint64_t address, uint32_t pid) {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    uint64_t start = 0, end = 0, offset = 0;
+    char perms[8] = {};
+    int path_at = 0;
+    if (std::sscanf(line.c_str(), "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %n", &start,
+                    &end, perms, &offset, &path_at) < 4 ||
+        address < start || address >= end) {
+      continue;
+    }
+    return {pid, pid, 5, start, end - start, offset, line.substr(static_cast<size_t>(path_at))};
+  }
+  return {};
+}
+
+TEST(AnnotateNativeTest, AFunctionComesFromItsElfFileWithItsLines) {
+  const auto address = reinterpret_cast<uint64_t>(&JitscopeAnnotateTestNative);
+  const std::vector<formats::Mapping> mappings = {MappingOf(address, kPid)};
+  const std::vector<formats::Task> tasks;
+  const formats::Mapping& mapping = mappings[0];
+  ASSERT_TRUE(mapping.filename.starts_with("/")) << "no file maps this test's code";
+  const ProcessMaps maps(mappings, tasks);  // keeps pointers into both
+  NativeSymbolizer native;
+  const symbolize::SymbolIndex no_jit_code;
+  const symbolize::CodeStore no_code;
+  CodeLocator locator([&](uint32_t) -> const symbolize::SymbolIndex& { return no_jit_code; },
+                      [&](uint32_t) -> const symbolize::CodeStore& { return no_code; }, false,
+                      &maps, &native);
+  VersionCollector collector(locator);
+  const std::vector<StackAddress> leaf = {{address + 1, false, false}};
+  collector.Add(kPid, 10, leaf);
+  collector.Add(kPid, 11, leaf);
+  const std::vector<CodeVersion> versions = std::move(collector).Take();
+  ASSERT_EQ(versions.size(), 1u);
+  const CodeVersion& v = versions[0];
+  EXPECT_TRUE(v.native);
+  EXPECT_EQ(v.name, "JitscopeAnnotateTestNative");
+  EXPECT_EQ(v.module, mapping.filename);
+  EXPECT_EQ(v.start, address);
+  EXPECT_EQ(v.file_offset, address - mapping.start + mapping.file_offset);
+  EXPECT_EQ(v.loaded_ns, 5u);
+  EXPECT_EQ(v.samples, 2u);
+  EXPECT_EQ(SelectVersions(versions, "JitscopeAnnotateTestNative").size(), 1u);
+
+  const Annotation a =
+      Annotate(v, locator, *disasm::Decoder::Create(disasm::Mode::kX86_64), disasm::Syntax::kAtt);
+  ASSERT_TRUE(a.code_recorded);
+  // The bytes shown are the ones this process runs, decoded without a bad byte, with the two
+  // samples on the instruction that holds address + 1.
+  std::vector<uint8_t> shown;
+  uint64_t samples = 0;
+  for (const AnnotatedInstruction& in : a.instructions) {
+    EXPECT_FALSE(in.bad) << "+" << in.offset;
+    shown.insert(shown.end(), in.bytes.begin(), in.bytes.end());
+    samples += in.samples;
+  }
+  const auto* code = reinterpret_cast<const uint8_t*>(address);
+  EXPECT_EQ(shown, std::vector<uint8_t>(code, code + v.size));
+  EXPECT_EQ(samples, 2u);
+  const AnnotatedInstruction& holder =
+      a.instructions.front().length > 1 ? a.instructions[0] : a.instructions[1];
+  EXPECT_EQ(holder.samples, 2u);
+  // Its DWARF lines: this file, within the function.
+  size_t with_lines = 0;
+  for (const AnnotatedInstruction& in : a.instructions) {
+    if (in.source.empty() || in.source.front().line == 0) continue;
+    ++with_lines;
+    EXPECT_TRUE(in.source.front().file.ends_with("annotate_test.cc")) << in.source.front().file;
+    EXPECT_GT(in.source.front().line, static_cast<uint32_t>(kNativeFirstLine));
+    EXPECT_LT(in.source.front().line, static_cast<uint32_t>(kNativeLastLine));
+    EXPECT_EQ(in.source.back().function, "JitscopeAnnotateTestNative");
+  }
+  EXPECT_GT(with_lines, a.instructions.size() / 2);
+  AnnotateOutputOptions options;
+  options.total_samples = 2;
+  const std::string text = RenderAnnotationText({a}, options);
+  EXPECT_NE(text.find(fmt::format("## native code {:#x}, {} bytes at file offset {:#x}, mapped at",
+                                  v.start, v.size, v.file_offset)),
+            std::string::npos)
+      << text;
 }
 
 }  // namespace

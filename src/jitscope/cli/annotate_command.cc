@@ -61,9 +61,11 @@ void AddAnnotateCommand(CLI::App& app, AnnotateOptions& options) {
       "annotate",
       "Show the hot instructions of JIT code in a session recorded by 'jitscope record' or a "
       "perf.data file 'perf record' wrote: the disassembly of each version of a function, with "
-      "the samples taken on each instruction and the source lines the engine reported. FUNCTION "
-      "is a name (every version of it), #ID (a method id) or 0xADDR (the versions whose code held "
-      "the address); without one, the --top hottest versions. SESSION defaults to jitscope.data.");
+      "the samples taken on each instruction, the samples below each call and the source lines "
+      "the engine reported. Native functions are disassembled from their ELF files, with their "
+      "DWARF lines. FUNCTION is a name (every version of it), #ID (a method id) or 0xADDR (the "
+      "versions whose code held the address); without one, the --top hottest JIT versions. "
+      "SESSION defaults to jitscope.data.");
   command->add_option("SESSION FUNCTION", options.arguments,
                       "The session directory or perf.data file (if the first argument is one), "
                       "then the functions");
@@ -106,16 +108,22 @@ int RunAnnotate(const AnnotateOptions& options, std::FILE* out, std::FILE* err) 
   report::AnnotateOutputOptions output;
   output.command = recording->profile.command;
 
-  std::vector<report::LeafSample> leaves;
-  leaves.reserve(data.samples.size());
-  for (const formats::Sample& sample : data.samples) {
-    // Without CLOCK_MONOTONIC times (perf record without -k 1), the latest code at the address.
-    leaves.push_back(
-        {sample.pid, sample.ip, recording->latest_code ? symbolize::kLatest : sample.time_ns});
-  }
+  // Each sample's stack, walked as report walks it, counts for the version of its leaf and for
+  // the call sites of its return addresses.
   Processes processes(*sources);
-  const std::vector<report::CodeVersion> versions = report::CollectVersions(
-      leaves, [&](uint32_t pid) -> const symbolize::SymbolIndex& { return processes.Index(pid); });
+  report::SampleWalker walker(data, *sources, recording->vdso_path, recording->latest_code);
+  report::NativeSymbolizer native;
+  report::CodeLocator locator(
+      [&](uint32_t pid) -> const symbolize::SymbolIndex& { return processes.Index(pid); },
+      [&](uint32_t pid) -> const symbolize::CodeStore& { return processes.Code(pid); },
+      recording->latest_code, &walker.maps(), &native);
+  report::VersionCollector collector(locator);
+  std::vector<report::StackAddress> stack;
+  for (const formats::Sample& sample : data.samples) {
+    walker.Walk(sample, stack);
+    collector.Add(sample.pid, sample.time_ns, stack);
+  }
+  const std::vector<report::CodeVersion> versions = std::move(collector).Take();
 
   output.by_line = options.sort == "line";
   output.color = options.format == "text" && options.output.empty() && ::isatty(::fileno(out)) != 0;
@@ -127,17 +135,28 @@ int RunAnnotate(const AnnotateOptions& options, std::FILE* out, std::FILE* err) 
 
   std::vector<const report::CodeVersion*> chosen;
   if (selectors.empty()) {
-    for (size_t i = 0; i < versions.size() && (options.top == 0 || i < options.top); ++i) {
-      chosen.push_back(&versions[i]);
+    // The hottest JIT code; native functions when named.
+    uint64_t native_samples = 0;
+    for (const report::CodeVersion& v : versions) {
+      if (v.native) {
+        native_samples += v.samples;
+      } else if (v.samples > 0 && (options.top == 0 || chosen.size() < options.top)) {
+        chosen.push_back(&v);
+      }
     }
-    if (versions.empty()) output.notes.push_back("no sample landed in JIT code");
+    if (chosen.empty()) output.notes.push_back("no sample landed in JIT code");
+    if (native_samples > 0) {
+      output.notes.push_back(fmt::format(
+          "{} samples landed in native functions; name one to annotate it", native_samples));
+    }
   }
   std::set<const report::CodeVersion*> seen;
   for (const std::string& selector : selectors) {
     const std::vector<const report::CodeVersion*> matches =
         report::SelectVersions(versions, selector);
     if (matches.empty()) {
-      return fail(fmt::format("no sampled JIT code matches {} (a name, #ID or 0xADDR)", selector));
+      return fail(fmt::format("no sampled code (JIT or native) matches {} (a name, #ID or 0xADDR)",
+                              selector));
     }
     if (matches.size() > 1) {
       output.notes.push_back(fmt::format(
@@ -157,8 +176,7 @@ int RunAnnotate(const AnnotateOptions& options, std::FILE* out, std::FILE* err) 
     const std::optional<disasm::Decoder> decoder = disasm::Decoder::Create(
         sources->PointerSize(v->pid) == 4 ? disasm::Mode::kI386 : disasm::Mode::kX86_64);
     if (!decoder) return fail("the disassembler could not be set up");
-    annotations.push_back(
-        report::Annotate(*v, processes.Index(v->pid), processes.Code(v->pid), *decoder, syntax));
+    annotations.push_back(report::Annotate(*v, locator, *decoder, syntax));
   }
   const std::string bytes = options.format == "json"
                                 ? report::RenderAnnotationJson(annotations, output)

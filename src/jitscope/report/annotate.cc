@@ -80,6 +80,7 @@ std::string VersionTitle(const CodeVersion& v) {
 }
 
 std::string Interval(const CodeVersion& v, uint64_t origin_ns) {
+  if (v.native) return "mapped at " + Seconds(v.loaded_ns, origin_ns);
   std::string out = "loaded at " + Seconds(v.loaded_ns, origin_ns);
   if (v.invalidated_ns == symbolize::kForever) return out + ", never replaced";
   return out + ", replaced or unloaded at " + Seconds(v.invalidated_ns, origin_ns);
@@ -106,7 +107,7 @@ std::vector<LineTotal> LineTotals(const Annotation& annotation) {
   return totals;
 }
 
-void RenderInstructions(const Annotation& a, bool color, std::string& out) {
+void RenderInstructions(const Annotation& a, uint64_t total_samples, bool color, std::string& out) {
   const CodeVersion& v = a.version;
   const size_t address_width = fmt::format("{:x}", v.start + v.size).size();
   out +=
@@ -134,6 +135,11 @@ void RenderInstructions(const Annotation& a, bool color, std::string& out) {
     while (!line.empty() && line.back() == ' ') line.pop_back();
     if (hot && color) line = "\033[1;31m" + line + "\033[0m";
     out += line + "\n";
+    if (in.inclusive > 0) {
+      out +=
+          fmt::format("{:28}^ {} sample{} ({} of the session) below this call\n", "", in.inclusive,
+                      in.inclusive == 1 ? "" : "s", Share(in.inclusive, total_samples));
+    }
   }
 }
 
@@ -149,47 +155,53 @@ void RenderLines(const Annotation& a, std::string& out) {
 
 }  // namespace
 
-std::vector<CodeVersion> CollectVersions(std::span<const LeafSample> samples,
-                                         const IndexOf& index_of) {
-  std::map<std::tuple<uint32_t, uint64_t, uint64_t>, CodeVersion> versions;
-  symbolize::Resolution resolution;
-  for (const LeafSample& sample : samples) {
-    if (!index_of(sample.pid).Resolve(sample.ip, sample.time_ns, resolution)) continue;
-    const symbolize::MatchedRegion& region = resolution.region;
-    auto [it, inserted] = versions.try_emplace({sample.pid, region.start, region.loaded});
-    CodeVersion& version = it->second;
-    if (inserted) {
-      // Frames are innermost first: the last one is the function that holds the code.
-      const symbolize::Frame& top = resolution.frames.back();
-      version.pid = sample.pid;
-      version.name =
-          top.name.empty() ? fmt::format("[jit 0x{:x}]", region.start) : std::string(top.name);
-      version.method_id = top.method_id;
-      version.module = std::string(top.module);
-      version.start = region.start;
-      version.size = region.size;
-      version.loaded_ns = region.loaded;
-      version.invalidated_ns = region.invalidated;
-    }
-    ++version.samples;
-    ++version.samples_at[sample.ip];
+CodeVersion* VersionCollector::VersionAt(uint32_t pid, uint64_t address, uint64_t time_ns) {
+  const std::optional<VersionKey> key = locator_.Locate(pid, address, time_ns);
+  if (!key) return nullptr;
+  auto it = versions_.find(*key);
+  if (it == versions_.end()) {
+    it = versions_.emplace(*key, locator_.Describe(pid, address, time_ns)).first;
   }
+  return &it->second;
+}
+
+void VersionCollector::Add(uint32_t pid, uint64_t time_ns, std::span<const StackAddress> stack) {
+  calls_.clear();
+  for (size_t i = 0; i < stack.size(); ++i) {
+    const StackAddress& address = stack[i];
+    if (address.kernel) continue;
+    if (i == 0) {
+      if (CodeVersion* version = VersionAt(pid, address.pc, time_ns)) {
+        ++version->samples;
+        ++version->samples_at[address.pc];
+      }
+    } else if (address.returns) {
+      if (CodeVersion* version = VersionAt(pid, address.Lookup(), time_ns)) {
+        calls_.emplace_back(version, address.pc);
+      }
+    }
+  }
+  std::sort(calls_.begin(), calls_.end());
+  calls_.erase(std::unique(calls_.begin(), calls_.end()), calls_.end());
+  for (const auto& [version, pc] : calls_) ++version->calls_at[pc];
+}
+
+std::vector<CodeVersion> VersionCollector::Take() && {
   std::vector<CodeVersion> sorted;
-  for (auto& [key, version] : versions) sorted.push_back(std::move(version));
+  for (auto& [key, version] : versions_) sorted.push_back(std::move(version));
   std::stable_sort(sorted.begin(), sorted.end(), [](const CodeVersion& a, const CodeVersion& b) {
     return a.samples > b.samples;
   });
   return sorted;
 }
 
-Annotation Annotate(const CodeVersion& version, const symbolize::SymbolIndex& index,
-                    const symbolize::CodeStore& code, const disasm::Decoder& decoder,
-                    disasm::Syntax syntax) {
+Annotation Annotate(const CodeVersion& version, CodeLocator& locator,
+                    const disasm::Decoder& decoder, disasm::Syntax syntax) {
   Annotation annotation;
   annotation.version = version;
   const uint64_t shown = std::min(version.size, kMaxShownBytes);
   annotation.shown_bytes = shown;
-  const symbolize::CodeBytes bytes = code.Read(version.start, shown, version.loaded_ns);
+  const symbolize::CodeBytes bytes = locator.Code(version, shown);
   annotation.code_recorded =
       std::find(bytes.known.begin(), bytes.known.end(), true) != bytes.known.end();
   std::vector<AnnotatedInstruction>& out = annotation.instructions;
@@ -231,23 +243,24 @@ Annotation Annotate(const CodeVersion& version, const symbolize::SymbolIndex& in
     }
     offset += in.length;
   }
-  // Each sample goes to the instruction that holds its address.
-  for (const auto& [address, count] : version.samples_at) {
+  // Each sample goes to the instruction that holds its address; a call site's samples to the
+  // call, the instruction that holds the byte before its return address.
+  auto instruction_at = [&](uint64_t address) -> AnnotatedInstruction* {
     const uint64_t offset = address - version.start;
-    if (offset >= shown) continue;
+    if (address < version.start || offset >= shown) return nullptr;
     auto it =
         std::upper_bound(out.begin(), out.end(), offset,
                          [](uint64_t o, const AnnotatedInstruction& in) { return o < in.offset; });
-    if (it != out.begin()) std::prev(it)->samples += count;
+    return it == out.begin() ? nullptr : &*std::prev(it);
+  };
+  for (const auto& [address, count] : version.samples_at) {
+    if (AnnotatedInstruction* in = instruction_at(address)) in->samples += count;
   }
-  symbolize::Resolution resolution;
-  for (AnnotatedInstruction& in : out) {
-    if (!index.Resolve(version.start + in.offset, version.loaded_ns, resolution)) continue;
-    for (const symbolize::Frame& frame : resolution.frames) {
-      in.source.push_back(
-          {std::string(frame.name), std::string(frame.file), frame.line, frame.inlined});
-    }
+  for (const auto& [address, count] : version.calls_at) {
+    if (AnnotatedInstruction* in = instruction_at(address - 1)) in->inclusive += count;
   }
+  for (AnnotatedInstruction& in : out)
+    in.source = locator.SourceAt(version, version.start + in.offset);
   return annotation;
 }
 
@@ -298,14 +311,21 @@ std::string RenderAnnotationText(const std::vector<Annotation>& annotations,
     const CodeVersion& v = a.version;
     out += "\n";
     out += Fit("## " + VersionTitle(v), kWidth) + "\n";
-    out += fmt::format("## code 0x{:x}, {} bytes, {}\n", v.start, v.size,
+    out += fmt::format("## {}code 0x{:x}, {} bytes{}, {}\n", v.native ? "native " : "", v.start,
+                       v.size, v.native ? fmt::format(" at file offset {:#x}", v.file_offset) : "",
                        Interval(v, options.start_time_ns));
-    out += fmt::format("## {} samples, {} of the session\n", v.samples,
-                       options.total_samples == 0 ? "-" : Share(v.samples, options.total_samples));
+    if (v.samples == 0) {
+      out += "## 0 samples on its own instructions\n";
+    } else {
+      out += fmt::format("## {} samples, {} of the session\n", v.samples,
+                         Share(v.samples, options.total_samples));
+    }
     if (a.shown_bytes < v.size) {
       out += fmt::format("## only its first {} bytes are shown\n", a.shown_bytes);
     }
-    if (!a.code_recorded) {
+    if (!a.code_recorded && v.native) {
+      out += "## its code could not be read from its file: samples by offset only\n";
+    } else if (!a.code_recorded) {
       out +=
           "## its code bytes were not recorded (a perf map, or JITSCOPE_CODE_BYTES=0): samples "
           "by offset only\n";
@@ -313,7 +333,7 @@ std::string RenderAnnotationText(const std::vector<Annotation>& annotations,
     if (options.by_line) {
       RenderLines(a, out);
     } else {
-      RenderInstructions(a, options.color, out);
+      RenderInstructions(a, options.total_samples, options.color, out);
     }
   }
   return out;
@@ -343,6 +363,7 @@ std::string RenderAnnotationJson(const std::vector<Annotation>& annotations,
            {"text", in.bad ? "(bad)" : in.text},
            {"recorded", in.recorded},
            {"samples", in.samples},
+           {"inclusive_samples", in.inclusive},
            {"target_offset", in.target_offset ? json(*in.target_offset) : json(nullptr)},
            {"source", source_json(in.source)}});
     }
@@ -352,9 +373,11 @@ std::string RenderAnnotationJson(const std::vector<Annotation>& annotations,
     }
     versions.push_back(
         {{"pid", v.pid},
+         {"native", v.native},
          {"name", v.name},
          {"method_id", v.method_id ? json(*v.method_id) : json(nullptr)},
          {"module", v.module},
+         {"file_offset", v.native ? json(v.file_offset) : json(nullptr)},
          {"start", v.start},
          {"size", v.size},
          {"loaded_ns", v.loaded_ns},

@@ -1,20 +1,16 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// `jitscope annotate`'s model: the JIT code versions a session's samples landed in, and for a
-// chosen version its instructions with the samples whose leaf (innermost frame) is each one,
-// beside the source lines and inline chains the engine reported for them.
-//
-// A version is one region as it was from one load to its end (symbolize/symbol_index.h's
-// MatchedRegion): a re-JIT at the same address, a tier change or an update makes another version,
-// and the samples of one are never counted in another. A split function is several regions, so
-// several versions, each shown on its own. The code is what the files recorded when the version
-// was loaded (symbolize/code_store.h), decoded from the region's start to its end by the one
-// decoder (disasm/decoder.h); bytes that do not decode are shown as "(bad)" and skipped one at a
-// time, so the decoding resynchronises.
+// `jitscope annotate`'s model: the code versions a session's samples landed in (JIT code and
+// native functions; code_locator.h says what a version is), and for a chosen version its
+// instructions with the samples whose leaf (innermost frame) is each one, the samples below each
+// call instruction, and the source lines and inline chains of each instruction. The samples of
+// one version are never counted in another, so a re-JIT never mixes two programs' counts; a
+// split function is several regions, so several versions, each shown on its own. The code is
+// decoded from the version's start to its end by the one decoder (disasm/decoder.h); bytes that
+// do not decode are shown as "(bad)" and skipped one at a time, so the decoding resynchronises.
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <optional>
 #include <span>
@@ -22,45 +18,28 @@
 #include <vector>
 
 #include "jitscope/disasm/decoder.h"
-#include "jitscope/symbolize/code_store.h"
-#include "jitscope/symbolize/symbol_index.h"
+#include "jitscope/report/code_locator.h"
+#include "jitscope/report/sample_walker.h"
 
 namespace jitscope::report {
 
-// A sample as annotation needs it: where it was taken, when, in which process.
-struct LeafSample {
-  uint32_t pid = 0;
-  uint64_t ip = 0;
-  uint64_t time_ns = 0;
-};
+// Gathers the versions samples landed in: each sample counts for the version its leaf
+// (innermost frame) is in, and for every version a return address of its stack is in, at that
+// call site (once per sample however often recursion repeats it).
+class VersionCollector {
+ public:
+  explicit VersionCollector(CodeLocator& locator) : locator_(locator) {}
+  // One sample of process `pid` taken at `time_ns`: its stack, leaf first (SampleWalker).
+  void Add(uint32_t pid, uint64_t time_ns, std::span<const StackAddress> stack);
+  // The versions, heaviest (by leaf samples) first; ties: lowest pid, then address, then load.
+  std::vector<CodeVersion> Take() &&;
 
-struct CodeVersion {
-  uint32_t pid = 0;
-  std::string name;  // the top-level function's; "[jit 0x...]" when the engine gave none
-  std::optional<uint64_t> method_id;
-  std::string module;  // "" when none was reported
-  uint64_t start = 0;
-  uint64_t size = 0;
-  uint64_t loaded_ns = 0;
-  uint64_t invalidated_ns = symbolize::kForever;
-  uint64_t samples = 0;
-  std::map<uint64_t, uint64_t> samples_at;  // leaf address → samples
-  bool operator==(const CodeVersion&) const = default;
-};
+ private:
+  CodeVersion* VersionAt(uint32_t pid, uint64_t address, uint64_t time_ns);
 
-// The versions `samples` landed in, heaviest first (ties: lowest pid, then address, then load
-// time). `index_of(pid)` gives the symbol index of a process.
-using IndexOf = std::function<const symbolize::SymbolIndex&(uint32_t pid)>;
-std::vector<CodeVersion> CollectVersions(std::span<const LeafSample> samples,
-                                         const IndexOf& index_of);
-
-// One frame of the source an instruction came from.
-struct SourceFrame {
-  std::string function;
-  std::string file;  // "" when unknown
-  uint32_t line = 0;
-  bool inlined = false;
-  bool operator==(const SourceFrame&) const = default;
+  CodeLocator& locator_;
+  std::map<VersionKey, CodeVersion> versions_;
+  std::vector<std::pair<CodeVersion*, uint64_t>> calls_;  // one sample's call sites
 };
 
 struct AnnotatedInstruction {
@@ -71,6 +50,8 @@ struct AnnotatedInstruction {
   bool bad = false;
   bool recorded = true;  // false: no file held these bytes
   uint64_t samples = 0;
+  // A call instruction: the samples with its return address in their stack (inclusive).
+  uint64_t inclusive = 0;
   std::optional<uint64_t> target_offset;  // a direct branch to an offset inside the version
   std::vector<SourceFrame> source;        // innermost first; empty when no line is known
 };
@@ -82,9 +63,8 @@ struct Annotation {
   uint64_t shown_bytes = 0;    // how much of the version is disassembled (1 MiB at most)
 };
 
-Annotation Annotate(const CodeVersion& version, const symbolize::SymbolIndex& index,
-                    const symbolize::CodeStore& code, const disasm::Decoder& decoder,
-                    disasm::Syntax syntax);
+Annotation Annotate(const CodeVersion& version, CodeLocator& locator,
+                    const disasm::Decoder& decoder, disasm::Syntax syntax);
 
 // The versions `selector` names: a function name (every version of it), "#ID" (a method id),
 // or "0xADDR" (every version whose code held that address). Empty when none does.

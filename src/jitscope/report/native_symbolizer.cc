@@ -69,6 +69,7 @@ class NativeSymbolizer::Module {
     dwfl_report_end(dwfl, nullptr, nullptr);
     if (module->module_ == nullptr) return nullptr;
     Elf* elf = dwfl_module_getelf(module->module_, &module->bias_);
+    module->elf_ = elf;
     size_t count = 0;
     if (elf == nullptr || elf_getphdrnum(elf, &count) != 0) return nullptr;
     for (size_t i = 0; i < count; ++i) {
@@ -84,6 +85,27 @@ class NativeSymbolizer::Module {
   Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
   ~Module() { dwfl_end(dwfl_); }
+
+  std::optional<Function> FunctionAt(uint64_t file_offset) {
+    const std::optional<uint64_t> vaddr = VirtualAddress(file_offset);
+    if (!vaddr) return std::nullopt;
+    const Symbol* symbol = SymbolAt(*vaddr + bias_);
+    if (symbol == nullptr) return std::nullopt;
+    const std::optional<uint64_t> start = FileOffset(symbol->start - bias_);
+    if (!start) return std::nullopt;
+    return Function{*start, symbol->end - symbol->start, symbol->name};
+  }
+
+  std::vector<uint8_t> ReadBytes(uint64_t file_offset, uint64_t size) {
+    size_t file_size = 0;
+    if (elf_rawfile(elf_, &file_size) == nullptr || file_offset >= file_size) return {};
+    size = std::min<uint64_t>(size, file_size - file_offset);
+    Elf_Data* data =
+        elf_getdata_rawchunk(elf_, static_cast<int64_t>(file_offset), size, ELF_T_BYTE);
+    if (data == nullptr || data->d_buf == nullptr) return {};
+    const auto* bytes = static_cast<const uint8_t*>(data->d_buf);
+    return std::vector<uint8_t>(bytes, bytes + data->d_size);
+  }
 
   std::vector<Location> Symbolize(uint64_t file_offset) {
     std::vector<Location> frames;
@@ -136,6 +158,15 @@ class NativeSymbolizer::Module {
     for (const Load& load : loads_) {
       if (file_offset >= load.offset && file_offset - load.offset < load.size) {
         return load.vaddr + (file_offset - load.offset);
+      }
+    }
+    return std::nullopt;
+  }
+
+  std::optional<uint64_t> FileOffset(uint64_t vaddr) const {
+    for (const Load& load : loads_) {
+      if (vaddr >= load.vaddr && vaddr - load.vaddr < load.size) {
+        return load.offset + (vaddr - load.vaddr);
       }
     }
     return std::nullopt;
@@ -215,13 +246,18 @@ class NativeSymbolizer::Module {
   // which for a large binary (node: 100k+ symbols) costs milliseconds per address; the function
   // symbols are sorted once instead.
   std::string SymbolName(Dwarf_Addr address, std::string fallback) {
+    const Symbol* symbol = SymbolAt(address);
+    return symbol != nullptr ? Demangle(symbol->name) : fallback;
+  }
+
+  struct Symbol;
+  const Symbol* SymbolAt(Dwarf_Addr address) {
     if (!symbols_built_) BuildSymbols();
     auto it = std::upper_bound(symbols_.begin(), symbols_.end(), address,
                                [](Dwarf_Addr a, const Symbol& s) { return a < s.start; });
-    if (it == symbols_.begin()) return fallback;
+    if (it == symbols_.begin()) return nullptr;
     --it;
-    if (address >= it->end) return fallback;
-    return Demangle(it->name);
+    return address < it->end ? &*it : nullptr;
   }
 
   void BuildSymbols() {
@@ -291,6 +327,7 @@ class NativeSymbolizer::Module {
 
   Dwfl* dwfl_;
   Dwfl_Module* module_ = nullptr;
+  Elf* elf_ = nullptr;  // the file itself, owned by module_
   bool symbols_built_ = false;
   std::vector<Symbol> symbols_;  // function symbols, sorted by start
   bool cu_ranges_built_ = false;
@@ -312,6 +349,18 @@ NativeSymbolizer::Module* NativeSymbolizer::FindModule(const std::string& path) 
     if (it->second == nullptr) unreadable_.push_back(path);
   }
   return it->second.get();
+}
+
+std::optional<NativeSymbolizer::Function> NativeSymbolizer::FunctionAt(const std::string& path,
+                                                                       uint64_t file_offset) {
+  Module* module = FindModule(path);
+  return module != nullptr ? module->FunctionAt(file_offset) : std::nullopt;
+}
+
+std::vector<uint8_t> NativeSymbolizer::ReadBytes(const std::string& path, uint64_t file_offset,
+                                                 uint64_t size) {
+  Module* module = FindModule(path);
+  return module != nullptr ? module->ReadBytes(file_offset, size) : std::vector<uint8_t>();
 }
 
 const std::vector<Location>& NativeSymbolizer::Symbolize(const std::string& path,

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,19 @@ class NativeSymbolizer {
   // holds the code last), or an empty vector when the file cannot be read as ELF or no symbol
   // covers the address. Results are cached per (file, offset).
   const std::vector<Location>& Symbolize(const std::string& path, uint64_t file_offset);
+
+  // The function symbol whose code holds `file_offset` of `path`: where its code is in the file,
+  // and its name as the symbol table has it (mangled; Demangle it to show it). nullopt when the
+  // file cannot be read or no function symbol covers the offset.
+  struct Function {
+    uint64_t file_offset = 0;
+    uint64_t size = 0;
+    const char* symbol = nullptr;  // owned by the symbolizer
+  };
+  std::optional<Function> FunctionAt(const std::string& path, uint64_t file_offset);
+
+  // Up to `size` bytes of `path`'s contents from `file_offset` (fewer where the file ends).
+  std::vector<uint8_t> ReadBytes(const std::string& path, uint64_t file_offset, uint64_t size);
 
   // Files that could not be opened as ELF, for the report's warnings.
   const std::vector<std::string>& unreadable_files() const { return unreadable_; }
