@@ -112,6 +112,11 @@ def disasm_x86_64():
         '62f14d58fe6802e805000000eb03ff5008'
         '06c9c348b8efcdab89')
 
+def annotate(flags):
+    # A flags byte (1: the region claims more than was recorded; 2: Intel syntax; 4: per line),
+    # then the x86-64 code of the disasm seed: its call bytes (0xe8) become call sites.
+    return bytes([flags]) + disasm_x86_64()[1:]
+
 def derived_rules_split_function():
     # A 2-byte split point, then a hot region (push rbx; sub rsp, 16; test rdi, rdi; jz cold;
     # add rsp, 16; pop rbx; ret) at 0x10000 and a cold one (call [r11]; jmp back) at 0x20000.
@@ -157,6 +162,9 @@ write('unwind/synthetic_expression', unwind_expression())
 os.makedirs(os.path.join(here, 'corpus', 'disasm'), exist_ok=True)
 write('disasm/synthetic_x86_64', disasm_x86_64())
 write('disasm/synthetic_i386', disasm_i386())
+os.makedirs(os.path.join(here, 'corpus', 'annotate'), exist_ok=True)
+write('annotate/synthetic_att', annotate(0))
+write('annotate/synthetic_intel_by_line_unrecorded_tail', annotate(7))
 os.makedirs(os.path.join(here, 'corpus', 'derived_rules'), exist_ok=True)
 write('derived_rules/synthetic_split_function', derived_rules_split_function())
 write('derived_rules/synthetic_frames', derived_rules_frames())
