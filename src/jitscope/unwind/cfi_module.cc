@@ -21,8 +21,11 @@ std::vector<Dwarf_Op> Copy(const Dwarf_Op* ops, size_t count) {
 
 }  // namespace
 
-base::StatusOr<std::unique_ptr<CfiModule>> CfiModule::Open(const std::string& path) {
+base::StatusOr<std::unique_ptr<CfiModule>> CfiModule::Open(const std::string& path,
+                                                           std::string debug_path) {
   std::unique_ptr<CfiModule> module(new CfiModule());
+  module->path_ = path;
+  module->debug_path_ = std::move(debug_path);
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return base::Status::Errno(errno, "%s", path.c_str());
   module->fd_ = base::ScopedFd(fd);
@@ -48,6 +51,7 @@ base::StatusOr<std::unique_ptr<CfiModule>> CfiModule::Open(const std::string& pa
 }
 
 CfiModule::~CfiModule() {
+  if (dwfl_ != nullptr) dwfl_end(dwfl_);
   if (eh_frame_ != nullptr) dwarf_cfi_end(eh_frame_);
   if (dwarf_ != nullptr) dwarf_end(dwarf_);
   if (elf_ != nullptr) elf_end(elf_);
@@ -80,7 +84,16 @@ const CfiRow* CfiModule::Find(uint64_t address) {
     return it->second < 0 ? nullptr : &rows_[static_cast<size_t>(it->second)];
   }
   CfiRow row;
-  const bool found = Lookup(eh_frame_, address, row) || Lookup(debug_frame_, address, row);
+  bool found = Lookup(eh_frame_, address, row) || Lookup(debug_frame_, address, row);
+  if (!found) {
+    if (Dwarf_CFI* separate = SeparateDebugFrame()) {
+      found = Lookup(separate, address - separate_bias_, row);
+      if (found) {
+        row.start += separate_bias_;
+        row.end += separate_bias_;
+      }
+    }
+  }
   int32_t index = -1;
   if (found) {
     // Rows are shared by every pc of their range.
@@ -91,6 +104,35 @@ const CfiRow* CfiModule::Find(uint64_t address) {
   }
   if (row_at_pc_.size() < kMaxCachedPcs) row_at_pc_.emplace(address, index);
   return index < 0 ? nullptr : &rows_[static_cast<size_t>(index)];
+}
+
+Dwarf_CFI* CfiModule::SeparateDebugFrame() {
+  if (searched_debug_file_) return separate_debug_frame_;
+  searched_debug_file_ = true;
+  // The file is reported to its own offline session; libdwfl then looks for its debug file the
+  // standard way, and hands out that file's .debug_frame.
+  debug_path_for_dwfl_ = debug_path_.data();
+  dwfl_callbacks_ = {.find_elf = dwfl_build_id_find_elf,
+                     .find_debuginfo = dwfl_standard_find_debuginfo,
+                     .section_address = dwfl_offline_section_address,
+                     .debuginfo_path = &debug_path_for_dwfl_};
+  dwfl_ = dwfl_begin(&dwfl_callbacks_);
+  if (dwfl_ == nullptr) return nullptr;
+  Dwfl_Module* module = dwfl_report_offline(dwfl_, path_.c_str(), path_.c_str(), -1);
+  dwfl_report_end(dwfl_, nullptr, nullptr);
+  if (module == nullptr) return nullptr;
+  // Only a separate file is new here: the file's own .debug_frame was looked in already.
+  Dwarf_Addr dwarf_bias = 0;
+  Dwarf* dwarf = dwfl_module_getdwarf(module, &dwarf_bias);
+  const char* debug_file = nullptr;
+  dwfl_module_info(module, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, &debug_file);
+  if (dwarf == nullptr || debug_file == nullptr || path_ == debug_file) return nullptr;
+  Dwarf_Addr file_bias = 0;  // libdwfl's addresses are the file's plus this
+  Dwarf_Addr cfi_bias = 0;   // and the CFI's plus this
+  if (dwfl_module_getelf(module, &file_bias) == nullptr) return nullptr;
+  separate_debug_frame_ = dwfl_module_dwarf_cfi(module, &cfi_bias);
+  separate_bias_ = cfi_bias - file_bias;
+  return separate_debug_frame_;
 }
 
 bool CfiModule::Lookup(Dwarf_CFI* cfi, uint64_t address, CfiRow& row) const {

@@ -1,12 +1,16 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // The call-frame information of one ELF file, through elfutils' low-level CFI interface: its
-// .eh_frame (dwarf_getcfi_elf) and, for code that has none there, its .debug_frame
-// (dwarf_getcfi). A lookup turns libdw's Dwarf_Frame into a CfiRow of our own — the CFA rule and
-// each register's rule — cached per pc, so a hot pc costs one hash lookup after the first time.
+// .eh_frame (dwarf_getcfi_elf), then its .debug_frame (dwarf_getcfi), then the .debug_frame of
+// its separate debug file — found as elfutils finds it (dwfl_standard_find_debuginfo: by
+// build-id under the debug roots, or by .gnu_debuglink beside the file, in its .debug/ and under
+// the roots, checked by build-id or the link's CRC), opened only when the file's own sections miss
+// a pc. A lookup turns libdw's Dwarf_Frame into a CfiRow of our own — the CFA rule and each
+// register's rule — cached per pc, so a hot pc costs one hash lookup after the first time.
 #pragma once
 
 #include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
 #include <libelf.h>
 
 #include <array>
@@ -45,8 +49,13 @@ struct CfiRow {
 
 class CfiModule {
  public:
+  // Where separate debug files are looked for, in elfutils' debuginfo_path syntax: the
+  // default, ":.debug:/usr/lib/debug", is the file's directory, its .debug/ and /usr/lib/debug.
+  static constexpr char kDefaultDebugPath[] = ":.debug:/usr/lib/debug";
+
   // Opens `path`. A file without any CFI opens and finds no rows.
-  static base::StatusOr<std::unique_ptr<CfiModule>> Open(const std::string& path);
+  static base::StatusOr<std::unique_ptr<CfiModule>> Open(
+      const std::string& path, std::string debug_path = kDefaultDebugPath);
   ~CfiModule();
   CfiModule(const CfiModule&) = delete;
   CfiModule& operator=(const CfiModule&) = delete;
@@ -74,12 +83,22 @@ class CfiModule {
  private:
   CfiModule() = default;
   bool Lookup(Dwarf_CFI* cfi, uint64_t address, CfiRow& row) const;
+  // The separate debug file's .debug_frame, found and opened at the first call.
+  Dwarf_CFI* SeparateDebugFrame();
 
   base::ScopedFd fd_;
   Elf* elf_ = nullptr;
   Dwarf* dwarf_ = nullptr;
   Dwarf_CFI* eh_frame_ = nullptr;     // owned: dwarf_cfi_end
   Dwarf_CFI* debug_frame_ = nullptr;  // owned by dwarf_
+  std::string path_;
+  std::string debug_path_;
+  char* debug_path_for_dwfl_ = nullptr;  // points into debug_path_, for dwfl's callbacks
+  Dwfl_Callbacks dwfl_callbacks_{};
+  Dwfl* dwfl_ = nullptr;  // owned: dwfl_end; the search for the separate debug file
+  bool searched_debug_file_ = false;
+  Dwarf_CFI* separate_debug_frame_ = nullptr;  // owned by dwfl_
+  uint64_t separate_bias_ = 0;                 // what the separate CFI's addresses are off by
   bool is_64bit_ = true;
   struct Segment {
     uint64_t offset, size, vaddr;
