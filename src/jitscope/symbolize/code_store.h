@@ -24,7 +24,8 @@ class CodeStore {
  public:
   // A snapshot of `bytes` at `address`, taken at `time`. Empty snapshots (code that was not
   // readable, a jitdump without code) are dropped. Snapshots of equal time keep the order they
-  // were added in: the later one wins.
+  // were added in: the later one wins. The bytes are not copied: they must outlive the store
+  // (they are the mapped files').
   void Add(uint64_t time, uint64_t address, std::span<const uint8_t> bytes);
 
   // The code in [address, address + size) at `time`. A byte no snapshot up to `time` covers is
