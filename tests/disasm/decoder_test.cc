@@ -4,16 +4,10 @@
 #include <gtest/gtest.h>
 #include <xbyak/xbyak.h>
 
-#include <cctype>
-#include <fstream>
-#include <map>
-#include <regex>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "support/process.h"
-#include "support/temp_dir.h"
+#include "support/objdump.h"
 
 namespace jitscope::disasm {
 namespace {
@@ -24,11 +18,7 @@ std::vector<uint8_t> Bytes(const Xbyak::CodeGenerator& code) {
   return std::vector<uint8_t>(code.getCode(), code.getCode() + code.getSize());
 }
 
-struct Line {
-  uint64_t offset;
-  int length;
-  std::string text;
-};
+using Line = test_support::ListedInstruction;
 
 // Decodes `bytes` from start to end as one run of instructions; an undecodable byte ends it.
 std::vector<Line> DecodeAll(const std::vector<uint8_t>& bytes, Syntax syntax, uint64_t base = 0) {
@@ -292,85 +282,10 @@ class Varied : public Xbyak::CodeGenerator {
   }
 };
 
-// objdump's listing of `bytes` as (offset, normalised "mnemonic operands") pairs.
-std::map<uint64_t, std::string> ObjdumpListing(const std::vector<uint8_t>& bytes) {
-  const test_support::TempDir dir;
-  const std::string path = dir.path() + "/code.bin";
-  {
-    std::ofstream out(path, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(bytes.data()),
-              static_cast<std::streamsize>(bytes.size()));
-  }
-  const test_support::ProcessResult run =
-      test_support::RunProgram({OBJDUMP, "-D", "-b", "binary", "-m", "i386:x86-64", path});
-  EXPECT_EQ(run.exit_code, 0) << OBJDUMP << ": " << run.err;
-  // "   4:\t48 83 ec 20          \tsub    $0x20,%rsp"; an instruction of more than 7 bytes goes on
-  // with a line of bytes alone.
-  const std::regex line(R"(^ *([0-9a-f]+):\t[0-9a-f ]+\t(.*)$)");
-  std::map<uint64_t, std::string> listing;
-  std::istringstream in(run.out);
-  for (std::string text; std::getline(in, text);) {
-    std::smatch match;
-    if (std::regex_match(text, match, line)) {
-      listing[std::stoull(match[1], nullptr, 16)] = match[2];
-    }
-  }
-  return listing;
-}
-
-// Both spellings after normalising what differs only in form: spacing, objdump's comments
-// ("# 0x11d"), number format (leading zeros), and the mnemonic spellings of the two tools that
-// name the same instruction (je/jz, cqto/cqo, movabs/mov, AT&T size suffixes where one tool
-// writes one and the other does not).
-std::string Normalise(std::string text) {
-  const size_t comment = text.find(" #");
-  if (comment != std::string::npos) text.resize(comment);
-  const size_t label = text.find(" <");
-  if (label != std::string::npos) text.resize(label);
-  std::string out;
-  bool space = false;
-  for (char c : text) {
-    if (c == ' ' || c == '\t') {
-      space = !out.empty();
-      continue;
-    }
-    if (space) out.push_back(' ');
-    space = false;
-    out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  }
-  out = std::regex_replace(out, std::regex("0x0*([0-9a-f])"), "0x$1");
-  // objdump spells out the fixed operands of string instructions; Zydis leaves them implicit.
-  out = std::regex_replace(out, std::regex(" %ds:\\(%rsi\\),%es:\\(%rdi\\)$"), "");
-  return out;
-}
-
-std::string Mnemonic(const std::string& text) { return text.substr(0, text.find(' ')); }
-std::string Operands(const std::string& text) {
-  const size_t space = text.find(' ');
-  return space == std::string::npos ? "" : text.substr(space + 1);
-}
-
-bool SameMnemonic(std::string a, std::string b) {
-  static const std::map<std::string, std::string> kAliases = {
-      {"je", "jz"},         {"jne", "jnz"},      {"cqto", "cqo"},     {"cltd", "cdq"},
-      {"movabs", "mov"},    {"movzbl", "movzx"}, {"movzwl", "movzx"}, {"movsbq", "movsx"},
-      {"movslq", "movsxd"}, {"sete", "setz"},    {"setne", "setnz"}};
-  for (std::string* name : {&a, &b}) {
-    const auto alias = kAliases.find(*name);
-    if (alias != kAliases.end()) *name = alias->second;
-  }
-  if (a == b) return true;
-  // AT&T size suffixes (b w l q, and Zydis' x y z for vector memory) that one tool adds.
-  auto suffixed = [](const std::string& longer, const std::string& shorter) {
-    return longer.size() == shorter.size() + 1 && longer.compare(0, shorter.size(), shorter) == 0 &&
-           std::string("bwlqxyz").find(longer.back()) != std::string::npos;
-  };
-  return suffixed(a, b) || suffixed(b, a);
-}
-
 TEST(ObjdumpComparison, SameLengthsMnemonicsAndOperands) {
   const std::vector<uint8_t> bytes = Bytes(Varied());
-  const std::map<uint64_t, std::string> objdump = ObjdumpListing(bytes);
+  const auto objdump = test_support::ObjdumpListing(bytes);
+  ASSERT_TRUE(objdump.ok()) << objdump.status().message();
   const std::vector<Line> ours = DecodeAll(bytes, Syntax::kAtt);
   ASSERT_FALSE(ours.empty());
   EXPECT_EQ(ours.back().offset + static_cast<uint64_t>(ours.back().length), bytes.size())
@@ -379,16 +294,10 @@ TEST(ObjdumpComparison, SameLengthsMnemonicsAndOperands) {
   // the other way round.
   std::vector<uint64_t> our_offsets, objdump_offsets;
   for (const Line& line : ours) our_offsets.push_back(line.offset);
-  for (const auto& [offset, text] : objdump) objdump_offsets.push_back(offset);
+  for (const auto& [offset, instruction] : *objdump) objdump_offsets.push_back(offset);
   EXPECT_EQ(our_offsets, objdump_offsets);
-  for (const Line& line : ours) {
-    const auto theirs = objdump.find(line.offset);
-    if (theirs == objdump.end()) continue;
-    const std::string a = Normalise(line.text), b = Normalise(theirs->second);
-    EXPECT_TRUE(SameMnemonic(Mnemonic(a), Mnemonic(b)))
-        << "at " << line.offset << ": ours \"" << a << "\", objdump \"" << b << "\"";
-    EXPECT_EQ(Operands(a), Operands(b))
-        << "at " << line.offset << ": ours \"" << a << "\", objdump \"" << b << "\"";
+  for (const std::string& difference : test_support::DifferencesFromObjdump(ours, *objdump)) {
+    ADD_FAILURE() << difference;
   }
 }
 

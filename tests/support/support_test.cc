@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "support/files.h"
+#include "support/objdump.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
 #include "support/traces.h"
@@ -217,6 +218,74 @@ TEST(SupportFilesTest, WholeFilesAsStrings) {
   EXPECT_EQ(ReadFile(dir.path() + "/f"), "c");
   EXPECT_EQ(ReadFile(dir.path() + "/missing"), "");
   EXPECT_FALSE(WriteFile(dir.path() + "/missing/f", "c"));
+}
+
+// An instruction longer than objdump's 7 bytes a line is one instruction of its whole length;
+// bytes objdump cannot decode are listed too.
+TEST(SupportObjdumpTest, ListsEachInstructionWithItsWholeLength) {
+  // vmovups %zmm7,0x1000(%rdi); movabs $0x1122334455667788,%rax; ret; (bad) 0xff; .byte 0xff
+  const uint8_t code[] = {0x62, 0xf1, 0x7c, 0x48, 0x11, 0xbf, 0x00, 0x10, 0x00, 0x00, 0x48, 0xb8,
+                          0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11, 0xc3, 0xff, 0xff};
+  const auto listing = ObjdumpListing(code);
+  ASSERT_TRUE(listing.ok()) << listing.status().message();
+  std::string text;
+  for (const auto& [offset, instruction] : *listing) {
+    EXPECT_EQ(offset, instruction.offset);
+    text += std::to_string(offset) + " " + std::to_string(instruction.length) + " " +
+            Normalise(instruction.text) + "\n";
+  }
+  EXPECT_EQ(text,
+            "0 10 vmovups %zmm7,0x1000(%rdi)\n"
+            "10 10 movabs $0x1122334455667788,%rax\n"
+            "20 1 ret\n"
+            "21 1 (bad)\n"
+            "22 1 .byte 0xff\n");
+}
+
+// Form may differ (spelling, spacing, zero padding, comments); length, mnemonic and operands may
+// not, and each difference names the offset and both texts.
+TEST(SupportObjdumpComparisonTest, OnlyFormMayDiffer) {
+  EXPECT_EQ(Normalise("je     0x0000002a <.data+0x2a>"), "je 0x2a");
+  EXPECT_EQ(Normalise("vaddps 0x20(%rip),%ymm1,%ymm2        # 0x11d"),
+            "vaddps 0x20(%rip),%ymm1,%ymm2");
+  EXPECT_EQ(Normalise("rep movsb %ds:(%rsi),%es:(%rdi)"), "rep movsb");
+  EXPECT_EQ(Normalise("nopw   0x0(%rax,%rax,1)"), "nopw (%rax,%rax,1)");
+  EXPECT_EQ(Normalise("nop %ax,(%rax,%rax,1)"), "nopw (%rax,%rax,1)");
+  EXPECT_EQ(Normalise("nop %eax,(%rax)"), "nopl (%rax)");
+  EXPECT_EQ(Normalise("xchg   %ax,%ax"), "nop");
+  EXPECT_EQ(Normalise("prefetcht0 0x0(%rbp)"), "prefetcht0 (%rbp)");
+  EXPECT_EQ(Normalise("mov $0x0,%eax"), "mov $0x0,%eax");
+  EXPECT_EQ(Normalise("vcmpnleps 0xc0(%r9),%zmm1,%k1"), "vcmpps $0x6,0xc0(%r9),%zmm1,%k1");
+  EXPECT_EQ(Normalise("vcmpneq_oqpd %ymm1,%ymm2,%ymm3"), "vcmppd $0xc,%ymm1,%ymm2,%ymm3");
+  EXPECT_EQ(Normalise("cmpltss %xmm1,%xmm2"), "cmpss $0x1,%xmm1,%xmm2");
+  EXPECT_EQ(Normalise("cmpsb %es:(%rdi),%ds:(%rsi)"), "cmpsb %es:(%rdi),%ds:(%rsi)");
+  EXPECT_TRUE(SameInstruction("jz 0x2a", "je 0x2a"));
+  EXPECT_TRUE(SameInstruction("jnle 0x2a", "jg 0x2a"));
+  EXPECT_TRUE(SameInstruction("cmovnb %rax,%rbx", "cmovae %rax,%rbx"));
+  EXPECT_TRUE(SameInstruction("setnz %al", "setne %al"));
+  EXPECT_FALSE(SameInstruction("jnle 0x2a", "jge 0x2a"));
+  EXPECT_FALSE(SameInstruction("jmp 0x2a", "jnz 0x2a"));
+  EXPECT_TRUE(SameInstruction("vmovupsz 0x40(%rsi),%zmm0", "vmovups 0x40(%rsi),%zmm0"));
+  EXPECT_FALSE(SameInstruction("jz 0x2a", "jne 0x2a"));
+  EXPECT_FALSE(SameInstruction("vmovups %zmm1,%zmm0", "vmovups %zmm0,%zmm1"));
+  EXPECT_FALSE(SameInstruction("vaddps %ymm1,%ymm2,%ymm3", "vaddpd %ymm1,%ymm2,%ymm3"));
+
+  const std::map<uint64_t, ListedInstruction> objdump = {{0, {0, 1, "push   %rbp"}},
+                                                         {1, {1, 4, "sub    $0x00000020,%rsp"}},
+                                                         {5, {5, 2, "je     0x0000002a"}},
+                                                         {7, {7, 3, "mov    (%rax),%rbx"}}};
+  const std::vector<ListedInstruction> same = {
+      {0, 1, "push %rbp"}, {1, 4, "sub $0x20,%rsp"}, {5, 2, "jz 0x2a"}, {7, 3, "mov (%rax),%rbx"}};
+  EXPECT_TRUE(DifferencesFromObjdump(same, objdump).empty());
+  const std::vector<ListedInstruction> other = {
+      {1, 3, "sub $0x20,%rsp"}, {6, 1, "push %rbx"}, {7, 3, "mov (%rax),%rcx"}};
+  EXPECT_EQ(DifferencesFromObjdump(other, objdump),
+            (std::vector<std::string>{
+                "at 0x1: ours \"sub $0x20,%rsp\" (3 bytes), objdump \"sub $0x20,%rsp\" (4 bytes)",
+                "at 0x6: ours \"push %rbx\" (1 bytes), objdump has no instruction there (its \"je "
+                "0x2a\" at 0x5 covers it)",
+                "at 0x7: ours \"mov (%rax),%rcx\" (3 bytes), objdump \"mov (%rax),%rbx\" (3 "
+                "bytes)"}));
 }
 
 }  // namespace

@@ -17,6 +17,19 @@ std::optional<uint64_t> Instruction::BranchTarget() const {
   return absolute;
 }
 
+bool Instruction::EndsFlow() const {
+  switch (raw.mnemonic) {
+    case ZYDIS_MNEMONIC_INT3:
+    case ZYDIS_MNEMONIC_UD0:
+    case ZYDIS_MNEMONIC_UD1:
+    case ZYDIS_MNEMONIC_UD2:
+    case ZYDIS_MNEMONIC_HLT:
+      return true;
+    default:
+      return IsReturn() || (IsJump() && !IsConditionalJump());
+  }
+}
+
 std::optional<Decoder> Decoder::Create(Mode mode) {
   Decoder decoder;
   decoder.mode_ = mode;

@@ -37,6 +37,9 @@ struct Instruction {
     return IsConditionalJump() || raw.meta.category == ZYDIS_CATEGORY_UNCOND_BR;
   }
   bool IsConditionalJump() const { return raw.meta.category == ZYDIS_CATEGORY_COND_BR; }
+  // True when flow never goes on to the next instruction in memory: a return, an unconditional
+  // jump, or an instruction that traps (int3, ud0-ud2, hlt).
+  bool EndsFlow() const;
   // The target of a direct (relative) call or jump; nullopt for indirect ones and everything else.
   std::optional<uint64_t> BranchTarget() const;
   // The address of the next instruction in memory.

@@ -281,19 +281,6 @@ class Transfer {
   State& s_;
 };
 
-bool EndsFlow(const disasm::Instruction& in) {
-  switch (in.raw.mnemonic) {
-    case ZYDIS_MNEMONIC_INT3:
-    case ZYDIS_MNEMONIC_UD0:
-    case ZYDIS_MNEMONIC_UD1:
-    case ZYDIS_MNEMONIC_UD2:
-    case ZYDIS_MNEMONIC_HLT:
-      return true;
-    default:
-      return in.IsReturn() || (in.IsJump() && !in.IsConditionalJump());
-  }
-}
-
 struct RuleHash {
   size_t operator()(const DerivedRule& r) const {
     size_t h = static_cast<size_t>(r.cfa_register) * 1000003u ^ static_cast<size_t>(r.cfa_offset);
@@ -396,7 +383,7 @@ DerivedRules DerivedRules::Analyze(const disasm::Decoder& decoder,
     if (instruction->IsJump()) {
       if (const auto target = instruction->BranchTarget()) flow_to(*target);
     }
-    if (!EndsFlow(*instruction)) flow_to(instruction->End());
+    if (!instruction->EndsFlow()) flow_to(instruction->End());
   }
 
   // Per byte of each region: the rule of the instruction covering it. Bytes two decodings
