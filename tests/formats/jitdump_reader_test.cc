@@ -190,6 +190,38 @@ TEST(JitdumpReader, RepairsEqualSizedEntriesWithBinaryNames) {
   EXPECT_EQ(Lines(p, p.records[0]), "0:1@? 39:2@? 70:2@?");
 }
 
+// What Node 20 writes for a user's script: the name's length in freed heap, malloc's 16 bytes of
+// links over its start (bytes copied from a real --perf-prof jitdump) and the name's tail intact.
+// The CODE_LOAD's name ends with that script, which becomes the entries' file; a blob whose tail
+// is not the script's, or a name that is not V8's, leaves the file unknown. Two entries and 6
+// bytes of padding also split evenly as 40-byte entries: the addresses tell the true split.
+TEST(JitdumpReader, FreedScriptNamesAreTheScriptOfV8sCodeName) {
+  const std::string script = "/tmp/ann-node/hot.js";
+  const std::string blob =
+      std::string("\x9e\x32\x04\0\0\0\0\0\xec\xff\xc0\x0b\x4e\xa5\x09\xa8", 16) + script.substr(16);
+  std::string torn = blob;
+  torn.back() = 'x';
+  Jitdump d;
+  d.Debug(1, 0x1000, {{0x1040, 1, blob}, {0x1067, 4, blob}, {0x1086, 6, blob}}, 1)
+      .Load(2, 0x1000, 0x100, 1, "JS:*mixHot " + script + ":1:16")
+      .Debug(3, 0x2000, {{0x2040, 1, blob}, {0x2050, 2, blob}}, 6)
+      .Load(4, 0x2000, 0x100, 2, "JS:^ " + script + ":1:1")
+      .Debug(5, 0x3000, {{0x3040, 1, blob}, {0x3050, 2, torn}}, 6)
+      .Load(6, 0x3000, 0x100, 3, "JS:~f " + script + ":1:1")
+      .Debug(7, 0x4000, {{0x4040, 1, blob}}, 3)
+      .Load(8, 0x4000, 0x100, 4, "mixHot " + script + ":1:16");
+  const std::vector<uint8_t> bytes = d.bytes();
+  const ParsedJitdump p = Parse(bytes);
+  EXPECT_TRUE(p.error.ok()) << p.error.message();
+  EXPECT_EQ(p.stats.repaired_debug_infos, 4u);
+  const std::string at = "@" + script;
+  EXPECT_EQ(Lines(p, p.records[0]), "0:1" + at + " 39:4" + at + " 70:6" + at);
+  EXPECT_EQ(Lines(p, p.records[1]), "0:1" + at + " 16:2" + at);
+  EXPECT_EQ(Lines(p, p.records[2]), "0:1" + at + " 16:2@?");
+  EXPECT_EQ(Lines(p, p.records[3]), "0:1@?");
+  EXPECT_EQ(p.stats.files_from_code_names, 6u);
+}
+
 TEST(JitdumpReader, ZeroTailAndTornLastRecordEndTheFileQuietly) {
   Jitdump d = Typical(false);
   std::vector<uint8_t> bytes = d.bytes();

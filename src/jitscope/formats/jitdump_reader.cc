@@ -16,6 +16,30 @@ namespace {
 constexpr uint64_t kElfHeaderBias = 0x40;
 // Smallest DEBUG_INFO entry: 16 bytes of fields and the NUL of an empty name.
 constexpr uint64_t kMinDebugEntrySize = sizeof(JitdumpDebugEntry) + 1;
+// How far past its code_addr a DEBUG_INFO entry of equal-sized entries may be: no code object is
+// 4 GiB long.
+constexpr uint64_t kMaxEntrySpan = uint64_t{1} << 32;
+// What glibc's malloc writes over the start of a freed small block: the tcache's next link and
+// key (malloc/malloc.c, tcache_entry), 8 bytes each.
+constexpr size_t kFreedLinkBytes = 16;
+
+// The script a V8 CODE_LOAD name ends with, if it is `size` bytes long: V8 names a JavaScript
+// function's code "JS:<tier><function> <script>:<line>:<column>" (log.cc), the function's name
+// possibly empty ("JS:^ /tmp/t.js:1:1", the script's top level) and the script's possibly
+// holding spaces, so the script is found by its size from the end, not by a separator.
+std::optional<std::string_view> V8ScriptOfCodeName(std::string_view name, size_t size) {
+  if (!name.starts_with("JS:")) return std::nullopt;
+  for (int field = 0; field < 2; ++field) {  // ":<column>", then ":<line>"
+    const size_t colon = name.rfind(':');
+    if (colon == std::string_view::npos || colon + 1 == name.size() ||
+        name.find_first_not_of("0123456789", colon + 1) != std::string_view::npos) {
+      return std::nullopt;
+    }
+    name = name.substr(0, colon);
+  }
+  if (name.size() < 3 + 1 + size || name[name.size() - size - 1] != ' ') return std::nullopt;
+  return name.substr(name.size() - size);
+}
 
 class Parser {
  public:
@@ -53,6 +77,9 @@ class Parser {
     uint64_t code_addr = 0;
     uint32_t first_line = 0;
     uint32_t line_count = 0;
+    // Entries read as equal-sized (EqualSizedEntries): where the first starts and their size.
+    uint64_t equal_entries = 0;
+    uint64_t equal_stride = 0;
   };
 
   // The fields CODE_LOAD and CODE_MOVE share.
@@ -88,6 +115,7 @@ class Parser {
       if (pending_->code_addr != record.code_addr) ++out_.stats.mismatched_debug_infos;
       record.first_line = pending_->first_line;
       record.line_count = pending_->line_count;
+      if (pending_->equal_stride != 0) NameFreedScriptNames(*pending_, record.name);
       pending_.reset();
     }
     out_.records.push_back(record);
@@ -120,12 +148,14 @@ class Parser {
                               " entries, more than its record can hold");
     }
     const size_t first = out_.lines.size();
-    if (!StrictEntries(body, end, count) && !EqualSizedEntries(body, end, count)) {
+    uint64_t stride = 0;
+    if (!StrictEntries(body, end, count) &&
+        (stride = EqualSizedEntries(code_addr, body, end, count)) == 0) {
       out_.lines.resize(first);
       return Fail(offset, "DEBUG_INFO entries do not fit the record");
     }
     pending_ = PendingDebugInfo{code_addr, static_cast<uint32_t>(first),
-                                static_cast<uint32_t>(out_.lines.size() - first)};
+                                static_cast<uint32_t>(out_.lines.size() - first), body, stride};
     return true;
   }
 
@@ -150,19 +180,28 @@ class Parser {
     return false;
   }
 
-  // Node 20's V8 writes some file names as 16-byte binary blobs with embedded NULs. Such entries
-  // still all have the same size, so the record splits into `count` equal entries whose last
-  // byte is a NUL; their names are unreadable and dropped, their lines kept.
-  bool EqualSizedEntries(uint64_t body, uint64_t end, uint64_t count) {
-    if (count == 0) return false;
+  // Node 20's V8 writes some file names as binary blobs with embedded NULs (NameFreedScriptNames
+  // says why). Such entries still all have the same size, so the record splits into `count` equal
+  // entries whose last byte is a NUL; their names are unreadable and dropped, their lines kept.
+  // With few entries, several paddings split the record evenly (2 entries and 6 bytes of padding
+  // split as 2 entries 3 bytes longer, 4 bytes of padding short): the true split has V8's
+  // entries in code order (SourcePositionTableIterator), from the record's code_addr on and
+  // within kMaxEntrySpan of it; a wrong one reads addresses shifted into line and column bytes.
+  // Returns the entries' size; 0 when the record does not split so.
+  uint64_t EqualSizedEntries(uint64_t code_addr, uint64_t body, uint64_t end, uint64_t count) {
+    if (count == 0) return 0;
     for (uint64_t padding = 0; padding < 8 && padding <= end - body; ++padding) {
       const uint64_t bytes = end - body - padding;
       if (bytes % count != 0 || bytes / count < kMinDebugEntrySize) continue;
       if (!reader_.AllZero(end - padding, end)) continue;
       const uint64_t stride = bytes / count;
       bool fits = true;
+      uint64_t previous = code_addr;
       for (uint64_t i = 0; i < count && fits; ++i) {
-        fits = *reader_.Int<uint8_t>(body + i * stride + stride - 1) == 0;
+        const uint64_t address = *reader_.Int<uint64_t>(body + i * stride);
+        fits = *reader_.Int<uint8_t>(body + i * stride + stride - 1) == 0 && address >= previous &&
+               address - code_addr < kMaxEntrySpan;
+        previous = address;
       }
       if (!fits) continue;
       for (uint64_t i = 0; i < count; ++i) {
@@ -173,9 +212,32 @@ class Parser {
         out_.lines.push_back(entry);
       }
       ++out_.stats.repaired_debug_infos;
-      return true;
+      return stride;
     }
-    return false;
+    return 0;
+  }
+
+  // V8 writes a DEBUG_INFO's script names from a buffer it has already freed (perf-jit.cc,
+  // LogWriteDebugInfo, Node 20 to 22: `name_storage`, which holds the copy of a script name that
+  // is not a flat one-byte string, dies at the end of the block that keeps a pointer into it).
+  // So a user's script name arrives as its length in freed heap: malloc's links over its first
+  // kFreedLinkBytes, the name's own bytes after them. V8 writes the function's own script for
+  // every entry (`raw_shared->script()`), the script its CODE_LOAD name ends with; when that
+  // script has the names' size and their readable tail, it is their file.
+  void NameFreedScriptNames(const PendingDebugInfo& info, std::string_view load_name) {
+    const uint64_t size = info.equal_stride - kMinDebugEntrySize;
+    const std::optional<std::string_view> script = V8ScriptOfCodeName(load_name, size);
+    if (!script) return;
+    const size_t tail = std::min<size_t>(kFreedLinkBytes, size);
+    for (uint32_t i = 0; i < info.line_count; ++i) {
+      const uint64_t name_offset =
+          info.equal_entries + i * info.equal_stride + sizeof(JitdumpDebugEntry);
+      auto name = reader_.Bytes(name_offset, size);
+      JitdumpLineEntry& entry = out_.lines[info.first_line + i];
+      if (entry.file || !name || name->substr(tail) != script->substr(tail)) continue;
+      entry.file = script;
+      ++out_.stats.files_from_code_names;
+    }
   }
 
   JitdumpLineEntry ReadEntry(uint64_t p) const {

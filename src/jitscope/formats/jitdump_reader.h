@@ -21,7 +21,9 @@
 //  - Node 20's V8 writes some file names as fixed-length binary blobs with embedded NULs, which
 //    breaks NUL-terminated parsing of the rest of the record. When the entries do not parse
 //    strictly but fit the record as equal-sized entries, they are read that way and the
-//    unreadable names are dropped (the lines are kept).
+//    unreadable names are dropped (the lines are kept). They are V8 writing a freed copy of the
+//    script's name; when the next CODE_LOAD is V8's "JS:... <script>:<line>:<column>" and the
+//    names are that script's size and end with its bytes, that script is their file.
 //
 // Every size and offset is checked before use. A malformed record stops parsing: the result has
 // everything read before it and `error` names the file and the record's offset.
@@ -85,6 +87,7 @@ struct JitdumpStats {
   uint64_t orphan_debug_infos = 0;      // DEBUG_INFO not followed by a CODE_LOAD
   uint64_t mismatched_debug_infos = 0;  // DEBUG_INFO whose code_addr is not the next load's
   uint64_t repaired_debug_infos = 0;    // read as equal-sized entries (Node's binary names)
+  uint64_t files_from_code_names = 0;   // entries of those named by their CODE_LOAD's script
   uint64_t dropped_line_entries = 0;    // outside their code once the producer bias is removed
   uint64_t line_address_bias = 0;       // 0, or 0x40 (V8/LLVM convention) removed
 };

@@ -1,0 +1,176 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// End to end: `jitscope annotate` of other engines' JIT code, recorded by `jitscope record` as a
+// user records it; the code is found through the jitdump each process wrote and mapped
+// (report/profile_builder.h, FindForeignJitFiles), its bytes and line tables read from there.
+//  - Node's V8 (`node --perf-prof`, annotate_hot.js): the hottest version is the optimized code
+//    of the JS function doing the work, decoded, its samples on its instructions, its lines in
+//    the .js file. (Node 20 writes a user script's file names from freed memory; the reader
+//    names them from the code's V8 name: formats/jitdump_reader.h.)
+//  - LLVM's MCJIT (`lli-14 -jit-kind=mcjit` of annotate_loop.c, compiled by clang-14 -g -O0): a
+//    C function with its C lines, most samples on its loop's lines.
+// The programs' lines are found by the markers in their comments. A missing node, lli-14 or
+// clang-14 (scripts/setup installs them) fails the test with the path "...-NOTFOUND".
+#include <cstdint>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/files.h"
+#include "support/process.h"
+#include "support/temp_dir.h"
+
+namespace jitscope::report {
+namespace {
+
+using nlohmann::json;
+using test_support::ProcessResult;
+using test_support::RunProgram;
+using test_support::TempDir;
+
+// The lines of the file at `path` that hold `marker`, in order.
+std::vector<uint32_t> MarkedLines(const std::string& path, const std::string& marker) {
+  std::vector<uint32_t> marked;
+  std::istringstream in(test_support::ReadFile(path));
+  uint32_t number = 1;
+  for (std::string line; std::getline(in, line); ++number) {
+    if (line.find(marker) != std::string::npos) marked.push_back(number);
+  }
+  EXPECT_FALSE(marked.empty()) << "no line marked " << marker << " in " << path;
+  return marked;
+}
+
+std::string FileName(const std::string& path) { return path.substr(path.rfind('/') + 1); }
+
+// Checks one version of `annotate --format json` against its source program, `source`, whose
+// function spans the lines marked FIRST to LAST: code recorded and decoded (no more than
+// `max_bad_percent` of the instructions "(bad)"), the version's samples all on its instructions,
+// every instruction's innermost frame in `source` within the function. Returns the samples per
+// line of the version's `lines` totals.
+std::map<uint32_t, uint64_t> ExpectAnnotatedFrom(const json& version, const std::string& source,
+                                                 uint64_t max_bad_percent) {
+  const uint32_t first = MarkedLines(source, "FIRST").front();
+  const uint32_t last = MarkedLines(source, "LAST").front();
+  const std::string suffix = "/" + FileName(source);
+  EXPECT_TRUE(version["code_recorded"].get<bool>()) << version["name"];
+  uint64_t instructions = 0, bad = 0, samples = 0;
+  for (const json& in : version["instructions"]) {
+    ++instructions;
+    EXPECT_TRUE(in["recorded"].get<bool>()) << in.dump();
+    if (in["text"] == "(bad)") ++bad;
+    samples += in["samples"].get<uint64_t>();
+    EXPECT_FALSE(in["source"].empty()) << "an instruction without source: " << in.dump();
+    if (in["source"].empty()) continue;
+    const json& innermost = in["source"].front();
+    EXPECT_TRUE(innermost["file"].get<std::string>().ends_with(suffix)) << in.dump();
+    EXPECT_GE(innermost["line"], first) << in.dump();
+    EXPECT_LE(innermost["line"], last) << in.dump();
+  }
+  EXPECT_GT(instructions, 10u) << version.dump();
+  EXPECT_LE(bad * 100, instructions * max_bad_percent) << bad << " of " << instructions;
+  EXPECT_EQ(samples, version["samples"]);
+  std::map<uint32_t, uint64_t> per_line;
+  for (const json& total : version["lines"]) {
+    per_line[total["source"].front()["line"]] += total["samples"].get<uint64_t>();
+  }
+  return per_line;
+}
+
+// The samples on the lines of `source` marked LOOP.
+uint64_t OnLoopLines(const std::map<uint32_t, uint64_t>& per_line, const std::string& source) {
+  uint64_t samples = 0;
+  for (uint32_t line : MarkedLines(source, "LOOP")) {
+    if (auto it = per_line.find(line); it != per_line.end()) samples += it->second;
+  }
+  return samples;
+}
+
+ProcessResult Annotate(const std::vector<std::string>& arguments) {
+  std::vector<std::string> argv = {JITSCOPE_CLI, "annotate"};
+  argv.insert(argv.end(), arguments.begin(), arguments.end());
+  return RunProgram(argv);
+}
+
+// Node's hottest JS function, from the jitdump `node --perf-prof` writes into its working
+// directory: V8 names TurboFan code "JS:*<function> <script>:<line>:<column>".
+TEST(AnnotateEnginesE2eTest, NodesHottestFunctionFromItsJitdump) {
+  TempDir tmp;
+  const std::string session = tmp.path() + "/session";
+  const ProcessResult record = RunProgram(
+      {JITSCOPE_CLI, "record", "-o", session, "--", NODE_PROGRAM, "--perf-prof", ANNOTATE_HOT_JS},
+      {}, {.cwd = tmp.path()});
+  ASSERT_EQ(record.exit_code, 0) << record.Describe();
+  const ProcessResult run = Annotate({session, "--top", "1", "--format", "json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json root = json::parse(run.out);
+  ASSERT_EQ(root["versions"].size(), 1u) << run.out.substr(0, 2000);
+  const json& hottest = root["versions"][0];
+  const std::string name = hottest["name"];
+  const std::string script = FileName(ANNOTATE_HOT_JS);
+  EXPECT_TRUE(name.starts_with("JS:*mixHot ")) << name;
+  EXPECT_NE(name.find(script + ":" + std::to_string(MarkedLines(ANNOTATE_HOT_JS, "FIRST")[0])),
+            std::string::npos)
+      << name;
+  const uint64_t samples = hottest["samples"];
+  EXPECT_GT(samples, 200u) << "too few samples to judge";
+  EXPECT_GT(samples * 2, root["total_samples"].get<uint64_t>()) << "mixHot does the work";
+  const std::map<uint32_t, uint64_t> per_line = ExpectAnnotatedFrom(hottest, ANNOTATE_HOT_JS, 5);
+  const uint64_t on_loop = OnLoopLines(per_line, ANNOTATE_HOT_JS);
+  EXPECT_GE(on_loop * 2, samples) << on_loop << " of " << samples << " on the loop's lines";
+  std::cout << name << ": " << samples << " of " << root["total_samples"] << " samples, " << on_loop
+            << " on the loop's lines\n";
+
+  // The text: the version's title and its source rows by file and line.
+  const ProcessResult text = Annotate({session, "--top", "1"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("## JS:*mixHot "), std::string::npos) << text.out;
+  const std::string loop_row =
+      script + ":" + std::to_string(MarkedLines(ANNOTATE_HOT_JS, "LOOP").back()) + "  JS:*mixHot";
+  EXPECT_NE(text.out.find(loop_row), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("(no line)"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("code not recorded"), std::string::npos) << text.out;
+}
+
+// An lli function with its C lines: LLVM's PerfJITEventListener writes a jitdump (code bytes and
+// the DWARF line table) under $JITDUMPDIR, which lli maps.
+TEST(AnnotateEnginesE2eTest, LliFunctionWithItsCLines) {
+  TempDir tmp;
+  const std::string ll = tmp.path() + "/annotate_loop.ll";
+  const ProcessResult compile =
+      RunProgram({CLANG_14, "-g", "-O0", "-S", "-emit-llvm", ANNOTATE_LOOP_C, "-o", ll});
+  ASSERT_EQ(compile.exit_code, 0) << compile.Describe();
+  const std::string session = tmp.path() + "/session";
+  const ProcessResult record =
+      RunProgram({JITSCOPE_CLI, "record", "-o", session, "--", LLI_14, "-jit-kind=mcjit", ll},
+                 {{"JITDUMPDIR", tmp.path()}});
+  ASSERT_EQ(record.exit_code, 0) << record.Describe();
+  const ProcessResult run = Annotate({session, "work", "--format", "json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json root = json::parse(run.out);
+  ASSERT_EQ(root["versions"].size(), 1u) << run.out.substr(0, 2000);
+  const json& work = root["versions"][0];
+  EXPECT_EQ(work["name"], "work");
+  const uint64_t samples = work["samples"];
+  EXPECT_GT(samples, 200u) << "too few samples to judge";
+  const std::map<uint32_t, uint64_t> per_line = ExpectAnnotatedFrom(work, ANNOTATE_LOOP_C, 0);
+  const uint64_t on_loop = OnLoopLines(per_line, ANNOTATE_LOOP_C);
+  EXPECT_GE(on_loop * 2, samples) << on_loop << " of " << samples << " on the loop's lines";
+  std::cout << "work: " << samples << " of " << root["total_samples"] << " samples, " << on_loop
+            << " on the loop's lines\n";
+
+  const ProcessResult text = Annotate({session, "work"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("## work, method #"), std::string::npos) << text.out;
+  const std::string loop_row = FileName(ANNOTATE_LOOP_C) + ":" +
+                               std::to_string(MarkedLines(ANNOTATE_LOOP_C, "LOOP").back()) +
+                               "  work";
+  EXPECT_NE(text.out.find(loop_row), std::string::npos) << text.out;
+}
+
+}  // namespace
+}  // namespace jitscope::report
