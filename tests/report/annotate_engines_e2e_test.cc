@@ -134,6 +134,17 @@ TEST(AnnotateEnginesE2eTest, NodesHottestFunctionFromItsJitdump) {
   EXPECT_NE(text.out.find(loop_row), std::string::npos) << text.out;
   EXPECT_EQ(text.out.find("(no line)"), std::string::npos) << text.out;
   EXPECT_EQ(text.out.find("code not recorded"), std::string::npos) << text.out;
+
+  // Chosen by its JavaScript name: the hottest version is among mixHot's.
+  const ProcessResult by_name = Annotate({session, "mixHot", "--format", "json"});
+  ASSERT_EQ(by_name.exit_code, 0) << by_name.err;
+  bool found = false;
+  const json chosen = json::parse(by_name.out);
+  for (const json& v : chosen["versions"]) {
+    EXPECT_NE(v["name"].get<std::string>().find("mixHot "), std::string::npos) << v["name"];
+    found = found || (v["name"] == name && v["start"] == hottest["start"]);
+  }
+  EXPECT_TRUE(found) << by_name.out.substr(0, 2000);
 }
 
 // An lli function with its C lines: LLVM's PerfJITEventListener writes a jitdump (code bytes and

@@ -278,8 +278,31 @@ TEST_F(AnnotateTest, SelectsByNameIdAndAddress) {
   EXPECT_EQ(starts("0x7f0000001003"),
             (std::vector<std::string>{"7f0000001000@1000", "7f0000001000@2000"}));
   EXPECT_TRUE(starts("square").empty());  // inlined: its code is series'
+  EXPECT_TRUE(starts("serie").empty());   // not a word of any name
   EXPECT_TRUE(starts("#x").empty());
   EXPECT_TRUE(starts("0x").empty());
+}
+
+// A whole name wins; without one, the names that hold the selector as a word.
+TEST(AnnotateSelectTest, ByWordWhenNoNameIsWhole) {
+  std::vector<CodeVersion> versions(5);
+  versions[0].name = "JS:*mixHot /app/hot.js:4:16";
+  versions[1].name = "JS:^mixHot /app/hot.js:4:16";
+  versions[2].name = "JS:*mixHotter /app/hot.js:9:1";
+  versions[3].name = "ns::Vm::Run(std::span<long>)";
+  versions[4].name = "Run";
+  auto names = [&](const std::string& selector) {
+    std::vector<std::string> out;
+    for (const CodeVersion* v : SelectVersions(versions, selector)) out.push_back(v->name);
+    return out;
+  };
+  EXPECT_EQ(names("mixHot"), (std::vector<std::string>{versions[0].name, versions[1].name}));
+  EXPECT_EQ(names("Run"), (std::vector<std::string>{"Run"}));
+  EXPECT_EQ(names("Vm::Run"), (std::vector<std::string>{versions[3].name}));
+  EXPECT_EQ(names("hot.js"),
+            (std::vector<std::string>{versions[0].name, versions[1].name, versions[2].name}));
+  EXPECT_TRUE(names("mix").empty());
+  EXPECT_TRUE(names("").empty());
 }
 
 TEST_F(AnnotateTest, TextShowsEachVersionWithItsOwnSamplesAndCode) {

@@ -2,6 +2,7 @@
 #include "jitscope/report/annotate.h"
 
 #include <algorithm>
+#include <string_view>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -264,6 +265,29 @@ Annotation Annotate(const CodeVersion& version, CodeLocator& locator,
   return annotation;
 }
 
+namespace {
+
+bool IsIdentifierChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '$';
+}
+
+// Whether `word` is in `name` with no identifier character on either side: "mixHot" in V8's
+// "JS:*mixHot /app.js:4:16", "Run" in "jitscope::jitvm::Vm::Run(std::span<...>)".
+bool ContainsWord(std::string_view name, std::string_view word) {
+  if (word.empty()) return false;
+  for (size_t at = name.find(word); at != std::string_view::npos; at = name.find(word, at + 1)) {
+    const size_t end = at + word.size();
+    if ((at == 0 || !IsIdentifierChar(name[at - 1])) &&
+        (end == name.size() || !IsIdentifierChar(name[end]))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 std::vector<const CodeVersion*> SelectVersions(const std::vector<CodeVersion>& versions,
                                                const std::string& selector) {
   std::vector<const CodeVersion*> chosen;
@@ -277,12 +301,20 @@ std::vector<const CodeVersion*> SelectVersions(const std::vector<CodeVersion>& v
             std::string::npos) {
       number = std::stoull(digits, nullptr, by_id ? 10 : 16);
     }
+    for (const CodeVersion& v : versions) {
+      const bool match = by_id ? number && v.method_id == number
+                               : number && *number >= v.start && *number - v.start < v.size;
+      if (match) chosen.push_back(&v);
+    }
+    return chosen;
   }
+  // A whole name; failing that, a name that holds the selector as a word.
   for (const CodeVersion& v : versions) {
-    const bool match = by_id        ? number && v.method_id == number
-                       : by_address ? number && *number >= v.start && *number - v.start < v.size
-                                    : v.name == selector;
-    if (match) chosen.push_back(&v);
+    if (v.name == selector) chosen.push_back(&v);
+  }
+  if (!chosen.empty()) return chosen;
+  for (const CodeVersion& v : versions) {
+    if (ContainsWord(v.name, selector)) chosen.push_back(&v);
   }
   return chosen;
 }

@@ -66,8 +66,10 @@ struct Annotation {
 Annotation Annotate(const CodeVersion& version, CodeLocator& locator,
                     const disasm::Decoder& decoder, disasm::Syntax syntax);
 
-// The versions `selector` names: a function name (every version of it), "#ID" (a method id),
-// or "0xADDR" (every version whose code held that address). Empty when none does.
+// The versions `selector` names: a function name (every version of it; when no name is exactly
+// it, every name that holds it as a word, such as "mixHot" in V8's "JS:*mixHot /app.js:4:16"),
+// "#ID" (a method id), or "0xADDR" (every version whose code held that address). Empty when none
+// does.
 std::vector<const CodeVersion*> SelectVersions(const std::vector<CodeVersion>& versions,
                                                const std::string& selector);
 
