@@ -19,6 +19,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "jitdump_test_reader.h"
 #include "jitscope/disasm/control_flow.h"
@@ -336,6 +337,45 @@ TEST_F(OnednnTest, PerfInjectOfOurJitdumpNamesOneDnnKernels) {
   }
   // The convolution and matmul kernels do the work; perf must name their samples.
   EXPECT_GT(in_kernels, 30) << report.out;
+}
+
+// jitscope annotate on a oneDNN session: the hottest kernel, known only through Intel's stub (no
+// jitdump), disassembled from the bytes the collector recorded, with its AVX instructions and
+// the samples on them.
+TEST_F(OnednnTest, AnnotateShowsTheHottestKernelsAvxInstructionsAndTheirSamples) {
+  const std::string session = Path("session");
+  // DNNL_JIT_PROFILE=1: oneDNN reports to the collector only.
+  const ProcessResult record = RunProgram(
+      {JITSCOPE_CLI, "record", "-o", session, "--", JITSCOPE_ONEDNN_WORKLOAD, "hot", "1"},
+      Environment("1", "trace"));
+  ASSERT_TRUE(record.ok()) << record.Describe();
+  const ProcessResult run =
+      RunProgram({JITSCOPE_CLI, "annotate", session, "--top", "1", "--format", "json"});
+  ASSERT_TRUE(run.ok()) << run.Describe();
+  const nlohmann::json root = nlohmann::json::parse(run.out);
+  ASSERT_EQ(root["versions"].size(), 1u) << run.out.substr(0, 2000);
+  const nlohmann::json& kernel = root["versions"][0];
+  EXPECT_TRUE(kernel["code_recorded"].get<bool>()) << kernel["name"];
+  const uint64_t samples = kernel["samples"];
+  EXPECT_GT(samples, 50u) << "too few samples in " << kernel["name"] << " to judge";
+  uint64_t on_instructions = 0, avx = 0, avx_samples = 0;
+  for (const nlohmann::json& in : kernel["instructions"]) {
+    const uint64_t n = in["samples"];
+    on_instructions += n;
+    EXPECT_TRUE(n == 0 || in["text"] != "(bad)") << "a sample on bytes that do not decode";
+    if (in["text"].get<std::string>().starts_with("v")) {
+      ++avx;
+      avx_samples += n;
+    }
+  }
+  EXPECT_EQ(on_instructions, samples);
+  EXPECT_GT(avx, 10u) << kernel["name"];
+  // The kernels are vector loops: most of their samples are on (or, by skid, just after) AVX
+  // instructions; at least some are on them.
+  EXPECT_GT(avx_samples, 0u) << kernel["name"];
+  std::printf("%s: %llu samples, %llu AVX instructions holding %llu of them\n",
+              kernel["name"].get<std::string>().c_str(), static_cast<unsigned long long>(samples),
+              static_cast<unsigned long long>(avx), static_cast<unsigned long long>(avx_samples));
 }
 
 }  // namespace
