@@ -371,8 +371,8 @@ TEST_F(OnednnTest, AnnotateShowsTheHottestKernelsAvxInstructionsAndTheirSamples)
   EXPECT_EQ(on_instructions, samples);
   EXPECT_GT(avx, 10u) << kernel["name"];
   // The kernels are vector loops: most of their samples are on (or, by skid, just after) AVX
-  // instructions; at least some are on them.
-  EXPECT_GT(avx_samples, 0u) << kernel["name"];
+  // instructions (seen: 727 of 737 in jit_brgemm_kernel_t).
+  EXPECT_GT(avx_samples * 2, samples) << kernel["name"];
   std::printf("%s: %llu samples, %llu AVX instructions holding %llu of them\n",
               kernel["name"].get<std::string>().c_str(), static_cast<unsigned long long>(samples),
               static_cast<unsigned long long>(avx), static_cast<unsigned long long>(avx_samples));
