@@ -115,5 +115,52 @@ TEST(CodeHistoryTest, JitdumpLoadsAndMoves) {
   EXPECT_EQ(history.Find(0x5000, 300), nullptr);
 }
 
+// OProfile's agent API (HotSpot through a JVMTI agent): each load a version of its own region,
+// ended by its unload or by code loaded over it; from the trace and from an OProfile dump.
+TEST(CodeHistoryTest, OprofileLoadsAndUnloads) {
+  auto load = [](uint64_t time, uint64_t address, uint32_t size) {
+    trace::OprofileCodeLoadEvent event;
+    event.agent = 1;
+    event.address = address;
+    event.size = size;
+    event.name = "HotLoop.mix(JI)J";
+    return Record{time, 1, event};
+  };
+  const std::vector<Record> records = {
+      load(100, 0x1000, 0x40),
+      load(110, 0x2000, 0x40),
+      {200, 1, trace::OprofileUnloadEvent{1, 0x1000, 0x40}},
+      load(300, 0x2020, 0x40),  // over the second half of the code at 0x2000
+      load(400, 0x1000, 0x10),  // a new load where the unloaded code was
+  };
+  CodeHistory history;
+  history.Add(records);
+  EXPECT_EQ(history.version_count(), 4u);
+  ASSERT_NE(history.Find(0x1030, 150), nullptr);
+  EXPECT_EQ(history.Find(0x1030, 150)->loaded_ns, 100u);
+  EXPECT_EQ(history.Find(0x1030, 150)->regions.size(), 1u);
+  EXPECT_EQ(history.Find(0x1030, 200), nullptr) << "unloaded";
+  EXPECT_EQ(history.Find(0x2000, 299)->loaded_ns, 110u);
+  EXPECT_EQ(history.Find(0x2000, 300), nullptr) << "loaded over";
+  EXPECT_EQ(history.Find(0x2050, 300)->loaded_ns, 300u);
+  EXPECT_EQ(history.Find(0x1000, 400)->loaded_ns, 400u);
+  EXPECT_EQ(history.Find(0x1030, 400), nullptr) << "past the new, shorter load";
+
+  formats::ParsedOprofileDump dump;
+  auto dump_load = [](uint64_t seconds, uint64_t vma, uint32_t size) {
+    formats::OprofileDumpCodeLoad code;
+    code.vma = vma;
+    code.code_size = size;
+    return formats::OprofileDumpRecord{0, seconds, code};
+  };
+  dump.records.push_back(dump_load(1, 0x7000, 0x20));
+  dump.records.push_back(formats::OprofileDumpRecord{0, 3, formats::OprofileDumpUnload{0x7000}});
+  CodeHistory from_dump;
+  from_dump.Add(dump);
+  ASSERT_NE(from_dump.Find(0x7010, 2'000'000'000), nullptr) << "dump times are seconds";
+  EXPECT_EQ(from_dump.Find(0x7010, 2'000'000'000)->loaded_ns, 1'000'000'000u);
+  EXPECT_EQ(from_dump.Find(0x7010, 3'000'000'000), nullptr);
+}
+
 }  // namespace
 }  // namespace jitscope::symbolize

@@ -68,6 +68,8 @@ struct OprofileDumpRecord {
   uint64_t timestamp = 0;  // seconds
   std::variant<OprofileDumpCodeLoad, OprofileDumpUnload, OprofileDumpClose, OprofileDumpDebugInfo>
       body;
+  // The timestamp in nanoseconds, the unit of every other JIT file's times.
+  uint64_t timestamp_ns() const { return timestamp * 1'000'000'000; }
 };
 
 struct OprofileDumpStats {

@@ -7,6 +7,12 @@
 #include "jitscope/symbolize/symbol_index.h"
 
 namespace jitscope::symbolize {
+namespace {
+
+// OProfile's code has no method id.
+constexpr uint64_t kNoMethodId = 0;
+
+}  // namespace
 
 void CodeHistory::EndOverlapping(uint64_t address, uint64_t size, uint64_t time_ns) {
   if (size == 0) return;
@@ -48,6 +54,19 @@ void CodeHistory::Add(const formats::ParsedJitdump& dump) {
   }
 }
 
+void CodeHistory::Add(const formats::ParsedOprofileDump& dump) {
+  for (const formats::OprofileDumpRecord& record : dump.records) {
+    const uint64_t time = record.timestamp_ns();
+    if (const auto* unload = std::get_if<formats::OprofileDumpUnload>(&record.body)) {
+      EndOverlapping(unload->vma, 1, time);
+    } else if (const auto* load = std::get_if<formats::OprofileDumpCodeLoad>(&record.body)) {
+      if (load->code_size == 0) continue;
+      EndOverlapping(load->vma, load->code_size, time);
+      AddVersion(kNoMethodId, load->vma, load->code_size, time);
+    }
+  }
+}
+
 void CodeHistory::Add(std::span<const trace::Record> records) {
   std::unordered_map<uint32_t, size_t> live;  // method id → its version, while it lives
   for (const trace::Record& record : records) {
@@ -66,6 +85,12 @@ void CodeHistory::Add(std::span<const trace::Record> records) {
       versions_[it->second].regions.push_back({code->address, code->size, time});
       by_address_.emplace(code->address, it->second);
       max_region_size_ = std::max<uint64_t>(max_region_size_, code->size);
+    } else if (const auto* load = std::get_if<trace::OprofileCodeLoadEvent>(&record.event)) {
+      if (load->size == 0) continue;
+      EndOverlapping(load->address, load->size, time);
+      AddVersion(kNoMethodId, load->address, load->size, time);
+    } else if (const auto* unload = std::get_if<trace::OprofileUnloadEvent>(&record.event)) {
+      EndOverlapping(unload->address, std::max<uint32_t>(unload->size, 1), time);
     } else if (const auto* update = std::get_if<trace::RangeUpdateEvent>(&record.event)) {
       EndOverlapping(update->address, update->size, time);
     } else if (const auto* unload = std::get_if<trace::UnloadEvent>(&record.event)) {

@@ -12,7 +12,9 @@
 // code no longer says what runs there. Inline loads describe code inside a region already held and
 // add nothing. Built from the native trace and from perf jitdumps (V8, LLVM, oneDNN), where each
 // CODE_LOAD is a version of one region and a CODE_MOVE ends the version it moves (the code store
-// has no bytes at the new address).
+// has no bytes at the new address). OProfile's code (op_write_native_code, in the trace or in an
+// OProfile dump) has no method id: each load is a version of one region, ended by its unload or
+// by code loaded over it.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +24,7 @@
 #include <vector>
 
 #include "jitscope/formats/jitdump_reader.h"
+#include "jitscope/formats/oprofile_dump_reader.h"
 #include "jitscope/trace/event.h"
 
 namespace jitscope::symbolize {
@@ -32,7 +35,7 @@ struct CodeVersion {
     uint64_t size = 0;
     uint64_t loaded_ns = 0;  // when this region was reported: its bytes are the code store's then
   };
-  uint64_t method_id = 0;  // the Intel method id, or a jitdump's code_index
+  uint64_t method_id = 0;  // the Intel method id, or a jitdump's code_index; 0 for OProfile's
   uint64_t loaded_ns = 0;  // the first region's load
   uint64_t ended_ns = UINT64_MAX;
   std::vector<Region> regions;  // in load order: regions[0] starts at the method's entry
@@ -44,6 +47,8 @@ class CodeHistory {
   void Add(std::span<const trace::Record> records);
   // Adds the records of one jitdump.
   void Add(const formats::ParsedJitdump& dump);
+  // Adds the records of one OProfile dump.
+  void Add(const formats::ParsedOprofileDump& dump);
 
   // The version whose code held `address` at `time_ns` (kLatest, symbol_index.h: the latest
   // version loaded there, whatever its end), or nullptr.

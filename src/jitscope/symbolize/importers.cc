@@ -147,16 +147,11 @@ void ImportPerfMap(const formats::ParsedPerfMap& map, IndexBuilder& builder) {
   }
 }
 
-namespace {
-// OProfile dump timestamps are seconds of wall-clock time; the index keeps nanoseconds.
-constexpr uint64_t kNsPerSecond = 1000000000;
-}  // namespace
-
 void ImportOprofileDump(const formats::ParsedOprofileDump& dump, IndexBuilder& builder) {
   builder.Reserve(dump.records.size());
   std::vector<AddressLine> lines;
   for (const formats::OprofileDumpRecord& record : dump.records) {
-    const uint64_t time = record.timestamp * kNsPerSecond;
+    const uint64_t time = record.timestamp_ns();
     if (const auto* unload = std::get_if<formats::OprofileDumpUnload>(&record.body)) {
       builder.AddUnloadAddress(time, unload->vma);
       continue;
@@ -202,7 +197,7 @@ void ImportCode(const formats::ParsedJitdump& dump, CodeStore& store) {
 void ImportCode(const formats::ParsedOprofileDump& dump, CodeStore& store) {
   for (const formats::OprofileDumpRecord& record : dump.records) {
     if (const auto* load = std::get_if<formats::OprofileDumpCodeLoad>(&record.body)) {
-      store.Add(record.timestamp * kNsPerSecond, load->vma, load->code);
+      store.Add(record.timestamp_ns(), load->vma, load->code);
     }
   }
 }

@@ -249,6 +249,7 @@ CodeHistory SourceSet::BuildCodeHistory(uint32_t pid) const {
       records.insert(records.end(), t->records.begin(), t->records.end());
     }
     if (const auto* d = std::get_if<formats::ParsedJitdump>(&file->parsed)) history.Add(*d);
+    if (const auto* o = std::get_if<formats::ParsedOprofileDump>(&file->parsed)) history.Add(*o);
   }
   std::stable_sort(
       records.begin(), records.end(),
