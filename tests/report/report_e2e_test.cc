@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "jitscope/report/profile_builder.h"
@@ -47,8 +48,9 @@ class ReportE2eTest : public ::testing::Test {
   }
 
   static Profile Build(const std::string& dir, bool inline_frames = true) {
-    base::StatusOr<Profile> profile =
-        BuildProfile(dir, {.inline_frames = inline_frames, .progress = {}, .jit_sources = {}});
+    BuildOptions options;
+    options.inline_frames = inline_frames;
+    base::StatusOr<Profile> profile = BuildProfile(dir, options);
     EXPECT_TRUE(profile.ok()) << profile.status().message();
     return profile.ok() ? std::move(*profile) : Profile{};
   }
@@ -190,8 +192,7 @@ TEST(ReportReuseTest, ReusedAddressesNameWhatWasThereAtTheTime) {
   }
   ASSERT_TRUE(later_loaded.has_value()) << "later was not compiled into warm's old memory";
 
-  base::StatusOr<Profile> profile =
-      BuildProfile(dir, {.inline_frames = true, .progress = {}, .jit_sources = {}});
+  base::StatusOr<Profile> profile = BuildProfile(dir, BuildOptions{});
   ASSERT_TRUE(profile.ok()) << profile.status().message();
   uint64_t warm_baseline = 0, later = 0;
   for (const Stack& stack : profile->stacks) {
@@ -207,6 +208,63 @@ TEST(ReportReuseTest, ReusedAddressesNameWhatWasThereAtTheTime) {
   }
   EXPECT_GT(warm_baseline, 0u);
   EXPECT_GT(later, 0u);
+}
+
+// A recording of two processes (a shell starting two jitvm): each stack's outermost frame is its
+// process, the header lists them, and --pid and --comm choose among them.
+TEST(ReportProcessesTest, EachProcessIsATreeOfItsOwnAndFiltersChooseThem) {
+  TempDir tmp;
+  const std::string dir = tmp.path() + "/session";
+  const std::string programs = JITVM_PROGRAMS;
+  const std::string shell = std::string(JITVM) + " " + programs + "/hotspot.jv 1500 & " + JITVM +
+                            " " + programs + "/fib.jv 24; wait";
+  auto record = RunProgram({JITSCOPE_CLI, "record", "-o", dir, "--", "sh", "-c", shell});
+  ASSERT_EQ(record.exit_code, 0) << record.err;
+
+  base::StatusOr<Profile> profile = BuildProfile(dir, BuildOptions{});
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  std::map<uint32_t, uint64_t> jitvm;  // pid → samples
+  for (const ProcessShare& process : profile->processes) {
+    if (process.name == "jitvm") jitvm[process.pid] = process.samples;
+  }
+  ASSERT_EQ(jitvm.size(), 2u) << "both jitvm processes were sampled";
+  // Every stack ends in its process's root frame, and the roots' samples are the shares.
+  std::map<std::string, uint64_t> by_root;
+  for (const Stack& stack : profile->stacks) {
+    const Location& root = profile->locations[stack.frames.back()];
+    EXPECT_EQ(root.kind, FrameKind::kProcess) << root.function;
+    by_root[root.function] += stack.samples;
+  }
+  for (const auto& [pid, samples] : jitvm) {
+    EXPECT_EQ(by_root[fmt::format("jitvm (pid {})", pid)], samples);
+  }
+  const auto text = RunProgram({JITSCOPE_CLI, "report", dir});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find(" processes, the busiest: jitvm (pid "), std::string::npos) << text.out;
+
+  // --pid: one process, so no root frames; exactly its samples.
+  const uint32_t first = jitvm.begin()->first;
+  BuildOptions one;
+  one.pids = {first};
+  base::StatusOr<Profile> chosen = BuildProfile(dir, one);
+  ASSERT_TRUE(chosen.ok()) << chosen.status().message();
+  EXPECT_EQ(chosen->total_samples, jitvm.begin()->second);
+  EXPECT_EQ(chosen->filtered_out, profile->total_samples - jitvm.begin()->second);
+  for (const Stack& stack : chosen->stacks) {
+    EXPECT_NE(chosen->locations[stack.frames.back()].kind, FrameKind::kProcess);
+  }
+  // --comm through the command line: both jitvm; a name no process had leaves nothing.
+  const auto by_comm = RunProgram({JITSCOPE_CLI, "report", dir, "--comm", "jitvm,nothing"});
+  ASSERT_EQ(by_comm.exit_code, 0) << by_comm.err;
+  EXPECT_NE(by_comm.out.find("# 2 processes, the busiest: jitvm"), std::string::npos)
+      << by_comm.out;
+  const auto none = RunProgram({JITSCOPE_CLI, "report", dir, "--comm", "nothing"});
+  ASSERT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_NE(none.out.find("# no samples of the processes chosen\n"), std::string::npos) << none.out;
+  const auto bad = RunProgram({JITSCOPE_CLI, "report", dir, "--pid", "12x"});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("--pid 12x: expected process ids separated by commas"), std::string::npos)
+      << bad.err;
 }
 
 TEST_F(ReportE2eTest, AnInlinedCalleeIsAnInlineFrameUnderItsCaller) {
@@ -385,8 +443,7 @@ TEST(ForeignJitTest, NodePerfProfFunctionsAreNamedWithoutPerfInject) {
                                 " && exec " JITSCOPE_CLI " record -o session -- " NODE_PROGRAM
                                 " --perf-prof hot.js"});
   ASSERT_EQ(record.exit_code, 0) << record.err;
-  base::StatusOr<Profile> profile = BuildProfile(
-      tmp.path() + "/session", {.inline_frames = true, .progress = {}, .jit_sources = {}});
+  base::StatusOr<Profile> profile = BuildProfile(tmp.path() + "/session", BuildOptions{});
   ASSERT_TRUE(profile.ok()) << profile.status().message();
   uint64_t hot = 0;
   for (const Stack& stack : profile->stacks) {

@@ -74,6 +74,30 @@ TEST(TextWriterTest, NoSamplesSaysSo) {
             "# no samples: the command ended before the first one, or sampling was not allowed\n");
 }
 
+// A recording of several processes: the busiest five in the header, with what the --pid and
+// --comm filters left out; and a filter that left nothing.
+TEST(TextWriterTest, SeveralProcessesAndFilters) {
+  Profile profile = SampleProfile();
+  profile.warnings.clear();
+  profile.processes = {{7, "jitvm", 4}, {3, "node", 2}, {9, "", 1},
+                       {1, "a", 1},     {2, "b", 1},    {4, "c", 1}};
+  profile.filtered_out = 5;
+  const std::string text = RenderText(profile, {.sort = SortKey::kMethod, .top = 1});
+  EXPECT_EQ(text.substr(0, text.find("#\n")),
+            "# jitscope report: jitvm hot.jv\n"
+            "# 10 samples over 0.01 s, one per 1 ms of CPU time per thread\n"
+            "# 5 samples of other processes left out (--pid, --comm)\n"
+            "# 6 processes, the busiest: jitvm (pid 7) 40.0%, node (pid 3) 20.0%, ? (pid 9) 10.0%, "
+            "a (pid 1) 10.0%, b (pid 2) 10.0% and 1 more\n");
+  Profile none;
+  none.sample_period_ns = 1'000'000;
+  none.filtered_out = 3;
+  EXPECT_EQ(RenderText(none, {}),
+            "# 0 samples over 0.00 s, one per 1 ms of CPU time per thread\n"
+            "# 3 samples of other processes left out (--pid, --comm)\n"
+            "# no samples of the processes chosen\n");
+}
+
 // `hot` stands for two code objects under `main` (the optimized and the baseline tier, in the
 // modules jitvm-opt and jitvm-base): each frame says which, in every flame-graph format.
 TEST(FoldedWriterTest, RootFirstWithFlamegraphAnnotations) {

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "jitscope/cli/pid_list.h"
 #include "jitscope/formats/output_formats.h"
 
 namespace jitscope::cli {
@@ -22,24 +23,6 @@ constexpr char kRecordExamples[] = R"(Examples:
 Sampling running process PID, and what it starts, for ten seconds:
   jitscope record -p PID -- sleep 10
 )";
-
-// "PID[,PID...]": decimal process ids, each at least 1.
-base::StatusOr<std::vector<pid_t>> ParsePids(const std::string& text) {
-  std::vector<pid_t> pids;
-  std::string_view rest = text;
-  for (;;) {
-    const size_t comma = std::min(rest.find(','), rest.size());
-    const std::string_view field = rest.substr(0, comma);
-    pid_t pid = 0;
-    const auto [end, error] = std::from_chars(field.data(), field.data() + field.size(), pid);
-    if (field.empty() || error != std::errc() || end != field.data() + field.size() || pid <= 0) {
-      return base::Status::Error("-p %s: expected process ids separated by commas", text.c_str());
-    }
-    if (std::find(pids.begin(), pids.end(), pid) == pids.end()) pids.push_back(pid);
-    if (comma == rest.size()) return pids;
-    rest.remove_prefix(comma + 1);
-  }
-}
 
 }  // namespace
 
@@ -79,17 +62,9 @@ void AddRecordCommand(CLI::App& app, record::SessionOptions& options) {
   command->add_option("--formats", options.formats,
                       "Files the collector writes (JITSCOPE_FORMATS), comma-separated, of: " +
                           formats::KnownOutputFormats() + "; default: trace");
-  command
-      ->add_option_function<std::string>(
-          "-p,--pid",
-          [&options](const std::string& text) {
-            base::StatusOr<std::vector<pid_t>> pids = ParsePids(text);
-            if (!pids.ok()) throw CLI::ValidationError(pids.status().message());
-            options.attach = *pids;
-          },
-          "Sample these running processes (PID[,PID...]); needs the rights perf_event_open and "
-          "/proc/PID/maps ask for: see 'Permissions' in the README")
-      ->type_name("PID[,PID...]");
+  AddPidListOption(command, "-p,--pid", "-p", options.attach,
+                   "Sample these running processes (PID[,PID...]); needs the rights "
+                   "perf_event_open and /proc/PID/maps ask for: see 'Permissions' in the README");
   command
       ->add_option("command", options.command,
                    "The command to run, after --; with -p, the command that times the "

@@ -10,6 +10,7 @@
 
 #include "jitscope/base/files.h"
 #include "jitscope/base/scoped_resource.h"
+#include "jitscope/cli/pid_list.h"
 #include "jitscope/report/folded_writer.h"
 #include "jitscope/report/pprof_writer.h"
 #include "jitscope/report/profile_builder.h"
@@ -107,6 +108,14 @@ void AddReportCommand(CLI::App& app, ReportOptions& options) {
       ->default_val("method");
   command->add_option("--top", options.text.top, "text: how many entries (0 = all)")
       ->default_val(25);
+  AddPidListOption(command, "--pid", "--pid", options.build.pids,
+                   "Only the samples of these processes");
+  command
+      ->add_option("--comm", options.build.comms,
+                   "Only the samples of processes with these command names (COMM, as ps shows "
+                   "them)")
+      ->delimiter(',')
+      ->type_name("COMM[,COMM...]");
   command->add_flag("--inline,!--no-inline", options.inline_frames,
                     "Show inlined functions as frames of their own (default), or fold them into "
                     "the function they were inlined into");

@@ -22,6 +22,9 @@ enum class FrameKind : uint8_t {
   // IsAnonymousMemory) that no JIT file names: `function` is "[anonymous]", `module` the mapping.
   kAnonymous,
   kUnknown,  // no symbol: `function` is "[unknown]", `module` the mapping that held it, if any
+  // The outermost frame of every stack of a recording of several processes: `function` is
+  // "COMM (pid PID)", so each process is a tree of its own.
+  kProcess,
 };
 
 // One distinct frame: the same function at the same file:line, in the same module, of the same
@@ -46,14 +49,25 @@ struct Stack {
   uint64_t last_time_ns = 0;
 };
 
+// One process of the recording and its samples.
+struct ProcessShare {
+  uint32_t pid = 0;
+  std::string name;  // its command name (COMM), "" when none was recorded
+  uint64_t samples = 0;
+  bool operator==(const ProcessShare&) const = default;
+};
+
 struct Profile {
   std::vector<Location> locations;
   std::vector<Stack> stacks;      // distinct stacks, heaviest first, ties in first-seen order
   uint64_t total_samples = 0;     // the sum of stacks[i].samples
+  uint64_t filtered_out = 0;      // samples of processes BuildOptions' pids and comms left out
   uint64_t sample_period_ns = 0;  // nominal time one sample stands for (1e9 / frequency)
   uint64_t start_time_ns = 0;     // CLOCK_MONOTONIC of the first and last sample
   uint64_t end_time_ns = 0;
   std::string command;  // what was recorded, for titles ("" when unknown)
+  // The processes with samples, busiest first (ties: lowest pid first).
+  std::vector<ProcessShare> processes;
   // For a session recorded with --call-graph dwarf: how many samples' walks ended for each reason
   // (unwind::StopReasonName: "end of stack" is a complete stack, the others were cut short), in
   // the reasons' order; empty for frame-pointer sessions.

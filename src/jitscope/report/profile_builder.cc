@@ -23,6 +23,7 @@
 #include "jitscope/report/jit_advice.h"
 #include "jitscope/report/native_symbolizer.h"
 #include "jitscope/report/process_maps.h"
+#include "jitscope/report/process_names.h"
 #include "jitscope/report/sample_walker.h"
 #include "jitscope/symbolize/source_set.h"
 
@@ -72,30 +73,49 @@ class Builder {
       : options_(options),
         data_(data),
         sources_(sources),
-        walker_(data, sources, vdso_path, latest_code) {}
+        walker_(data, sources, vdso_path, latest_code),
+        names_(data.comms, data.tasks) {}
 
   Profile Build() && {
     const uint64_t total = data_.samples.size();
     uint64_t done = 0;
-    std::vector<uint32_t> frames;
+    // The samples the filters keep, and how many each process has.
+    std::vector<const formats::Sample*> kept;
+    std::map<uint32_t, ProcessShare> processes;
     for (const formats::Sample& sample : data_.samples) {
+      if (!Wanted(sample)) continue;
+      kept.push_back(&sample);
+      ProcessShare& process = processes[sample.pid];
+      process.pid = sample.pid;
+      ++process.samples;
+      process.name = names_.NameAt(sample.pid, sample.time_ns);  // the latest
+    }
+    const bool roots = options_.process_roots && processes.size() > 1;
+    std::vector<uint32_t> frames;
+    for (const formats::Sample* sample : kept) {
       frames.clear();
-      AppendStack(sample, frames);
+      AppendStack(*sample, frames);
+      if (roots) frames.push_back(ProcessRoot(*sample));
       auto [it, inserted] = stack_ids_.try_emplace(frames, profile_.stacks.size());
-      if (inserted) profile_.stacks.push_back(Stack{frames, 0, sample.time_ns, sample.time_ns});
+      if (inserted) profile_.stacks.push_back(Stack{frames, 0, sample->time_ns, sample->time_ns});
       Stack& stack = profile_.stacks[it->second];
       ++stack.samples;
-      stack.last_time_ns = sample.time_ns;  // samples are in time order
+      stack.last_time_ns = sample->time_ns;  // samples are in time order
       if (options_.progress && ++done % 4096 == 0) options_.progress(done, total);
     }
     if (options_.progress) options_.progress(total, total);
+    for (auto& [pid, process] : processes) profile_.processes.push_back(std::move(process));
+    std::stable_sort(
+        profile_.processes.begin(), profile_.processes.end(),
+        [](const ProcessShare& a, const ProcessShare& b) { return a.samples > b.samples; });
     // Heaviest first; stable, so equal stacks keep the order they were first seen in.
     std::stable_sort(profile_.stacks.begin(), profile_.stacks.end(),
                      [](const Stack& a, const Stack& b) { return a.samples > b.samples; });
-    profile_.total_samples = total;
-    if (!data_.samples.empty()) {
-      profile_.start_time_ns = data_.samples.front().time_ns;
-      profile_.end_time_ns = data_.samples.back().time_ns;
+    profile_.total_samples = kept.size();
+    profile_.filtered_out = total - kept.size();
+    if (!kept.empty()) {
+      profile_.start_time_ns = kept.front()->time_ns;
+      profile_.end_time_ns = kept.back()->time_ns;
     }
     if (walker_.unwinding()) {
       for (size_t i = 0; i < unwind::kStopReasonCount; ++i) {
@@ -121,6 +141,27 @@ class Builder {
   }
 
  private:
+  bool Wanted(const formats::Sample& sample) const {
+    if (!options_.pids.empty() &&
+        std::find(options_.pids.begin(), options_.pids.end(), sample.pid) == options_.pids.end()) {
+      return false;
+    }
+    return options_.comms.empty() ||
+           std::find(options_.comms.begin(), options_.comms.end(),
+                     names_.NameAt(sample.pid, sample.time_ns)) != options_.comms.end();
+  }
+
+  uint32_t ProcessRoot(const formats::Sample& sample) {
+    const std::string name = names_.NameAt(sample.pid, sample.time_ns);
+    return Intern(
+        Location{.function = fmt::format("{} (pid {})", name.empty() ? "?" : name, sample.pid),
+                 .module = "",
+                 .file = "",
+                 .line = 0,
+                 .kind = FrameKind::kProcess,
+                 .inlined = false});
+  }
+
   void AppendStack(const formats::Sample& sample, std::vector<uint32_t>& frames) {
     walker_.Walk(sample, addresses_);
     bool in_kernel = false;
@@ -208,6 +249,7 @@ class Builder {
   const formats::SampleData& data_;
   const symbolize::SourceSet& sources_;
   SampleWalker walker_;
+  ProcessNames names_;
   std::vector<StackAddress> addresses_;
   NativeSymbolizer native_;
   std::map<uint32_t, std::unique_ptr<symbolize::SymbolIndex>> indexes_;

@@ -40,6 +40,13 @@ struct BuildOptions {
   std::function<void(uint64_t, uint64_t)> progress;
   // More JIT files, or directories to search for them (collector traces, jitdumps, perf maps).
   std::vector<std::string> jit_sources;
+  // Only the samples of these processes (by pid), and of processes with these command names
+  // (their main thread's COMM at the sample's time); empty: every process.
+  std::vector<uint32_t> pids;
+  std::vector<std::string> comms;
+  // When samples of several processes remain, each stack's outermost frame is its process
+  // ("COMM (pid PID)", FrameKind::kProcess), so each process is a tree of its own.
+  bool process_roots = true;
 };
 
 // `input`: a session directory, or a perf.data file (formats::LooksLikePerfData).

@@ -78,6 +78,8 @@ std::string Colour(const Location& l) {
     case FrameKind::kAnonymous:
     case FrameKind::kUnknown:
       return fmt::format("rgb({},{},{})", 170 + v / 2, 170 + v / 2, 170 + v / 2);
+    case FrameKind::kProcess:
+      return fmt::format("rgb({},{},{})", 200 + v / 2, 200 + v / 2, 120 + v);
   }
   return "grey";
 }
@@ -95,6 +97,8 @@ const char* KindName(const Location& l) {
       return "anonymous memory";
     case FrameKind::kUnknown:
       return "unknown";
+    case FrameKind::kProcess:
+      return "process";
   }
   return "";
 }

@@ -96,6 +96,23 @@ std::string RenderText(const Profile& profile, const TextOptions& options) {
   out += fmt::format("# {} samples over {:.2f} s, one per {:.3g} ms of CPU time per thread\n",
                      profile.total_samples, seconds,
                      static_cast<double>(profile.sample_period_ns) / 1e6);
+  if (profile.filtered_out > 0) {
+    out += fmt::format("# {} samples of other processes left out (--pid, --comm)\n",
+                       profile.filtered_out);
+  }
+  if (profile.processes.size() > 1) {
+    // The busiest processes of a recording of several (record -p, -a, a command's children).
+    constexpr size_t kShown = 5;
+    std::vector<std::string> parts;
+    for (size_t i = 0; i < profile.processes.size() && i < kShown; ++i) {
+      const ProcessShare& p = profile.processes[i];
+      parts.push_back(fmt::format("{} (pid {}) {}", p.name.empty() ? "?" : p.name, p.pid,
+                                  Percent(p.samples, profile.total_samples)));
+    }
+    const size_t more = profile.processes.size() - parts.size();
+    out += fmt::format("# {} processes, the busiest: {}{}\n", profile.processes.size(),
+                       fmt::join(parts, ", "), more > 0 ? fmt::format(" and {} more", more) : "");
+  }
   if (!profile.unwind_stops.empty()) {
     std::vector<std::string> parts;
     for (const auto& [reason, count] : profile.unwind_stops) {
@@ -106,6 +123,10 @@ std::string RenderText(const Profile& profile, const TextOptions& options) {
   }
   for (const std::string& warning : profile.warnings)
     out += fmt::format("# warning: {}\n", warning);
+  if (profile.total_samples == 0 && profile.filtered_out > 0) {
+    out += "# no samples of the processes chosen\n";
+    return out;
+  }
   if (profile.total_samples == 0) {
     out += "# no samples: the command ended before the first one, or sampling was not allowed\n";
     return out;
