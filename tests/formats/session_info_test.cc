@@ -43,6 +43,24 @@ TEST(SessionInfoTest, AttachedProcessesRoundTrip) {
   EXPECT_EQ(*read, info);
 }
 
+TEST(SessionInfoTest, SystemWideRoundTrip) {
+  test_support::TempDir tmp;
+  const SessionInfo info{.command = {},
+                         .pid = 0,
+                         .frequency_hz = 99,
+                         .start_time_ns = 5,
+                         .attached = {{1234, {"jitvm"}, "/srv/traces"}},
+                         .system_wide = true};
+  ASSERT_TRUE(WriteSessionInfo(tmp.path(), info).ok());
+  EXPECT_EQ(test_support::ReadFile(tmp.path() + "/session.json"),
+            "{\"command\":[],\"pid\":0,\"frequency_hz\":99,\"start_time_ns\":5,"
+            "\"attached\":[{\"pid\":1234,\"command\":[\"jitvm\"],"
+            "\"collector_output_dir\":\"/srv/traces\"}],\"system_wide\":true}\n");
+  base::StatusOr<SessionInfo> read = ReadSessionInfo(tmp.path());
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(*read, info);
+}
+
 TEST(SessionInfoTest, WrongShapesAreErrorsNotCrashes) {
   for (const char* text :
        {"", "[]", "{}", "{\"command\": \"jitvm\"}", "not json",
@@ -57,7 +75,9 @@ TEST(SessionInfoTest, WrongShapesAreErrorsNotCrashes) {
         "{\"command\": [], \"pid\": 1, \"frequency_hz\": 1, \"start_time_ns\": 1, "
         "\"attached\": [{\"pid\": 7, \"command\": []}]}",
         "{\"command\": [], \"pid\": 1, \"frequency_hz\": 1, \"start_time_ns\": 1, "
-        "\"attached\": [{\"pid\": 7, \"command\": [3], \"collector_output_dir\": \"\"}]}"}) {
+        "\"attached\": [{\"pid\": 7, \"command\": [3], \"collector_output_dir\": \"\"}]}",
+        "{\"command\": [], \"pid\": 1, \"frequency_hz\": 1, \"start_time_ns\": 1, "
+        "\"system_wide\": 1}"}) {
     base::StatusOr<SessionInfo> info = ParseSessionInfo(text);
     ASSERT_FALSE(info.ok()) << text;
     EXPECT_EQ(info.status().message(), "not a jitscope session.json");

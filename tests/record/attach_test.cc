@@ -99,21 +99,47 @@ LeafCounts CountSeries(const report::Profile& profile, uint32_t line) {
   return counts;
 }
 
+// The example JIT running hotspot.jv with the collector configured (its trace going into
+// `traces`, made here), recorded once it has run a while by `jitscope record OPTIONS -o DIR --
+// sleep 1`, where "PID" in OPTIONS stands for its pid; killed once the recording ends.
+struct RecordedJitvm {
+  test_support::ProcessResult record;
+  pid_t pid = 0;
+};
+RecordedJitvm RecordRunningJitvm(const std::string& traces, const std::string& dir,
+                                 const std::vector<std::string>& options) {
+  RecordedJitvm out;
+  if (::mkdir(traces.c_str(), 0700) != 0) {
+    ADD_FAILURE() << "mkdir " << traces;
+    return out;
+  }
+  Process jitvm({JITVM, JITVM_PROGRAMS "/hotspot.jv", "1000000"},
+                {{"INTEL_JIT_PROFILER64", JITSCOPE_COLLECTOR}, {"JITSCOPE_OUTPUT_DIR", traces}});
+  out.pid = jitvm.pid();
+  if (out.pid <= 0 || !LetRun(out.pid)) {
+    ADD_FAILURE() << "jitvm never ran";
+    return out;
+  }
+  std::vector<std::string> argv = {JITSCOPE_CLI, "record"};
+  for (const std::string& option : options) {
+    argv.push_back(option == "PID" ? std::to_string(out.pid) : option);
+  }
+  for (const char* word : {"-o", dir.c_str(), "--", "sleep", "1"}) argv.push_back(word);
+  out.record = RunProgram(argv);
+  ::kill(out.pid, SIGKILL);
+  jitvm.Wait();
+  return out;
+}
+
 TEST(AttachTest, JitFunctionsOfARunningProcessAreNamedWithTheirLines) {
   TempDir tmp;
   const std::string traces = tmp.path() + "/traces";
   const std::string dir = tmp.path() + "/session";
-  ASSERT_EQ(::mkdir(traces.c_str(), 0700), 0);
-  Process jitvm({JITVM, JITVM_PROGRAMS "/hotspot.jv", "1000000"},
-                {{"INTEL_JIT_PROFILER64", JITSCOPE_COLLECTOR}, {"JITSCOPE_OUTPUT_DIR", traces}});
-  ASSERT_GT(jitvm.pid(), 0);
-  ASSERT_TRUE(LetRun(jitvm.pid())) << "jitvm never ran";
-  const pid_t jitvm_pid = jitvm.pid();
+  const RecordedJitvm run = RecordRunningJitvm(traces, dir, {"-p", "PID"});
+  ASSERT_FALSE(::testing::Test::HasFailure());
+  const test_support::ProcessResult& record = run.record;
+  const pid_t jitvm_pid = run.pid;
   const std::string pid = std::to_string(jitvm_pid);
-
-  auto record = RunProgram({JITSCOPE_CLI, "record", "-p", pid, "-o", dir, "--", "sleep", "1"});
-  ::kill(jitvm_pid, SIGKILL);
-  jitvm.Wait();
   ASSERT_EQ(record.exit_code, 0) << record.err;
   EXPECT_NE(record.err.find("jitscope record: stopped: the command ended\n"), std::string::npos)
       << record.err;
@@ -145,6 +171,52 @@ TEST(AttachTest, JitFunctionsOfARunningProcessAreNamedWithTheirLines) {
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_TRUE(text.out.starts_with("# jitscope report: attached to " + pid + " (")) << text.out;
   EXPECT_NE(text.out.find("hotspot.jv:" + std::to_string(hot_line)), std::string::npos) << text.out;
+}
+
+// record -a: every process on every CPU, while a command times the recording. The example JIT,
+// started with the collector beforehand, is one of them: its JIT code is named from the trace in
+// its own JITSCOPE_OUTPUT_DIR, which session.json lists; report --pid chooses it.
+TEST(AttachTest, SystemWideNamesTheJitCodeOfAProcessStartedWithTheCollector) {
+  TempDir tmp;
+  const std::string traces = tmp.path() + "/traces";
+  const std::string dir = tmp.path() + "/session";
+  const RecordedJitvm run = RecordRunningJitvm(traces, dir, {"-a"});
+  ASSERT_FALSE(::testing::Test::HasFailure());
+  const test_support::ProcessResult& record = run.record;
+  const pid_t jitvm_pid = run.pid;
+  ASSERT_EQ(record.exit_code, 0) << record.err;
+  EXPECT_NE(record.err.find("jitscope record: stopped: the command ended\n"), std::string::npos)
+      << record.err;
+
+  base::StatusOr<formats::SessionInfo> info = formats::ReadSessionInfo(dir);
+  ASSERT_TRUE(info.ok()) << info.status().message();
+  EXPECT_TRUE(info->system_wide);
+  EXPECT_EQ(info->command, (std::vector<std::string>{"sleep", "1"}));
+  bool listed = false;
+  for (const formats::AttachedProcess& process : info->attached) {
+    EXPECT_FALSE(process.collector_output_dir.empty()) << process.pid;
+    if (process.pid == static_cast<uint32_t>(jitvm_pid)) {
+      listed = true;
+      EXPECT_EQ(process.collector_output_dir, traces);
+    }
+  }
+  EXPECT_TRUE(listed) << "the process running with the collector is in session.json";
+  EXPECT_EQ(ListDirectory(traces),
+            (std::set<std::string>{"jit-" + std::to_string(jitvm_pid) + ".jsc"}));
+
+  base::StatusOr<report::Profile> all = report::BuildProfile(dir, {});
+  ASSERT_TRUE(all.ok()) << all.status().message();
+  EXPECT_EQ(all->command, "every process (record -a), while sleep 1 ran");
+  EXPECT_GT(all->processes.size(), 1u) << "more than the JIT was sampled";
+  report::BuildOptions just_jitvm;
+  just_jitvm.pids = {static_cast<uint32_t>(jitvm_pid)};
+  base::StatusOr<report::Profile> profile = report::BuildProfile(dir, just_jitvm);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  const uint32_t hot_line = LineWith(JITVM_PROGRAMS "/hotspot.jv", "# HOT");
+  const LeafCounts counts = CountSeries(*profile, hot_line);
+  ASSERT_GT(counts.user, 100u);
+  EXPECT_GT(counts.series_at_line * 3, counts.user)
+      << counts.series_at_line << " of " << counts.user << " user-space samples on the hot line";
 }
 
 // A process whose collector writes no trace but a jitdump (found through its mapping, which
@@ -270,14 +342,45 @@ TEST(AttachTest, MissingProcess) {
   auto formats = RunProgram({JITSCOPE_CLI, "record", "-p", "1", "--formats", "jitdump"});
   EXPECT_EQ(formats.exit_code, 2);
   EXPECT_EQ(formats.err,
-            "jitscope record: error: --formats does not apply to -p: a running process's "
+            "jitscope record: error: --formats does not apply to -p or -a: a running process's "
             "collector writes what its environment asked for when it started\n"
             "Run 'jitscope record --help' for usage.\n");
   auto nothing = RunProgram({JITSCOPE_CLI, "record"});
   EXPECT_EQ(nothing.exit_code, 2);
   EXPECT_EQ(nothing.err,
-            "jitscope record: error: nothing to record: give a command after --, or -p PID\n"
+            "jitscope record: error: nothing to record: give a command after --, -p PID or -a\n"
             "Run 'jitscope record --help' for usage.\n");
+}
+
+// record -a as an unprivileged user (uid 65534 through setpriv when the test runs as root): refused
+// with what system-wide sampling needs; allowed where the machine lets every user (paranoid <= 0).
+TEST(AttachTest, SystemWideNeedsPrivilegeAndSaysWhich) {
+  const std::string paranoid = test_support::ReadFile("/proc/sys/kernel/perf_event_paranoid");
+  ASSERT_FALSE(paranoid.empty()) << "no kernel.perf_event_paranoid";
+  const bool everyone_may = std::stoi(paranoid) <= 0;
+  TempDir tmp;
+  ASSERT_EQ(::chmod(tmp.path().c_str(), 0777), 0);
+  std::vector<std::string> argv;
+  if (::getuid() == 0) {
+    ASSERT_TRUE(Exists("/usr/bin/setpriv")) << "setpriv (util-linux) is needed to drop root";
+    argv = {"/usr/bin/setpriv", "--reuid=65534",   "--regid=65534",
+            "--clear-groups",   "--inh-caps=-all", "--bounding-set=-all"};
+  }
+  for (const std::string& word :
+       {std::string(JITSCOPE_CLI), std::string("record"), std::string("-a"), std::string("-o"),
+        tmp.path() + "/s", std::string("--"), std::string("true")}) {
+    argv.push_back(word);
+  }
+  auto result = RunProgram(argv);
+  if (everyone_may) {
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    return;
+  }
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.err.find("Sampling every process (record -a) needs perf_event_paranoid <= 0, "
+                            "or CAP_PERFMON."),
+            std::string::npos)
+      << result.err;
 }
 
 // As an unprivileged user (uid 65534 through setpriv when the test runs as root; the test's own

@@ -27,6 +27,17 @@ TEST(PermissionAdviceTest, ParanoidLevelWithoutCapabilities) {
             std::string::npos);
 }
 
+TEST(PermissionAdviceTest, EveryProcess) {
+  const PermissionFacts facts{2, 1, 0, 1000, std::nullopt};
+  EXPECT_EQ(PerfEventRefusal(facts, -1),
+            "sampling is not permitted: perf_event_open was refused (kernel.perf_event_paranoid "
+            "= 2; jitscope has neither CAP_PERFMON nor CAP_SYS_ADMIN). Sampling every process "
+            "(record -a) needs perf_event_paranoid <= 0, or CAP_PERFMON. Fix: 'sudo sysctl "
+            "kernel.perf_event_paranoid=0', or run jitscope with CAP_PERFMON ('sudo setcap "
+            "cap_perfmon+ep $(command -v jitscope)'). In a container, the runtime's seccomp "
+            "profile must also allow perf_event_open.");
+}
+
 TEST(PermissionAdviceTest, AnotherUsersProcess) {
   const PermissionFacts facts{2, 1, Cap(kCapPerfmon), 1000, 0};
   EXPECT_EQ(PerfEventRefusal(facts, 1234),

@@ -43,6 +43,7 @@ TEST(ProcessNamesTest, MainThreadsNameAtTheTimeAndForkedChildrenTheirParents) {
   EXPECT_EQ(names.NameAt(30, 600), "node");
   EXPECT_EQ(names.NameAt(30, 460), "jitvm") << "forked, before its exec";
   EXPECT_EQ(names.NameAt(99, 100), "");
+  EXPECT_EQ(names.NameAt(0, 100), "swapper") << "the idle task, sampled by record -a";
   EXPECT_EQ(names.NameAt(50, 100), "");
 }
 

@@ -65,9 +65,14 @@ void AddRecordCommand(CLI::App& app, record::SessionOptions& options) {
   AddPidListOption(command, "-p,--pid", "-p", options.attach,
                    "Sample these running processes (PID[,PID...]); needs the rights "
                    "perf_event_open and /proc/PID/maps ask for: see 'Permissions' in the README");
+  command->add_flag("-a,--all-cpus", options.system_wide,
+                    "Sample every process on every CPU (system-wide, as perf record -a), until "
+                    "Ctrl-C or SIGTERM, or the end of the command given after --; needs "
+                    "kernel.perf_event_paranoid <= 0 or CAP_PERFMON (see 'Permissions' in the "
+                    "README)");
   command
       ->add_option("command", options.command,
-                   "The command to run, after --; with -p, the command that times the "
+                   "The command to run, after --; with -p or -a, the command that times the "
                    "recording")
       ->expected(-1);
   command->prefix_command();
@@ -75,12 +80,15 @@ void AddRecordCommand(CLI::App& app, record::SessionOptions& options) {
 }
 
 base::Status ValidateRecordOptions(const record::SessionOptions& options) {
-  if (options.command.empty() && options.attach.empty()) {
-    return base::Status::Error("nothing to record: give a command after --, or -p PID");
+  if (options.command.empty() && options.attach.empty() && !options.system_wide) {
+    return base::Status::Error("nothing to record: give a command after --, -p PID or -a");
   }
-  if (!options.attach.empty() && !options.formats.empty()) {
+  if (!options.attach.empty() && options.system_wide) {
+    return base::Status::Error("-p and -a: -a samples every process already");
+  }
+  if ((!options.attach.empty() || options.system_wide) && !options.formats.empty()) {
     return base::Status::Error(
-        "--formats does not apply to -p: a running process's collector writes what its "
+        "--formats does not apply to -p or -a: a running process's collector writes what its "
         "environment asked for when it started");
   }
   if (!options.formats.empty()) {

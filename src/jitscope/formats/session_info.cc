@@ -21,6 +21,7 @@ base::Status WriteSessionInfo(const std::string& directory, const SessionInfo& i
     }
     json["attached"] = std::move(attached);
   }
+  if (info.system_wide) json["system_wide"] = true;
   const std::string text = json.dump() + "\n";
   ASSIGN_OR_RETURN(base::ScopedFd fd, base::CreateExclusive(directory, kSessionInfoFileName));
   return base::WriteAll(fd.get(), text.data(), text.size());
@@ -83,6 +84,10 @@ base::StatusOr<SessionInfo> ParseSessionInfo(std::string_view bytes) {
     *field = value->get<uint64_t>();
   }
   if (!ParsePid(json, info.pid) || !ParseAttached(json, info.attached)) return bad();
+  if (const auto all = json.find("system_wide"); all != json.end()) {
+    if (!all->is_boolean()) return bad();
+    info.system_wide = all->get<bool>();
+  }
   return info;
 }
 

@@ -16,6 +16,9 @@
 //   {"command": ["sleep", "10"], "pid": 1300, "frequency_hz": 1000, "start_time_ns": 123456789,
 //    "attached": [{"pid": 1234, "command": ["jitvm", "hotspot.jv"],
 //                  "collector_output_dir": "/home/me/traces"}]}
+//
+// A session of the whole machine (`record -a`) has "system_wide": true, and in "attached" the
+// processes that were running with the collector configured when it started.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +45,7 @@ struct SessionInfo {
   uint64_t frequency_hz = 0;
   uint64_t start_time_ns = 0;             // CLOCK_MONOTONIC
   std::vector<AttachedProcess> attached;  // empty: the session recorded `command`
+  bool system_wide = false;               // record -a: every process on every CPU
   bool operator==(const SessionInfo&) const = default;
 };
 

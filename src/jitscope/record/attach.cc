@@ -100,6 +100,15 @@ base::StatusOr<std::vector<std::string>> SynthesizeExisting(pid_t pid, uint64_t 
     // The kernel reports only executable mappings to an event without mmap_data.
     if (mapping.executable) records.push_back(MakeMmap2Record(upid, upid, time_ns, mapping));
   }
+  ASSIGN_OR_RETURN(std::vector<std::string> names, SynthesizeNames(pid, time_ns, facts));
+  records.insert(records.end(), names.begin(), names.end());
+  return records;
+}
+
+base::StatusOr<std::vector<std::string>> SynthesizeNames(pid_t pid, uint64_t time_ns,
+                                                         const PermissionFacts& facts) {
+  std::vector<std::string> records;
+  const uint32_t upid = static_cast<uint32_t>(pid);
   base::StatusOr<std::vector<pid_t>> threads = ListThreads(pid);
   if (!threads.ok()) return Refused(facts, pid, threads.status(), ProcPath(pid, "task"));
   for (pid_t tid : *threads) {

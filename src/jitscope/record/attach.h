@@ -42,6 +42,11 @@ std::string CollectorOutputDir(std::string_view environ, std::string_view workin
 base::StatusOr<std::vector<std::string>> SynthesizeExisting(pid_t pid, uint64_t time_ns,
                                                             const PermissionFacts& facts);
 
+// The COMM records of process `pid`'s threads alone (what SynthesizeExisting ends with): for a
+// process whose mappings are not wanted or not readable, such as a kernel thread under record -a.
+base::StatusOr<std::vector<std::string>> SynthesizeNames(pid_t pid, uint64_t time_ns,
+                                                         const PermissionFacts& facts);
+
 // PERF_RECORD_MMAP2 of an executable mapping (anonymous memory named "//anon", as the kernel
 // names it) and PERF_RECORD_COMM, laid out as the kernel writes them.
 std::string MakeMmap2Record(uint32_t pid, uint32_t tid, uint64_t time_ns,

@@ -89,7 +89,12 @@ std::string PerfEventRefusal(const PermissionFacts& facts, pid_t target) {
                   : "has neither CAP_PERFMON "
                     "nor CAP_SYS_ADMIN") +
       ").";
-  if (!privileged) {
+  if (!privileged && target < 0) {
+    text +=
+        " Sampling every process (record -a) needs perf_event_paranoid <= 0, or CAP_PERFMON. "
+        "Fix: 'sudo sysctl kernel.perf_event_paranoid=0', or run jitscope with CAP_PERFMON "
+        "('sudo setcap cap_perfmon+ep $(command -v jitscope)').";
+  } else if (!privileged) {
     text +=
         " Profiling your own processes needs perf_event_paranoid <= 2 (user-space only) or <= 1 "
         "(with kernel frames). Fix: 'sudo sysctl kernel.perf_event_paranoid=1', or run jitscope "

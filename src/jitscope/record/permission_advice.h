@@ -40,7 +40,7 @@ struct PermissionFacts {
 PermissionFacts ReadPermissionFacts(pid_t target);
 
 // perf_event_open refused (EACCES/EPERM) while sampling a command jitscope started
-// (`target` 0) or process `target` (record -p).
+// (`target` 0), process `target` (record -p) or every process (`target` -1, record -a).
 std::string PerfEventRefusal(const PermissionFacts& facts, pid_t target);
 
 // `path` (/proc/PID/...) of process `pid` could not be read: EACCES/EPERM say what is missing,

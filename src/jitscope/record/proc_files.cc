@@ -149,8 +149,10 @@ base::StatusOr<std::string> ReadProcFile(const std::string& path, size_t limit) 
   return text;
 }
 
-base::StatusOr<std::vector<pid_t>> ListThreads(pid_t pid) {
-  const std::string path = "/proc/" + std::to_string(pid) + "/task";
+namespace {
+
+// The numeric entries of the /proc directory `path` (tasks, or processes), sorted.
+base::StatusOr<std::vector<pid_t>> ListIds(const std::string& path) {
   DIR* dir = ::opendir(path.c_str());
   if (dir == nullptr) return base::Status::Errno(errno, "%s", path.c_str());
   std::vector<pid_t> tids;
@@ -164,5 +166,13 @@ base::StatusOr<std::vector<pid_t>> ListThreads(pid_t pid) {
   std::sort(tids.begin(), tids.end());
   return tids;
 }
+
+}  // namespace
+
+base::StatusOr<std::vector<pid_t>> ListThreads(pid_t pid) {
+  return ListIds("/proc/" + std::to_string(pid) + "/task");
+}
+
+base::StatusOr<std::vector<pid_t>> ListProcesses() { return ListIds("/proc"); }
 
 }  // namespace jitscope::record

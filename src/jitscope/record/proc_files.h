@@ -72,4 +72,7 @@ base::StatusOr<std::string> ReadProcFile(const std::string& path, size_t limit);
 // process; EACCES: not permitted).
 base::StatusOr<std::vector<pid_t>> ListThreads(pid_t pid);
 
+// The processes now running (the numeric entries of /proc), sorted.
+base::StatusOr<std::vector<pid_t>> ListProcesses();
+
 }  // namespace jitscope::record

@@ -42,6 +42,8 @@ base::StatusOr<OpenedEvents> OpenEvents(const SamplerOptions& options, const Sam
     attr.disabled = 0;
     attr.enable_on_exec = 0;
   }
+  // A CPU's event on every process has no task whose children could inherit it.
+  if (target.tasks.empty()) attr.inherit = 0;
   const std::vector<pid_t> tasks = target.tasks.empty() ? std::vector<pid_t>{-1} : target.tasks;
   OpenedEvents opened;
   const long cpus = ::sysconf(_SC_NPROCESSORS_CONF);

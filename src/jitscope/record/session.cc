@@ -149,6 +149,12 @@ base::StatusOr<formats::SamplesWriter> CreateSessionFiles(const std::string& dir
   return writer;
 }
 
+SamplerOptions SamplerOptionsOf(const SessionOptions& options) {
+  return {.frequency_hz = options.frequency_hz,
+          .include_kernel = true,
+          .call_graph = options.call_graph};
+}
+
 // A pidfd of each attached process: readable once it has exited, and never another process that
 // reused its pid.
 base::StatusOr<base::ScopedFd> OpenPidfd(pid_t pid, const PermissionFacts& facts) {
@@ -190,9 +196,7 @@ base::StatusOr<Sampler> OpenOnThreads(const SessionOptions& options,
     tasks.insert(tasks.end(), target.threads.begin(), target.threads.end());
   }
   std::sort(tasks.begin(), tasks.end());
-  const SamplerOptions sampler_options{.frequency_hz = options.frequency_hz,
-                                       .include_kernel = true,
-                                       .call_graph = options.call_graph};
+  const SamplerOptions sampler_options = SamplerOptionsOf(options);
   for (int attempt = 0;; ++attempt) {
     ASSIGN_OR_RETURN(Sampler sampler,
                      Sampler::Open(sampler_options, SamplerTarget{tasks, /*running=*/true}));
@@ -204,11 +208,37 @@ base::StatusOr<Sampler> OpenOnThreads(const SessionOptions& options,
   }
 }
 
-// record -p: see session.h.
+// record -a: every process running now that this user may inspect, into `targets`; the others
+// (kernel threads, another user's processes) into `others`, to be named if they can be.
+void InspectEveryProcess(std::vector<AttachTarget>& targets, std::vector<PermissionFacts>& facts,
+                         std::vector<pid_t>& others) {
+  base::StatusOr<std::vector<pid_t>> pids = ListProcesses();
+  if (!pids.ok()) return;
+  for (pid_t pid : *pids) {
+    if (pid == ::getpid()) continue;
+    PermissionFacts process_facts = ReadPermissionFacts(pid);
+    base::StatusOr<AttachTarget> target = InspectProcess(pid, process_facts);
+    if (!target.ok()) {
+      others.push_back(pid);
+      continue;
+    }
+    targets.push_back(std::move(*target));
+    facts.push_back(std::move(process_facts));
+  }
+}
+
+// record -a: one event per CPU on every process.
+base::StatusOr<Sampler> OpenOnEveryCpu(const SessionOptions& options) {
+  return Sampler::Open(SamplerOptionsOf(options), SamplerTarget{{}, /*running=*/true});
+}
+
+// record -p and record -a: see session.h.
 base::StatusOr<SessionResult> RunAttachSession(const SessionOptions& options) {
   std::vector<AttachTarget> targets;
   std::vector<PermissionFacts> facts;
   std::vector<base::ScopedFd> pidfds;
+  std::vector<pid_t> others;  // record -a: processes only named
+  if (options.system_wide) InspectEveryProcess(targets, facts, others);
   for (pid_t pid : options.attach) {
     facts.push_back(ReadPermissionFacts(pid));
     ASSIGN_OR_RETURN(AttachTarget target, InspectProcess(pid, facts.back()));
@@ -224,25 +254,41 @@ base::StatusOr<SessionResult> RunAttachSession(const SessionOptions& options) {
     command.emplace(std::move(pending));
   }
   const uint64_t start_ns = base::MonotonicNowNs();
-  ASSIGN_OR_RETURN(Sampler sampler, OpenOnThreads(options, targets));
+  ASSIGN_OR_RETURN(Sampler sampler,
+                   options.system_wide ? OpenOnEveryCpu(options) : OpenOnThreads(options, targets));
   result.kernel_frames = sampler.options().include_kernel;
   ASSIGN_OR_RETURN(formats::SamplesWriter writer, CreateSessionFiles(options.output_dir, sampler));
   formats::SessionInfo info{.command = options.command,
                             .pid = command ? static_cast<uint32_t>(command->pid()) : 0,
                             .frequency_hz = options.frequency_hz,
                             .start_time_ns = start_ns,
-                            .attached = {}};
+                            .attached = {},
+                            .system_wide = options.system_wide};
   // What existed before the events did, stamped before them: every sample comes later.
   for (size_t i = 0; i < targets.size(); ++i) {
-    ASSIGN_OR_RETURN(std::vector<std::string> records,
-                     SynthesizeExisting(targets[i].pid, start_ns, facts[i]));
-    for (const std::string& record : records) {
+    base::StatusOr<std::vector<std::string>> records =
+        SynthesizeExisting(targets[i].pid, start_ns, facts[i]);
+    // Of the whole machine, a process that ended since is passed over.
+    if (!records.ok() && options.system_wide) continue;
+    RETURN_IF_ERROR(records.status());
+    for (const std::string& record : *records) {
       RETURN_IF_ERROR(writer.Append(record));
       result.records_bytes += record.size();
     }
+    // Of the whole machine, only the processes whose traces there are to find.
+    if (options.system_wide && targets[i].collector_output_dir.empty()) continue;
     info.attached.push_back({.pid = static_cast<uint32_t>(targets[i].pid),
                              .command = targets[i].command,
                              .collector_output_dir = targets[i].collector_output_dir});
+  }
+  for (pid_t pid : others) {
+    base::StatusOr<std::vector<std::string>> names =
+        SynthesizeNames(pid, start_ns, ReadPermissionFacts(pid));
+    if (!names.ok()) continue;  // ended since
+    for (const std::string& record : *names) {
+      RETURN_IF_ERROR(writer.Append(record));
+      result.records_bytes += record.size();
+    }
   }
   RETURN_IF_ERROR(formats::WriteSessionInfo(options.output_dir, info));
 
@@ -266,7 +312,7 @@ base::StatusOr<SessionResult> RunAttachSession(const SessionOptions& options) {
       } else if (command && ::waitpid(command->pid(), &wait_status, WNOHANG) == command->pid()) {
         command_ended = true;
         result.stopped_by = "the command ended";
-      } else if (AllExited(pidfds)) {
+      } else if (!pidfds.empty() && AllExited(pidfds)) {
         result.stopped_by = pidfds.size() == 1 ? "the process exited" : "the processes exited";
       }
       return !result.stopped_by.empty();
@@ -324,16 +370,14 @@ base::StatusOr<std::string> FindCollector(const char* lib_directory) {
 }
 
 base::StatusOr<SessionResult> RunSession(const SessionOptions& options) {
-  if (!options.attach.empty()) return RunAttachSession(options);
+  if (!options.attach.empty() || options.system_wide) return RunAttachSession(options);
   if (options.command.empty()) return base::Status::Error("no command to record");
   SessionResult result;
   ASSIGN_OR_RETURN(result.rotated_to, PrepareSessionDirectory(options.output_dir));
   ASSIGN_OR_RETURN(PendingCommand command, PendingCommand::Start(options));
-  ASSIGN_OR_RETURN(Sampler sampler,
-                   Sampler::Open(SamplerOptions{.frequency_hz = options.frequency_hz,
-                                                .include_kernel = true,
-                                                .call_graph = options.call_graph},
-                                 SamplerTarget{{command.pid()}, /*running=*/false}));
+  ASSIGN_OR_RETURN(
+      Sampler sampler,
+      Sampler::Open(SamplerOptionsOf(options), SamplerTarget{{command.pid()}, /*running=*/false}));
   result.kernel_frames = sampler.options().include_kernel;
   ASSIGN_OR_RETURN(formats::SamplesWriter writer, CreateSessionFiles(options.output_dir, sampler));
   const formats::SessionInfo info{.command = options.command,

@@ -21,6 +21,12 @@
 // a command given after -- runs plainly (neither sampled nor given the collector) to time the
 // recording. The ring is drained until every attached process has exited, the command ends, or
 // SIGINT/SIGTERM arrives (stop_signals.h). Nothing is written outside the session directory.
+//
+// The whole machine (`record -a`): one event per CPU on every process; what every process that
+// runs when the recording starts had before is synthesized as for -p (a process that ends
+// meanwhile, or whose files this user may not read, is passed over), and the processes running
+// with the collector configured are listed in session.json so that their traces are found. The
+// recording lasts until SIGINT/SIGTERM or the end of the command after --, which runs plainly.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +48,7 @@ struct SessionOptions {
   std::string collector32_path;  // INTEL_JIT_PROFILER32, for 32-bit processes; empty = do not set
   std::vector<std::string> command;  // with `attach`: the command that times the recording
   std::vector<pid_t> attach;         // record -p: running processes to sample
+  bool system_wide = false;          // record -a: every process on every CPU
 };
 
 struct SessionResult {

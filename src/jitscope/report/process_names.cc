@@ -32,7 +32,8 @@ std::string ProcessNames::NameAt(uint32_t pid, uint64_t time_ns) const {
       // Before its first name: a forked child still bears its parent's; otherwise the first.
       if (parent == parents_.end() || time_ns < parent->second.second) return names.front()->name;
     }
-    if (parent == parents_.end()) return "";
+    // The idle task has no COMM of its own; perf calls it "swapper" (what the kernel names it).
+    if (parent == parents_.end()) return pid == 0 ? "swapper" : "";
     pid = parent->second.first;
     time_ns = parent->second.second;
   }

@@ -4,7 +4,8 @@
 // records: the name of its main thread (tid == pid) as of that time, the latest COMM at or before
 // it; before its first COMM, a forked child's is its parent's as of the fork (the kernel copies
 // it, and reports a COMM only at an exec or a rename), and a process recorded without its fork
-// (one running before the recording) has its first.
+// (one running before the recording) has its first. The idle task (pid 0, sampled on an idle CPU
+// by a system-wide recording) is "swapper", as the kernel and perf name it.
 #pragma once
 
 #include <cstdint>

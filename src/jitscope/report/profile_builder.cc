@@ -375,7 +375,17 @@ base::StatusOr<Recording> ReadSession(const std::string& session_directory) {
   if (auto info = formats::ReadSessionInfo(session_directory); info.ok()) {
     profile.command = fmt::format("{}", fmt::join(info->command, " "));
     if (!info->command.empty()) recording.program = info->command.front();
-    if (!info->attached.empty()) {
+    if (info->system_wide) {
+      // record -a: the machine is the subject; a command only timed the recording.
+      for (const formats::AttachedProcess& process : info->attached) {
+        recording.collector_dirs.push_back(process.collector_output_dir);
+      }
+      profile.command = info->command.empty()
+                            ? std::string("every process (record -a)")
+                            : fmt::format("every process (record -a), while {} ran",
+                                          fmt::join(info->command, " "));
+      recording.program.clear();
+    } else if (!info->attached.empty()) {
       // record -p: the processes are the subject; a command only timed the recording.
       std::vector<std::string> processes;
       for (const formats::AttachedProcess& process : info->attached) {
