@@ -3,6 +3,9 @@
 // End to end with a real JVM: OpenJDK runs HotLoop (examples/jvmti-opagent/HotLoop.java) with
 // our JVMTI agent, which reports HotSpot's compiled methods through libopagent.so.1. The hot
 // method must reach jitscope's trace and OProfile's dump with its source lines.
+#include <signal.h>
+#include <unistd.h>
+
 #include <set>
 #include <string>
 #include <vector>
@@ -49,6 +52,46 @@ class JvmTest : public ::testing::Test {
   TempDir temp_;
   const std::string dir_ = temp_.path();
 };
+
+// A JVM started plainly (no agent, no flags) is attached to with `record -p --jvm-perf-map`:
+// record asks it for a perf map of its code cache (jcmd Compiler.perfmap) at the start and the
+// end, keeps the map in the session, and report names the hot compiled method from it.
+TEST_F(JvmTest, APlainJvmIsNamedThroughThePerfMapRecordAsksItFor) {
+  Process java({JITSCOPE_JAVA, "-cp", JITSCOPE_HOTLOOP_CLASSES, "HotLoop", "6000"}, {});
+  const pid_t pid = java.pid();
+  ASSERT_GT(pid, 0);
+  // HotSpot compiles mix within its first second.
+  const long ticks = ::sysconf(_SC_CLK_TCK);
+  for (int i = 0; i < 600 && jitscope::test_support::ProcessCpuTicks(pid) < ticks; ++i) {
+    ::usleep(100 * 1000);
+  }
+  const std::string session = dir_ + "/session";
+  const auto record = RunProgram({JITSCOPE_CLI, "record", "-p", std::to_string(pid),
+                                  "--jvm-perf-map", "-o", session, "--", "sleep", "1"});
+  ::kill(pid, SIGKILL);
+  java.Wait();
+  ::unlink(("/tmp/perf-" + std::to_string(pid) + ".map").c_str());
+  ASSERT_EQ(record.exit_code, 0) << record.err;
+  const std::string map = "perf-" + std::to_string(pid) + ".map";
+  for (const char* when : {"at the start", "at the end"}) {
+    EXPECT_NE(record.err.find("asked JVM " + std::to_string(pid) + " " + when +
+                              " for its compiled code (jcmd " + std::to_string(pid) +
+                              " Compiler.perfmap): "),
+              std::string::npos)
+        << record.err;
+  }
+  EXPECT_NE(ReadFile(session + "/" + map).find("HotLoop.mix(long, int)"), std::string::npos);
+
+  const auto report = RunProgram({JITSCOPE_CLI, "report", session, "--top", "1"});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_NE(report.out.find("long HotLoop.mix(long, int)"), std::string::npos) << report.out;
+
+  // Without -p or -a there is no running JVM to ask.
+  const auto refused = RunProgram({JITSCOPE_CLI, "record", "--jvm-perf-map", "--", "true"});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("--jvm-perf-map applies to -p or -a"), std::string::npos)
+      << refused.err;
+}
 
 TEST_F(JvmTest, HotJavaMethodsReachTheTraceAndTheDumpWithSourceLines) {
   const pid_t pid = RunHotLoop("trace", "1000");

@@ -65,6 +65,11 @@ void AddRecordCommand(CLI::App& app, record::SessionOptions& options) {
   AddPidListOption(command, "-p,--pid", "-p", options.attach,
                    "Sample these running processes (PID[,PID...]); needs the rights "
                    "perf_event_open and /proc/PID/maps ask for: see 'Permissions' in the README");
+  command->add_flag("--jvm-perf-map", options.jvm_perf_map,
+                    "With -p or -a: ask each Java VM among the processes for a perf map of its "
+                    "compiled code (jcmd PID Compiler.perfmap, which writes /tmp/perf-PID.map) "
+                    "when the recording starts and ends, and keep a copy in the session, so a JVM "
+                    "started without any JIT reporting is named");
   command->add_flag("-a,--all-cpus", options.system_wide,
                     "Sample every process on every CPU (system-wide, as perf record -a), until "
                     "Ctrl-C or SIGTERM, or the end of the command given after --; needs "
@@ -82,6 +87,11 @@ void AddRecordCommand(CLI::App& app, record::SessionOptions& options) {
 base::Status ValidateRecordOptions(const record::SessionOptions& options) {
   if (options.command.empty() && options.attach.empty() && !options.system_wide) {
     return base::Status::Error("nothing to record: give a command after --, -p PID or -a");
+  }
+  if (options.jvm_perf_map && options.attach.empty() && !options.system_wide) {
+    return base::Status::Error(
+        "--jvm-perf-map applies to -p or -a: give a JVM that record starts jitscope's JVMTI "
+        "agent instead (java -agentpath:.../libjvmti_opagent.so)");
   }
   if (!options.attach.empty() && options.system_wide) {
     return base::Status::Error("-p and -a: -a samples every process already");
@@ -152,6 +162,9 @@ int RunRecord(record::SessionOptions options, std::FILE* err) {
   }
   if (!result->stopped_by.empty()) {
     std::fprintf(err, "jitscope record: stopped: %s\n", result->stopped_by.c_str());
+  }
+  for (const std::string& note : result->notes) {
+    std::fprintf(err, "jitscope record: %s\n", note.c_str());
   }
   if (!result->kernel_frames) {
     std::fprintf(err,

@@ -21,6 +21,7 @@
 #include "jitscope/formats/samples_file.h"
 #include "jitscope/formats/session_info.h"
 #include "jitscope/record/attach.h"
+#include "jitscope/record/jvm_perf_map.h"
 #include "jitscope/record/sampler.h"
 #include "jitscope/record/signal_forwarder.h"
 #include "jitscope/record/stop_signals.h"
@@ -227,6 +228,20 @@ void InspectEveryProcess(std::vector<AttachTarget>& targets, std::vector<Permiss
   }
 }
 
+// --jvm-perf-map: each JVM's perf map into the session directory, and a note of what happened.
+void CaptureJvmPerfMaps(const std::vector<pid_t>& jvms, const std::string& session_dir,
+                        const char* when, std::vector<std::string>& notes) {
+  for (pid_t pid : jvms) {
+    base::StatusOr<size_t> methods = CaptureJvmPerfMap(pid, session_dir);
+    notes.push_back(
+        methods.ok()
+            ? "asked JVM " + std::to_string(pid) + " " + when + " for its compiled code (jcmd " +
+                  std::to_string(pid) + " Compiler.perfmap): " + std::to_string(*methods) +
+                  " entries, kept as " + session_dir + "/perf-" + std::to_string(pid) + ".map"
+            : "--jvm-perf-map " + std::string(when) + ": " + methods.status().message());
+  }
+}
+
 // record -a: one event per CPU on every process.
 base::StatusOr<Sampler> OpenOnEveryCpu(const SessionOptions& options) {
   return Sampler::Open(SamplerOptionsOf(options), SamplerTarget{{}, /*running=*/true});
@@ -291,6 +306,14 @@ base::StatusOr<SessionResult> RunAttachSession(const SessionOptions& options) {
     }
   }
   RETURN_IF_ERROR(formats::WriteSessionInfo(options.output_dir, info));
+  std::vector<pid_t> jvms;  // --jvm-perf-map
+  if (options.jvm_perf_map) {
+    for (const AttachTarget& target : targets) {
+      if (IsJavaVm(target.pid)) jvms.push_back(target.pid);
+    }
+    if (jvms.empty()) result.notes.push_back("--jvm-perf-map: no Java VM among the processes");
+    CaptureJvmPerfMaps(jvms, options.output_dir, "at the start", result.notes);
+  }
 
   base::Status write_status;
   int wait_status = 0;
@@ -319,6 +342,9 @@ base::StatusOr<SessionResult> RunAttachSession(const SessionOptions& options) {
     };
     DrainUntil(sampler, done, writer, result.records_bytes, write_status);
   }
+  // The JVMs that still run have compiled more since: their maps again.
+  std::erase_if(jvms, [](pid_t pid) { return !IsJavaVm(pid); });
+  CaptureJvmPerfMaps(jvms, options.output_dir, "at the end", result.notes);
   if (command && !command_ended) {
     // Stopped before the command ended: it only timed the recording, so it goes too.
     ::kill(command->pid(), SIGTERM);

@@ -49,6 +49,7 @@ struct SessionOptions {
   std::vector<std::string> command;  // with `attach`: the command that times the recording
   std::vector<pid_t> attach;         // record -p: running processes to sample
   bool system_wide = false;          // record -a: every process on every CPU
+  bool jvm_perf_map = false;         // -p/-a: ask the JVMs for perf maps (jvm_perf_map.h)
 };
 
 struct SessionResult {
@@ -56,8 +57,9 @@ struct SessionResult {
   std::string rotated_to;      // where an existing session directory was moved, if any
   uint64_t records_bytes = 0;  // perf record bytes written
   bool kernel_frames = true;
-  base::Status exec_error;  // set when the command could not be started (exit_code 127)
-  std::string stopped_by;   // attached: what ended the recording, for the user
+  base::Status exec_error;         // set when the command could not be started (exit_code 127)
+  std::string stopped_by;          // attached: what ended the recording, for the user
+  std::vector<std::string> notes;  // what else was done or failed on the way, for the user
 };
 
 // Moves an existing `dir` aside to `dir`.old (or `dir`.1, .2, ... if that is taken; nothing is
