@@ -102,6 +102,25 @@ TEST(PerfDataReaderTest, DecodesAFileModeRecording) {
   EXPECT_TRUE(parsed->unknown_types.empty());
 }
 
+// attr.build_id: an MMAP2 with PERF_RECORD_MISC_MMAP_BUILD_ID holds the file's build id (its
+// size, 3 reserved bytes, 20 bytes) where device and inode would be.
+TEST(PerfDataReaderTest, AnMmap2CarriesItsFilesBuildId) {
+  PerfRecordBuilder b(PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID);
+  b.Put(kPid).Put(kPid).Put(uint64_t{0x500000}).Put(uint64_t{0x1000}).Put(uint64_t{0});
+  b.Put(uint8_t{4}).Put(uint8_t{0}).Put(uint16_t{0});
+  const uint8_t id[20] = {0xde, 0xad, 0x0b, 0xef, 0xff};  // 4 of them count
+  for (uint8_t byte : id) b.Put(byte);
+  b.Put(uint32_t{5}).Put(uint32_t{2}).Name("/usr/lib/libhot.so");
+  PerfDataBuilder file = Basic();
+  file.Record(Trailer(b, 120, 11).Build());
+  auto parsed = Parse(file.Build());
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  ASSERT_EQ(parsed->data.mappings.size(), 2u);
+  EXPECT_EQ(parsed->data.mappings[0].build_id, "") << "device and inode: no build id";
+  EXPECT_EQ(parsed->data.mappings[1].filename, "/usr/lib/libhot.so");
+  EXPECT_EQ(parsed->data.mappings[1].build_id, "dead0bef");
+}
+
 TEST(PerfDataReaderTest, CountsUnknownRecordTypesAndLostSamples) {
   PerfDataBuilder b = Basic();
   b.Record(PerfRecordBuilder(200).Put(uint64_t{1}).Build());

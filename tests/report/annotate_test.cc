@@ -456,7 +456,7 @@ formats::Mapping MappingOf(uint64_t address, uint32_t pid) {
         address < start || address >= end) {
       continue;
     }
-    return {pid, pid, 5, start, end - start, offset, line.substr(static_cast<size_t>(path_at))};
+    return {pid, pid, 5, start, end - start, offset, line.substr(static_cast<size_t>(path_at)), ""};
   }
   return {};
 }

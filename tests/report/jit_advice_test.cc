@@ -8,7 +8,7 @@ namespace {
 
 std::vector<formats::Mapping> Mapped(std::vector<std::string> files) {
   std::vector<formats::Mapping> mappings;
-  for (std::string& file : files) mappings.push_back({.filename = std::move(file)});
+  for (std::string& file : files) mappings.push_back({.filename = std::move(file), .build_id = {}});
   return mappings;
 }
 

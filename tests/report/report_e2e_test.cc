@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -265,6 +266,36 @@ TEST(ReportProcessesTest, EachProcessIsATreeOfItsOwnAndFiltersChooseThem) {
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_NE(bad.err.find("--pid 12x: expected process ids separated by commas"), std::string::npos)
       << bad.err;
+}
+
+// A native file replaced between the recording and the report (a rebuilt program, an upgraded
+// package) is never read to name the old code: the kernel recorded each mapping's build id, the
+// file's no longer matches, and its frames are left as FILE+0xOFFSET with a warning that says
+// why.
+TEST(ReportBuildIdTest, AFileReplacedSinceTheRecordingNamesNoFrame) {
+  TempDir tmp;
+  const std::string program = tmp.path() + "/jitvm";
+  const std::string dir = tmp.path() + "/session";
+  ASSERT_TRUE(std::filesystem::copy_file(JITVM, program));
+  auto record = RunProgram({JITSCOPE_CLI, "record", "-o", dir, "--", program,
+                            std::string(JITVM_PROGRAMS) + "/hotspot.jv", "1500"});
+  ASSERT_EQ(record.exit_code, 0) << record.err;
+  auto before = RunProgram({JITSCOPE_CLI, "report", dir, "--format", "folded"});
+  ASSERT_EQ(before.exit_code, 0) << before.err;
+  EXPECT_NE(before.out.find("jitscope::jitvm::Vm::Run("), std::string::npos) << before.out;
+
+  // Another program at the same path: a different build id.
+  ASSERT_TRUE(std::filesystem::copy_file("/bin/true", program,
+                                         std::filesystem::copy_options::overwrite_existing));
+  auto after = RunProgram({JITSCOPE_CLI, "report", dir, "--format", "folded"});
+  ASSERT_EQ(after.exit_code, 0) << after.err;
+  EXPECT_EQ(after.out.find("jitscope::jitvm::"), std::string::npos) << after.out;
+  EXPECT_NE(after.out.find(";jitvm+0x"), std::string::npos) << after.out;
+  auto text = RunProgram({JITSCOPE_CLI, "report", dir});
+  EXPECT_NE(text.out.find("# warning: " + program + ": replaced since the recording (build id "),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("now): its frames are left unnamed\n"), std::string::npos) << text.out;
 }
 
 TEST_F(ReportE2eTest, AnInlinedCalleeIsAnInlineFrameUnderItsCaller) {

@@ -116,7 +116,7 @@ int RunAnnotate(const AnnotateOptions& options, std::FILE* out, std::FILE* err) 
   report::CodeLocator locator(
       [&](uint32_t pid) -> const symbolize::SymbolIndex& { return processes.Index(pid); },
       [&](uint32_t pid) -> const symbolize::CodeStore& { return processes.Code(pid); },
-      recording->latest_code, &walker.maps(), &native);
+      recording->latest_code, &walker.maps(), &native, &walker.files());
   report::VersionCollector collector(locator);
   std::vector<report::StackAddress> stack;
   for (const formats::Sample& sample : data.samples) {

@@ -212,10 +212,21 @@ base::StatusOr<PerfRecord> ParsePerfRecord(std::string_view bytes, const SampleL
           !cursor.Read(mapping.length) || !cursor.Read(mapping.file_offset)) {
         return Truncated("mmap", bytes.size());
       }
-      // MMAP2 adds {maj, min, ino, ino_generation} or {build_id...} (24 bytes either way), then
+      // MMAP2 adds {maj, min, ino, ino_generation} or, with PERF_RECORD_MISC_MMAP_BUILD_ID,
+      // {build_id_size (1 byte), 3 reserved, build_id[20]} (24 bytes either way), then
       // {prot, flags}.
-      if (header.type == PERF_RECORD_MMAP2 && !cursor.Skip(24 + 8)) {
-        return Truncated("mmap2", bytes.size());
+      if (header.type == PERF_RECORD_MMAP2) {
+        const std::string_view identity = cursor.rest().substr(0, 24);
+        if (!cursor.Skip(24 + 8)) return Truncated("mmap2", bytes.size());
+        if ((header.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) != 0) {
+          const size_t size = std::min<size_t>(static_cast<uint8_t>(identity[0]), 20);
+          constexpr char kHex[] = "0123456789abcdef";
+          for (size_t i = 0; i < size; ++i) {
+            const auto byte = static_cast<uint8_t>(identity[4 + i]);
+            mapping.build_id += kHex[byte >> 4];
+            mapping.build_id += kHex[byte & 0xf];
+          }
+        }
       }
       if (!ReadTrailer(bytes, layout, id)) return Truncated("mmap", bytes.size());
       mapping.time_ns = id.time;

@@ -91,6 +91,9 @@ struct Mapping {
   uint64_t length = 0;
   uint64_t file_offset = 0;
   std::string filename;  // "//anon", "[vdso]", a path, ...
+  // The file's build id (lowercase hex) when the recording says it (an MMAP2 with
+  // PERF_RECORD_MISC_MMAP_BUILD_ID, or a perf.data's build-id table); "" when unknown.
+  std::string build_id;
 };
 
 struct Comm {

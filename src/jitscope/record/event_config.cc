@@ -55,6 +55,7 @@ perf_event_attr MakeSamplingAttr(const SamplerOptions& options) {
   attr.inherit = 1;
   attr.mmap = 1;
   attr.mmap2 = 1;
+  attr.build_id = options.build_ids ? 1 : 0;
   attr.comm = 1;
   attr.comm_exec = 1;
   attr.task = 1;

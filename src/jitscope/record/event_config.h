@@ -49,6 +49,9 @@ struct SamplerOptions {
   // without CAP_PERFMON): user-space call chains are then all we may ask for.
   bool include_kernel = true;
   CallGraphOptions call_graph;
+  // Each MMAP2 carries its file's build id instead of its device and inode (attr.build_id, Linux
+  // 5.12), so report can tell a file replaced since the recording; false on older kernels.
+  bool build_ids = true;
 };
 
 // The attributes of the one per-task event `record` opens on the command.

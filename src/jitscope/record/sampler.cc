@@ -89,6 +89,11 @@ bool Denied(const base::StatusOr<OpenedEvents>& events) {
 base::StatusOr<Sampler> Sampler::Open(SamplerOptions options, const SamplerTarget& target) {
   pid_t failed_task = -1;
   base::StatusOr<OpenedEvents> events = OpenEvents(options, target, failed_task);
+  if (!events.ok() && events.status().errno_value() == EINVAL && options.build_ids) {
+    // A kernel before 5.12 knows no attr.build_id: MMAP2 records then name device and inode.
+    options.build_ids = false;
+    events = OpenEvents(options, target, failed_task);
+  }
   if (Denied(events) && options.include_kernel) {
     // paranoid 2 still allows user-space samples of our own processes: retry without the kernel.
     options.include_kernel = false;

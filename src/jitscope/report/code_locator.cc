@@ -10,7 +10,7 @@ std::optional<CodeLocator::NativeHit> CodeLocator::FindNative(uint32_t pid, uint
   if (maps_ == nullptr || native_ == nullptr) return std::nullopt;
   const formats::Mapping* mapping = maps_->Find(pid, address, time_ns);
   if (mapping == nullptr || !mapping->filename.starts_with("/") ||
-      IsAnonymousMemory(mapping->filename)) {
+      IsAnonymousMemory(mapping->filename) || (files_ != nullptr && !files_->Unchanged(*mapping))) {
     return std::nullopt;
   }
   const std::optional<NativeSymbolizer::Function> function =

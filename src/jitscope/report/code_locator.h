@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "jitscope/report/file_identity.h"
 #include "jitscope/report/native_symbolizer.h"
 #include "jitscope/report/process_maps.h"
 #include "jitscope/symbolize/code_store.h"
@@ -70,14 +71,16 @@ class CodeLocator {
 
   // `latest_code`: the samples' times cannot be compared with the JIT files' (perf record
   // without -k 1), so JIT code is the latest at its address. `maps` and `native` may be nullptr
-  // (JIT code only); they must outlive the locator.
+  // (JIT code only), `files` too (every file taken as it is); they must outlive the locator. A
+  // file `files` finds replaced since the recording holds no version.
   CodeLocator(IndexOf index_of, CodeOf code_of, bool latest_code, const ProcessMaps* maps,
-              NativeSymbolizer* native)
+              NativeSymbolizer* native, FileIdentity* files = nullptr)
       : index_of_(std::move(index_of)),
         code_of_(std::move(code_of)),
         latest_code_(latest_code),
         maps_(maps),
-        native_(native) {}
+        native_(native),
+        files_(files) {}
 
   // The version that held `address` of process `pid` at `time_ns` (the samples' clock); nullopt
   // for code no version describes (anonymous memory, a file without a symbol there, the kernel).
@@ -105,6 +108,7 @@ class CodeLocator {
   const bool latest_code_;
   const ProcessMaps* maps_;
   NativeSymbolizer* native_;
+  FileIdentity* files_;
   symbolize::Resolution resolution_;
 };
 

@@ -126,6 +126,12 @@ class Builder {
         }
       }
     }
+    for (const FileIdentity::Replaced& file : walker_.files().replaced()) {
+      profile_.warnings.push_back(fmt::format(
+          "{}: replaced since the recording (build id {} then, {} now): its frames are left "
+          "unnamed",
+          file.path, file.recorded, file.now.empty() ? "none" : file.now));
+    }
     for (const std::string& file : native_.unreadable_files()) {
       profile_.warnings.push_back(
           fmt::format("{}: not readable as ELF; its frames are unnamed", file));
@@ -206,7 +212,7 @@ class Builder {
           Intern(Location{"[anonymous]", mapping->filename, "", 0, FrameKind::kAnonymous, false}));
       return;
     }
-    if (mapping->filename.starts_with("/")) {
+    if (mapping->filename.starts_with("/") && walker_.files().Unchanged(*mapping)) {
       const auto& native =
           native_.Symbolize(mapping->filename, address - mapping->start + mapping->file_offset);
       bool any = false;
@@ -453,6 +459,17 @@ base::StatusOr<Recording> ReadPerfData(const std::string& path) {
   }
   recording.latest_code = !perf.monotonic_clock;
   recording.vdso_path = CachedVdso(perf);
+  // The build ids perf saw for the files with samples, so a file replaced since is caught.
+  std::map<std::string, std::string> build_ids;
+  for (const formats::PerfDataBuildId& entry : perf.build_ids) {
+    if (entry.pid != -1) build_ids.emplace(entry.filename, entry.build_id);
+  }
+  for (formats::Mapping& mapping : perf.data.mappings) {
+    if (!mapping.build_id.empty()) continue;
+    if (auto it = build_ids.find(mapping.filename); it != build_ids.end()) {
+      mapping.build_id = it->second;
+    }
+  }
   const size_t slash = path.rfind('/');
   recording.beside = slash == std::string::npos ? "." : path.substr(0, std::max<size_t>(slash, 1));
   for (const std::string& note : perf.notes) profile.warnings.push_back(note);

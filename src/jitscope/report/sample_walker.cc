@@ -10,7 +10,7 @@ SampleWalker::SampleWalker(const formats::SampleData& data, const symbolize::Sou
     : maps_(data.mappings, data.tasks),
       unwinding_((data.format.layout.sample_type & PERF_SAMPLE_REGS_USER) != 0),
       latest_code_(latest_code),
-      address_space_(maps_, std::move(vdso_path), &sources) {}
+      address_space_(maps_, std::move(vdso_path), &sources, &files_) {}
 
 void SampleWalker::Walk(const formats::Sample& sample, std::vector<StackAddress>& out) {
   out.clear();

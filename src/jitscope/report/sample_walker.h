@@ -17,6 +17,7 @@
 
 #include "jitscope/formats/perf_record.h"
 #include "jitscope/formats/samples_file.h"
+#include "jitscope/report/file_identity.h"
 #include "jitscope/report/process_maps.h"
 #include "jitscope/report/session_address_space.h"
 #include "jitscope/symbolize/source_set.h"
@@ -45,12 +46,15 @@ class SampleWalker {
   // The time JIT code is looked up at for a sample taken at `time_ns`.
   uint64_t JitTime(uint64_t time_ns) const { return latest_code_ ? symbolize::kLatest : time_ns; }
   const ProcessMaps& maps() const { return maps_; }
+  // Which mapped files are still the ones recorded (the walk and every reader of them ask it).
+  FileIdentity& files() { return files_; }
   // Whether the samples are unwound (--call-graph dwarf), and how their walks ended.
   bool unwinding() const { return unwinding_; }
   const unwind::UnwindStats& unwind_stats() const { return unwind_stats_; }
 
  private:
   ProcessMaps maps_;
+  FileIdentity files_;
   const bool unwinding_;
   const bool latest_code_;
   SessionAddressSpace address_space_;

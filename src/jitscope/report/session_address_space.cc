@@ -43,6 +43,7 @@ bool SessionAddressSpace::Find(uint64_t pc, unwind::ModuleAt& found) {
   if (mapping == nullptr) return false;
   unwind::CfiModule* module = nullptr;
   if (mapping->filename.starts_with("/")) {
+    if (files_ != nullptr && !files_->Unchanged(*mapping)) return false;
     module = ModuleFor(mapping->filename);
   } else if (mapping->filename == "[vdso]") {
     module = ModuleFor(vdso_path_);

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "jitscope/report/file_identity.h"
 #include "jitscope/report/process_maps.h"
 #include "jitscope/symbolize/code_history.h"
 #include "jitscope/symbolize/source_set.h"
@@ -30,12 +31,15 @@ namespace jitscope::report {
 
 class SessionAddressSpace : public unwind::AddressSpace {
  public:
-  // `sources` (may be nullptr: no JIT rules) must outlive this object.
+  // `sources` (may be nullptr: no JIT rules) and `files` (may be nullptr: every file taken as it
+  // is) must outlive this object. A file `files` finds replaced since the recording gives no
+  // rules.
   SessionAddressSpace(const ProcessMaps& maps, std::string vdso_path,
-                      const symbolize::SourceSet* sources)
+                      const symbolize::SourceSet* sources, FileIdentity* files = nullptr)
       : maps_(maps),
         vdso_path_(std::move(vdso_path)),
         sources_(sources),
+        files_(files),
         derived_(unwind::DerivedRulesCache::Create()) {}
 
   // The process and time the next lookups are for: `time_ns` on the samples' clock (the
@@ -60,6 +64,7 @@ class SessionAddressSpace : public unwind::AddressSpace {
   uint64_t jit_time_ns_ = 0;
   std::map<std::string, std::unique_ptr<unwind::CfiModule>> modules_;  // nullptr: unreadable
   const symbolize::SourceSet* sources_;
+  FileIdentity* files_;
   struct JitCode {
     bool x86_64 = true;
     symbolize::CodeHistory history;

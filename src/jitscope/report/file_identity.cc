@@ -1,0 +1,46 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "jitscope/report/file_identity.h"
+
+#include <elfutils/libdwelf.h>
+#include <fcntl.h>
+#include <libelf.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "jitscope/base/scoped_resource.h"
+
+namespace jitscope::report {
+
+std::string BuildIdOfFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  const base::ScopedFd owner(fd);
+  elf_version(EV_CURRENT);
+  Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
+  if (elf == nullptr) return "";
+  const void* bytes = nullptr;
+  const ssize_t size = dwelf_elf_gnu_build_id(elf, &bytes);
+  std::string hex;
+  constexpr char kHex[] = "0123456789abcdef";
+  for (ssize_t i = 0; i < size; ++i) {
+    const auto byte = static_cast<const uint8_t*>(bytes)[i];
+    hex += kHex[byte >> 4];
+    hex += kHex[byte & 0xf];
+  }
+  elf_end(elf);
+  return hex;
+}
+
+bool FileIdentity::Unchanged(const formats::Mapping& mapping) {
+  if (mapping.build_id.empty()) return true;
+  auto [it, inserted] = now_.try_emplace(mapping.filename);
+  if (inserted) it->second = BuildIdOfFile(mapping.filename);
+  if (it->second == mapping.build_id) return true;
+  const bool noted = std::any_of(replaced_.begin(), replaced_.end(),
+                                 [&](const Replaced& r) { return r.path == mapping.filename; });
+  if (!noted) replaced_.push_back({mapping.filename, mapping.build_id, it->second});
+  return false;
+}
+
+}  // namespace jitscope::report
