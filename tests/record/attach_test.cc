@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <set>
@@ -173,6 +174,42 @@ TEST(AttachTest, JitFunctionsOfARunningProcessAreNamedWithTheirLines) {
   EXPECT_NE(text.out.find("hotspot.jv:" + std::to_string(hot_line)), std::string::npos) << text.out;
 }
 
+// record -p of two processes: each stack's outermost frame is its process, so each is a tree of
+// its own, and the roots' samples are the processes' shares.
+TEST(AttachTest, SeveralProcessesAreTreesOfTheirOwn) {
+  TempDir tmp;
+  const std::string dir = tmp.path() + "/session";
+  Process first({JITVM, JITVM_PROGRAMS "/hotspot.jv", "1000000"}, {});
+  Process second({JITVM, JITVM_PROGRAMS "/hotspot.jv", "1000000"}, {});
+  ASSERT_TRUE(LetRun(first.pid()) && LetRun(second.pid())) << "jitvm never ran";
+  auto record = RunProgram({JITSCOPE_CLI, "record", "-p",
+                            std::to_string(first.pid()) + "," + std::to_string(second.pid()), "-o",
+                            dir, "--", "sleep", "0.5"});
+  ::kill(first.pid(), SIGKILL);
+  ::kill(second.pid(), SIGKILL);
+  const pid_t pids[] = {first.pid(), second.pid()};
+  first.Wait();
+  second.Wait();
+  ASSERT_EQ(record.exit_code, 0) << record.err;
+
+  base::StatusOr<report::Profile> profile = report::BuildProfile(dir, {});
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  std::map<std::string, uint64_t> by_root;
+  for (const report::Stack& stack : profile->stacks) {
+    const report::Location& root = profile->locations[stack.frames.back()];
+    EXPECT_EQ(root.kind, report::FrameKind::kProcess) << root.function;
+    by_root[root.function] += stack.samples;
+  }
+  for (const pid_t pid : pids) {
+    const auto process = std::find_if(
+        profile->processes.begin(), profile->processes.end(),
+        [&](const report::ProcessShare& p) { return p.pid == static_cast<uint32_t>(pid); });
+    ASSERT_NE(process, profile->processes.end()) << pid << " was not sampled";
+    EXPECT_GT(process->samples, 100u);
+    EXPECT_EQ(by_root["jitvm (pid " + std::to_string(pid) + ")"], process->samples);
+  }
+}
+
 // record -a: every process on every CPU, while a command times the recording. The example JIT,
 // started with the collector beforehand, is one of them: its JIT code is named from the trace in
 // its own JITSCOPE_OUTPUT_DIR, which session.json lists; report --pid chooses it.
@@ -208,6 +245,9 @@ TEST(AttachTest, SystemWideNamesTheJitCodeOfAProcessStartedWithTheCollector) {
   ASSERT_TRUE(all.ok()) << all.status().message();
   EXPECT_EQ(all->command, "every process (record -a), while sleep 1 ran");
   EXPECT_GT(all->processes.size(), 1u) << "more than the JIT was sampled";
+  for (const report::Stack& stack : all->stacks) {
+    EXPECT_EQ(all->locations[stack.frames.back()].kind, report::FrameKind::kProcess);
+  }
   report::BuildOptions just_jitvm;
   just_jitvm.pids = {static_cast<uint32_t>(jitvm_pid)};
   base::StatusOr<report::Profile> profile = report::BuildProfile(dir, just_jitvm);

@@ -211,9 +211,10 @@ TEST(ReportReuseTest, ReusedAddressesNameWhatWasThereAtTheTime) {
   EXPECT_GT(later, 0u);
 }
 
-// A recording of two processes (a shell starting two jitvm): each stack's outermost frame is its
-// process, the header lists them, and --pid and --comm choose among them.
-TEST(ReportProcessesTest, EachProcessIsATreeOfItsOwnAndFiltersChooseThem) {
+// A command that starts processes (a shell starting two jitvm): the header lists the busiest,
+// and --pid and --comm choose among them. They are the command's own, so its stacks are not put
+// under a frame per process (record -p of several and record -a are: attach_test.cc).
+TEST(ReportProcessesTest, TheHeaderListsTheProcessesAndFiltersChooseThem) {
   TempDir tmp;
   const std::string dir = tmp.path() + "/session";
   const std::string programs = JITVM_PROGRAMS;
@@ -228,22 +229,16 @@ TEST(ReportProcessesTest, EachProcessIsATreeOfItsOwnAndFiltersChooseThem) {
   for (const ProcessShare& process : profile->processes) {
     if (process.name == "jitvm") jitvm[process.pid] = process.samples;
   }
-  ASSERT_EQ(jitvm.size(), 2u) << "both jitvm processes were sampled";
-  // Every stack ends in its process's root frame, and the roots' samples are the shares.
-  std::map<std::string, uint64_t> by_root;
+  // Both; a sanitized build's leak checker adds a helper process of the same name at exit.
+  ASSERT_GE(jitvm.size(), 2u) << "both jitvm processes were sampled";
   for (const Stack& stack : profile->stacks) {
-    const Location& root = profile->locations[stack.frames.back()];
-    EXPECT_EQ(root.kind, FrameKind::kProcess) << root.function;
-    by_root[root.function] += stack.samples;
-  }
-  for (const auto& [pid, samples] : jitvm) {
-    EXPECT_EQ(by_root[fmt::format("jitvm (pid {})", pid)], samples);
+    EXPECT_NE(profile->locations[stack.frames.back()].kind, FrameKind::kProcess);
   }
   const auto text = RunProgram({JITSCOPE_CLI, "report", dir});
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find(" processes, the busiest: jitvm (pid "), std::string::npos) << text.out;
 
-  // --pid: one process, so no root frames; exactly its samples.
+  // --pid: exactly one process's samples.
   const uint32_t first = jitvm.begin()->first;
   BuildOptions one;
   one.pids = {first};
@@ -251,14 +246,10 @@ TEST(ReportProcessesTest, EachProcessIsATreeOfItsOwnAndFiltersChooseThem) {
   ASSERT_TRUE(chosen.ok()) << chosen.status().message();
   EXPECT_EQ(chosen->total_samples, jitvm.begin()->second);
   EXPECT_EQ(chosen->filtered_out, profile->total_samples - jitvm.begin()->second);
-  for (const Stack& stack : chosen->stacks) {
-    EXPECT_NE(chosen->locations[stack.frames.back()].kind, FrameKind::kProcess);
-  }
   // --comm through the command line: both jitvm; a name no process had leaves nothing.
   const auto by_comm = RunProgram({JITSCOPE_CLI, "report", dir, "--comm", "jitvm,nothing"});
   ASSERT_EQ(by_comm.exit_code, 0) << by_comm.err;
-  EXPECT_NE(by_comm.out.find("# 2 processes, the busiest: jitvm"), std::string::npos)
-      << by_comm.out;
+  EXPECT_NE(by_comm.out.find(" processes, the busiest: jitvm"), std::string::npos) << by_comm.out;
   const auto none = RunProgram({JITSCOPE_CLI, "report", dir, "--comm", "nothing"});
   ASSERT_EQ(none.exit_code, 0) << none.err;
   EXPECT_NE(none.out.find("# no samples of the processes chosen\n"), std::string::npos) << none.out;

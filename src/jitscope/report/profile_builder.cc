@@ -69,8 +69,10 @@ struct StackHash {
 class Builder {
  public:
   Builder(const BuildOptions& options, const formats::SampleData& data,
-          const symbolize::SourceSet& sources, const std::string& vdso_path, bool latest_code)
+          const symbolize::SourceSet& sources, const std::string& vdso_path, bool latest_code,
+          bool of_processes)
       : options_(options),
+        of_processes_(of_processes),
         data_(data),
         sources_(sources),
         walker_(data, sources, vdso_path, latest_code),
@@ -90,7 +92,7 @@ class Builder {
       ++process.samples;
       process.name = names_.NameAt(sample.pid, sample.time_ns);  // the latest
     }
-    const bool roots = options_.process_roots && processes.size() > 1;
+    const bool roots = options_.process_roots && of_processes_ && processes.size() > 1;
     std::vector<uint32_t> frames;
     for (const formats::Sample* sample : kept) {
       frames.clear();
@@ -252,6 +254,7 @@ class Builder {
   }
 
   const BuildOptions& options_;
+  const bool of_processes_;
   const formats::SampleData& data_;
   const symbolize::SourceSet& sources_;
   SampleWalker walker_;
@@ -381,6 +384,7 @@ base::StatusOr<Recording> ReadSession(const std::string& session_directory) {
   if (auto info = formats::ReadSessionInfo(session_directory); info.ok()) {
     profile.command = fmt::format("{}", fmt::join(info->command, " "));
     if (!info->command.empty()) recording.program = info->command.front();
+    recording.of_processes = info->system_wide || info->attached.size() > 1;
     if (info->system_wide) {
       // record -a: the machine is the subject; a command only timed the recording.
       for (const formats::AttachedProcess& process : info->attached) {
@@ -435,6 +439,21 @@ std::string CachedVdso(const formats::PerfData& perf) {
   return {};
 }
 
+// Whether perf record was run on processes rather than one command: -a, or -p with several.
+bool OfProcesses(const std::vector<std::string>& command_line) {
+  for (size_t i = 0; i < command_line.size(); ++i) {
+    const std::string& word = command_line[i];
+    if (word == "-a" || word == "--all-cpus") return true;
+    const bool pid_option = word == "-p" || word == "--pid";
+    if (pid_option && i + 1 < command_line.size() &&
+        command_line[i + 1].find(',') != std::string::npos) {
+      return true;
+    }
+    if (word.starts_with("--pid=") && word.find(',') != std::string::npos) return true;
+  }
+  return false;
+}
+
 base::StatusOr<Recording> ReadPerfData(const std::string& path) {
   ASSIGN_OR_RETURN(formats::PerfData perf, formats::ReadPerfDataFile(path));
   const bool x86 =
@@ -458,6 +477,7 @@ base::StatusOr<Recording> ReadPerfData(const std::string& path) {
     }
   }
   recording.latest_code = !perf.monotonic_clock;
+  recording.of_processes = OfProcesses(perf.command_line);
   recording.vdso_path = CachedVdso(perf);
   // The build ids perf saw for the files with samples, so a file replaced since is caught.
   std::map<std::string, std::string> build_ids;
@@ -513,8 +533,9 @@ base::StatusOr<Profile> Build(Recording recording, const BuildOptions& options) 
   ASSIGN_OR_RETURN(symbolize::SourceSet sources,
                    OpenRecordingJitSources(recording, options.jit_sources));
 
-  Profile built =
-      Builder(options, data, sources, recording.vdso_path, recording.latest_code).Build();
+  Profile built = Builder(options, data, sources, recording.vdso_path, recording.latest_code,
+                          recording.of_processes)
+                      .Build();
   uint64_t anonymous = 0;
   for (const Stack& stack : built.stacks) {
     if (!stack.frames.empty() &&

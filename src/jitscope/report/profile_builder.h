@@ -44,8 +44,9 @@ struct BuildOptions {
   // (their main thread's COMM at the sample's time); empty: every process.
   std::vector<uint32_t> pids;
   std::vector<std::string> comms;
-  // When samples of several processes remain, each stack's outermost frame is its process
-  // ("COMM (pid PID)", FrameKind::kProcess), so each process is a tree of its own.
+  // In a recording made of several processes (Recording::of_processes) whose samples of several
+  // remain, each stack's outermost frame is its process ("COMM (pid PID)", FrameKind::kProcess),
+  // so each process is a tree of its own.
   bool process_roots = true;
 };
 
@@ -64,6 +65,10 @@ struct Recording {
   // The samples' times are not CLOCK_MONOTONIC (perf record without -k 1): JIT code is named by
   // the latest code loaded at its address.
   bool latest_code = false;
+  // The recording was made of processes rather than of one command (record -a, record -p of
+  // several, perf record -a or -p of several): its processes are kept apart. The processes a
+  // command starts (or a sanitizer's helper process) are its own, and are not.
+  bool of_processes = false;
   Profile profile;  // command, sample period and warnings so far
 };
 // Reads a session directory or a perf.data file, as BuildProfile does.
