@@ -22,6 +22,8 @@ constexpr char kRecordExamples[] = R"(Examples:
   jitscope record -o fib.data -F 4000 --formats trace,jitdump,perfmap -- build/bin/jitvm examples/jitvm/programs/fib.jv 22
 Sampling running process PID, and what it starts, for ten seconds:
   jitscope record -p PID -- sleep 10
+Sampling every process on the machine until Ctrl-C:
+  jitscope record -a
 )";
 
 }  // namespace
@@ -38,9 +40,10 @@ void AddRecordCommand(CLI::App& app, record::SessionOptions& options) {
       "instead: every thread they have and start, and their children, until they all exit, "
       "Ctrl-C or SIGTERM, or the end of the command given after -- (which only times the "
       "recording: it is not sampled, as with perf record -p); the exit status is then that "
-      "command's, or 0. JIT code is named from what the processes write: the trace of a process "
-      "started with the collector (INTEL_JIT_PROFILER64, read in its JITSCOPE_OUTPUT_DIR), a "
-      "jitdump it maps, or /tmp/perf-PID.map.");
+      "command's, or 0. With -a, sample every process on every CPU in the same way. JIT code is "
+      "named from what the processes write: the trace of a process started with the collector "
+      "(INTEL_JIT_PROFILER64, read in its JITSCOPE_OUTPUT_DIR), a jitdump it maps, or "
+      "/tmp/perf-PID.map (which --jvm-perf-map asks a JVM to write).");
   command->add_option("-o,--output", options.output_dir, "Session directory")
       ->default_val("jitscope.data");
   command->add_option("-F,--frequency", options.frequency_hz, "Samples per second per thread")
