@@ -2,8 +2,9 @@
 //
 // CfiModule finds the CFI of a file whose only CFI is in its separate debug file, as Debian's
 // -dbgsym packages ship them: by the file's .gnu_debuglink (the debug file beside it) and by its
-// build-id (under a debug root's .build-id/), never in a debug file of another build. The library is built with
-// .debug_frame only (debug_frame_only.c), then split with objcopy (binutils) as dh_strip does.
+// build-id (under a debug root's .build-id/), never in a debug file of another build. The library
+// is built with .debug_frame only (debug_frame_only.c), then split with objcopy (binutils) as
+// dh_strip does.
 #include "jitscope/unwind/cfi_module.h"
 
 #include <dlfcn.h>

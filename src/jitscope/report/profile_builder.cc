@@ -90,7 +90,11 @@ class Builder {
       ProcessShare& process = processes[sample.pid];
       process.pid = sample.pid;
       ++process.samples;
-      process.name = names_.NameAt(sample.pid, sample.time_ns);  // the latest
+    }
+    // Each process by its name at its last sample (samples are in time order).
+    for (auto it = kept.rbegin(); it != kept.rend(); ++it) {
+      ProcessShare& process = processes[(*it)->pid];
+      if (process.name.empty()) process.name = names_.NameAt(process.pid, (*it)->time_ns);
     }
     const bool roots = options_.process_roots && of_processes_ && processes.size() > 1;
     std::vector<uint32_t> frames;
