@@ -83,6 +83,22 @@ const CfiRow* CfiModule::Find(uint64_t address) {
   if (auto it = row_at_pc_.find(address); it != row_at_pc_.end()) {
     return it->second < 0 ? nullptr : &rows_[static_cast<size_t>(it->second)];
   }
+  // A row answers for every pc of its range, so a pc inside a range already read needs no new
+  // walk of the CFI: in a DWARF session most sampled pcs are new, but few of their rows are.
+  int32_t index = RowContaining(address);
+  if (index < 0) index = ReadRow(address);
+  if (row_at_pc_.size() < kMaxCachedPcs) row_at_pc_.emplace(address, index);
+  return index < 0 ? nullptr : &rows_[static_cast<size_t>(index)];
+}
+
+int32_t CfiModule::RowContaining(uint64_t address) const {
+  auto it = row_by_start_.upper_bound(address);
+  if (it == row_by_start_.begin()) return -1;
+  --it;
+  return rows_[static_cast<size_t>(it->second)].end > address ? it->second : -1;
+}
+
+int32_t CfiModule::ReadRow(uint64_t address) {
   CfiRow row;
   bool found = Lookup(eh_frame_, address, row) || Lookup(debug_frame_, address, row);
   if (!found) {
@@ -94,16 +110,13 @@ const CfiRow* CfiModule::Find(uint64_t address) {
       }
     }
   }
-  int32_t index = -1;
-  if (found) {
-    // Rows are shared by every pc of their range.
-    auto [it, inserted] =
-        row_by_range_.try_emplace({row.start, row.end}, static_cast<int32_t>(rows_.size()));
-    if (inserted) rows_.push_back(std::move(row));
-    index = it->second;
-  }
-  if (row_at_pc_.size() < kMaxCachedPcs) row_at_pc_.emplace(address, index);
-  return index < 0 ? nullptr : &rows_[static_cast<size_t>(index)];
+  if (!found) return -1;
+  const auto index = static_cast<int32_t>(rows_.size());
+  // Ranges of one file's CFI do not overlap; where two tables disagree, the first row read keeps
+  // its range and the other answers only for the pcs it was read for.
+  row_by_start_.try_emplace(row.start, index);
+  rows_.push_back(std::move(row));
+  return index;
 }
 
 Dwarf_CFI* CfiModule::SeparateDebugFrame() {

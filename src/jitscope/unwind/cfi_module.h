@@ -83,6 +83,10 @@ class CfiModule {
  private:
   CfiModule() = default;
   bool Lookup(Dwarf_CFI* cfi, uint64_t address, CfiRow& row) const;
+  // The index in rows_ of the row read before whose range holds `address`, or -1.
+  int32_t RowContaining(uint64_t address) const;
+  // Reads the row at `address` from the tables, in order, and keeps it; -1 when none has one.
+  int32_t ReadRow(uint64_t address);
   // The separate debug file's .debug_frame, found and opened at the first call.
   Dwarf_CFI* SeparateDebugFrame();
 
@@ -104,9 +108,9 @@ class CfiModule {
     uint64_t offset, size, vaddr;
   };
   std::vector<Segment> segments_;
-  std::deque<CfiRow> rows_;  // a deque: rows handed out stay where they are
-  std::map<std::pair<uint64_t, uint64_t>, int32_t> row_by_range_;  // [start, end) → rows_
-  std::unordered_map<uint64_t, int32_t> row_at_pc_;                // -1: no row
+  std::deque<CfiRow> rows_;                          // a deque: rows handed out stay where they are
+  std::map<uint64_t, int32_t> row_by_start_;         // a row's start → rows_
+  std::unordered_map<uint64_t, int32_t> row_at_pc_;  // -1: no row
   std::unordered_map<uint64_t, bool> follows_call_;
 };
 
