@@ -11,13 +11,16 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "support/folded.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
 
 namespace jitscope::report {
 namespace {
 
+using test_support::ParseFolded;
 using test_support::RunProgram;
+using test_support::SamplesThrough;
 
 // hotspot.jv, its functions optimized after 100 calls (of series' 1500).
 std::string Hotspot() { return REPORT_SESSIONS "/annotate"; }
@@ -98,19 +101,6 @@ TEST(AnnotateE2eTest, TextFitsAndSaysSoOnce) {
   EXPECT_NE(intel.out.find("rbp"), std::string::npos);
 }
 
-// The samples with `frame` in their stack, from report's folded stacks ("a;b;c COUNT").
-uint64_t SamplesThrough(const std::string& folded, const std::string& frame) {
-  uint64_t total = 0;
-  std::istringstream lines(folded);
-  for (std::string line; std::getline(lines, line);) {
-    const size_t space = line.rfind(' ');
-    const std::string stack = ";" + line.substr(0, space) + ";";
-    if (stack.find(";" + frame + ";") != std::string::npos)
-      total += std::stoull(line.substr(space));
-  }
-  return total;
-}
-
 // A call instruction carries the samples below it, the same number report counts through the
 // function; a native function (the interpreter loop that calls into JIT code) is disassembled
 // from its ELF file with its DWARF lines. Neither function is recursive, so the samples through
@@ -144,8 +134,8 @@ TEST(AnnotateE2eTest, CallsCarryTheSamplesBelowThemAndNativeCodeIsAnnotated) {
       total += in["inclusive_samples"].get<uint64_t>();
     return total;
   };
-  EXPECT_EQ(through(*jit), SamplesThrough(folded.out, "main_[j]"));
-  EXPECT_EQ(through(*interpreter), SamplesThrough(folded.out, native));
+  EXPECT_EQ(through(*jit), SamplesThrough(ParseFolded(folded.out), "main_[j]"));
+  EXPECT_EQ(through(*interpreter), SamplesThrough(ParseFolded(folded.out), native));
   EXPECT_GT(through(*interpreter), 100u) << "too few samples to judge";
 
   EXPECT_TRUE((*interpreter)["code_recorded"]);

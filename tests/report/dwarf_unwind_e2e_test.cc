@@ -5,44 +5,29 @@
 // through every caller, where the kernel's frame-pointer chain of the same program does not.
 #include <algorithm>
 #include <map>
-#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
 
+#include "support/folded.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
 
 namespace jitscope::report {
 namespace {
 
+using test_support::FoldedStack;
+using test_support::ParseFolded;
 using test_support::RunProgram;
+using test_support::ShareWalkedThrough;
 using test_support::TempDir;
+using test_support::WalkShare;
 
-// Of the folded samples ("root;...;leaf count") whose leaf is `inner`: how many, and how many
-// have all of inner's callers up to main (and, if `from_entry`, the thread's entry above it).
-struct Share {
-  uint64_t total = 0;
-  uint64_t complete = 0;
-};
-
-Share CompleteStacks(const std::string& folded, bool from_entry) {
-  Share share;
-  std::istringstream lines(folded);
-  std::string line;
-  while (std::getline(lines, line)) {
-    const size_t space = line.rfind(' ');
-    if (space == std::string::npos) continue;
-    const std::string stack = line.substr(0, space);
-    if (stack != "inner" && !stack.ends_with(";inner")) continue;
-    const uint64_t samples = std::stoull(line.substr(space + 1));
-    share.total += samples;
-    if (stack.ends_with(";main;outer;middle;inner") &&
-        (!from_entry || stack.starts_with("_start;"))) {
-      share.complete += samples;
-    }
-  }
-  return share;
+// Of the folded samples whose leaf is `inner`: how many, and how many have all of inner's callers
+// up to main (and, if `from_entry`, the thread's entry above it).
+WalkShare CompleteStacks(const std::string& folded, bool from_entry) {
+  return ShareWalkedThrough(ParseFolded(folded), "inner", {"main", "outer", "middle", "inner"},
+                            from_entry);
 }
 
 std::string Record(const TempDir& tmp, const std::string& call_graph,
@@ -58,7 +43,7 @@ std::string Record(const TempDir& tmp, const std::string& call_graph,
 void ExpectCompleteFromTheEntry(const std::string& dir) {
   auto folded = RunProgram({JITSCOPE_CLI, "report", dir, "--format", "folded"});
   ASSERT_EQ(folded.exit_code, 0) << folded.err;
-  const Share share = CompleteStacks(folded.out, /*from_entry=*/true);
+  const WalkShare share = CompleteStacks(folded.out, /*from_entry=*/true);
   ASSERT_GT(share.total, 100u) << folded.out;
   EXPECT_GE(share.complete * 100, share.total * 95)
       << share.complete << " of " << share.total << "\n"
@@ -102,7 +87,7 @@ TEST(DwarfUnwindE2eTest, FramePointerChainsOfTheSameProgramDoNot) {
   const std::string dir = Record(tmp, "fp");
   auto folded = RunProgram({JITSCOPE_CLI, "report", dir, "--format", "folded"});
   ASSERT_EQ(folded.exit_code, 0) << folded.err;
-  const Share share = CompleteStacks(folded.out, /*from_entry=*/false);
+  const WalkShare share = CompleteStacks(folded.out, /*from_entry=*/false);
   ASSERT_GT(share.total, 100u) << folded.out;
   EXPECT_LT(share.complete * 100, share.total * 50) << folded.out;
   auto text = RunProgram({JITSCOPE_CLI, "report", dir});
@@ -121,14 +106,9 @@ TEST(DwarfUnwindE2eTest, CodeOfAStrippedFileIsNamedByItsFileOffset) {
   ASSERT_EQ(folded.exit_code, 0) << folded.err;
   // The leaf frame with the most samples.
   std::map<std::string, uint64_t> leaves;
-  std::istringstream lines(folded.out);
-  for (std::string line; std::getline(lines, line);) {
-    EXPECT_EQ(line.find("[unknown]"), std::string::npos) << line;
-    const size_t space = line.rfind(' ');
-    const size_t semicolon = line.rfind(';', space);
-    const std::string leaf =
-        line.substr(semicolon == std::string::npos ? 0 : semicolon + 1, space - semicolon - 1);
-    leaves[leaf] += std::stoull(line.substr(space + 1));
+  for (const FoldedStack& stack : ParseFolded(folded.out)) {
+    EXPECT_EQ(stack.Joined().find("[unknown]"), std::string::npos) << stack.Joined();
+    leaves[stack.leaf()] += stack.samples;
   }
   const auto hottest = std::max_element(leaves.begin(), leaves.end(),
                                         [](auto& a, auto& b) { return a.second < b.second; });

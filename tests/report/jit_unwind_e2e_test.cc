@@ -18,34 +18,17 @@
 
 #include <gtest/gtest.h>
 
+#include "support/folded.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
 
 namespace jitscope::report {
 namespace {
 
+using test_support::FoldedStack;
+using test_support::ParseFolded;
 using test_support::RunProgram;
 using test_support::TempDir;
-
-struct FoldedStack {
-  std::vector<std::string> frames;  // outermost first
-  uint64_t samples = 0;
-};
-
-std::vector<FoldedStack> ParseFolded(const std::string& folded) {
-  std::vector<FoldedStack> stacks;
-  std::istringstream lines(folded);
-  for (std::string line; std::getline(lines, line);) {
-    const size_t space = line.rfind(' ');
-    if (space == std::string::npos) continue;
-    FoldedStack stack;
-    stack.samples = std::stoull(line.substr(space + 1));
-    std::istringstream frames(line.substr(0, space));
-    for (std::string frame; std::getline(frames, frame, ';');) stack.frames.push_back(frame);
-    stacks.push_back(std::move(stack));
-  }
-  return stacks;
-}
 
 bool IsJitFrame(const std::string& frame) { return frame.ends_with("_[j]"); }
 

@@ -20,14 +20,18 @@
 
 #include "jitscope/report/profile_builder.h"
 #include "source_lines.h"
+#include "support/folded.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
 
 namespace jitscope::report {
 namespace {
 
+using test_support::ParseFolded;
 using test_support::RunProgram;
+using test_support::ShareWalkedThrough;
 using test_support::TempDir;
+using test_support::WalkShare;
 
 constexpr char kNotMonotonic[] =
     "the recording's times are not CLOCK_MONOTONIC, the clock of JIT files (perf record without "
@@ -243,9 +247,9 @@ TEST(PerfDataE2eTest, EveryFormatIsWrittenFromAPerfData) {
 }
 
 // `perf record --call-graph dwarf` of `argv`, then `jitscope report --format folded`: of the
-// samples whose leaf is `leaf`, at least 95% are walked from _start through `path` (";a;b;").
+// samples whose leaf is `leaf`, at least 95% are walked from _start through `path`.
 void ExpectDwarfWalksFromTheEntry(const std::vector<std::string>& argv, const std::string& leaf,
-                                  const std::string& path, uint64_t at_least) {
+                                  const std::vector<std::string>& path, uint64_t at_least) {
   TempDir tmp;
   const std::string data = tmp.path() + "/dwarf.data";
   std::vector<std::string> record = {PERF_PROGRAM, "record",    "-q", "-k",  "1",
@@ -256,33 +260,25 @@ void ExpectDwarfWalksFromTheEntry(const std::vector<std::string>& argv, const st
   ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
   auto folded = RunProgram({JITSCOPE_CLI, "report", data, "--format", "folded"});
   ASSERT_EQ(folded.exit_code, 0) << folded.err;
-  uint64_t total = 0, complete = 0;
-  std::istringstream lines(folded.out);
-  for (std::string line; std::getline(lines, line);) {
-    const size_t space = line.rfind(' ');
-    const std::string stack = line.substr(0, space);
-    if (stack != leaf && !stack.ends_with(";" + leaf)) continue;
-    const uint64_t samples = std::stoull(line.substr(space + 1));
-    total += samples;
-    if (stack.starts_with("_start;") && (stack + ";").find(path) != std::string::npos) {
-      complete += samples;
-    }
-  }
-  ASSERT_GT(total, at_least) << folded.out;
-  EXPECT_GE(complete * 100, total * 95) << complete << " of " << total << "\n" << folded.out;
+  const WalkShare share =
+      ShareWalkedThrough(ParseFolded(folded.out), leaf, path, /*from_entry=*/true);
+  ASSERT_GT(share.total, at_least) << folded.out;
+  EXPECT_GE(share.complete * 100, share.total * 95)
+      << share.complete << " of " << share.total << "\n"
+      << folded.out;
 }
 
 // perf's register and stack copies unwound by jitscope's own unwinder, through a program without
 // frame pointers, up to its entry.
 TEST(PerfDataE2eTest, DwarfStacksAreUnwoundToTheEntry) {
-  ExpectDwarfWalksFromTheEntry({NO_FRAME_POINTERS, "400"}, "inner", ";main;outer;middle;inner;",
-                               100);
+  ExpectDwarfWalksFromTheEntry({NO_FRAME_POINTERS, "400"}, "inner",
+                               {"main", "outer", "middle", "inner"}, 100);
 }
 
 // Samples in clock_gettime are in the vDSO, whose CFI comes from the image perf kept in its
 // build-id cache: the walks go on through it to the program's entry.
 TEST(PerfDataE2eTest, DwarfStacksAreUnwoundOutOfTheVdso) {
-  ExpectDwarfWalksFromTheEntry({CLOCK_LOOP, "3000000"}, "[vdso]", ";main;spin;", 50);
+  ExpectDwarfWalksFromTheEntry({CLOCK_LOOP, "3000000"}, "[vdso]", {"main", "spin"}, 50);
 }
 
 // Node.js --perf-prof writes and maps its own jitdump, in its working directory: found through

@@ -21,6 +21,7 @@
 #include "jitscope/trace/reader.h"
 #include "source_lines.h"
 #include "support/files.h"
+#include "support/folded.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
 #include "support/traces.h"
@@ -28,6 +29,8 @@
 namespace jitscope::report {
 namespace {
 
+using test_support::FoldedStack;
+using test_support::ParseFolded;
 using test_support::RunProgram;
 using test_support::TempDir;
 
@@ -484,15 +487,11 @@ TEST(ForeignJitTest, NodePerfProfFunctionsAreNamedWithoutPerfInject) {
 TEST(ForeignJitTest, PostgresLlvmJitExpressionsAreNamedWithoutPerfInject) {
   auto folded = RunProgram({RECORD_POSTGRES, JITSCOPE_CLI});
   ASSERT_EQ(folded.exit_code, 0) << folded.err;
+  // Samples whose leaf is a JIT-compiled expression.
   uint64_t in_jit = 0;
-  std::istringstream lines(folded.out);
-  for (std::string line; std::getline(lines, line);) {
-    // "root;...;leaf COUNT": samples whose leaf is a JIT-compiled expression.
-    const size_t space = line.rfind(' ');
-    const std::string stack = line.substr(0, space);
-    const std::string leaf = stack.substr(stack.rfind(';') + 1);
-    if (leaf.starts_with("evalexpr_") && leaf.ends_with("_[j]")) {
-      in_jit += std::stoull(line.substr(space + 1));
+  for (const FoldedStack& stack : ParseFolded(folded.out)) {
+    if (stack.leaf().starts_with("evalexpr_") && stack.leaf().ends_with("_[j]")) {
+      in_jit += stack.samples;
     }
   }
   EXPECT_GT(in_jit, 5u) << folded.out;

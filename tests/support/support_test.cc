@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "support/files.h"
+#include "support/folded.h"
 #include "support/objdump.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
@@ -222,6 +223,29 @@ TEST(SupportFilesTest, WholeFilesAsStrings) {
 
 // An instruction longer than objdump's 7 bytes a line is one instruction of its whole length;
 // bytes objdump cannot decode are listed too.
+TEST(SupportFoldedTest, StacksOutermostFirstWithTheirCounts) {
+  const std::vector<FoldedStack> stacks =
+      ParseFolded("_start;main;f [optimized]_[j] 3\nleaf 12\nno count here\n\nbad 1x\n");
+  ASSERT_EQ(stacks.size(), 2u);
+  EXPECT_EQ(stacks[0].frames, (std::vector<std::string>{"_start", "main", "f [optimized]_[j]"}));
+  EXPECT_EQ(stacks[0].samples, 3u);
+  EXPECT_EQ(stacks[0].Joined(), "_start;main;f [optimized]_[j]");
+  EXPECT_EQ(stacks[1].leaf(), "leaf");
+  EXPECT_EQ(stacks[1].samples, 12u);
+  EXPECT_EQ(SamplesThrough(stacks, "main"), 3u);
+  EXPECT_EQ(SamplesThrough(stacks, "leaf"), 12u);
+  EXPECT_EQ(SamplesThrough(stacks, "mai"), 0u);
+
+  const std::vector<FoldedStack> walks =
+      ParseFolded("_start;main;a;b 5\nmain;a;b 3\n_start;main;x;a;b 2\n_start;a 7\n");
+  const WalkShare from_entry = ShareWalkedThrough(walks, "b", {"main", "a"}, true);
+  EXPECT_EQ(from_entry.total, 10u);
+  EXPECT_EQ(from_entry.complete, 5u);
+  const WalkShare anywhere = ShareWalkedThrough(walks, "b", {"main", "a", "b"}, false);
+  EXPECT_EQ(anywhere.total, 10u);
+  EXPECT_EQ(anywhere.complete, 8u);
+}
+
 TEST(SupportObjdumpTest, ListsEachInstructionWithItsWholeLength) {
   // vmovups %zmm7,0x1000(%rdi); movabs $0x1122334455667788,%rax; ret; (bad) 0xff; .byte 0xff
   const uint8_t code[] = {0x62, 0xf1, 0x7c, 0x48, 0x11, 0xbf, 0x00, 0x10, 0x00, 0x00, 0x48, 0xb8,
