@@ -6,7 +6,10 @@
  * every method the JIT compiles lands in the OProfile dump and in jitscope's outputs
  * (JITSCOPE_FORMATS: trace, jitdump, perf map).
  *
- *   java -agentpath:<lib>/libjvmti_opagent.so MyApp
+ *   java -agentpath:<lib>/libjvmti_opagent.so MyApp             at start, configured by JITSCOPE_*
+ *   java -agentpath:<lib>/libjvmti_opagent.so=dir=DIR MyApp     a trace and dump in DIR
+ *   jcmd PID JVMTI.agent_load <lib>/libjvmti_opagent.so dir=DIR  into a running VM (record -p
+ *   jcmd PID JVMTI.agent_load <lib>/libjvmti_opagent.so stop     --jvm-agent does both)
  *
  * What it forwards:
  *  - CompiledMethodLoad → op_write_native_code("pkg.Class.method(signature)", code, code, size),
@@ -15,20 +18,29 @@
  *    package path ("pkg/Class.java") so files of different packages are told apart;
  *  - CompiledMethodUnload → op_unload_native_code(code);
  *  - DynamicCodeGenerated (interpreter, stubs, adapters) → op_write_native_code(name, ...);
- *  - at VM start, GenerateEvents replays code generated before the callbacks were enabled;
- *  - Agent_OnUnload → op_close_agent.
+ *  - GenerateEvents replays the code generated before the callbacks were enabled: at VM start, or
+ *    at once when loaded into a running VM;
+ *  - "stop", and Agent_OnUnload → op_close_agent.
  *
  * HotSpot's pc→bci map is that of the outermost method (inlined callees' pcs map to the bci of
  * their call site), so lines inside inlined code are attributed to the call's line.
  *
  * Failures of op_* calls are counted and printed once at unload; they never stop the VM. */
+/* setenv, unsetenv, strdup: POSIX.1-2008, which strict C99 leaves out. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
 #include <jvmti.h>
 #include <opagent.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+static jvmtiEnv* jvmti_env;
+/* NULL while not reporting. Callbacks on the VM's threads read it as a stop swaps it out. */
 static op_agent_t agent;
 static volatile unsigned long failed_calls; /* approximate under races; only reported */
 
@@ -71,9 +83,11 @@ static jint line_of(const jvmtiLineNumberEntry* table, jint count, jlocation bci
   return line;
 }
 
-static void report_lines(jvmtiEnv* jvmti, jmethodID method, const char* class_signature,
-                         jclass klass, const void* code, jint map_length,
-                         const jvmtiAddrLocationMap* map) {
+static op_agent_t current_agent(void) { return __atomic_load_n(&agent, __ATOMIC_ACQUIRE); }
+
+static void report_lines(op_agent_t reporter, jvmtiEnv* jvmti, jmethodID method,
+                         const char* class_signature, jclass klass, const void* code,
+                         jint map_length, const jvmtiAddrLocationMap* map) {
   jvmtiLineNumberEntry* table = NULL;
   jint table_size = 0;
   char* file = NULL;
@@ -95,7 +109,7 @@ static void report_lines(jvmtiEnv* jvmti, jmethodID method, const char* class_si
       lines[count].filename = path;
       ++count;
     }
-    if (count > 0) note_failure(op_write_debug_line_info(agent, code, count, lines));
+    if (count > 0) note_failure(op_write_debug_line_info(reporter, code, count, lines));
     free(lines);
   }
   deallocate(jvmti, file);
@@ -109,7 +123,9 @@ static void JNICALL compiled_method_load(jvmtiEnv* jvmti, jmethodID method, jint
   jclass klass = NULL;
   char *class_signature = NULL, *name = NULL, *signature = NULL;
   char class_buffer[512], symbol[2048];
+  const op_agent_t reporter = current_agent();
   (void)compile_info;
+  if (reporter == NULL) return;
   if ((*jvmti)->GetMethodDeclaringClass(jvmti, method, &klass) != JVMTI_ERROR_NONE ||
       (*jvmti)->GetClassSignature(jvmti, klass, &class_signature, NULL) != JVMTI_ERROR_NONE ||
       (*jvmti)->GetMethodName(jvmti, method, &name, &signature, NULL) != JVMTI_ERROR_NONE) {
@@ -117,9 +133,9 @@ static void JNICALL compiled_method_load(jvmtiEnv* jvmti, jmethodID method, jint
   } else {
     class_name(class_signature, class_buffer, sizeof(class_buffer));
     snprintf(symbol, sizeof(symbol), "%s.%s%s", class_buffer, name, signature);
-    note_failure(op_write_native_code(agent, symbol, (uint64_t)(uintptr_t)code_addr, code_addr,
+    note_failure(op_write_native_code(reporter, symbol, (uint64_t)(uintptr_t)code_addr, code_addr,
                                       (unsigned int)code_size));
-    report_lines(jvmti, method, class_signature, klass, code_addr, map_length, map);
+    report_lines(reporter, jvmti, method, class_signature, klass, code_addr, map_length, map);
   }
   deallocate(jvmti, class_signature);
   deallocate(jvmti, name);
@@ -128,78 +144,250 @@ static void JNICALL compiled_method_load(jvmtiEnv* jvmti, jmethodID method, jint
 
 static void JNICALL compiled_method_unload(jvmtiEnv* jvmti, jmethodID method,
                                            const void* code_addr) {
+  const op_agent_t reporter = current_agent();
   (void)jvmti;
   (void)method;
-  note_failure(op_unload_native_code(agent, (uint64_t)(uintptr_t)code_addr));
+  if (reporter == NULL) return;
+  note_failure(op_unload_native_code(reporter, (uint64_t)(uintptr_t)code_addr));
 }
 
 static void JNICALL dynamic_code_generated(jvmtiEnv* jvmti, const char* name, const void* address,
                                            jint length) {
+  const op_agent_t reporter = current_agent();
   (void)jvmti;
-  note_failure(op_write_native_code(agent, name, (uint64_t)(uintptr_t)address, address,
+  if (reporter == NULL) return;
+  note_failure(op_write_native_code(reporter, name, (uint64_t)(uintptr_t)address, address,
                                     (unsigned int)length));
 }
 
-/* Code generated before the callbacks were enabled (e.g. stubs made during VM start) is
- * replayed once the VM is up. */
-static void JNICALL vm_init(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {
-  (void)jni;
-  (void)thread;
+/* The code generated before the callbacks were enabled: stubs made during VM start, and when
+ * loaded into a running VM, every method compiled so far. GenerateEvents posts them on this
+ * thread before it returns. A method compiled meanwhile may be reported twice, which a reader
+ * takes as a second load of the same code. */
+static void replay(jvmtiEnv* jvmti) {
   (*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
   (*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_COMPILED_METHOD_LOAD);
 }
 
-JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void* reserved) {
-  jvmtiEnv* jvmti = NULL;
+static void JNICALL vm_init(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {
+  (void)jni;
+  (void)thread;
+  replay(jvmti);
+}
+
+/* The JVMTI environment, its capabilities and callbacks: set up once per load of the library
+ * (a second JVMTI.agent_load of the same path finds them in place). */
+static jvmtiError prepare(JavaVM* vm) {
   jvmtiCapabilities capabilities;
   jvmtiEventCallbacks callbacks;
-  static const jvmtiEvent events[] = {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_COMPILED_METHOD_LOAD,
-                                      JVMTI_EVENT_COMPILED_METHOD_UNLOAD,
-                                      JVMTI_EVENT_DYNAMIC_CODE_GENERATED};
-  size_t i;
-  (void)reserved;
-  if (options != NULL && strcmp(options, "version") == 0) {
-    fprintf(stderr, "jvmti_opagent: libopagent %d.%d\n", op_major_version(), op_minor_version());
-  }
+  jvmtiEnv* jvmti = NULL;
+  jvmtiError error;
+  if (jvmti_env != NULL) return JVMTI_ERROR_NONE;
   if ((*vm)->GetEnv(vm, (void**)&jvmti, JVMTI_VERSION_1_0) != JNI_OK) {
     fprintf(stderr, "jvmti_opagent: no JVMTI 1.0 environment\n");
-    return JNI_ERR;
-  }
-  agent = op_open_agent();
-  if (agent == NULL) {
-    perror("jvmti_opagent: op_open_agent");
-    return JNI_ERR;
+    return JVMTI_ERROR_UNSUPPORTED_VERSION;
   }
   memset(&capabilities, 0, sizeof(capabilities));
   capabilities.can_generate_compiled_method_load_events = 1;
   capabilities.can_get_line_numbers = 1;
   capabilities.can_get_source_file_name = 1;
-  if ((*jvmti)->AddCapabilities(jvmti, &capabilities) != JVMTI_ERROR_NONE) {
-    fprintf(stderr, "jvmti_opagent: the VM cannot report compiled methods\n");
-    return JNI_ERR;
+  error = (*jvmti)->AddCapabilities(jvmti, &capabilities);
+  if (error != JVMTI_ERROR_NONE) {
+    fprintf(stderr, "jvmti_opagent: the VM cannot report compiled methods (JVMTI error %d)\n",
+            (int)error);
+  } else {
+    memset(&callbacks, 0, sizeof(callbacks));
+    callbacks.VMInit = vm_init;
+    callbacks.CompiledMethodLoad = compiled_method_load;
+    callbacks.CompiledMethodUnload = compiled_method_unload;
+    callbacks.DynamicCodeGenerated = dynamic_code_generated;
+    error = (*jvmti)->SetEventCallbacks(jvmti, &callbacks, (jint)sizeof(callbacks));
   }
-  memset(&callbacks, 0, sizeof(callbacks));
-  callbacks.VMInit = vm_init;
-  callbacks.CompiledMethodLoad = compiled_method_load;
-  callbacks.CompiledMethodUnload = compiled_method_unload;
-  callbacks.DynamicCodeGenerated = dynamic_code_generated;
-  if ((*jvmti)->SetEventCallbacks(jvmti, &callbacks, (jint)sizeof(callbacks)) != JVMTI_ERROR_NONE) {
-    return JNI_ERR;
+  if (error != JVMTI_ERROR_NONE) {
+    (*jvmti)->DisposeEnvironment(jvmti);
+    return error;
   }
-  for (i = 0; i < sizeof(events) / sizeof(events[0]); ++i) {
-    if ((*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, events[i], NULL) !=
-        JVMTI_ERROR_NONE) {
-      return JNI_ERR;
+  jvmti_env = jvmti;
+  return JVMTI_ERROR_NONE;
+}
+
+/* A load that failed is undone by the VM (it unloads the library if no earlier load holds it):
+ * its environment must not keep callbacks into it. */
+static void release(void) {
+  if (jvmti_env == NULL) return;
+  (*jvmti_env)->DisposeEnvironment(jvmti_env);
+  jvmti_env = NULL;
+}
+
+/* The environment variables libopagent reads when op_open_agent starts a session. */
+static const char* const session_variables[] = {"JITSCOPE_OUTPUT_DIR", "JITSCOPE_OPAGENT_DIR",
+                                                "JITSCOPE_FORMATS", "JITSCOPE_LOG"};
+#define SESSION_VARIABLES (sizeof(session_variables) / sizeof(session_variables[0]))
+
+/* op_open_agent with every output in `dir` (NULL: as the process's environment says).
+ *
+ * libopagent takes its configuration from the environment only (its exports are exactly
+ * OProfile's seven functions, which have no parameter for it), so the variables are set around the
+ * call and then put back as they were: the JVM's child processes and later sessions see its own
+ * environment. Changing the environment of a running multi-threaded process is tolerable here:
+ * glibc's setenv never frees a value getenv may have returned, HotSpot reads its environment at
+ * start, and attaching is rare. Rejected: a jitscope-specific libopagent export taking the
+ * directory (libopagent must stay OProfile's ABI), and writing to the defaults and letting record
+ * copy the files (the JVM's working directory and /tmp may not be record's: a container). */
+static op_agent_t open_agent_in(const char* dir) {
+  char* saved[SESSION_VARIABLES];
+  char log[4096];
+  op_agent_t opened;
+  int error;
+  size_t i;
+  if (dir == NULL) return op_open_agent();
+  if (snprintf(log, sizeof(log), "%s/jvmti-opagent-%ld.log", dir, (long)getpid()) >=
+      (int)sizeof(log)) {
+    errno = ENAMETOOLONG;
+    return NULL;
+  }
+  for (i = 0; i < SESSION_VARIABLES; ++i) {
+    const char* value = getenv(session_variables[i]);
+    saved[i] = value != NULL ? strdup(value) : NULL;
+  }
+  setenv("JITSCOPE_OUTPUT_DIR", dir, 1);
+  setenv("JITSCOPE_OPAGENT_DIR", dir, 1);
+  setenv("JITSCOPE_FORMATS", "trace", 1);
+  setenv("JITSCOPE_LOG", log, 1);
+  opened = op_open_agent();
+  error = errno;
+  for (i = 0; i < SESSION_VARIABLES; ++i) {
+    if (saved[i] != NULL) {
+      setenv(session_variables[i], saved[i], 1);
+    } else {
+      unsetenv(session_variables[i]);
     }
+    free(saved[i]);
+  }
+  errno = error;
+  return opened;
+}
+
+static jvmtiError set_reporting(jvmtiEventMode mode) {
+  static const jvmtiEvent events[] = {JVMTI_EVENT_COMPILED_METHOD_LOAD,
+                                      JVMTI_EVENT_COMPILED_METHOD_UNLOAD,
+                                      JVMTI_EVENT_DYNAMIC_CODE_GENERATED};
+  size_t i;
+  for (i = 0; i < sizeof(events) / sizeof(events[0]); ++i) {
+    const jvmtiError error =
+        (*jvmti_env)->SetEventNotificationMode(jvmti_env, mode, events[i], NULL);
+    if (error != JVMTI_ERROR_NONE) return error;
+  }
+  return JVMTI_ERROR_NONE;
+}
+
+/* Stops reporting and ends the libopagent session, which closes its files. A callback already
+ * past its load of the handle gets EINVAL from libopagent (a closed handle), counted. */
+static void stop_reporting(void) {
+  op_agent_t closing;
+  if (jvmti_env != NULL) set_reporting(JVMTI_DISABLE);
+  closing = __atomic_exchange_n(&agent, NULL, __ATOMIC_ACQ_REL);
+  if (closing != NULL && op_close_agent(closing) != 0) perror("jvmti_opagent: op_close_agent");
+}
+
+/* The agent's options: "" (report as the process's environment says), "dir=PATH" (every
+ * output into PATH, all of the rest of the string, commas included), "stop", "version". */
+struct options {
+  const char* dir;
+  int stop;
+};
+
+static int parse_options(const char* text, struct options* out) {
+  out->dir = NULL;
+  out->stop = 0;
+  if (text == NULL || *text == '\0') return 0;
+  if (strcmp(text, "version") == 0) {
+    fprintf(stderr, "jvmti_opagent: libopagent %d.%d\n", op_major_version(), op_minor_version());
+    return 0;
+  }
+  if (strcmp(text, "stop") == 0) {
+    out->stop = 1;
+    return 0;
+  }
+  if (strncmp(text, "dir=", 4) == 0 && text[4] != '\0') {
+    out->dir = text + 4;
+    return 0;
+  }
+  fprintf(stderr, "jvmti_opagent: unknown options '%s' (dir=PATH, stop or version)\n", text);
+  return -1;
+}
+
+/* Starts (or restarts, in a new session) reporting; 0 or the errno of op_open_agent's failure,
+ * JNI_ERR for a JVMTI failure. */
+static jint start_reporting(const char* dir) {
+  op_agent_t opened;
+  stop_reporting(); /* an earlier attach that was never stopped: its session ends here */
+  opened = open_agent_in(dir);
+  if (opened == NULL) {
+    const int error = errno != 0 ? errno : EIO;
+    fprintf(stderr, "jvmti_opagent: op_open_agent%s%s: %s\n", dir != NULL ? " in " : "",
+            dir != NULL ? dir : "", strerror(error));
+    return error;
+  }
+  __atomic_store_n(&agent, opened, __ATOMIC_RELEASE);
+  if (set_reporting(JVMTI_ENABLE) != JVMTI_ERROR_NONE) {
+    stop_reporting();
+    return JNI_ERR;
   }
   return JNI_OK;
 }
 
-JNIEXPORT void JNICALL Agent_OnUnload(JavaVM* vm) {
-  (void)vm;
-  if (failed_calls != 0) {
-    fprintf(stderr, "jvmti_opagent: %lu op_* calls failed (see the jitscope log)\n",
-            (unsigned long)failed_calls);
+JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void* reserved) {
+  struct options parsed;
+  (void)reserved;
+  if (parse_options(options, &parsed) != 0 || parsed.stop) return JNI_ERR;
+  if (prepare(vm) != JVMTI_ERROR_NONE) return JNI_ERR;
+  if ((*jvmti_env)->SetEventNotificationMode(jvmti_env, JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, NULL) !=
+      JVMTI_ERROR_NONE) {
+    return JNI_ERR;
   }
-  if (op_close_agent(agent) != 0) perror("jvmti_opagent: op_close_agent");
+  return start_reporting(parsed.dir) == JNI_OK ? JNI_OK : JNI_ERR;
+}
+
+/* Loaded into a running VM (jcmd PID JVMTI.agent_load <this library> [options]; jitscope record -p
+ * --jvm-agent). The VM is in its live phase: the code compiled before the agent arrived is
+ * replayed at once, so it is reported before this returns. Loading the library again runs this
+ * again in the same copy of it: "dir=" moves reporting into a new session, "stop" ends it (record
+ * does so when its recording ends, so that nothing more is written into its directory).
+ *
+ * The result jcmd prints ("return code: N"): 0, JNI_ERR (-1) for a JVMTI failure or unknown
+ * options, or the errno value with which op_open_agent failed (so that record can say why:
+ * EACCES for a directory this VM's user may not write). Calls are serialised by the VM's attach
+ * listener; the lock guards against anything else. */
+JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM* vm, char* options, void* reserved) {
+  static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+  struct options parsed;
+  jint result = JNI_OK;
+  (void)reserved;
+  if (parse_options(options, &parsed) != 0) return JNI_ERR;
+  pthread_mutex_lock(&lock);
+  if (parsed.stop) {
+    stop_reporting();
+  } else if (prepare(vm) != JVMTI_ERROR_NONE) {
+    result = JNI_ERR;
+  } else {
+    result = start_reporting(parsed.dir);
+    if (result == JNI_OK) {
+      replay(jvmti_env);
+    } else {
+      release();
+    }
+  }
+  pthread_mutex_unlock(&lock);
+  return result;
+}
+
+/* Once for each successful load of the library, at VM exit. */
+JNIEXPORT void JNICALL Agent_OnUnload(JavaVM* vm) {
+  const unsigned long failed = __atomic_exchange_n(&failed_calls, 0, __ATOMIC_RELAXED);
+  (void)vm;
+  if (failed != 0) {
+    fprintf(stderr, "jvmti_opagent: %lu op_* calls failed (see the jitscope log)\n", failed);
+  }
+  stop_reporting();
 }

@@ -61,6 +61,28 @@ TEST(SessionInfoTest, SystemWideRoundTrip) {
   EXPECT_EQ(*read, info);
 }
 
+// What record asked of the JVMs (--jvm-perf-map, --jvm-agent) is written only when asked.
+TEST(SessionInfoTest, JvmRequestsRoundTrip) {
+  test_support::TempDir tmp;
+  const SessionInfo info{.command = {"sleep", "1"},
+                         .pid = 77,
+                         .frequency_hz = 1000,
+                         .start_time_ns = 5,
+                         .attached = {{1234, {"java", "HotLoop"}, ""}},
+                         .system_wide = false,
+                         .jvm_perf_map = true,
+                         .jvm_agent = true};
+  ASSERT_TRUE(WriteSessionInfo(tmp.path(), info).ok());
+  EXPECT_EQ(test_support::ReadFile(tmp.path() + "/session.json"),
+            "{\"command\":[\"sleep\",\"1\"],\"pid\":77,\"frequency_hz\":1000,"
+            "\"start_time_ns\":5,\"attached\":[{\"pid\":1234,\"command\":[\"java\","
+            "\"HotLoop\"],\"collector_output_dir\":\"\"}],\"jvm_perf_map\":true,"
+            "\"jvm_agent\":true}\n");
+  base::StatusOr<SessionInfo> read = ReadSessionInfo(tmp.path());
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(*read, info);
+}
+
 TEST(SessionInfoTest, WrongShapesAreErrorsNotCrashes) {
   for (const char* text :
        {"", "[]", "{}", "{\"command\": \"jitvm\"}", "not json",
@@ -77,7 +99,9 @@ TEST(SessionInfoTest, WrongShapesAreErrorsNotCrashes) {
         "{\"command\": [], \"pid\": 1, \"frequency_hz\": 1, \"start_time_ns\": 1, "
         "\"attached\": [{\"pid\": 7, \"command\": [3], \"collector_output_dir\": \"\"}]}",
         "{\"command\": [], \"pid\": 1, \"frequency_hz\": 1, \"start_time_ns\": 1, "
-        "\"system_wide\": 1}"}) {
+        "\"system_wide\": 1}",
+        "{\"command\": [], \"pid\": 1, \"frequency_hz\": 1, \"start_time_ns\": 1, "
+        "\"jvm_agent\": \"yes\"}"}) {
     base::StatusOr<SessionInfo> info = ParseSessionInfo(text);
     ASSERT_FALSE(info.ok()) << text;
     EXPECT_EQ(info.status().message(), "not a jitscope session.json");

@@ -93,6 +93,96 @@ TEST_F(JvmTest, APlainJvmIsNamedThroughThePerfMapRecordAsksItFor) {
       << refused.err;
 }
 
+// A JVM started plainly is attached to with `record -p --jvm-agent`: record loads jitscope's
+// JVMTI agent into it (jcmd JVMTI.agent_load) before the recording starts, the agent reports the
+// methods compiled before it arrived (GenerateEvents) into a trace in the session, and report
+// names the hot method and its lines from it. A second record loads the agent again into a new
+// session, and does as well.
+TEST_F(JvmTest, APlainJvmIsNamedThroughTheAgentRecordLoadsIntoIt) {
+  // Plain but for one thing: HotSpot may compile mix() inlined into main()'s loop (OSR), and the
+  // hot method would then be main(); kept a method of its own, it is the hot one every time.
+  Process java(
+      {JITSCOPE_JAVA, "-XX:CompileCommand=quiet", "-XX:CompileCommand=dontinline,HotLoop::mix",
+       "-cp", JITSCOPE_HOTLOOP_CLASSES, "HotLoop", "30000"},
+      {});
+  const pid_t pid = java.pid();
+  ASSERT_GT(pid, 0);
+  const long ticks = ::sysconf(_SC_CLK_TCK);
+  for (int i = 0; i < 600 && jitscope::test_support::ProcessCpuTicks(pid) < ticks; ++i) {
+    ::usleep(100 * 1000);
+  }
+  const std::string agent = JITSCOPE_JVMTI_AGENT;
+  std::vector<std::string> sessions;
+  std::vector<jitscope::test_support::ProcessResult> records;
+  for (const char* name : {"first", "second"}) {
+    sessions.push_back(dir_ + "/" + name);
+    records.push_back(RunProgram({JITSCOPE_CLI, "record", "-p", std::to_string(pid), "--jvm-agent",
+                                  "-o", sessions.back(), "--", "sleep", "1"}));
+  }
+  ::kill(pid, SIGKILL);
+  const auto java_result = java.Wait();
+  EXPECT_EQ(java_result.err, "") << "the agent says nothing on the JVM's stderr";
+
+  const std::string trace = "jit-" + std::to_string(pid) + ".jsc";
+  for (size_t i = 0; i < sessions.size(); ++i) {
+    const std::string& session = sessions[i];
+    ASSERT_EQ(records[i].exit_code, 0) << records[i].err;
+    const std::string jcmd = "jcmd " + std::to_string(pid) + " JVMTI.agent_load \"" + agent + "\"";
+    EXPECT_NE(records[i].err.find("loaded jitscope's JVMTI agent into JVM " + std::to_string(pid) +
+                                  " (" + jcmd + " \"dir=" + session +
+                                  "\"): its compiled code is reported into " + session + "/" +
+                                  trace + "\n"),
+              std::string::npos)
+        << records[i].err;
+    EXPECT_NE(records[i].err.find("stopped the agent in JVM " + std::to_string(pid) + " (" + jcmd +
+                                  " \"stop\"); it stays loaded, idle\n"),
+              std::string::npos)
+        << records[i].err;
+    EXPECT_NE(ReadFile(session + "/session.json").find("\"jvm_agent\":true"), std::string::npos);
+
+    // The trace has the hot method, replayed (it was compiled before the agent came), with the
+    // lines of its pc→bci map: HotLoop.java 9-16 (C2's code of mix() maps only its loop's
+    // safepoint, at line 10; the code before it has no line).
+    auto file = jitscope::trace::TraceFile::Open(session + "/" + trace);
+    ASSERT_TRUE(file.ok()) << file.status().message();
+    std::set<uint64_t> hot_loads;
+    std::set<uint32_t> hot_lines;
+    bool closed = false;
+    for (const auto& record : file->trace().records) {
+      if (const auto* load = std::get_if<jitscope::trace::OprofileCodeLoadEvent>(&record.event)) {
+        if (load->name == kHotMethod) hot_loads.insert(load->address);
+      } else if (const auto* lines =
+                     std::get_if<jitscope::trace::OprofileDebugLinesEvent>(&record.event)) {
+        if (hot_loads.count(lines->address) == 0) continue;
+        for (const auto& entry : lines->lines) {
+          EXPECT_EQ(lines->files[entry.file], "HotLoop.java");
+          hot_lines.insert(entry.line);
+        }
+      }
+      closed |= std::holds_alternative<jitscope::trace::OprofileCloseEvent>(record.event);
+    }
+    EXPECT_FALSE(hot_loads.empty()) << kHotMethod << " is not in " << session << "/" << trace;
+    ASSERT_FALSE(hot_lines.empty());
+    EXPECT_GE(*hot_lines.begin(), 9u);
+    EXPECT_LE(*hot_lines.rbegin(), 16u);
+    EXPECT_TRUE(closed) << "record stops the agent when the recording ends";
+
+    // report names the hot method exactly, in its source file: the top entry's row.
+    const auto report = RunProgram({JITSCOPE_CLI, "report", session, "--top", "1"});
+    ASSERT_EQ(report.exit_code, 0) << report.err;
+    const size_t at = report.out.find(std::string(" ") + kHotMethod + " ");
+    ASSERT_NE(at, std::string::npos) << report.out;
+    const std::string row = report.out.substr(at, report.out.find('\n', at) - at);
+    EXPECT_NE(row.find(" [jit] "), std::string::npos) << report.out;
+    EXPECT_TRUE(row.ends_with(" HotLoop.java")) << report.out;
+  }
+
+  // Without -p or -a there is no running JVM to load it into.
+  const auto refused = RunProgram({JITSCOPE_CLI, "record", "--jvm-agent", "--", "true"});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("--jvm-agent applies to -p or -a"), std::string::npos) << refused.err;
+}
+
 TEST_F(JvmTest, HotJavaMethodsReachTheTraceAndTheDumpWithSourceLines) {
   const pid_t pid = RunHotLoop("trace", "1000");
 

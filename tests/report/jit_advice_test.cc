@@ -31,8 +31,8 @@ TEST(JitAdviceTest, TheEngineIsJudgedByTheProgramAndItsLibraries) {
             "run node with --perf-prof (or --perf-basic-prof)");
   const std::string java =
       "start java with -agentpath:<jitscope>/lib/libjvmti_opagent.so (jitscope's JVMTI agent), or "
-      "with "
-      "-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit";
+      "with -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit; a running JVM: jitscope "
+      "record -p PID --jvm-agent (or --jvm-perf-map)";
   EXPECT_EQ(HowToReportJitCode("java", {}), java);
   EXPECT_EQ(HowToReportJitCode("/opt/app/bin/server",
                                Mapped({"/usr/lib/jvm/java-17/lib/server/libjvm.so"})),

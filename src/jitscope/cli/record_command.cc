@@ -43,7 +43,8 @@ void AddRecordCommand(CLI::App& app, record::SessionOptions& options) {
       "command's, or 0. With -a, sample every process on every CPU in the same way. JIT code is "
       "named from what the processes write: the trace of a process started with the collector "
       "(INTEL_JIT_PROFILER64, read in its JITSCOPE_OUTPUT_DIR), a jitdump it maps, or "
-      "/tmp/perf-PID.map (which --jvm-perf-map asks a JVM to write).");
+      "/tmp/perf-PID.map (which --jvm-perf-map asks a JVM to write); a JVM started without "
+      "any of these is named through --jvm-agent or --jvm-perf-map.");
   command->add_option("-o,--output", options.output_dir, "Session directory")
       ->default_val("jitscope.data");
   command->add_option("-F,--frequency", options.frequency_hz, "Samples per second per thread")
@@ -73,6 +74,13 @@ void AddRecordCommand(CLI::App& app, record::SessionOptions& options) {
                     "compiled code (jcmd PID Compiler.perfmap, which writes /tmp/perf-PID.map) "
                     "when the recording starts and ends, and keep a copy in the session, so a JVM "
                     "started without any JIT reporting is named");
+  command->add_flag("--jvm-agent", options.jvm_agent,
+                    "With -p or -a: load jitscope's JVMTI agent into each Java VM among the "
+                    "processes before the recording starts (jcmd PID JVMTI.agent_load "
+                    "<prefix>/lib/libjvmti_opagent.so dir=DIR), and stop it when it ends: the "
+                    "JVM writes its compiled methods, those compiled before too, with their "
+                    "source lines, into the session, so a JVM started without any JIT reporting "
+                    "is named; the JVM must be able to write DIR");
   command->add_flag("-a,--all-cpus", options.system_wide,
                     "Sample every process on every CPU (system-wide, as perf record -a), until "
                     "Ctrl-C or SIGTERM, or the end of the command given after --; needs "
@@ -91,10 +99,14 @@ base::Status ValidateRecordOptions(const record::SessionOptions& options) {
   if (options.command.empty() && options.attach.empty() && !options.system_wide) {
     return base::Status::Error("nothing to record: give a command after --, -p PID or -a");
   }
-  if (options.jvm_perf_map && options.attach.empty() && !options.system_wide) {
-    return base::Status::Error(
-        "--jvm-perf-map applies to -p or -a: give a JVM that record starts jitscope's JVMTI "
-        "agent instead (java -agentpath:.../libjvmti_opagent.so)");
+  for (auto [flag, given] : {std::pair{"--jvm-perf-map", options.jvm_perf_map},
+                             std::pair{"--jvm-agent", options.jvm_agent}}) {
+    if (given && options.attach.empty() && !options.system_wide) {
+      return base::Status::Error(
+          "%s applies to -p or -a: give a JVM that record starts jitscope's JVMTI agent instead "
+          "(java -agentpath:.../libjvmti_opagent.so)",
+          flag);
+    }
   }
   if (!options.attach.empty() && options.system_wide) {
     return base::Status::Error("-p and -a: -a samples every process already");

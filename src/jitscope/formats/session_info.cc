@@ -22,6 +22,8 @@ base::Status WriteSessionInfo(const std::string& directory, const SessionInfo& i
     json["attached"] = std::move(attached);
   }
   if (info.system_wide) json["system_wide"] = true;
+  if (info.jvm_perf_map) json["jvm_perf_map"] = true;
+  if (info.jvm_agent) json["jvm_agent"] = true;
   const std::string text = json.dump() + "\n";
   ASSIGN_OR_RETURN(base::ScopedFd fd, base::CreateExclusive(directory, kSessionInfoFileName));
   return base::WriteAll(fd.get(), text.data(), text.size());
@@ -84,9 +86,13 @@ base::StatusOr<SessionInfo> ParseSessionInfo(std::string_view bytes) {
     *field = value->get<uint64_t>();
   }
   if (!ParsePid(json, info.pid) || !ParseAttached(json, info.attached)) return bad();
-  if (const auto all = json.find("system_wide"); all != json.end()) {
-    if (!all->is_boolean()) return bad();
-    info.system_wide = all->get<bool>();
+  for (auto [key, flag] :
+       {std::pair{"system_wide", &info.system_wide}, std::pair{"jvm_perf_map", &info.jvm_perf_map},
+        std::pair{"jvm_agent", &info.jvm_agent}}) {
+    const auto value = json.find(key);
+    if (value == json.end()) continue;
+    if (!value->is_boolean()) return bad();
+    *flag = value->get<bool>();
   }
   return info;
 }

@@ -19,6 +19,10 @@
 //
 // A session of the whole machine (`record -a`) has "system_wide": true, and in "attached" the
 // processes that were running with the collector configured when it started.
+//
+// What record asked of the Java VMs among the processes: "jvm_perf_map": true (--jvm-perf-map:
+// their perf maps are copied into the session), "jvm_agent": true (--jvm-agent: jitscope's JVMTI
+// agent was loaded into them and wrote their traces into the session). Absent: false.
 #pragma once
 
 #include <cstdint>
@@ -46,6 +50,8 @@ struct SessionInfo {
   uint64_t start_time_ns = 0;             // CLOCK_MONOTONIC
   std::vector<AttachedProcess> attached;  // empty: the session recorded `command`
   bool system_wide = false;               // record -a: every process on every CPU
+  bool jvm_perf_map = false;              // --jvm-perf-map
+  bool jvm_agent = false;                 // --jvm-agent
   bool operator==(const SessionInfo&) const = default;
 };
 

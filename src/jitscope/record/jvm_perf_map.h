@@ -18,9 +18,6 @@
 
 namespace jitscope::record {
 
-// Whether process `pid` runs a Java VM: its executable is named `java`.
-bool IsJavaVm(pid_t pid);
-
 // Asks JVM `pid` for its perf map and copies it into `session_dir` as perf-PID.map (replacing an
 // earlier copy). Returns how many methods it lists; an error says what failed (no jcmd, the JVM
 // refused or is gone, no map written).

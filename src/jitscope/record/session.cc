@@ -21,6 +21,9 @@
 #include "jitscope/formats/samples_file.h"
 #include "jitscope/formats/session_info.h"
 #include "jitscope/record/attach.h"
+#include "jitscope/record/install_tree.h"
+#include "jitscope/record/jcmd.h"
+#include "jitscope/record/jvm_agent.h"
 #include "jitscope/record/jvm_perf_map.h"
 #include "jitscope/record/sampler.h"
 #include "jitscope/record/signal_forwarder.h"
@@ -242,6 +245,46 @@ void CaptureJvmPerfMaps(const std::vector<pid_t>& jvms, const std::string& sessi
   }
 }
 
+// `path` made absolute (and its links resolved): for a process whose working directory is not ours.
+base::StatusOr<std::string> AbsolutePath(const std::string& path) {
+  char resolved[PATH_MAX];
+  if (::realpath(path.c_str(), resolved) == nullptr) {
+    return base::Status::Errno(errno, "%s", path.c_str());
+  }
+  return std::string(resolved);
+}
+
+// --jvm-agent: the agent into each JVM, reporting into `session_dir`; returns those it reached.
+std::vector<pid_t> StartJvmAgents(const std::vector<pid_t>& jvms, const std::string& agent,
+                                  const std::string& session_dir, std::vector<std::string>& notes) {
+  std::vector<pid_t> started;
+  for (pid_t pid : jvms) {
+    if (base::Status status = StartJvmAgent(pid, agent, session_dir); !status.ok()) {
+      notes.push_back("--jvm-agent: " + status.message());
+      continue;
+    }
+    started.push_back(pid);
+    notes.push_back("loaded jitscope's JVMTI agent into JVM " + std::to_string(pid) + " (" +
+                    JvmAgentCommand(pid, agent, "dir=" + session_dir) +
+                    "): its compiled code is reported into " + session_dir + "/jit-" +
+                    std::to_string(pid) + ".jsc");
+  }
+  return started;
+}
+
+// --jvm-agent, when the recording ends: the JVMs that still run stop writing into the session.
+void StopJvmAgents(const std::vector<pid_t>& jvms, const std::string& agent,
+                   std::vector<std::string>& notes) {
+  for (pid_t pid : jvms) {
+    if (!IsJavaVm(pid)) continue;
+    const base::Status status = StopJvmAgent(pid, agent);
+    notes.push_back(status.ok()
+                        ? "stopped the agent in JVM " + std::to_string(pid) + " (" +
+                              JvmAgentCommand(pid, agent, "stop") + "); it stays loaded, idle"
+                        : "--jvm-agent: " + status.message());
+  }
+}
+
 // record -a: one event per CPU on every process.
 base::StatusOr<Sampler> OpenOnEveryCpu(const SessionOptions& options) {
   return Sampler::Open(SamplerOptionsOf(options), SamplerTarget{{}, /*running=*/true});
@@ -261,12 +304,34 @@ base::StatusOr<SessionResult> RunAttachSession(const SessionOptions& options) {
     targets.push_back(std::move(target));
     pidfds.push_back(std::move(pidfd));
   }
+  std::string agent;  // --jvm-agent
+  if (options.jvm_agent) {
+    ASSIGN_OR_RETURN(agent, FindJvmtiAgent());
+  }
   SessionResult result;
   ASSIGN_OR_RETURN(result.rotated_to, PrepareSessionDirectory(options.output_dir));
   std::optional<PendingCommand> command;
   if (!options.command.empty()) {
     ASSIGN_OR_RETURN(PendingCommand pending, PendingCommand::Start(options));
     command.emplace(std::move(pending));
+  }
+  std::vector<pid_t> jvms;  // --jvm-perf-map, --jvm-agent
+  if (options.jvm_perf_map || options.jvm_agent) {
+    for (const AttachTarget& target : targets) {
+      if (IsJavaVm(target.pid)) jvms.push_back(target.pid);
+    }
+    if (jvms.empty()) {
+      result.notes.push_back(std::string(options.jvm_perf_map ? "--jvm-perf-map" : "") +
+                             (options.jvm_perf_map && options.jvm_agent ? ", " : "") +
+                             (options.jvm_agent ? "--jvm-agent" : "") +
+                             ": no Java VM among the processes");
+    }
+  }
+  // Before the recording starts: the code the agent replays is then known from the first sample.
+  std::vector<pid_t> agent_jvms;
+  if (options.jvm_agent) {
+    ASSIGN_OR_RETURN(std::string session_dir, AbsolutePath(options.output_dir));
+    agent_jvms = StartJvmAgents(jvms, agent, session_dir, result.notes);
   }
   const uint64_t start_ns = base::MonotonicNowNs();
   ASSIGN_OR_RETURN(Sampler sampler,
@@ -305,13 +370,10 @@ base::StatusOr<SessionResult> RunAttachSession(const SessionOptions& options) {
       result.records_bytes += record.size();
     }
   }
+  info.jvm_perf_map = options.jvm_perf_map;
+  info.jvm_agent = options.jvm_agent;
   RETURN_IF_ERROR(formats::WriteSessionInfo(options.output_dir, info));
-  std::vector<pid_t> jvms;  // --jvm-perf-map
   if (options.jvm_perf_map) {
-    for (const AttachTarget& target : targets) {
-      if (IsJavaVm(target.pid)) jvms.push_back(target.pid);
-    }
-    if (jvms.empty()) result.notes.push_back("--jvm-perf-map: no Java VM among the processes");
     CaptureJvmPerfMaps(jvms, options.output_dir, "at the start", result.notes);
   }
 
@@ -342,9 +404,12 @@ base::StatusOr<SessionResult> RunAttachSession(const SessionOptions& options) {
     };
     DrainUntil(sampler, done, writer, result.records_bytes, write_status);
   }
-  // The JVMs that still run have compiled more since: their maps again.
-  std::erase_if(jvms, [](pid_t pid) { return !IsJavaVm(pid); });
-  CaptureJvmPerfMaps(jvms, options.output_dir, "at the end", result.notes);
+  StopJvmAgents(agent_jvms, agent, result.notes);
+  if (options.jvm_perf_map) {
+    // The JVMs that still run have compiled more since: their maps again.
+    std::erase_if(jvms, [](pid_t pid) { return !IsJavaVm(pid); });
+    CaptureJvmPerfMaps(jvms, options.output_dir, "at the end", result.notes);
+  }
   if (command && !command_ended) {
     // Stopped before the command ended: it only timed the recording, so it goes too.
     ::kill(command->pid(), SIGTERM);
@@ -381,18 +446,7 @@ base::StatusOr<std::string> PrepareSessionDirectory(const std::string& dir) {
 }
 
 base::StatusOr<std::string> FindCollector(const char* lib_directory) {
-  char exe[PATH_MAX];
-  const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-  if (n <= 0) return base::Status::Errno(errno, "readlink /proc/self/exe");
-  std::string path(exe, static_cast<size_t>(n));
-  const size_t slash = path.rfind('/');
-  path = path.substr(0, slash == std::string::npos ? 0 : slash) + "/../" + lib_directory +
-         "/libjitscope-collector.so";
-  char resolved[PATH_MAX];
-  if (::realpath(path.c_str(), resolved) == nullptr) {
-    return base::Status::Errno(errno, "the collector %s", path.c_str());
-  }
-  return std::string(resolved);
+  return FindInstalledLibrary("libjitscope-collector.so", "the collector", lib_directory);
 }
 
 base::StatusOr<SessionResult> RunSession(const SessionOptions& options) {

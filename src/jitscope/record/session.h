@@ -50,6 +50,7 @@ struct SessionOptions {
   std::vector<pid_t> attach;         // record -p: running processes to sample
   bool system_wide = false;          // record -a: every process on every CPU
   bool jvm_perf_map = false;         // -p/-a: ask the JVMs for perf maps (jvm_perf_map.h)
+  bool jvm_agent = false;            // -p/-a: load the JVMTI agent into the JVMs (jvm_agent.h)
 };
 
 struct SessionResult {

@@ -49,8 +49,8 @@ std::string HowToReportJitCode(std::string_view program,
   }
   if (LooksLike(program, mappings, {"java", "libjvm"})) {
     return "start java with -agentpath:<jitscope>/lib/libjvmti_opagent.so (jitscope's JVMTI "
-           "agent), or with "
-           "-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit";
+           "agent), or with -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit; a running "
+           "JVM: jitscope record -p PID --jvm-agent (or --jvm-perf-map)";
   }
   if (LooksLike(program, mappings, {"postgres", "llvmjit"})) {
     return "set jit_profiling_support = on in PostgreSQL (LLVM engines: register LLVM's perf or "

@@ -1,0 +1,79 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "jitscope/record/jvm_agent.h"
+
+#include <charconv>
+#include <cstring>
+
+#include "jitscope/record/install_tree.h"
+#include "jitscope/record/jcmd.h"
+
+namespace jitscope::record {
+namespace {
+
+// HotSpot's JvmtiExport::load_agent_library prints this after Agent_OnAttach returned (JDK 9 and
+// later; jcmd's exit status is 0 whatever it returned).
+constexpr std::string_view kReturnCode = "return code: ";
+
+// jcmd joins its arguments into one command line that the JVM splits at blanks and at '='
+// (`name=value` options: "dir=/s" would reach the agent as "dir"); quotes keep an argument whole.
+// The parser has no escape for a quote inside quotes.
+std::string Quoted(const std::string& argument) { return '"' + argument + '"'; }
+
+base::Status LoadAgent(pid_t pid, const std::string& agent, const std::string& options) {
+  if (agent.find('"') != std::string::npos || options.find('"') != std::string::npos) {
+    return base::Status::Error("%s: a path with '\"' cannot be passed through jcmd",
+                               JvmAgentCommand(pid, agent, options).c_str());
+  }
+  ASSIGN_OR_RETURN(JcmdResult jcmd,
+                   RunJcmd(pid, {"JVMTI.agent_load", Quoted(agent), Quoted(options)}));
+  base::Status status = AgentLoadResult(jcmd.output, jcmd.exit_status);
+  if (status.ok()) return status;
+  return base::Status::Error("%s: %s", JvmAgentCommand(pid, agent, options).c_str(),
+                             status.message().c_str());
+}
+
+}  // namespace
+
+base::StatusOr<std::string> FindJvmtiAgent() {
+  return FindInstalledLibrary(kJvmtiAgentFileName, "jitscope's JVMTI agent");
+}
+
+base::Status AgentLoadResult(std::string_view output, int exit_status) {
+  const size_t at = output.rfind(kReturnCode);
+  if (at != std::string_view::npos && (at == 0 || output[at - 1] == '\n')) {
+    const std::string_view digits = output.substr(at + kReturnCode.size());
+    int code = 0;
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), code);
+    if (error == std::errc() && end != digits.data()) {
+      if (code == 0) return base::Status::Ok();
+      // The agent's convention (examples/jvmti-opagent): a positive code is an errno value.
+      if (code > 0) {
+        return base::Status::Error("the agent could not open its outputs: %s", std::strerror(code));
+      }
+      return base::Status::Error(
+          "the agent failed (return code %d; the JVM's standard error says why)", code);
+    }
+  }
+  const std::string message = JcmdMessage(std::string(output));
+  if (exit_status != 0) {
+    return base::Status::Error("jcmd failed (exit status %d): %s", exit_status,
+                               message.empty() ? "no output" : message.c_str());
+  }
+  return base::Status::Error("the JVM did not load it: %s",
+                             message.empty() ? "no output" : message.c_str());
+}
+
+base::Status StartJvmAgent(pid_t pid, const std::string& agent, const std::string& session_dir) {
+  return LoadAgent(pid, agent, "dir=" + session_dir);
+}
+
+base::Status StopJvmAgent(pid_t pid, const std::string& agent) {
+  return LoadAgent(pid, agent, "stop");
+}
+
+std::string JvmAgentCommand(pid_t pid, const std::string& agent, const std::string& options) {
+  return "jcmd " + std::to_string(pid) + " JVMTI.agent_load " + Quoted(agent) + " " +
+         Quoted(options);
+}
+
+}  // namespace jitscope::record
