@@ -2,6 +2,7 @@
 //
 // End-to-end: `jitscope record` the example JIT, then report the session — through BuildProfile
 // for exact checks, and through the `jitscope report` command as a user runs it.
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -480,6 +481,66 @@ TEST(ForeignJitTest, NodePerfProfFunctionsAreNamedWithoutPerfInject) {
     }
   }
   EXPECT_GT(hot * 4, profile->total_samples) << "hotLoop should hold a good part of the samples";
+}
+
+// A Node process already running with --perf-basic-prof, attached to with `record -p` (issue 17):
+// its JS functions are named from the perf map V8 has been writing (/tmp/perf-PID.map), which
+// report finds by the pid. The script's two functions each loop long enough per call for
+// TurboFan to compile them as functions of their own (not inlined into the top-level loop).
+TEST(ForeignJitTest, ARunningNodeWithPerfBasicProfIsNamedThroughRecordP) {
+  TempDir tmp;
+  const std::string script = tmp.path() + "/attached.js";
+  {
+    std::ofstream js(script);
+    js << "function attachedMix(n) {\n"
+          "  let x = 7;\n"
+          "  for (let i = 0; i < n; ++i) x = (x * 31 + i) % 1000003;\n"
+          "  return x;\n"
+          "}\n"
+          "function attachedSum(n) {\n"
+          "  let s = 0;\n"
+          "  for (let i = 0; i < n; ++i) s = (s + i * i) % 999983;\n"
+          "  return s;\n"
+          "}\n"
+          "let total = 0;\n"
+          "const end = Date.now() + 60000;\n"
+          "while (Date.now() < end) {\n"
+          "  total = (total + attachedMix(200000) + attachedSum(200000)) % 1000003;\n"
+          "}\n";
+  }
+  test_support::Process node({NODE_PROGRAM, "--perf-basic-prof", script}, {});
+  const pid_t pid = node.pid();
+  ASSERT_GT(pid, 0);
+  // Compiled and optimized well within its first second of CPU time.
+  const long ticks = ::sysconf(_SC_CLK_TCK);
+  for (int i = 0; i < 600 && test_support::ProcessCpuTicks(pid) < ticks; ++i) ::usleep(100'000);
+  const std::string session = tmp.path() + "/session";
+  const auto record = RunProgram(
+      {JITSCOPE_CLI, "record", "-p", std::to_string(pid), "-o", session, "--", "sleep", "1"});
+  // Reported while the map is still where V8 wrote it.
+  base::StatusOr<Profile> profile = BuildProfile(session, BuildOptions{});
+  ::kill(pid, SIGKILL);
+  node.Wait();
+  ::unlink(("/tmp/perf-" + std::to_string(pid) + ".map").c_str());
+  ASSERT_EQ(record.exit_code, 0) << record.err;
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+
+  // V8's names for TurboFan's code ('*'), with the script and the position of the function.
+  const std::string mix = "JS:*attachedMix " + script + ":1:21";
+  const std::string sum = "JS:*attachedSum " + script + ":6:21";
+  std::map<std::string, uint64_t> by_leaf;
+  for (const Stack& stack : profile->stacks) {
+    const Location& leaf = profile->locations[stack.frames.front()];
+    if (leaf.kind == FrameKind::kJit) {
+      EXPECT_EQ(leaf.module, "[jit]") << leaf.function;
+    }
+    by_leaf[leaf.function] += stack.samples;
+  }
+  std::string seen;
+  for (const auto& [name, samples] : by_leaf) seen += name + ": " + std::to_string(samples) + "\n";
+  EXPECT_GT(by_leaf[mix] * 20, profile->total_samples) << seen;
+  EXPECT_GT(by_leaf[sum] * 20, profile->total_samples) << seen;
+  EXPECT_GT((by_leaf[mix] + by_leaf[sum]) * 2, profile->total_samples) << seen;
 }
 
 // PostgreSQL 15's LLVM JIT with jit_profiling_support: LLVM's perf listener writes and maps a
