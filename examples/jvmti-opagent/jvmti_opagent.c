@@ -42,6 +42,9 @@
 static jvmtiEnv* jvmti_env;
 /* NULL while not reporting. Callbacks on the VM's threads read it as a stop swaps it out. */
 static op_agent_t agent;
+/* Reporting since the VM started (-agentpath): the VM's own configuration, which a load at run
+ * time neither moves nor stops. */
+static int reporting_since_start;
 static volatile unsigned long failed_calls; /* approximate under races; only reported */
 
 static void note_failure(int result) {
@@ -346,7 +349,9 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void* reserved) {
       JVMTI_ERROR_NONE) {
     return JNI_ERR;
   }
-  return start_reporting(parsed.dir) == JNI_OK ? JNI_OK : JNI_ERR;
+  if (start_reporting(parsed.dir) != JNI_OK) return JNI_ERR;
+  reporting_since_start = 1;
+  return JNI_OK;
 }
 
 /* Loaded into a running VM (jcmd PID JVMTI.agent_load <this library> [options]; jitscope record -p
@@ -356,9 +361,10 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void* reserved) {
  * does so when its recording ends, so that nothing more is written into its directory).
  *
  * The result jcmd prints ("return code: N"): 0, JNI_ERR (-1) for a JVMTI failure or unknown
- * options, or the errno value with which op_open_agent failed (so that record can say why:
- * EACCES for a directory this VM's user may not write). Calls are serialised by the VM's attach
- * listener; the lock guards against anything else. */
+ * options, EBUSY when the VM was started with this agent (this copy of it) and it still reports
+ * as the VM's environment asked, or the errno value with which op_open_agent failed (so that
+ * record can say why: EACCES for a directory this VM's user may not write). Calls are serialised
+ * by the VM's attach listener; the lock guards against anything else. */
 JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM* vm, char* options, void* reserved) {
   static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
   struct options parsed;
@@ -366,7 +372,9 @@ JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM* vm, char* options, void* reserved)
   (void)reserved;
   if (parse_options(options, &parsed) != 0) return JNI_ERR;
   pthread_mutex_lock(&lock);
-  if (parsed.stop) {
+  if (reporting_since_start && current_agent() != NULL) {
+    result = EBUSY;
+  } else if (parsed.stop) {
     stop_reporting();
   } else if (prepare(vm) != JVMTI_ERROR_NONE) {
     result = JNI_ERR;

@@ -4,8 +4,10 @@
 // our JVMTI agent, which reports HotSpot's compiled methods through libopagent.so.1. The hot
 // method must reach jitscope's trace and OProfile's dump with its source lines.
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <set>
 #include <string>
 #include <vector>
@@ -181,6 +183,51 @@ TEST_F(JvmTest, APlainJvmIsNamedThroughTheAgentRecordLoadsIntoIt) {
   const auto refused = RunProgram({JITSCOPE_CLI, "record", "--jvm-agent", "--", "true"});
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_NE(refused.err.find("--jvm-agent applies to -p or -a"), std::string::npos) << refused.err;
+}
+
+// A JVM started with the agent reports as it was told to: record -p --jvm-agent neither moves
+// its reporting into the session nor stops it, and says so.
+TEST_F(JvmTest, AJvmStartedWithTheAgentKeepsItsOwnReporting) {
+  const std::string own = dir_ + "/own";
+  ASSERT_EQ(::mkdir(own.c_str(), 0700), 0);
+  Process java({JITSCOPE_JAVA, std::string("-agentpath:") + JITSCOPE_JVMTI_AGENT + "=dir=" + own,
+                "-cp", JITSCOPE_HOTLOOP_CLASSES, "HotLoop", "4000"},
+               {});
+  const pid_t pid = java.pid();
+  ASSERT_GT(pid, 0);
+  const long ticks = ::sysconf(_SC_CLK_TCK);
+  for (int i = 0; i < 600 && jitscope::test_support::ProcessCpuTicks(pid) < ticks; ++i) {
+    ::usleep(100 * 1000);
+  }
+  const std::string session = dir_ + "/session";
+  const auto record = RunProgram({JITSCOPE_CLI, "record", "-p", std::to_string(pid), "--jvm-agent",
+                                  "-o", session, "--", "sleep", "0.2"});
+  const auto java_result = java.Wait();
+  ASSERT_EQ(record.exit_code, 0) << record.err;
+  EXPECT_NE(record.err.find("the JVM was started with the agent (-agentpath), which reports where "
+                            "the JVM told it to (its dir= option or JITSCOPE_OUTPUT_DIR); left as "
+                            "it is\n"),
+            std::string::npos)
+      << record.err;
+  EXPECT_EQ(record.err.find("stopped the agent"), std::string::npos) << record.err;
+  const std::string trace = "jit-" + std::to_string(pid) + ".jsc";
+  EXPECT_FALSE(std::filesystem::exists(session + "/" + trace));
+
+  // Its own trace goes on to the JVM's exit: loads after the recording, one close, at the end.
+  auto file = jitscope::trace::TraceFile::Open(own + "/" + trace);
+  ASSERT_TRUE(file.ok()) << file.status().message() << java_result.err;
+  size_t closes = 0;
+  bool hot = false;
+  for (const auto& record : file->trace().records) {
+    if (const auto* load = std::get_if<jitscope::trace::OprofileCodeLoadEvent>(&record.event)) {
+      hot |= load->name == kHotMethod;
+    }
+    closes += std::holds_alternative<jitscope::trace::OprofileCloseEvent>(record.event);
+  }
+  EXPECT_TRUE(hot);
+  EXPECT_EQ(closes, 1u);
+  EXPECT_TRUE(std::holds_alternative<jitscope::trace::OprofileCloseEvent>(
+      file->trace().records.back().event));
 }
 
 TEST_F(JvmTest, HotJavaMethodsReachTheTraceAndTheDumpWithSourceLines) {

@@ -25,6 +25,9 @@ TEST(JvmAgentTest, FailuresSayWhy) {
   const Case cases[] = {
       // The agent's convention: a positive code is the errno of opening its outputs.
       {"1234:\nreturn code: 13\n", 0, "the agent could not open its outputs: Permission denied"},
+      {"1234:\nreturn code: 16\n", 0,
+       "the JVM was started with the agent (-agentpath), which reports where the JVM told it to "
+       "(its dir= option or JITSCOPE_OUTPUT_DIR); left as it is"},
       {"1234:\nreturn code: -1\n", 0,
        "the agent failed (return code -1; the JVM's standard error says why)"},
       {"1234:\nAgent_OnAttach is not available in /opt/lib/libjvmti_opagent.so\n", 0,

@@ -1,6 +1,7 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "jitscope/record/jvm_agent.h"
 
+#include <cerrno>
 #include <charconv>
 #include <cstring>
 
@@ -46,7 +47,13 @@ base::Status AgentLoadResult(std::string_view output, int exit_status) {
     const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), code);
     if (error == std::errc() && end != digits.data()) {
       if (code == 0) return base::Status::Ok();
-      // The agent's convention (examples/jvmti-opagent): a positive code is an errno value.
+      // The agent's convention (examples/jvmti-opagent): a positive code is an errno value,
+      // EBUSY that it reports already, as the JVM was started with it.
+      if (code == EBUSY) {
+        return base::Status::Error(
+            "the JVM was started with the agent (-agentpath), which reports where the JVM told "
+            "it to (its dir= option or JITSCOPE_OUTPUT_DIR); left as it is");
+      }
       if (code > 0) {
         return base::Status::Error("the agent could not open its outputs: %s", std::strerror(code));
       }
