@@ -51,6 +51,14 @@ class JvmTest : public ::testing::Test {
     return pid;
   }
 
+  // Waits until JVM `pid` has run for a second of CPU time: HotSpot has compiled mix by then.
+  static void LetCompile(pid_t pid) {
+    const long ticks = ::sysconf(_SC_CLK_TCK);
+    for (int i = 0; i < 600 && jitscope::test_support::ProcessCpuTicks(pid) < ticks; ++i) {
+      ::usleep(100 * 1000);
+    }
+  }
+
   TempDir temp_;
   const std::string dir_ = temp_.path();
 };
@@ -62,11 +70,7 @@ TEST_F(JvmTest, APlainJvmIsNamedThroughThePerfMapRecordAsksItFor) {
   Process java({JITSCOPE_JAVA, "-cp", JITSCOPE_HOTLOOP_CLASSES, "HotLoop", "6000"}, {});
   const pid_t pid = java.pid();
   ASSERT_GT(pid, 0);
-  // HotSpot compiles mix within its first second.
-  const long ticks = ::sysconf(_SC_CLK_TCK);
-  for (int i = 0; i < 600 && jitscope::test_support::ProcessCpuTicks(pid) < ticks; ++i) {
-    ::usleep(100 * 1000);
-  }
+  LetCompile(pid);
   const std::string session = dir_ + "/session";
   const auto record = RunProgram({JITSCOPE_CLI, "record", "-p", std::to_string(pid),
                                   "--jvm-perf-map", "-o", session, "--", "sleep", "1"});
@@ -109,10 +113,7 @@ TEST_F(JvmTest, APlainJvmIsNamedThroughTheAgentRecordLoadsIntoIt) {
       {});
   const pid_t pid = java.pid();
   ASSERT_GT(pid, 0);
-  const long ticks = ::sysconf(_SC_CLK_TCK);
-  for (int i = 0; i < 600 && jitscope::test_support::ProcessCpuTicks(pid) < ticks; ++i) {
-    ::usleep(100 * 1000);
-  }
+  LetCompile(pid);
   const std::string agent = JITSCOPE_JVMTI_AGENT;
   std::vector<std::string> sessions;
   std::vector<jitscope::test_support::ProcessResult> records;
@@ -195,10 +196,7 @@ TEST_F(JvmTest, AJvmStartedWithTheAgentKeepsItsOwnReporting) {
                {});
   const pid_t pid = java.pid();
   ASSERT_GT(pid, 0);
-  const long ticks = ::sysconf(_SC_CLK_TCK);
-  for (int i = 0; i < 600 && jitscope::test_support::ProcessCpuTicks(pid) < ticks; ++i) {
-    ::usleep(100 * 1000);
-  }
+  LetCompile(pid);
   const std::string session = dir_ + "/session";
   const auto record = RunProgram({JITSCOPE_CLI, "record", "-p", std::to_string(pid), "--jvm-agent",
                                   "-o", session, "--", "sleep", "0.2"});

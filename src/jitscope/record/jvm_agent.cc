@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <utility>
 
 #include "jitscope/record/install_tree.h"
 #include "jitscope/record/jcmd.h"
@@ -81,6 +82,47 @@ base::Status StopJvmAgent(pid_t pid, const std::string& agent) {
 std::string JvmAgentCommand(pid_t pid, const std::string& agent, const std::string& options) {
   return "jcmd " + std::to_string(pid) + " JVMTI.agent_load " + Quoted(agent) + " " +
          Quoted(options);
+}
+
+LoadedJvmAgents& LoadedJvmAgents::operator=(LoadedJvmAgents&& other) noexcept {
+  if (this != &other) {
+    std::vector<std::string> ignored;
+    Stop(ignored);
+    agent_ = std::move(other.agent_);
+    loaded_ = std::exchange(other.loaded_, {});
+  }
+  return *this;
+}
+
+LoadedJvmAgents::~LoadedJvmAgents() {
+  std::vector<std::string> ignored;  // the recording failed: its error is what the user sees
+  Stop(ignored);
+}
+
+void LoadedJvmAgents::Start(const std::vector<pid_t>& jvms, const std::string& session_dir,
+                            std::vector<std::string>& notes) {
+  for (pid_t pid : jvms) {
+    if (base::Status status = StartJvmAgent(pid, agent_, session_dir); !status.ok()) {
+      notes.push_back("--jvm-agent: " + status.message());
+      continue;
+    }
+    loaded_.push_back(pid);
+    notes.push_back("loaded jitscope's JVMTI agent into JVM " + std::to_string(pid) + " (" +
+                    JvmAgentCommand(pid, agent_, "dir=" + session_dir) +
+                    "): its compiled code is reported into " + session_dir + "/jit-" +
+                    std::to_string(pid) + ".jsc");
+  }
+}
+
+void LoadedJvmAgents::Stop(std::vector<std::string>& notes) {
+  for (pid_t pid : std::exchange(loaded_, {})) {
+    if (!IsJavaVm(pid)) continue;  // it ended
+    const base::Status status = StopJvmAgent(pid, agent_);
+    notes.push_back(status.ok()
+                        ? "stopped the agent in JVM " + std::to_string(pid) + " (" +
+                              JvmAgentCommand(pid, agent_, "stop") + "); it stays loaded, idle"
+                        : "--jvm-agent: " + status.message());
+  }
 }
 
 }  // namespace jitscope::record

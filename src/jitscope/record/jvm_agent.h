@@ -21,6 +21,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "jitscope/base/status.h"
@@ -45,5 +46,29 @@ base::Status StopJvmAgent(pid_t pid, const std::string& agent);
 
 // The jcmd command line each of them runs, for what record tells the user.
 std::string JvmAgentCommand(pid_t pid, const std::string& agent, const std::string& options);
+
+// The agents one recording loaded: stopped by Stop when it ends, or, on any other way out (an
+// error after they were loaded), when this goes, so that no JVM goes on writing into the
+// session. Move-only.
+class LoadedJvmAgents {
+ public:
+  explicit LoadedJvmAgents(std::string agent) : agent_(std::move(agent)) {}
+  LoadedJvmAgents(LoadedJvmAgents&& other) noexcept = default;
+  LoadedJvmAgents& operator=(LoadedJvmAgents&& other) noexcept;
+  LoadedJvmAgents(const LoadedJvmAgents&) = delete;
+  LoadedJvmAgents& operator=(const LoadedJvmAgents&) = delete;
+  ~LoadedJvmAgents();
+
+  // Loads the agent into each of `jvms`, reporting into `session_dir` (absolute); `notes` get a
+  // line for each, what was run and what came of it.
+  void Start(const std::vector<pid_t>& jvms, const std::string& session_dir,
+             std::vector<std::string>& notes);
+  // Stops it in those that still run.
+  void Stop(std::vector<std::string>& notes);
+
+ private:
+  std::string agent_;
+  std::vector<pid_t> loaded_;
+};
 
 }  // namespace jitscope::record

@@ -254,37 +254,6 @@ base::StatusOr<std::string> AbsolutePath(const std::string& path) {
   return std::string(resolved);
 }
 
-// --jvm-agent: the agent into each JVM, reporting into `session_dir`; returns those it reached.
-std::vector<pid_t> StartJvmAgents(const std::vector<pid_t>& jvms, const std::string& agent,
-                                  const std::string& session_dir, std::vector<std::string>& notes) {
-  std::vector<pid_t> started;
-  for (pid_t pid : jvms) {
-    if (base::Status status = StartJvmAgent(pid, agent, session_dir); !status.ok()) {
-      notes.push_back("--jvm-agent: " + status.message());
-      continue;
-    }
-    started.push_back(pid);
-    notes.push_back("loaded jitscope's JVMTI agent into JVM " + std::to_string(pid) + " (" +
-                    JvmAgentCommand(pid, agent, "dir=" + session_dir) +
-                    "): its compiled code is reported into " + session_dir + "/jit-" +
-                    std::to_string(pid) + ".jsc");
-  }
-  return started;
-}
-
-// --jvm-agent, when the recording ends: the JVMs that still run stop writing into the session.
-void StopJvmAgents(const std::vector<pid_t>& jvms, const std::string& agent,
-                   std::vector<std::string>& notes) {
-  for (pid_t pid : jvms) {
-    if (!IsJavaVm(pid)) continue;
-    const base::Status status = StopJvmAgent(pid, agent);
-    notes.push_back(status.ok()
-                        ? "stopped the agent in JVM " + std::to_string(pid) + " (" +
-                              JvmAgentCommand(pid, agent, "stop") + "); it stays loaded, idle"
-                        : "--jvm-agent: " + status.message());
-  }
-}
-
 // record -a: one event per CPU on every process.
 base::StatusOr<Sampler> OpenOnEveryCpu(const SessionOptions& options) {
   return Sampler::Open(SamplerOptionsOf(options), SamplerTarget{{}, /*running=*/true});
@@ -308,6 +277,7 @@ base::StatusOr<SessionResult> RunAttachSession(const SessionOptions& options) {
   if (options.jvm_agent) {
     ASSIGN_OR_RETURN(agent, FindJvmtiAgent());
   }
+  LoadedJvmAgents agents(agent);
   SessionResult result;
   ASSIGN_OR_RETURN(result.rotated_to, PrepareSessionDirectory(options.output_dir));
   std::optional<PendingCommand> command;
@@ -328,10 +298,9 @@ base::StatusOr<SessionResult> RunAttachSession(const SessionOptions& options) {
     }
   }
   // Before the recording starts: the code the agent replays is then known from the first sample.
-  std::vector<pid_t> agent_jvms;
   if (options.jvm_agent) {
     ASSIGN_OR_RETURN(std::string session_dir, AbsolutePath(options.output_dir));
-    agent_jvms = StartJvmAgents(jvms, agent, session_dir, result.notes);
+    agents.Start(jvms, session_dir, result.notes);
   }
   const uint64_t start_ns = base::MonotonicNowNs();
   ASSIGN_OR_RETURN(Sampler sampler,
@@ -404,7 +373,7 @@ base::StatusOr<SessionResult> RunAttachSession(const SessionOptions& options) {
     };
     DrainUntil(sampler, done, writer, result.records_bytes, write_status);
   }
-  StopJvmAgents(agent_jvms, agent, result.notes);
+  agents.Stop(result.notes);
   if (options.jvm_perf_map) {
     // The JVMs that still run have compiled more since: their maps again.
     std::erase_if(jvms, [](pid_t pid) { return !IsJavaVm(pid); });
