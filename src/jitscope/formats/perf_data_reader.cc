@@ -54,16 +54,6 @@ std::optional<Section> ReadSection(const BoundedReader& reader, uint64_t at) {
   return Section{*offset, *size};
 }
 
-std::string Hex(std::span<const uint8_t> bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (uint8_t b : bytes) {
-    out += kDigits[b >> 4];
-    out += kDigits[b & 15];
-  }
-  return out;
-}
-
 // Whether perf's dummy event (software, PERF_COUNT_SW_DUMMY), which carries side-band records
 // and no samples of its own.
 bool IsDummy(const perf_event_attr& attr) {
@@ -317,7 +307,7 @@ class Parser {
       entry.pid = *reader_.Int<int32_t>(at + 8);
       size_t id_size = 20;
       if ((misc & (1u << 15)) != 0) id_size = std::min<size_t>(20, *reader_.Int<uint8_t>(at + 32));
-      entry.build_id = Hex(*reader_.Span(at + 12, id_size));
+      entry.build_id = BuildIdHex(*reader_.Span(at + 12, id_size));
       auto name = reader_.Bytes(at + 36, size - 36);
       entry.filename = std::string(name->substr(0, name->find('\0')));
       out_.build_ids.push_back(std::move(entry));

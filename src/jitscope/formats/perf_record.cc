@@ -220,12 +220,8 @@ base::StatusOr<PerfRecord> ParsePerfRecord(std::string_view bytes, const SampleL
         if (!cursor.Skip(24 + 8)) return Truncated("mmap2", bytes.size());
         if ((header.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) != 0) {
           const size_t size = std::min<size_t>(static_cast<uint8_t>(identity[0]), 20);
-          constexpr char kHex[] = "0123456789abcdef";
-          for (size_t i = 0; i < size; ++i) {
-            const auto byte = static_cast<uint8_t>(identity[4 + i]);
-            mapping.build_id += kHex[byte >> 4];
-            mapping.build_id += kHex[byte & 0xf];
-          }
+          mapping.build_id =
+              BuildIdHex({reinterpret_cast<const uint8_t*>(identity.data()) + 4, size});
         }
       }
       if (!ReadTrailer(bytes, layout, id)) return Truncated("mmap", bytes.size());
@@ -296,6 +292,17 @@ std::optional<uint64_t> PerfRecordId(std::string_view bytes, uint64_t sample_typ
                                     sample_type & (PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU))));
   if (bytes.size() < after) return std::nullopt;
   return at(bytes.size() - after);
+}
+
+std::string BuildIdHex(std::span<const uint8_t> bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string hex;
+  hex.reserve(2 * bytes.size());
+  for (const uint8_t byte : bytes) {
+    hex += kDigits[byte >> 4];
+    hex += kDigits[byte & 0xf];
+  }
+  return hex;
 }
 
 }  // namespace jitscope::formats

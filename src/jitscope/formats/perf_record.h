@@ -15,6 +15,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -95,6 +96,9 @@ struct Mapping {
   // PERF_RECORD_MISC_MMAP_BUILD_ID, or a perf.data's build-id table); "" when unknown.
   std::string build_id;
 };
+
+// A build id as Mapping::build_id spells it (and perf, and the file's name under .build-id/).
+std::string BuildIdHex(std::span<const uint8_t> bytes);
 
 struct Comm {
   uint32_t pid = 0;

@@ -21,13 +21,10 @@ std::string BuildIdOfFile(const std::string& path) {
   if (elf == nullptr) return "";
   const void* bytes = nullptr;
   const ssize_t size = dwelf_elf_gnu_build_id(elf, &bytes);
-  std::string hex;
-  constexpr char kHex[] = "0123456789abcdef";
-  for (ssize_t i = 0; i < size; ++i) {
-    const auto byte = static_cast<const uint8_t*>(bytes)[i];
-    hex += kHex[byte >> 4];
-    hex += kHex[byte & 0xf];
-  }
+  std::string hex =
+      size > 0
+          ? formats::BuildIdHex({static_cast<const uint8_t*>(bytes), static_cast<size_t>(size)})
+          : std::string();
   elf_end(elf);
   return hex;
 }
