@@ -1,8 +1,8 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // libFuzzer target for the /proc readers of `record -p` (record/proc_files.h): the same bytes as
-// a maps file, an environment block or command line, a status file and a task entry name. Any
-// bytes give values, never a crash.
+// a maps file, an environment block or command line, a status file (its uid, capabilities and pid
+// in its namespace) and a task entry name. Any bytes give values, never a crash.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -21,6 +21,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)FindEnvironmentValue(bytes, "JITSCOPE_OUTPUT_DIR");
   (void)StatusRealUid(bytes);
   (void)StatusEffectiveCapabilities(bytes);
+  (void)StatusNamespacePid(bytes);
   (void)ParseTaskId(bytes);
   return 0;
 }

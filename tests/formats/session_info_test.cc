@@ -9,7 +9,7 @@
 namespace jitscope::formats {
 namespace {
 
-TEST(SessionInfoTest, RoundTripAndNoOverwrite) {
+TEST(SessionInfoTest, RoundTripAndReplace) {
   test_support::TempDir tmp;
   const SessionInfo info{.command = {"jitvm", "a b.jv", "7"},
                          .pid = 4242,
@@ -20,7 +20,40 @@ TEST(SessionInfoTest, RoundTripAndNoOverwrite) {
   base::StatusOr<SessionInfo> read = ReadSessionInfo(tmp.path());
   ASSERT_TRUE(read.ok()) << read.status().message();
   EXPECT_EQ(*read, info);
-  EXPECT_FALSE(WriteSessionInfo(tmp.path(), info).ok()) << "an existing file is never replaced";
+  // record writes it again when it ends: the new version replaces the old whole.
+  SessionInfo later = info;
+  later.command = {"x"};
+  ASSERT_TRUE(WriteSessionInfo(tmp.path(), later).ok());
+  read = ReadSessionInfo(tmp.path());
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(*read, later);
+}
+
+// A process in a container: its pid there, its own mounts and root, and the files copied.
+TEST(SessionInfoTest, NamespacedProcessRoundTrip) {
+  test_support::TempDir tmp;
+  SessionInfo info{.command = {},
+                   .pid = 0,
+                   .frequency_hz = 1000,
+                   .start_time_ns = 5,
+                   .attached = {{4321, {"node", "app.js"}, ""}, {4400, {"jitvm"}, "/t"}},
+                   .system_wide = true};
+  info.attached[0].ns_pid = 1;
+  info.attached[0].own_mounts = true;
+  info.attached[0].own_root = true;
+  info.attached[0].copied = {"perf-4321.map", "pid-4321/jit-1.dump"};
+  ASSERT_TRUE(WriteSessionInfo(tmp.path(), info).ok());
+  EXPECT_EQ(test_support::ReadFile(tmp.path() + "/session.json"),
+            "{\"command\":[],\"pid\":0,\"frequency_hz\":1000,\"start_time_ns\":5,"
+            "\"attached\":[{\"pid\":4321,\"command\":[\"node\",\"app.js\"],"
+            "\"collector_output_dir\":\"\",\"ns_pid\":1,\"own_mounts\":true,\"own_root\":true,"
+            "\"copied\":[\"perf-4321.map\",\"pid-4321/jit-1.dump\"]},{\"pid\":4400,"
+            "\"command\":[\"jitvm\"],\"collector_output_dir\":\"/t\"}],\"system_wide\":true}\n");
+  base::StatusOr<SessionInfo> read = ReadSessionInfo(tmp.path());
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(*read, info);
+  EXPECT_TRUE(read->attached[0].Elsewhere());
+  EXPECT_FALSE(read->attached[1].Elsewhere());
 }
 
 // record -p: the attached processes are written after the command's fields, and read back.
@@ -101,7 +134,15 @@ TEST(SessionInfoTest, WrongShapesAreErrorsNotCrashes) {
         "{\"command\": [], \"pid\": 1, \"frequency_hz\": 1, \"start_time_ns\": 1, "
         "\"system_wide\": 1}",
         "{\"command\": [], \"pid\": 1, \"frequency_hz\": 1, \"start_time_ns\": 1, "
-        "\"jvm_agent\": \"yes\"}"}) {
+        "\"jvm_agent\": \"yes\"}",
+        "{\"command\": [], \"pid\": 1, \"frequency_hz\": 1, \"start_time_ns\": 1, \"attached\": "
+        "[{\"pid\": 7, \"command\": [], \"collector_output_dir\": \"\", \"ns_pid\": -1}]}",
+        "{\"command\": [], \"pid\": 1, \"frequency_hz\": 1, \"start_time_ns\": 1, \"attached\": "
+        "[{\"pid\": 7, \"command\": [], \"collector_output_dir\": \"\", \"own_root\": 1}]}",
+        "{\"command\": [], \"pid\": 1, \"frequency_hz\": 1, \"start_time_ns\": 1, \"attached\": "
+        "[{\"pid\": 7, \"command\": [], \"collector_output_dir\": \"\", \"copied\": [1]}]}",
+        "{\"command\": [], \"pid\": 1, \"frequency_hz\": 1, \"start_time_ns\": 1, \"attached\": "
+        "[{\"pid\": 7, \"command\": [], \"collector_output_dir\": \"\", \"copied\": \"x\"}]}"}) {
     base::StatusOr<SessionInfo> info = ParseSessionInfo(text);
     ASSERT_FALSE(info.ok()) << text;
     EXPECT_EQ(info.status().message(), "not a jitscope session.json");

@@ -77,6 +77,29 @@ TEST(ProcFilesTest, StatusFields) {
   EXPECT_EQ(StatusEffectiveCapabilities("CapEff:\t10000000000000000\n"), std::nullopt);
 }
 
+// The pid inside the process's own namespace is the last of NSpid's, one per level.
+TEST(ProcFilesTest, NamespacePid) {
+  EXPECT_EQ(StatusNamespacePid("Name:\tnode\nNSpid:\t4321\n"), 4321);
+  EXPECT_EQ(StatusNamespacePid("Name:\tnode\nNSpid:\t4321\t1\nNSsid:\t0\n"), 1);
+  EXPECT_EQ(StatusNamespacePid("NSpid:\t4321\t17\t2\n"), 2);
+  EXPECT_EQ(StatusNamespacePid("NSpid:\t4321\t7"), 7) << "no final newline";
+}
+
+// What a status file written by something else, or a kernel older than 4.1, can hold: never a
+// pid that is not one.
+TEST(ProcFilesTest, NamespacePidOfHostileStatus) {
+  for (const char* bad : {"", "Name:\tnode\n", "NSpid:\n", "NSpid:\t\n", "NSpid:\t4321\tx\n",
+                          "NSpid:\t4321\t-1\n", "NSpid:\t4321\t0\n", "NSpid:\t4321\t99999999999\n",
+                          "NSpid:\t4321\t\t1\n", "NSpid:\t4321 1\n", "NSpid:\t+1\n", "NSpidX:\t1\n",
+                          "nspid:\t1\n", "NSpid:\t0x10\n", "NSpid:\t4321\t1\r\n"}) {
+    EXPECT_EQ(StatusNamespacePid(bad), std::nullopt) << bad;
+  }
+  EXPECT_EQ(StatusNamespacePid(std::string("NSpid:\t12\0\t3\n", 13)), std::nullopt);
+  // The first NSpid line is the kernel's; a second cannot come from it.
+  EXPECT_EQ(StatusNamespacePid("NSpid:\t9\t3\nNSpid:\t5\n"), 3);
+  EXPECT_EQ(StatusNamespacePid(std::string(100000, '\n') + "NSpid:\t9\t3\n"), 3);
+}
+
 TEST(ProcFilesTest, TaskIds) {
   EXPECT_EQ(ParseTaskId("1234"), 1234);
   for (const char* bad : {".", "..", "", "0", "01", "-1", "12a", "99999999999"}) {

@@ -25,6 +25,23 @@ StatusOr<ScopedFd> CreateExclusive(const std::string& directory, const std::stri
   return fd;
 }
 
+Status ReplaceFile(const std::string& directory, const std::string& name,
+                   const std::function<Status(int fd)>& fill) {
+  const std::string partial = name + ".partial";
+  const std::string partial_path = directory + "/" + partial;
+  ::unlink(partial_path.c_str());
+  ASSIGN_OR_RETURN(ScopedFd fd, CreateExclusive(directory, partial));
+  if (Status filled = fill(fd.get()); !filled.ok()) {
+    ::unlink(partial_path.c_str());
+    return filled;
+  }
+  const std::string path = directory + "/" + name;
+  if (::rename(partial_path.c_str(), path.c_str()) != 0) {
+    return Status::Errno(errno, "%s", path.c_str());
+  }
+  return Status::Ok();
+}
+
 StatusOr<ScopedFd> OpenOrCreateDirectoryAt(int parent, const std::string& name, mode_t mode,
                                            const std::string& path) {
   if (::mkdirat(parent, name.c_str(), mode) == 0) {

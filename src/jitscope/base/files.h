@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -49,6 +50,12 @@ class MappedFile {
   ScopedMmap mapping_;
   size_t size_ = 0;
 };
+
+// Writes `directory`/`name` whole or not at all: `fill` writes `directory`/`name`.partial (made
+// afresh, owner-only), which then replaces `name` (an earlier copy, say). A file a reader finds
+// there is always complete.
+Status ReplaceFile(const std::string& directory, const std::string& name,
+                   const std::function<Status(int fd)>& fill);
 
 // Writes all of `data` to `fd`, retrying on EINTR and short writes.
 Status WriteAll(int fd, const void* data, size_t size);

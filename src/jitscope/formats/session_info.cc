@@ -15,9 +15,14 @@ base::Status WriteSessionInfo(const std::string& directory, const SessionInfo& i
   if (!info.attached.empty()) {
     nlohmann::ordered_json attached = nlohmann::ordered_json::array();
     for (const AttachedProcess& process : info.attached) {
-      attached.push_back({{"pid", process.pid},
-                          {"command", process.command},
-                          {"collector_output_dir", process.collector_output_dir}});
+      nlohmann::ordered_json item = {{"pid", process.pid},
+                                     {"command", process.command},
+                                     {"collector_output_dir", process.collector_output_dir}};
+      if (process.ns_pid != 0) item["ns_pid"] = process.ns_pid;
+      if (process.own_mounts) item["own_mounts"] = true;
+      if (process.own_root) item["own_root"] = true;
+      if (!process.copied.empty()) item["copied"] = process.copied;
+      attached.push_back(std::move(item));
     }
     json["attached"] = std::move(attached);
   }
@@ -25,14 +30,14 @@ base::Status WriteSessionInfo(const std::string& directory, const SessionInfo& i
   if (info.jvm_perf_map) json["jvm_perf_map"] = true;
   if (info.jvm_agent) json["jvm_agent"] = true;
   const std::string text = json.dump() + "\n";
-  ASSIGN_OR_RETURN(base::ScopedFd fd, base::CreateExclusive(directory, kSessionInfoFileName));
-  return base::WriteAll(fd.get(), text.data(), text.size());
+  return base::ReplaceFile(directory, kSessionInfoFileName,
+                           [&](int fd) { return base::WriteAll(fd, text.data(), text.size()); });
 }
 
 namespace {
 
-bool ParsePid(const nlohmann::json& object, uint32_t& pid) {
-  const auto value = object.find("pid");
+bool ParsePid(const nlohmann::json& object, uint32_t& pid, const char* key = "pid") {
+  const auto value = object.find(key);
   if (value == object.end() || !value->is_number_unsigned() ||
       value->get<uint64_t>() > UINT32_MAX) {
     return false;
@@ -65,6 +70,15 @@ bool ParseAttached(const nlohmann::json& json, std::vector<AttachedProcess>& att
     const auto dir = item.find("collector_output_dir");
     if (dir == item.end() || !dir->is_string()) return false;
     process.collector_output_dir = dir->get<std::string>();
+    if (item.contains("ns_pid") && !ParsePid(item, process.ns_pid, "ns_pid")) return false;
+    for (auto [key, flag] :
+         {std::pair{"own_mounts", &process.own_mounts}, std::pair{"own_root", &process.own_root}}) {
+      const auto value = item.find(key);
+      if (value == item.end()) continue;
+      if (!value->is_boolean()) return false;
+      *flag = value->get<bool>();
+    }
+    if (item.contains("copied") && !ParseStrings(item, "copied", process.copied)) return false;
     attached.push_back(std::move(process));
   }
   return true;

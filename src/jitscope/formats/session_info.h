@@ -18,11 +18,23 @@
 //                  "collector_output_dir": "/home/me/traces"}]}
 //
 // A session of the whole machine (`record -a`) has "system_wide": true, and in "attached" the
-// processes that were running with the collector configured when it started.
+// processes that were running with the collector configured when it started, and those in other
+// namespaces whose JIT files were copied.
 //
 // What record asked of the Java VMs among the processes: "jvm_perf_map": true (--jvm-perf-map:
 // their perf maps are copied into the session), "jvm_agent": true (--jvm-agent: jitscope's JVMTI
 // agent was loaded into them and wrote their traces into the session). Absent: false.
+//
+// A process in other namespaces than record's (a container, record/container_files.h) says how:
+// "ns_pid", its pid in its own pid namespace, when that differs; "own_mounts" and "own_root" when
+// its mount namespace or root directory are not record's (its paths are of its namespace); and
+// "copied", the JIT files record copied into the session directory (relative paths). Files under
+// a directory of the session that "copied" names are that process's, whatever pid their headers
+// carry:
+//
+//    "attached": [{"pid": 4321, "command": ["node", "app.js"], "collector_output_dir": "",
+//                  "ns_pid": 1, "own_mounts": true,
+//                  "copied": ["perf-4321.map", "pid-4321/jit-1.dump"]}]
 #pragma once
 
 #include <cstdint>
@@ -40,6 +52,12 @@ struct AttachedProcess {
   uint32_t pid = 0;
   std::vector<std::string> command;
   std::string collector_output_dir;
+  uint32_t ns_pid = 0;  // its pid in its own pid namespace; 0: the same as `pid`
+  bool own_mounts = false;
+  bool own_root = false;
+  std::vector<std::string> copied = {};
+  // Whether its paths and pids are not record's, so the files it names are not where report looks.
+  bool Elsewhere() const { return own_mounts || (ns_pid != 0 && ns_pid != pid); }
   bool operator==(const AttachedProcess&) const = default;
 };
 
@@ -55,6 +73,8 @@ struct SessionInfo {
   bool operator==(const SessionInfo&) const = default;
 };
 
+// Writes it, or replaces an earlier version (record writes it again when it ends, with what it
+// copied).
 base::Status WriteSessionInfo(const std::string& directory, const SessionInfo& info);
 // Fails when the file is missing or not a session.json this version understands.
 base::StatusOr<SessionInfo> ReadSessionInfo(const std::string& directory);

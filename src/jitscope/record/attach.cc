@@ -82,6 +82,10 @@ base::StatusOr<AttachTarget> InspectProcess(pid_t pid, const PermissionFacts& fa
       cmdline.ok()) {
     target.command = SplitNulSeparated(*cmdline);
   }
+  const std::string root_path = ProcPath(pid, "root");
+  base::StatusOr<ProcessNamespaces> namespaces = ReadNamespaces(pid);
+  if (!namespaces.ok()) return Refused(facts, pid, namespaces.status(), root_path);
+  target.namespaces = *namespaces;
   char cwd[PATH_MAX];
   const ssize_t n = ::readlink(ProcPath(pid, "cwd").c_str(), cwd, sizeof(cwd) - 1);
   target.collector_output_dir = CollectorOutputDir(
@@ -89,14 +93,19 @@ base::StatusOr<AttachTarget> InspectProcess(pid_t pid, const PermissionFacts& fa
   return target;
 }
 
-base::StatusOr<std::vector<std::string>> SynthesizeExisting(pid_t pid, uint64_t time_ns,
-                                                            const PermissionFacts& facts) {
+base::StatusOr<std::vector<ProcMapping>> ReadMappings(pid_t pid, const PermissionFacts& facts) {
   const std::string maps_path = ProcPath(pid, "maps");
   base::StatusOr<std::string> maps = ReadProcFile(maps_path, kMaxMapsBytes);
   if (!maps.ok()) return Refused(facts, pid, maps.status(), maps_path);
+  return std::move(ParseProcMaps(*maps).mappings);
+}
+
+base::StatusOr<std::vector<std::string>> SynthesizeExisting(pid_t pid, uint64_t time_ns,
+                                                            const PermissionFacts& facts) {
+  ASSIGN_OR_RETURN(std::vector<ProcMapping> mappings, ReadMappings(pid, facts));
   std::vector<std::string> records;
   const uint32_t upid = static_cast<uint32_t>(pid);
-  for (const ProcMapping& mapping : ParseProcMaps(*maps).mappings) {
+  for (const ProcMapping& mapping : mappings) {
     // The kernel reports only executable mappings to an event without mmap_data.
     if (mapping.executable) records.push_back(MakeMmap2Record(upid, upid, time_ns, mapping));
   }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "jitscope/base/status.h"
+#include "jitscope/record/container_files.h"
 #include "jitscope/record/permission_advice.h"
 #include "jitscope/record/proc_files.h"
 
@@ -29,6 +30,9 @@ struct AttachTarget {
   // with its working directory (the collector's default is "."); "" when its environment does not
   // configure the collector (INTEL_JIT_PROFILER64 unset).
   std::string collector_output_dir;
+  // Its pid in its own pid namespace and whether its mounts and root are record's: a path above
+  // is one of its mount namespace.
+  ProcessNamespaces namespaces;
 };
 
 // Reads what is needed before the events are opened. A refusal or a missing process is an error
@@ -37,6 +41,9 @@ base::StatusOr<AttachTarget> InspectProcess(pid_t pid, const PermissionFacts& fa
 
 // The collector's output directory of an environment block and working directory (see above).
 std::string CollectorOutputDir(std::string_view environ, std::string_view working_directory);
+
+// The mappings of process `pid` now (its /proc/PID/maps).
+base::StatusOr<std::vector<ProcMapping>> ReadMappings(pid_t pid, const PermissionFacts& facts);
 
 // The records for what process `pid` had before the recording, stamped `time_ns`.
 base::StatusOr<std::vector<std::string>> SynthesizeExisting(pid_t pid, uint64_t time_ns,

@@ -28,14 +28,9 @@ base::StatusOr<size_t> CaptureJvmPerfMap(pid_t pid, const std::string& session_d
   }
   const std::string source = formats::PerfMapPath(static_cast<uint32_t>(pid));
   ASSIGN_OR_RETURN(std::string map, ReadProcFile(source, kMaxMapBytes));
-  const std::string name = formats::PerfMapFileName(static_cast<uint32_t>(pid));
-  const std::string partial = name + ".partial";
-  ::unlinkat(AT_FDCWD, (session_dir + "/" + partial).c_str(), 0);
-  ASSIGN_OR_RETURN(base::ScopedFd fd, base::CreateExclusive(session_dir, partial));
-  RETURN_IF_ERROR(base::WriteAll(fd.get(), map.data(), map.size()));
-  if (::rename((session_dir + "/" + partial).c_str(), (session_dir + "/" + name).c_str()) != 0) {
-    return base::Status::Errno(errno, "%s/%s", session_dir.c_str(), name.c_str());
-  }
+  RETURN_IF_ERROR(
+      base::ReplaceFile(session_dir, formats::PerfMapFileName(static_cast<uint32_t>(pid)),
+                        [&](int fd) { return base::WriteAll(fd, map.data(), map.size()); }));
   return static_cast<size_t>(std::count(map.begin(), map.end(), '\n'));
 }
 

@@ -125,6 +125,19 @@ std::optional<uint64_t> StatusEffectiveCapabilities(std::string_view status) {
   return caps;
 }
 
+std::optional<pid_t> StatusNamespacePid(std::string_view status) {
+  const std::optional<std::string> field = FindStatusField(status, "NSpid");
+  if (!field) return std::nullopt;
+  std::string_view rest = *field;
+  std::optional<pid_t> last;
+  while (!rest.empty()) {
+    pid_t pid = 0;
+    if (!TakeNumber(rest, '\t', 10, pid) || pid <= 0) return std::nullopt;
+    last = pid;
+  }
+  return last;
+}
+
 std::optional<pid_t> ParseTaskId(std::string_view name) {
   pid_t tid = 0;
   if (name.starts_with('0') || !TakeNumber(name, '\0', 10, tid) || tid <= 0) return std::nullopt;

@@ -61,6 +61,11 @@ std::optional<uint32_t> StatusRealUid(std::string_view status);
 // The effective capability set of a status file's "CapEff:" line (hex), or nullopt.
 std::optional<uint64_t> StatusEffectiveCapabilities(std::string_view status);
 
+// The pid of a status file's process in its own pid namespace: the last of the "NSpid:" line's
+// pids (the kernel lists one per namespace level, the reader's own first, since Linux 4.1), or
+// nullopt when the line is missing or any of its fields is not a pid.
+std::optional<pid_t> StatusNamespacePid(std::string_view status);
+
 // A thread id from a /proc/PID/task entry name (decimal, positive, fits pid_t), or nullopt
 // ("." and "..").
 std::optional<pid_t> ParseTaskId(std::string_view name);

@@ -254,6 +254,58 @@ base::StatusOr<std::string> AbsolutePath(const std::string& path) {
   return std::string(resolved);
 }
 
+// What session.json says of an attached process (its copies are added when the recording ends).
+formats::AttachedProcess DescribeProcess(const AttachTarget& target) {
+  const ProcessNamespaces& ns = target.namespaces;
+  return {.pid = static_cast<uint32_t>(target.pid),
+          .command = target.command,
+          .collector_output_dir = target.collector_output_dir,
+          .ns_pid = ns.ns_pid != target.pid ? static_cast<uint32_t>(ns.ns_pid) : 0,
+          .own_mounts = ns.other_mounts,
+          .own_root = ns.other_root,
+          .copied = {}};
+}
+
+// Copies the JIT files of the processes in other namespaces into the session directory, lists
+// them in `info` and says what was done. Under -a, a process with nothing to copy is not
+// mentioned (a machine may run many containers without JIT code).
+void CopyContainerFiles(const std::vector<ContainerFiles>& containers, bool system_wide,
+                        const std::string& session_dir, formats::SessionInfo& info,
+                        std::vector<std::string>& notes) {
+  for (const ContainerFiles& files : containers) {
+    const ContainerFiles::Copied copied = files.CopyInto(session_dir);
+    const std::string who = "process " + std::to_string(files.pid()) + " (pid " +
+                            std::to_string(files.namespaces().ns_pid) + " in its namespace" +
+                            (files.namespaces().other_mounts ? ", with mounts of its own" : "") +
+                            ")";
+    if (!copied.files.empty()) {
+      std::string list;
+      for (const std::string& file : copied.files) {
+        list += (list.empty() ? "" : ", ") + session_dir + "/" + file;
+      }
+      notes.push_back(who + ": kept its JIT files as " + list + " (" +
+                      std::to_string(copied.bytes) + " bytes)");
+    } else if (!system_wide) {
+      notes.push_back(who + ": found no perf map (its /tmp/perf-" +
+                      std::to_string(files.namespaces().ns_pid) +
+                      ".map), jitdump or jitscope trace to keep; its JIT code stays unnamed");
+      for (const std::string& problem : files.problems()) notes.push_back(who + ": " + problem);
+    }
+    for (const std::string& problem : copied.problems) {
+      notes.push_back(who + ": could not keep " + problem);
+    }
+    for (formats::AttachedProcess& process : info.attached) {
+      if (process.pid == static_cast<uint32_t>(files.pid())) process.copied = copied.files;
+    }
+  }
+  if (system_wide) {
+    // Of the whole machine, only the processes whose JIT files there are to find.
+    std::erase_if(info.attached, [](const formats::AttachedProcess& process) {
+      return process.collector_output_dir.empty() && process.copied.empty();
+    });
+  }
+}
+
 // record -a: one event per CPU on every process.
 base::StatusOr<Sampler> OpenOnEveryCpu(const SessionOptions& options) {
   return Sampler::Open(SamplerOptionsOf(options), SamplerTarget{{}, /*running=*/true});
@@ -313,6 +365,7 @@ base::StatusOr<SessionResult> RunAttachSession(const SessionOptions& options) {
                             .start_time_ns = start_ns,
                             .attached = {},
                             .system_wide = options.system_wide};
+  std::vector<ContainerFiles> containers;  // of the processes in other namespaces
   // What existed before the events did, stamped before them: every sample comes later.
   for (size_t i = 0; i < targets.size(); ++i) {
     base::StatusOr<std::vector<std::string>> records =
@@ -324,11 +377,25 @@ base::StatusOr<SessionResult> RunAttachSession(const SessionOptions& options) {
       RETURN_IF_ERROR(writer.Append(record));
       result.records_bytes += record.size();
     }
+    const bool elsewhere = NeedsCopies(targets[i].pid, targets[i].namespaces);
+    if (elsewhere) {
+      // Its files' directories, opened while it lives (container_files.h).
+      base::StatusOr<std::vector<ProcMapping>> mappings = ReadMappings(targets[i].pid, facts[i]);
+      base::StatusOr<ContainerFiles> files =
+          mappings.ok() ? ContainerFiles::Open(targets[i].pid, targets[i].namespaces,
+                                               targets[i].collector_output_dir, *mappings)
+                        : base::StatusOr<ContainerFiles>(mappings.status());
+      if (files.ok()) {
+        containers.push_back(std::move(*files));
+      } else if (!options.system_wide) {
+        result.notes.push_back("process " + std::to_string(targets[i].pid) +
+                               " runs in other namespaces, and its JIT files cannot be reached: " +
+                               files.status().message());
+      }
+    }
     // Of the whole machine, only the processes whose traces there are to find.
-    if (options.system_wide && targets[i].collector_output_dir.empty()) continue;
-    info.attached.push_back({.pid = static_cast<uint32_t>(targets[i].pid),
-                             .command = targets[i].command,
-                             .collector_output_dir = targets[i].collector_output_dir});
+    if (options.system_wide && targets[i].collector_output_dir.empty() && !elsewhere) continue;
+    info.attached.push_back(DescribeProcess(targets[i]));
   }
   for (pid_t pid : others) {
     base::StatusOr<std::vector<std::string>> names =
@@ -378,6 +445,10 @@ base::StatusOr<SessionResult> RunAttachSession(const SessionOptions& options) {
     // The JVMs that still run have compiled more since: their maps again.
     std::erase_if(jvms, [](pid_t pid) { return !IsJavaVm(pid); });
     CaptureJvmPerfMaps(jvms, options.output_dir, "at the end", result.notes);
+  }
+  if (!containers.empty()) {
+    CopyContainerFiles(containers, options.system_wide, options.output_dir, info, result.notes);
+    RETURN_IF_ERROR(formats::WriteSessionInfo(options.output_dir, info));
   }
   if (command && !command_ended) {
     // Stopped before the command ended: it only timed the recording, so it goes too.

@@ -1,0 +1,163 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// End-to-end (issue 17 item 3): a Node process in a PID and mount namespace of its own, with a
+// private /tmp (unshare --pid --fork --mount --mount-proc, a tmpfs mounted on /tmp), writes its
+// perf map as /tmp/perf-1.map in that namespace, where nothing outside sees it. Recorded from
+// the host with `record -p` and `record -a`, its JS functions are named by report from the copy
+// record kept in the session directory, after the process is gone; under -a it is killed before
+// the recording ends, and its map is still copied (its private /tmp outlives it while record
+// holds an fd of it).
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "jitscope/formats/session_info.h"
+#include "jitscope/record/container_files.h"
+#include "jitscope/record/proc_files.h"
+#include "jitscope/report/profile_builder.h"
+#include "support/files.h"
+#include "support/process.h"
+#include "support/temp_dir.h"
+
+namespace jitscope::record {
+namespace {
+
+using test_support::Process;
+using test_support::RunProgram;
+using test_support::TempDir;
+
+// Two hot functions called from a loop that never ends. Given with -e: the script must not be
+// a file under /tmp, which the namespace hides.
+constexpr char kScript[] =
+    "function nsSquareRoots(n) { let s = 0; for (let i = 0; i < n; i++) s += Math.sqrt(i); "
+    "return s; }\n"
+    "function nsSines(n) { let s = 0; for (let i = 0; i < n; i++) s += Math.sin(i); return s; }\n"
+    "function nsOuter() { let t = 0; for (;;) t += nsSquareRoots(200000) + nsSines(50000); }\n"
+    "nsOuter();\n";
+
+// Node in namespaces of its own, as the issue's goal starts it; node is the unshare's child.
+struct ContainedNode {
+  ContainedNode()
+      : unshare({UNSHARE_PROGRAM, "--pid", "--fork", "--mount", "--mount-proc", "/bin/sh", "-c",
+                 "mount -t tmpfs tmpfs /tmp && exec \"$0\" --perf-basic-prof -e \"$1\"",
+                 NODE_PROGRAM, kScript}) {
+    const std::string children = "/proc/" + std::to_string(unshare.pid()) + "/task/" +
+                                 std::to_string(unshare.pid()) + "/children";
+    // Waits for the child to be node (the shell execs it) and to have run its script a while.
+    const long ticks = ::sysconf(_SC_CLK_TCK) * 5 / 10;
+    for (int i = 0; i < 600; ++i, ::usleep(100 * 1000)) {
+      if (pid <= 0) pid = std::atoi(test_support::ReadFile(children).c_str());
+      if (pid <= 0) continue;
+      const std::string comm = test_support::ReadFile("/proc/" + std::to_string(pid) + "/comm");
+      if (comm == "node\n" && test_support::ProcessCpuTicks(pid) >= ticks) return;
+    }
+    pid = 0;
+  }
+  ~ContainedNode() { Kill(); }
+  // SIGKILL: node is its namespace's init, which no other signal from outside ends.
+  void Kill() {
+    if (pid > 0 && !killed) ::kill(pid, SIGKILL);
+    killed = true;
+  }
+  Process unshare;
+  pid_t pid = 0;
+  bool killed = false;
+};
+
+// The names of the JS functions among the profile's JIT frames ("JS:*nsSines [eval]:2:17" is
+// nsSines: V8's tier marker and the location dropped), with their samples as leaf.
+std::map<std::string, uint64_t> JsFunctions(const report::Profile& profile) {
+  std::map<std::string, uint64_t> functions;
+  for (const report::Stack& stack : profile.stacks) {
+    for (size_t i = 0; i < stack.frames.size(); ++i) {
+      const report::Location& frame = profile.locations[stack.frames[i]];
+      if (frame.kind != report::FrameKind::kJit || !frame.function.starts_with("JS:")) continue;
+      std::string name = frame.function.substr(3, frame.function.find(' ') - 3);
+      if (!name.empty() && std::string_view("*~^+").find(name[0]) != std::string_view::npos) {
+        name.erase(0, 1);
+      }
+      functions[name] += i == 0 ? stack.samples : 0;
+    }
+  }
+  return functions;
+}
+
+void ExpectNamedFromTheCopy(const std::string& session, pid_t pid,
+                            const test_support::ProcessResult& record) {
+  ASSERT_EQ(record.exit_code, 0) << record.Describe();
+  const std::string copy = "perf-" + std::to_string(pid) + ".map";
+  EXPECT_NE(record.err.find("jitscope record: process " + std::to_string(pid) +
+                            " (pid 1 in its namespace, with mounts of its own): kept its JIT "
+                            "files as " +
+                            session + "/" + copy + " ("),
+            std::string::npos)
+      << record.err;
+  base::StatusOr<formats::SessionInfo> info = formats::ReadSessionInfo(session);
+  ASSERT_TRUE(info.ok()) << info.status().message();
+  const formats::AttachedProcess* node = nullptr;
+  for (const formats::AttachedProcess& process : info->attached) {
+    if (process.pid == static_cast<uint32_t>(pid)) node = &process;
+  }
+  ASSERT_NE(node, nullptr) << "the contained process is listed in session.json";
+  EXPECT_EQ(node->ns_pid, 1u);
+  EXPECT_TRUE(node->own_mounts);
+  EXPECT_FALSE(node->own_root) << "unshare keeps the root directory";
+  EXPECT_EQ(node->copied, std::vector<std::string>{copy});
+  EXPECT_FALSE(test_support::ReadFile("/tmp/perf-1.map").find("nsSines") != std::string::npos)
+      << "the map was in the namespace's own /tmp";
+
+  report::BuildOptions just_node;
+  just_node.pids = {static_cast<uint32_t>(pid)};
+  base::StatusOr<report::Profile> profile = report::BuildProfile(session, just_node);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  const std::map<std::string, uint64_t> functions = JsFunctions(*profile);
+  ASSERT_TRUE(functions.contains("nsSquareRoots")) << ::testing::PrintToString(functions);
+  ASSERT_TRUE(functions.contains("nsSines")) << ::testing::PrintToString(functions);
+  EXPECT_GT(functions.at("nsSquareRoots") * 4, profile->total_samples)
+      << "a good share of the samples in the hottest function";
+}
+
+TEST(ContainerTest, AttachedByPidItsJsFunctionsAreNamed) {
+  TempDir tmp;
+  const std::string session = tmp.path() + "/session";
+  ContainedNode node;
+  ASSERT_GT(node.pid, 0) << "node never ran in its namespaces";
+  // What record sees of it: its pid there is the last of NSpid's, and its mounts are its own.
+  base::StatusOr<ProcessNamespaces> namespaces = ReadNamespaces(node.pid);
+  ASSERT_TRUE(namespaces.ok()) << namespaces.status().message();
+  EXPECT_EQ(*namespaces,
+            (ProcessNamespaces{.ns_pid = 1, .other_mounts = true, .other_root = false}));
+  const test_support::ProcessResult record = RunProgram(
+      {JITSCOPE_CLI, "record", "-p", std::to_string(node.pid), "-o", session, "--", "sleep", "1"});
+  const pid_t pid = node.pid;
+  node.Kill();
+  node.unshare.Wait();
+  ExpectNamedFromTheCopy(session, pid, record);
+}
+
+TEST(ContainerTest, SystemWideItsJsFunctionsAreNamedThoughItEndedFirst) {
+  TempDir tmp;
+  const std::string session = tmp.path() + "/session";
+  ContainedNode node;
+  ASSERT_GT(node.pid, 0) << "node never ran in its namespaces";
+  const pid_t pid = node.pid;
+  Process record({JITSCOPE_CLI, "record", "-a", "-o", session, "--", "sleep", "2"});
+  // Node, and with it its namespaces and private /tmp, ends before the recording does: once
+  // record has written session.json, its fds are open and its command, 2 s, has started.
+  for (int i = 0; i < 600 && test_support::ReadFile(session + "/session.json").empty(); ++i) {
+    ::usleep(50 * 1000);
+  }
+  ::usleep(300 * 1000);
+  node.Kill();
+  node.unshare.Wait();
+  ExpectNamedFromTheCopy(session, pid, record.Wait());
+}
+
+}  // namespace
+}  // namespace jitscope::record
