@@ -46,5 +46,24 @@ TEST(FileIdentityTest, AFileIsUsedWhileItsBuildIdIsTheRecordedOne) {
   EXPECT_EQ(files.replaced()[0].now, id);
 }
 
+// A process that ran in a root directory of its own (a container): a path names maybe another
+// file here, so without a build id its file is not used; with one, as for any process.
+TEST(FileIdentityTest, WithoutABuildIdAContainersFileIsNotUsed) {
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  FileIdentity files;
+  files.SetOtherRoots({42});
+  formats::Mapping mapping;
+  mapping.filename = self;
+  mapping.pid = 7;
+  EXPECT_TRUE(files.Unchanged(mapping)) << "a process in record's root";
+  mapping.pid = 42;
+  EXPECT_FALSE(files.Unchanged(mapping));
+  EXPECT_FALSE(files.Unchanged(mapping));
+  EXPECT_EQ(files.unchecked(), std::vector<std::string>{self + " (pid 42)"}) << "each file once";
+  mapping.build_id = BuildIdOfFile(self);
+  EXPECT_TRUE(files.Unchanged(mapping));
+  EXPECT_TRUE(files.replaced().empty());
+}
+
 }  // namespace
 }  // namespace jitscope::report

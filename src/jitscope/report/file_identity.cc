@@ -30,7 +30,14 @@ std::string BuildIdOfFile(const std::string& path) {
 }
 
 bool FileIdentity::Unchanged(const formats::Mapping& mapping) {
-  if (mapping.build_id.empty()) return true;
+  if (mapping.build_id.empty()) {
+    if (!other_roots_.contains(mapping.pid)) return true;
+    std::string file = mapping.filename + " (pid " + std::to_string(mapping.pid) + ")";
+    if (std::find(unchecked_.begin(), unchecked_.end(), file) == unchecked_.end()) {
+      unchecked_.push_back(std::move(file));
+    }
+    return false;
+  }
   auto [it, inserted] = now_.try_emplace(mapping.filename);
   if (inserted) it->second = BuildIdOfFile(mapping.filename);
   if (it->second == mapping.build_id) return true;

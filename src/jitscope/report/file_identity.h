@@ -5,10 +5,14 @@
 // build id now (its NT_GNU_BUILD_ID note, read once per path): a file replaced since (a package
 // upgrade, a rebuilt program, another container image at that path) must not name or unwind the
 // old code, so its frames are left unnamed and the report says why. A mapping without a recorded
-// build id cannot be checked and is taken as it is.
+// build id cannot be checked and is taken as it is, except of a process that ran with a root
+// directory of its own (a container's): its paths may name other files here, so its mappings
+// without a build id are not read (record does not copy a container's ELF files; reading them
+// through /proc/PID/root at report time would work only while it lives).
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -30,9 +34,16 @@ class FileIdentity {
   // The files found replaced so far, once each, in the order found.
   const std::vector<Replaced>& replaced() const { return replaced_; }
 
+  // The processes whose root directory was not record's (session.json's own_root).
+  void SetOtherRoots(std::set<uint32_t> pids) { other_roots_ = std::move(pids); }
+  // Their files that could not be checked, "PATH (pid PID)", once each, in the order found.
+  const std::vector<std::string>& unchecked() const { return unchecked_; }
+
  private:
   std::map<std::string, std::string> now_;  // path → its build id now
   std::vector<Replaced> replaced_;
+  std::set<uint32_t> other_roots_;
+  std::vector<std::string> unchecked_;
 };
 
 // The build id of the ELF file at `path` (lowercase hex), or "" when it has none or is not

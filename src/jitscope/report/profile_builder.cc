@@ -70,13 +70,15 @@ class Builder {
  public:
   Builder(const BuildOptions& options, const formats::SampleData& data,
           const symbolize::SourceSet& sources, const std::string& vdso_path, bool latest_code,
-          bool of_processes)
+          bool of_processes, const std::set<uint32_t>& other_roots)
       : options_(options),
         of_processes_(of_processes),
         data_(data),
         sources_(sources),
         walker_(data, sources, vdso_path, latest_code),
-        names_(data.comms, data.tasks) {}
+        names_(data.comms, data.tasks) {
+    walker_.files().SetOtherRoots(other_roots);
+  }
 
   Profile Build() && {
     const uint64_t total = data_.samples.size();
@@ -137,6 +139,17 @@ class Builder {
           "{}: replaced since the recording (build id {} then, {} now): its frames are left "
           "unnamed",
           file.path, file.recorded, file.now.empty() ? "none" : file.now));
+    }
+    if (const std::vector<std::string>& unchecked = walker_.files().unchecked();
+        !unchecked.empty()) {
+      profile_.warnings.push_back(fmt::format(
+          "{} native files of processes that ran in a root directory of their own (a container) "
+          "have no build id in the recording to show that the file at that path here is the one "
+          "they ran; their frames are left unnamed (FILE+0xOFFSET): {}{}",
+          unchecked.size(),
+          fmt::join(unchecked.begin(), unchecked.begin() + std::min<size_t>(unchecked.size(), 3),
+                    ", "),
+          unchecked.size() > 3 ? ", ..." : ""));
     }
     for (const std::string& file : native_.unreadable_files()) {
       profile_.warnings.push_back(
@@ -300,18 +313,20 @@ void AddSampleWarnings(const formats::SampleData& data, std::string_view file, P
 
 std::vector<std::string> FindForeignJitFiles(const std::string& session_directory,
                                              const std::vector<formats::Mapping>& mappings,
-                                             const std::vector<uint32_t>& pids_without_files) {
+                                             const std::vector<uint32_t>& pids_without_files,
+                                             const std::set<uint32_t>& elsewhere) {
   const std::string session =
       session_directory.empty() ? std::string() : RealPath(session_directory) + "/";
   std::set<std::string> found;
   for (const formats::Mapping& mapping : mappings) {
-    if (!IsJitdumpName(mapping.filename)) continue;
+    if (!IsJitdumpName(mapping.filename) || elsewhere.contains(mapping.pid)) continue;
     const std::string path = RealPath(mapping.filename);
     if (!path.empty() && (session.empty() || !path.starts_with(session)) && IsRegularFile(path)) {
       found.insert(path);
     }
   }
   for (uint32_t pid : pids_without_files) {
+    if (elsewhere.contains(pid)) continue;
     const std::string map = formats::PerfMapPath(pid);
     if (IsRegularFile(map)) found.insert(map);
   }
@@ -341,11 +356,11 @@ std::vector<std::string> FindAttachedTraces(const std::vector<std::string>& coll
 }
 
 base::StatusOr<symbolize::SourceSet> OpenJitSources(const std::vector<std::string>& own_paths,
-                                                    const std::string& session_directory,
-                                                    const std::vector<std::string>& collector_dirs,
-                                                    const formats::SampleData& data,
+                                                    const Recording& recording,
                                                     std::vector<std::string>& warnings) {
-  ASSIGN_OR_RETURN(symbolize::SourceSet own, symbolize::SourceSet::Open(own_paths));
+  const formats::SampleData& data = recording.data;
+  ASSIGN_OR_RETURN(symbolize::SourceSet own,
+                   symbolize::SourceSet::Open(own_paths, recording.copies_of));
   std::set<uint32_t> sampled;
   for (const formats::Sample& sample : data.samples) sampled.insert(sample.pid);
   std::vector<uint32_t> without_files;
@@ -353,14 +368,15 @@ base::StatusOr<symbolize::SourceSet> OpenJitSources(const std::vector<std::strin
   std::set_difference(sampled.begin(), sampled.end(), described.begin(), described.end(),
                       std::back_inserter(without_files));
   std::vector<std::string> paths = own_paths;
-  for (std::string& foreign :
-       FindForeignJitFiles(session_directory, data.mappings, without_files)) {
+  for (std::string& foreign : FindForeignJitFiles(recording.session_directory, data.mappings,
+                                                  without_files, recording.elsewhere)) {
     paths.push_back(std::move(foreign));
   }
-  for (std::string& trace : FindAttachedTraces(collector_dirs, without_files)) {
+  for (std::string& trace : FindAttachedTraces(recording.collector_dirs, without_files)) {
     paths.push_back(std::move(trace));
   }
-  base::StatusOr<symbolize::SourceSet> sources = symbolize::SourceSet::Open(paths);
+  base::StatusOr<symbolize::SourceSet> sources =
+      symbolize::SourceSet::Open(paths, recording.copies_of);
   if (!sources.ok()) {
     // A foreign file we cannot read must not cost the session's own JIT names.
     warnings.push_back(sources.status().message());
@@ -377,6 +393,24 @@ base::StatusOr<symbolize::SourceSet> OpenJitSources(const std::vector<std::strin
 
 namespace {
 
+// The processes that ran in other namespaces, and the directories of the session that hold
+// their copies (a hostile session.json names none outside it).
+void NoteNamespaces(const std::vector<formats::AttachedProcess>& attached,
+                    const std::string& session_directory, Recording& recording) {
+  for (const formats::AttachedProcess& process : attached) {
+    if (process.Elsewhere()) recording.elsewhere.insert(process.pid);
+    if (process.own_root) recording.other_roots.insert(process.pid);
+    for (const std::string& copy : process.copied) {
+      const size_t slash = copy.rfind('/');
+      if (slash == std::string::npos || copy.starts_with('/') ||
+          copy.find("..") != std::string::npos) {
+        continue;
+      }
+      recording.copies_of.emplace(session_directory + "/" + copy.substr(0, slash), process.pid);
+    }
+  }
+}
+
 base::StatusOr<Recording> ReadSession(const std::string& session_directory) {
   Recording recording;
   ASSIGN_OR_RETURN(recording.data,
@@ -392,7 +426,9 @@ base::StatusOr<Recording> ReadSession(const std::string& session_directory) {
     if (info->system_wide) {
       // record -a: the machine is the subject; a command only timed the recording.
       for (const formats::AttachedProcess& process : info->attached) {
-        recording.collector_dirs.push_back(process.collector_output_dir);
+        if (!process.collector_output_dir.empty() && !process.Elsewhere()) {
+          recording.collector_dirs.push_back(process.collector_output_dir);
+        }
       }
       profile.command = info->command.empty()
                             ? std::string("every process (record -a)")
@@ -404,7 +440,7 @@ base::StatusOr<Recording> ReadSession(const std::string& session_directory) {
       std::vector<std::string> processes;
       for (const formats::AttachedProcess& process : info->attached) {
         processes.push_back(fmt::format("{} ({})", process.pid, fmt::join(process.command, " ")));
-        if (!process.collector_output_dir.empty()) {
+        if (!process.collector_output_dir.empty() && !process.Elsewhere()) {
           recording.collector_dirs.push_back(process.collector_output_dir);
         }
       }
@@ -412,6 +448,7 @@ base::StatusOr<Recording> ReadSession(const std::string& session_directory) {
       const std::vector<std::string>& first = info->attached.front().command;
       recording.program = first.empty() ? std::string() : first.front();
     }
+    NoteNamespaces(info->attached, session_directory, recording);
     if (info->frequency_hz > 0) profile.sample_period_ns = 1'000'000'000 / info->frequency_hz;
   } else {
     profile.warnings.push_back(info.status().message() + "; assuming 1000 Hz");
@@ -538,7 +575,7 @@ base::StatusOr<Profile> Build(Recording recording, const BuildOptions& options) 
                    OpenRecordingJitSources(recording, options.jit_sources));
 
   Profile built = Builder(options, data, sources, recording.vdso_path, recording.latest_code,
-                          recording.of_processes)
+                          recording.of_processes, recording.other_roots)
                       .Build();
   uint64_t anonymous = 0;
   for (const Stack& stack : built.stacks) {
@@ -588,9 +625,7 @@ base::StatusOr<symbolize::SourceSet> OpenRecordingJitSources(
     }
   }
   std::vector<std::string>& warnings = recording.profile.warnings;
-  ASSIGN_OR_RETURN(symbolize::SourceSet sources,
-                   OpenJitSources(own_paths, recording.session_directory, recording.collector_dirs,
-                                  data, warnings));
+  ASSIGN_OR_RETURN(symbolize::SourceSet sources, OpenJitSources(own_paths, recording, warnings));
   if (recording.latest_code && sources.file_count() > 0 && !data.samples.empty()) {
     warnings.push_back(
         "the recording's times are not CLOCK_MONOTONIC, the clock of JIT files (perf record "

@@ -23,6 +23,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -62,6 +64,14 @@ struct Recording {
   std::string vdso_path;          // the vDSO image to unwind through, "" if none
   std::string program;            // the recorded command's first word, if known
   std::vector<std::string> collector_dirs;  // record -p: where the processes' collectors write
+  // Processes in other namespaces than record's (a container; record/container_files.h): their
+  // JIT files are the copies record kept, in these directories of the session (each its pid's),
+  // never files at their paths here.
+  std::map<std::string, uint32_t> copies_of;
+  std::set<uint32_t> elsewhere;
+  // Of those, the ones whose root directory was another: their native files' paths may name
+  // other files here, which only a build id can rule out (file_identity.h).
+  std::set<uint32_t> other_roots;
   // The samples' times are not CLOCK_MONOTONIC (perf record without -k 1): JIT code is named by
   // the latest code loaded at its address.
   bool latest_code = false;
@@ -81,23 +91,24 @@ base::StatusOr<symbolize::SourceSet> OpenRecordingJitSources(
 
 // The JIT files that describe a recording's processes: `own_paths` (the session directory, the
 // traces beside a perf.data, --jit paths), the foreign ones FindForeignJitFiles finds for
-// `data`'s processes and the traces FindAttachedTraces finds in `collector_dirs` (record -p). What
-// the reading noticed (damaged files, a foreign file that cannot be read, events the collector
-// refused) is added to `warnings`.
+// `data`'s processes and the traces FindAttachedTraces finds in `recording.collector_dirs`
+// (record -p), the copies of processes in other namespaces counted as theirs. What the reading
+// noticed (damaged files, a foreign file that cannot be read, events the collector refused) is
+// added to `warnings`.
 base::StatusOr<symbolize::SourceSet> OpenJitSources(const std::vector<std::string>& own_paths,
-                                                    const std::string& session_directory,
-                                                    const std::vector<std::string>& collector_dirs,
-                                                    const formats::SampleData& data,
+                                                    const Recording& recording,
                                                     std::vector<std::string>& warnings);
 
 // JIT files other engines wrote outside the session directory that describe its processes: a
 // `jit-<pid>.dump` the session's MMAP records show mapped (a jitdump writer maps its file so that
 // perf finds it; Node.js --perf-prof and LLVM's perf listener do), and `/tmp/perf-<pid>.map` for
 // a process no other file describes. Only files that still exist, and with a session directory
-// (not "", as for a perf.data) none inside it.
+// (not "", as for a perf.data) none inside it. None for the processes in `elsewhere`, which ran in
+// other namespaces: their paths and pids name other files here (record kept copies of theirs).
 std::vector<std::string> FindForeignJitFiles(const std::string& session_directory,
                                              const std::vector<formats::Mapping>& mappings,
-                                             const std::vector<uint32_t>& pids_without_files);
+                                             const std::vector<uint32_t>& pids_without_files,
+                                             const std::set<uint32_t>& elsewhere = {});
 
 // The collector's traces of processes `record -p` attached to, which they wrote into their own
 // JITSCOPE_OUTPUT_DIR (session.json's "collector_output_dir", never searched below): the

@@ -57,7 +57,8 @@ std::string Directory(const std::string& path) {
 
 }  // namespace
 
-base::Status SourceSet::Add(const std::string& path, bool explicit_path) {
+base::Status SourceSet::Add(const std::string& path, bool explicit_path,
+                            const std::map<std::string, uint32_t>& directory_pids) {
   ASSIGN_OR_RETURN(base::MappedFile mapping, base::MappedFile::Open(path));
   const std::span<const uint8_t> bytes(mapping.data(), mapping.size());
   const auto format = Detect(bytes);
@@ -101,13 +102,21 @@ base::Status SourceSet::Add(const std::string& path, bool explicit_path) {
       break;
     }
   }
+  if (auto owner = directory_pids.find(Directory(path)); owner != directory_pids.end()) {
+    file->pid = owner->second;
+  }
   if (!damage.ok()) problems_.push_back(damage.message());
   file->mapping = std::move(mapping);
   files_.push_back(std::move(file));
   return base::Status::Ok();
 }
 
-base::StatusOr<SourceSet> SourceSet::Open(const std::vector<std::string>& paths) {
+base::StatusOr<SourceSet> SourceSet::Open(const std::vector<std::string>& paths,
+                                          const std::map<std::string, uint32_t>& directory_pids) {
+  std::map<std::string, uint32_t> normal_pids;
+  for (const auto& [dir, pid] : directory_pids) {
+    normal_pids.emplace(std::filesystem::path(dir).lexically_normal().string(), pid);
+  }
   SourceSet set;
   for (const std::string& path : paths) {
     std::error_code ec;
@@ -120,9 +129,9 @@ base::StatusOr<SourceSet> SourceSet::Open(const std::vector<std::string>& paths)
       }
       if (ec) return base::Status::Errno(ec.value(), "%s: cannot list the directory", path.c_str());
       std::sort(found.begin(), found.end());
-      for (const std::string& file : found) RETURN_IF_ERROR(set.Add(file, false));
+      for (const std::string& file : found) RETURN_IF_ERROR(set.Add(file, false, normal_pids));
     } else {
-      RETURN_IF_ERROR(set.Add(path, true));
+      RETURN_IF_ERROR(set.Add(path, true, normal_pids));
     }
   }
   set.ResolveChains();

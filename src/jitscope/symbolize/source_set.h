@@ -39,8 +39,11 @@ const char* SourceFormatName(SourceFormat format);
 class SourceSet {
  public:
   // Opens and parses every source. Fails when a path does not exist, or a file named
-  // explicitly is of no supported format or cannot be parsed at all.
-  static base::StatusOr<SourceSet> Open(const std::vector<std::string>& paths);
+  // explicitly is of no supported format or cannot be parsed at all. A file found in a directory
+  // of `directory_pids` belongs to that pid, whatever its header or name says: the copies record
+  // keeps of a process in another pid namespace carry its pid there (record/container_files.h).
+  static base::StatusOr<SourceSet> Open(const std::vector<std::string>& paths,
+                                        const std::map<std::string, uint32_t>& directory_pids = {});
 
   SourceSet(SourceSet&&) noexcept;
   SourceSet& operator=(SourceSet&&) noexcept;
@@ -70,7 +73,8 @@ class SourceSet {
  private:
   struct File;
   SourceSet();
-  base::Status Add(const std::string& path, bool explicit_path);
+  base::Status Add(const std::string& path, bool explicit_path,
+                   const std::map<std::string, uint32_t>& directory_pids);
   void ResolveChains();
   // The files an index of `pid` reads, in order.
   std::vector<const File*> FilesOf(std::optional<uint32_t> pid) const;
