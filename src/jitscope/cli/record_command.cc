@@ -44,7 +44,10 @@ void AddRecordCommand(CLI::App& app, record::SessionOptions& options) {
       "named from what the processes write: the trace of a process started with the collector "
       "(INTEL_JIT_PROFILER64, read in its JITSCOPE_OUTPUT_DIR), a jitdump it maps, or "
       "/tmp/perf-PID.map (which --jvm-perf-map asks a JVM to write); a JVM started without "
-      "any of these is named through --jvm-agent or --jvm-perf-map.");
+      "any of these is named through --jvm-agent or --jvm-perf-map. A process in a container "
+      "(other PID and mount namespaces) is given by its pid on the host: its files, named by its "
+      "pid inside (NSpid) and found through /proc/PID/root, are copied into the session directory "
+      "(perf-PID.map, pid-PID/), so the session is reported after it is gone.");
   command->add_option("-o,--output", options.output_dir, "Session directory")
       ->default_val("jitscope.data");
   command->add_option("-F,--frequency", options.frequency_hz, "Samples per second per thread")

@@ -22,6 +22,11 @@
 // recording. The ring is drained until every attached process has exited, the command ends, or
 // SIGINT/SIGTERM arrives (stop_signals.h). Nothing is written outside the session directory.
 //
+// A process in other namespaces than record's (a container), under -p or -a: the directories of
+// its JIT files are opened when the recording starts and the files copied into the session
+// directory when it ends (container_files.h); session.json is written again then, with what was
+// copied.
+//
 // The whole machine (`record -a`): one event per CPU on every process; what every process that
 // runs when the recording starts had before is synthesized as for -p (a process that ends
 // meanwhile, or whose files this user may not read, is passed over), and the processes running
