@@ -228,6 +228,37 @@ TEST_F(JvmTest, AJvmStartedWithTheAgentKeepsItsOwnReporting) {
       file->trace().records.back().event));
 }
 
+// A JVM in a container (PID and mount namespaces of its own, a private /tmp): jcmd reaches it
+// from the host, and it writes its map into its own /tmp as perf-1.map, which record copies as
+// perf-PID.map (record/container_files.h).
+TEST_F(JvmTest, AJvmInAContainerIsNamedThroughThePerfMapInItsOwnTmp) {
+  Process unshare({JITSCOPE_UNSHARE, "--pid", "--fork", "--mount", "--mount-proc", "/bin/sh", "-c",
+                   "mount -t tmpfs tmpfs /tmp && exec \"$0\" -cp \"$1\" HotLoop 8000",
+                   JITSCOPE_JAVA, JITSCOPE_HOTLOOP_CLASSES},
+                  {});
+  // HotSpot compiles mix within its first second.
+  const pid_t pid =
+      jitscope::test_support::WaitForChild(unshare.pid(), "java", ::sysconf(_SC_CLK_TCK));
+  ASSERT_GT(pid, 0) << "java never ran in its namespaces";
+  const std::string session = dir_ + "/session";
+  const auto record = RunProgram({JITSCOPE_CLI, "record", "-p", std::to_string(pid),
+                                  "--jvm-perf-map", "-o", session, "--", "sleep", "1"});
+  // SIGKILL: java is its namespace's init.
+  ::kill(pid, SIGKILL);
+  unshare.Wait();
+  ASSERT_EQ(record.exit_code, 0) << record.err;
+  const std::string map = "perf-" + std::to_string(pid) + ".map";
+  EXPECT_NE(record.err.find("asked JVM " + std::to_string(pid) +
+                            " at the start for its compiled code (jcmd " + std::to_string(pid) +
+                            " Compiler.perfmap): "),
+            std::string::npos)
+      << record.err;
+  EXPECT_NE(ReadFile(session + "/" + map).find("HotLoop.mix(long, int)"), std::string::npos);
+  const auto report = RunProgram({JITSCOPE_CLI, "report", session, "--top", "1"});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_NE(report.out.find("long HotLoop.mix(long, int)"), std::string::npos) << report.out;
+}
+
 TEST_F(JvmTest, HotJavaMethodsReachTheTraceAndTheDumpWithSourceLines) {
   const pid_t pid = RunHotLoop("trace", "1000");
 

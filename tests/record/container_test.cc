@@ -10,7 +10,6 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
@@ -46,19 +45,8 @@ struct ContainedNode {
   ContainedNode()
       : unshare({UNSHARE_PROGRAM, "--pid", "--fork", "--mount", "--mount-proc", "/bin/sh", "-c",
                  "mount -t tmpfs tmpfs /tmp && exec \"$0\" --perf-basic-prof -e \"$1\"",
-                 NODE_PROGRAM, kScript}) {
-    const std::string children = "/proc/" + std::to_string(unshare.pid()) + "/task/" +
-                                 std::to_string(unshare.pid()) + "/children";
-    // Waits for the child to be node (the shell execs it) and to have run its script a while.
-    const long ticks = ::sysconf(_SC_CLK_TCK) * 5 / 10;
-    for (int i = 0; i < 600; ++i, ::usleep(100 * 1000)) {
-      if (pid <= 0) pid = std::atoi(test_support::ReadFile(children).c_str());
-      if (pid <= 0) continue;
-      const std::string comm = test_support::ReadFile("/proc/" + std::to_string(pid) + "/comm");
-      if (comm == "node\n" && test_support::ProcessCpuTicks(pid) >= ticks) return;
-    }
-    pid = 0;
-  }
+                 NODE_PROGRAM, kScript}),
+        pid(test_support::WaitForChild(unshare.pid(), "node", ::sysconf(_SC_CLK_TCK) / 2)) {}
   ~ContainedNode() { Kill(); }
   // SIGKILL: node is its namespace's init, which no other signal from outside ends.
   void Kill() {

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 #include <thread>
@@ -203,6 +204,20 @@ ProcessResult Process::Wait() {
   result_.err = ReadAllFrom(err_fd_);
   Close(err_fd_);
   return result_;
+}
+
+pid_t WaitForChild(pid_t parent, const std::string& comm, long ticks) {
+  const std::string children =
+      "/proc/" + std::to_string(parent) + "/task/" + std::to_string(parent) + "/children";
+  pid_t child = 0;
+  for (int i = 0; i < 600; ++i, ::usleep(100 * 1000)) {
+    if (child <= 0) child = std::atoi(ReadFile(children).c_str());
+    if (child > 0 && ReadFile("/proc/" + std::to_string(child) + "/comm") == comm + "\n" &&
+        ProcessCpuTicks(child) >= ticks) {
+      return child;
+    }
+  }
+  return 0;
 }
 
 long ProcessCpuTicks(pid_t pid) {

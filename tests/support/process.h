@@ -77,6 +77,11 @@ class Process {
 // time.
 long ProcessCpuTicks(pid_t pid);
 
+// The program `parent` started (its first child, as /proc/PID/task/PID/children lists it), once
+// it runs `comm` and has used `ticks` of CPU time (ProcessCpuTicks); 0 if it never does within a
+// minute. For a program started through another one, such as unshare.
+pid_t WaitForChild(pid_t parent, const std::string& comm, long ticks);
+
 // Runs a program to its end (Process, then Wait).
 ProcessResult RunProgram(const std::vector<std::string>& argv,
                          const std::map<std::string, std::string>& env = {},

@@ -180,18 +180,22 @@ base::StatusOr<ContainerFiles> ContainerFiles::Open(pid_t pid, const ProcessName
   return files;
 }
 
+base::StatusOr<uint64_t> ContainerFiles::CopyPerfMap(const std::string& session_dir) const {
+  if (tmp_.empty()) return base::Status::Errno(ENOENT, "its /tmp could not be opened");
+  return CopyRegularFile(tmp_.front().fd.get(),
+                         formats::PerfMapFileName(static_cast<uint32_t>(namespaces_.ns_pid)),
+                         session_dir, formats::PerfMapFileName(static_cast<uint32_t>(pid_)));
+}
+
 ContainerFiles::Copied ContainerFiles::CopyInto(const std::string& session_dir) const {
   Copied copied;
-  const auto ns_pid = static_cast<uint32_t>(namespaces_.ns_pid);
-  for (const Directory& tmp : tmp_) {
-    base::StatusOr<uint64_t> bytes =
-        CopyRegularFile(tmp.fd.get(), formats::PerfMapFileName(ns_pid), session_dir,
-                        formats::PerfMapFileName(static_cast<uint32_t>(pid_)));
+  if (!tmp_.empty()) {
+    base::StatusOr<uint64_t> bytes = CopyPerfMap(session_dir);
     if (bytes.ok()) {
       copied.files.push_back(formats::PerfMapFileName(static_cast<uint32_t>(pid_)));
       copied.bytes += *bytes;
     } else if (bytes.status().errno_value() != ENOENT) {
-      copied.problems.push_back(tmp.path + "/" + bytes.status().message());
+      copied.problems.push_back(tmp_.front().path + "/" + bytes.status().message());
     }
   }
   const std::string subdir = CopiesDirectoryName(pid_);

@@ -81,6 +81,9 @@ class ContainerFiles {
   // When it ends: copies the process's perf map, jitdumps and traces into `session_dir`
   // (replacing earlier copies).
   Copied CopyInto(const std::string& session_dir) const;
+  // Copies its perf map alone, as CopyInto does (for --jvm-perf-map); returns its size. ENOENT
+  // when it has none.
+  base::StatusOr<uint64_t> CopyPerfMap(const std::string& session_dir) const;
 
   pid_t pid() const { return pid_; }
   const ProcessNamespaces& namespaces() const { return namespaces_; }

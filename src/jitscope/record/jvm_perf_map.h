@@ -15,12 +15,16 @@
 #include <string>
 
 #include "jitscope/base/status.h"
+#include "jitscope/record/container_files.h"
 
 namespace jitscope::record {
 
 // Asks JVM `pid` for its perf map and copies it into `session_dir` as perf-PID.map (replacing an
-// earlier copy). Returns how many methods it lists; an error says what failed (no jcmd, the JVM
-// refused or is gone, no map written).
-base::StatusOr<size_t> CaptureJvmPerfMap(pid_t pid, const std::string& session_dir);
+// earlier copy): from /tmp, or for a JVM in a container (`container`, else null) from its own
+// /tmp, where it writes perf-<its pid there>.map (jcmd reaches it from the host). Returns how
+// many methods it lists; an error says what failed (no jcmd, the JVM refused or is gone, no map
+// written).
+base::StatusOr<size_t> CaptureJvmPerfMap(pid_t pid, const std::string& session_dir,
+                                         const ContainerFiles* container = nullptr);
 
 }  // namespace jitscope::record

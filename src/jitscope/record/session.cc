@@ -232,10 +232,16 @@ void InspectEveryProcess(std::vector<AttachTarget>& targets, std::vector<Permiss
 }
 
 // --jvm-perf-map: each JVM's perf map into the session directory, and a note of what happened.
-void CaptureJvmPerfMaps(const std::vector<pid_t>& jvms, const std::string& session_dir,
-                        const char* when, std::vector<std::string>& notes) {
+void CaptureJvmPerfMaps(const std::vector<pid_t>& jvms,
+                        const std::vector<ContainerFiles>& containers,
+                        const std::string& session_dir, const char* when,
+                        std::vector<std::string>& notes) {
   for (pid_t pid : jvms) {
-    base::StatusOr<size_t> methods = CaptureJvmPerfMap(pid, session_dir);
+    const auto container =
+        std::find_if(containers.begin(), containers.end(),
+                     [&](const ContainerFiles& files) { return files.pid() == pid; });
+    base::StatusOr<size_t> methods =
+        CaptureJvmPerfMap(pid, session_dir, container == containers.end() ? nullptr : &*container);
     notes.push_back(
         methods.ok()
             ? "asked JVM " + std::to_string(pid) + " " + when + " for its compiled code (jcmd " +
@@ -410,7 +416,7 @@ base::StatusOr<SessionResult> RunAttachSession(const SessionOptions& options) {
   info.jvm_agent = options.jvm_agent;
   RETURN_IF_ERROR(formats::WriteSessionInfo(options.output_dir, info));
   if (options.jvm_perf_map) {
-    CaptureJvmPerfMaps(jvms, options.output_dir, "at the start", result.notes);
+    CaptureJvmPerfMaps(jvms, containers, options.output_dir, "at the start", result.notes);
   }
 
   base::Status write_status;
@@ -444,7 +450,7 @@ base::StatusOr<SessionResult> RunAttachSession(const SessionOptions& options) {
   if (options.jvm_perf_map) {
     // The JVMs that still run have compiled more since: their maps again.
     std::erase_if(jvms, [](pid_t pid) { return !IsJavaVm(pid); });
-    CaptureJvmPerfMaps(jvms, options.output_dir, "at the end", result.notes);
+    CaptureJvmPerfMaps(jvms, containers, options.output_dir, "at the end", result.notes);
   }
   if (!containers.empty()) {
     CopyContainerFiles(containers, options.system_wide, options.output_dir, info, result.notes);
