@@ -63,20 +63,10 @@ class JvmTest : public ::testing::Test {
   const std::string dir_ = temp_.path();
 };
 
-// A JVM started plainly (no agent, no flags) is attached to with `record -p --jvm-perf-map`:
-// record asks it for a perf map of its code cache (jcmd Compiler.perfmap) at the start and the
-// end, keeps the map in the session, and report names the hot compiled method from it.
-TEST_F(JvmTest, APlainJvmIsNamedThroughThePerfMapRecordAsksItFor) {
-  Process java({JITSCOPE_JAVA, "-cp", JITSCOPE_HOTLOOP_CLASSES, "HotLoop", "6000"}, {});
-  const pid_t pid = java.pid();
-  ASSERT_GT(pid, 0);
-  LetCompile(pid);
-  const std::string session = dir_ + "/session";
-  const auto record = RunProgram({JITSCOPE_CLI, "record", "-p", std::to_string(pid),
-                                  "--jvm-perf-map", "-o", session, "--", "sleep", "1"});
-  ::kill(pid, SIGKILL);
-  java.Wait();
-  ::unlink(("/tmp/perf-" + std::to_string(pid) + ".map").c_str());
+// `record -p PID --jvm-perf-map -o SESSION` asked JVM `pid` for its map at the start and the end,
+// kept the map in the session, and report names the hot method from it.
+void ExpectNamedThroughItsPerfMap(const jitscope::test_support::ProcessResult& record,
+                                  const std::string& session, pid_t pid) {
   ASSERT_EQ(record.exit_code, 0) << record.err;
   const std::string map = "perf-" + std::to_string(pid) + ".map";
   for (const char* when : {"at the start", "at the end"}) {
@@ -91,6 +81,23 @@ TEST_F(JvmTest, APlainJvmIsNamedThroughThePerfMapRecordAsksItFor) {
   const auto report = RunProgram({JITSCOPE_CLI, "report", session, "--top", "1"});
   ASSERT_EQ(report.exit_code, 0) << report.err;
   EXPECT_NE(report.out.find("long HotLoop.mix(long, int)"), std::string::npos) << report.out;
+}
+
+// A JVM started plainly (no agent, no flags) is attached to with `record -p --jvm-perf-map`:
+// record asks it for a perf map of its code cache (jcmd Compiler.perfmap) at the start and the
+// end, keeps the map in the session, and report names the hot compiled method from it.
+TEST_F(JvmTest, APlainJvmIsNamedThroughThePerfMapRecordAsksItFor) {
+  Process java({JITSCOPE_JAVA, "-cp", JITSCOPE_HOTLOOP_CLASSES, "HotLoop", "6000"}, {});
+  const pid_t pid = java.pid();
+  ASSERT_GT(pid, 0);
+  LetCompile(pid);
+  const std::string session = dir_ + "/session";
+  const auto record = RunProgram({JITSCOPE_CLI, "record", "-p", std::to_string(pid),
+                                  "--jvm-perf-map", "-o", session, "--", "sleep", "1"});
+  ::kill(pid, SIGKILL);
+  java.Wait();
+  ::unlink(("/tmp/perf-" + std::to_string(pid) + ".map").c_str());
+  ExpectNamedThroughItsPerfMap(record, session, pid);
 
   // Without -p or -a there is no running JVM to ask.
   const auto refused = RunProgram({JITSCOPE_CLI, "record", "--jvm-perf-map", "--", "true"});
@@ -246,17 +253,7 @@ TEST_F(JvmTest, AJvmInAContainerIsNamedThroughThePerfMapInItsOwnTmp) {
   // SIGKILL: java is its namespace's init.
   ::kill(pid, SIGKILL);
   unshare.Wait();
-  ASSERT_EQ(record.exit_code, 0) << record.err;
-  const std::string map = "perf-" + std::to_string(pid) + ".map";
-  EXPECT_NE(record.err.find("asked JVM " + std::to_string(pid) +
-                            " at the start for its compiled code (jcmd " + std::to_string(pid) +
-                            " Compiler.perfmap): "),
-            std::string::npos)
-      << record.err;
-  EXPECT_NE(ReadFile(session + "/" + map).find("HotLoop.mix(long, int)"), std::string::npos);
-  const auto report = RunProgram({JITSCOPE_CLI, "report", session, "--top", "1"});
-  ASSERT_EQ(report.exit_code, 0) << report.err;
-  EXPECT_NE(report.out.find("long HotLoop.mix(long, int)"), std::string::npos) << report.out;
+  ExpectNamedThroughItsPerfMap(record, session, pid);
 }
 
 TEST_F(JvmTest, HotJavaMethodsReachTheTraceAndTheDumpWithSourceLines) {
