@@ -54,6 +54,17 @@ TEST(SessionInfoTest, NamespacedProcessRoundTrip) {
   EXPECT_EQ(*read, info);
   EXPECT_TRUE(read->attached[0].Elsewhere());
   EXPECT_FALSE(read->attached[1].Elsewhere());
+  EXPECT_EQ(CopiesDirectories("s", *read), (std::map<std::string, uint32_t>{{"s/pid-4321", 4321}}));
+}
+
+// What a hostile session.json can name as copies: never a directory outside the session.
+TEST(SessionInfoTest, CopiesAreOnlyInsideTheSession) {
+  SessionInfo info;
+  info.attached = {{7, {}, ""}};
+  info.attached[0].copied = {"/etc/x",           "../x/y",          "a/../../b", "perf-7.map",
+                             "pid-7/jit-1.dump", "pid-7/jit-1.jsc", "d/e/f"};
+  EXPECT_EQ(CopiesDirectories("/s", info),
+            (std::map<std::string, uint32_t>{{"/s/pid-7", 7}, {"/s/d/e", 7}}));
 }
 
 // record -p: the attached processes are written after the command's fields, and read back.

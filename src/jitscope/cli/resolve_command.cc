@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "jitscope/formats/session_info.h"
 #include "jitscope/symbolize/source_set.h"
 
 namespace jitscope::cli {
@@ -127,7 +128,14 @@ int RunResolve(const ResolveOptions& options, std::FILE* out, std::FILE* err) {
     }
     queries.push_back(*query);
   }
-  auto sources = symbolize::SourceSet::Open(options.sources);
+  // A session's copies of a process in another pid namespace are that process's (session.json).
+  std::map<std::string, uint32_t> copies;
+  for (const std::string& source : options.sources) {
+    if (base::StatusOr<formats::SessionInfo> info = formats::ReadSessionInfo(source); info.ok()) {
+      copies.merge(formats::CopiesDirectories(source, *info));
+    }
+  }
+  auto sources = symbolize::SourceSet::Open(options.sources, copies);
   if (!sources.ok()) {
     fmt::print(err, "jitscope resolve: error: {}\n", sources.status().message());
     return 1;

@@ -111,6 +111,22 @@ base::StatusOr<SessionInfo> ParseSessionInfo(std::string_view bytes) {
   return info;
 }
 
+std::map<std::string, uint32_t> CopiesDirectories(const std::string& directory,
+                                                  const SessionInfo& info) {
+  std::map<std::string, uint32_t> directories;
+  for (const AttachedProcess& process : info.attached) {
+    for (const std::string& copy : process.copied) {
+      const size_t slash = copy.rfind('/');
+      if (slash == std::string::npos || copy.starts_with('/') ||
+          copy.find("..") != std::string::npos) {
+        continue;
+      }
+      directories.emplace(directory + "/" + copy.substr(0, slash), process.pid);
+    }
+  }
+  return directories;
+}
+
 base::StatusOr<SessionInfo> ReadSessionInfo(const std::string& directory) {
   const std::string path = directory + "/" + kSessionInfoFileName;
   ASSIGN_OR_RETURN(base::MappedFile file, base::MappedFile::Open(path));

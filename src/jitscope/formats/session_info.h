@@ -38,6 +38,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -72,6 +73,12 @@ struct SessionInfo {
   bool jvm_agent = false;                 // --jvm-agent
   bool operator==(const SessionInfo&) const = default;
 };
+
+// The directories of session `directory` that hold copies of processes in other namespaces, each
+// with its pid (for symbolize::SourceSet::Open). Only directories inside it: a "copied" path that
+// is absolute or climbs out is passed over.
+std::map<std::string, uint32_t> CopiesDirectories(const std::string& directory,
+                                                  const SessionInfo& info);
 
 // Writes it, or replaces an earlier version (record writes it again when it ends, with what it
 // copied).

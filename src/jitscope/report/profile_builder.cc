@@ -394,21 +394,14 @@ base::StatusOr<symbolize::SourceSet> OpenJitSources(const std::vector<std::strin
 namespace {
 
 // The processes that ran in other namespaces, and the directories of the session that hold
-// their copies (a hostile session.json names none outside it).
-void NoteNamespaces(const std::vector<formats::AttachedProcess>& attached,
-                    const std::string& session_directory, Recording& recording) {
-  for (const formats::AttachedProcess& process : attached) {
+// their copies.
+void NoteNamespaces(const formats::SessionInfo& info, const std::string& session_directory,
+                    Recording& recording) {
+  for (const formats::AttachedProcess& process : info.attached) {
     if (process.Elsewhere()) recording.elsewhere.insert(process.pid);
     if (process.own_root) recording.other_roots.insert(process.pid);
-    for (const std::string& copy : process.copied) {
-      const size_t slash = copy.rfind('/');
-      if (slash == std::string::npos || copy.starts_with('/') ||
-          copy.find("..") != std::string::npos) {
-        continue;
-      }
-      recording.copies_of.emplace(session_directory + "/" + copy.substr(0, slash), process.pid);
-    }
   }
+  recording.copies_of = formats::CopiesDirectories(session_directory, info);
 }
 
 base::StatusOr<Recording> ReadSession(const std::string& session_directory) {
@@ -448,7 +441,7 @@ base::StatusOr<Recording> ReadSession(const std::string& session_directory) {
       const std::vector<std::string>& first = info->attached.front().command;
       recording.program = first.empty() ? std::string() : first.front();
     }
-    NoteNamespaces(info->attached, session_directory, recording);
+    NoteNamespaces(*info, session_directory, recording);
     if (info->frequency_hz > 0) profile.sample_period_ns = 1'000'000'000 / info->frequency_hz;
   } else {
     profile.warnings.push_back(info.status().message() + "; assuming 1000 Hz");
