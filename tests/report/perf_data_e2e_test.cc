@@ -51,7 +51,9 @@ std::string RecordJitvm(const TempDir& tmp, const std::string& name,
   const std::string data = tmp.path() + "/" + name + ".data";
   const std::string jit_dir = tmp.path() + "/" + name + ".jit";
   EXPECT_EQ(::mkdir(jit_dir.c_str(), 0700), 0);
-  std::vector<std::string> argv = {PERF_PROGRAM, "record", "-q", "-e", "cpu-clock", "-F", "999"};
+  // -N: no copies of the binaries in ~/.debug, which perf runs at once would race to update.
+  std::vector<std::string> argv = {PERF_PROGRAM, "record",    "-q", "-N",
+                                   "-e",         "cpu-clock", "-F", "999"};
   argv.insert(argv.end(), options.begin(), options.end());
   argv.insert(argv.end(), {"-o", data, "--", JITVM, JITVM_PROGRAMS "/hotspot.jv", "3000"});
   auto result = RunProgram(argv, {{"INTEL_JIT_PROFILER64", JITSCOPE_COLLECTOR},
@@ -147,11 +149,12 @@ TEST(PerfDataE2eTest, CollectorTracesNamedWithJitNameTheCode) {
 TEST(PerfDataE2eTest, APerfMapNamesJitCode) {
   TempDir tmp;
   const std::string data = tmp.path() + "/map.data";
-  auto result = RunProgram({PERF_PROGRAM, "record", "-q", "-k", "1", "-g", "-e", "cpu-clock", "-F",
-                            "999", "-o", data, "--", JITVM, JITVM_PROGRAMS "/hotspot.jv", "3000"},
-                           {{"INTEL_JIT_PROFILER64", JITSCOPE_COLLECTOR},
-                            {"JITSCOPE_OUTPUT_DIR", tmp.path()},
-                            {"JITSCOPE_FORMATS", "perfmap"}});
+  auto result =
+      RunProgram({PERF_PROGRAM, "record", "-q", "-N", "-k", "1", "-g", "-e", "cpu-clock", "-F",
+                  "999", "-o", data, "--", JITVM, JITVM_PROGRAMS "/hotspot.jv", "3000"},
+                 {{"INTEL_JIT_PROFILER64", JITSCOPE_COLLECTOR},
+                  {"JITSCOPE_OUTPUT_DIR", tmp.path()},
+                  {"JITSCOPE_FORMATS", "perfmap"}});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   // "jitscope[PID]: writing a perf map to /tmp/perf-PID.map": removed when the test is done.
   const size_t at = result.err.find("/tmp/perf-");
@@ -252,9 +255,9 @@ void ExpectDwarfWalksFromTheEntry(const std::vector<std::string>& argv, const st
                                   const std::vector<std::string>& path, uint64_t at_least) {
   TempDir tmp;
   const std::string data = tmp.path() + "/dwarf.data";
-  std::vector<std::string> record = {PERF_PROGRAM, "record",    "-q", "-k",  "1",
-                                     "-e",         "cpu-clock", "-F", "999", "--call-graph",
-                                     "dwarf",      "-o",        data, "--"};
+  std::vector<std::string> record = {
+      PERF_PROGRAM, "record", "-q",           "-N",    "-k", "1",  "-e", "cpu-clock",
+      "-F",         "999",    "--call-graph", "dwarf", "-o", data, "--"};
   record.insert(record.end(), argv.begin(), argv.end());
   auto recorded = RunProgram(record);
   ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
@@ -295,7 +298,7 @@ TEST(PerfDataE2eTest, NodePerfProfNamesTheHotJsFunction) {
   const std::string data = tmp.path() + "/node.data";
   auto record = RunProgram({"/bin/sh", "-c",
                             "cd " + tmp.path() + " && " + PERF_PROGRAM +
-                                " record -q -k 1 -g -e cpu-clock -F 999 -o " + data + " -- " +
+                                " record -q -N -k 1 -g -e cpu-clock -F 999 -o " + data + " -- " +
                                 NODE_PROGRAM + " --perf-prof hot.js"});
   ASSERT_EQ(record.exit_code, 0) << record.err;
   const Profile profile = Build(data);
