@@ -240,7 +240,11 @@ TEST_F(JvmTest, AJvmStartedWithTheAgentKeepsItsOwnReporting) {
 // perf-PID.map (record/container_files.h).
 TEST_F(JvmTest, AJvmInAContainerIsNamedThroughThePerfMapInItsOwnTmp) {
   Process unshare({JITSCOPE_UNSHARE, "--pid", "--fork", "--mount", "--mount-proc", "/bin/sh", "-c",
-                   "mount -t tmpfs tmpfs /tmp && exec \"$0\" -cp \"$1\" HotLoop 8000",
+                   // Its classes may be under /tmp, which the tmpfs hides (a JVM opens its class
+                   // path by name): copied into the new /tmp from its working directory, which
+                   // stays the old one under the new mount.
+                   "cd \"$1\" && mount -t tmpfs tmpfs /tmp && mkdir /tmp/classes && "
+                   "cp -R . /tmp/classes && cd / && exec \"$0\" -cp /tmp/classes HotLoop 8000",
                    JITSCOPE_JAVA, JITSCOPE_HOTLOOP_CLASSES},
                   {});
   // HotSpot compiles mix within its first second.

@@ -48,8 +48,25 @@ struct ContainedNode {
       : unshare({UNSHARE_PROGRAM, "--pid", "--fork", "--mount", "--mount-proc", "/bin/sh", "-c",
                  "mount -t tmpfs tmpfs /tmp && cd /tmp && exec \"$0\" " + flag + " -e \"$1\"",
                  NODE_PROGRAM, kScript}),
-        pid(test_support::WaitForChild(unshare.pid(), "node", ::sysconf(_SC_CLK_TCK) / 2)) {}
+        pid(test_support::WaitForChild(unshare.pid(), "node", ::sysconf(_SC_CLK_TCK) / 2)) {
+    // Attached before V8 optimised the functions, a short recording may see none of their
+    // optimised code (a busy machine runs node late): wait until its file, seen through its
+    // root, names the optimised code ('*') of each function the test asks for.
+    const std::string file = flag == "--perf-prof" ? "jit-1.dump" : "perf-1.map";
+    const std::vector<std::string> names =
+        flag == "--perf-prof" ? std::vector<std::string>{"*nsSquareRoots"}
+                              : std::vector<std::string>{"*nsSquareRoots", "*nsSines"};
+    for (int i = 0; pid > 0 && i < 400 && !Names(file, names); ++i) ::usleep(50 * 1000);
+  }
   ~ContainedNode() { Kill(); }
+  bool Names(const std::string& file, const std::vector<std::string>& names) const {
+    const std::string content =
+        test_support::ReadFile("/proc/" + std::to_string(pid) + "/root/tmp/" + file);
+    for (const std::string& name : names) {
+      if (content.find(name) == std::string::npos) return false;
+    }
+    return true;
+  }
   // SIGKILL: node is its namespace's init, which no other signal from outside ends.
   void Kill() {
     if (pid > 0 && !killed) ::kill(pid, SIGKILL);
