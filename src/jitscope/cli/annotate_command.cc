@@ -21,12 +21,6 @@
 namespace jitscope::cli {
 namespace {
 
-constexpr char kAnnotateExamples[] = R"(Examples:
-  jitscope annotate
-  jitscope annotate jitscope.data --top 2 --sort line
-  jitscope annotate --format json -o annotate.json
-)";
-
 // The symbol indexes and code stores of a session's processes, each built when first needed.
 class Processes {
  public:
@@ -55,37 +49,6 @@ std::string Describe(const report::CodeVersion& v) {
 }
 
 }  // namespace
-
-void AddAnnotateCommand(CLI::App& app, AnnotateOptions& options) {
-  CLI::App* command = app.add_subcommand(
-      "annotate",
-      "Show the hot instructions of JIT code in a session recorded by 'jitscope record' or a "
-      "perf.data file 'perf record' wrote: the disassembly of each version of a function, with "
-      "the samples taken on each instruction, the samples below each call and the source lines "
-      "the engine reported. Native functions are disassembled from their ELF files, with their "
-      "DWARF lines. FUNCTION is a name (every version of it), #ID (a method id) or 0xADDR (the "
-      "versions whose code held the address); without one, the --top hottest JIT versions. "
-      "SESSION defaults to jitscope.data.");
-  command->add_option("SESSION FUNCTION", options.arguments,
-                      "The session directory or perf.data file (if the first argument is one), "
-                      "then the functions");
-  command->add_option("--top", options.top, "Without FUNCTION: how many of the hottest versions")
-      ->default_val(5);
-  command
-      ->add_option("--sort", options.sort,
-                   "offset: every instruction in address order; line: per source line, hottest "
-                   "first")
-      ->check(CLI::IsMember({"offset", "line"}))
-      ->default_val("offset");
-  command->add_option("-M,--disassembler-options", options.syntax, "att or intel syntax")
-      ->check(CLI::IsMember({"att", "intel"}))
-      ->default_val("att");
-  command->add_option("--format", options.format, "Output format")
-      ->check(CLI::IsMember({"text", "json"}))
-      ->default_val("text");
-  command->add_option("-o,--output", options.output, "Write to FILE instead of standard output");
-  command->footer(kAnnotateExamples);
-}
 
 int RunAnnotate(const AnnotateOptions& options, std::FILE* out, std::FILE* err) {
   std::string input = "jitscope.data";

@@ -9,8 +9,6 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 namespace jitscope::cli {
 
 struct AnnotateOptions {
@@ -23,8 +21,6 @@ struct AnnotateOptions {
   std::string format = "text";  // text | json
   std::string output;           // "" = stdout
 };
-
-void AddAnnotateCommand(CLI::App& app, AnnotateOptions& options);
 
 int RunAnnotate(const AnnotateOptions& options, std::FILE* out, std::FILE* err);
 

@@ -269,22 +269,6 @@ class Cleaner {
 
 ProcessTable SystemProcessTable() { return ProcessTable{&LookupSystemProcess}; }
 
-void AddCleanCommand(CLI::App& app, CleanOptions& options) {
-  CLI::App* clean = app.add_subcommand(
-      "clean",
-      "Remove the perf maps and jitdumps jitscope left behind for exited processes, and the "
-      "files of a trace chain that later files supersede");
-  clean->add_option("--dir", options.output_dirs,
-                    "Directory with jit-<pid>.dump and trace files (repeatable; default: "
-                    "$JITSCOPE_OUTPUT_DIR, else the current directory)");
-  clean->add_option("--perf-map-dir", options.perf_map_dir,
-                    "Directory with perf-<pid>.map files (default: $JITSCOPE_PERF_MAP_DIR, "
-                    "else /tmp)");
-  clean->add_flag("--all-writers", options.all_writers,
-                  "Also remove such files that other tools (oneDNN, JVM agents, ...) wrote");
-  clean->add_flag("-n,--dry-run", options.dry_run, "Only print what would be removed");
-}
-
 int RunClean(const CleanOptions& options, const ProcessTable& processes, std::FILE* out,
              std::FILE* err) {
   std::vector<std::string> output_dirs = options.output_dirs;

@@ -25,8 +25,6 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 namespace jitscope::cli {
 
 struct CleanOptions {
@@ -35,8 +33,6 @@ struct CleanOptions {
   bool all_writers = false;
   bool dry_run = false;
 };
-
-void AddCleanCommand(CLI::App& app, CleanOptions& options);
 
 // What clean knows about running processes, behind a function pointer for tests.
 struct ProcessTable {

@@ -199,16 +199,6 @@ std::array<uint64_t, trace::kMaxRejectReason + 1> CountRejections(const trace::P
 
 }  // namespace
 
-void AddDumpCommand(CLI::App& app, DumpOptions& options) {
-  CLI::App* dump = app.add_subcommand(
-      "dump", "Print every record of a jitscope trace (jit-<pid>.jsc) or an OProfile JIT dump");
-  dump->add_option("FILE", options.path,
-                   "Trace file written by the collector, or <pid>.dump written by libopagent")
-      ->required();
-  dump->add_flag("--json", options.json,
-                 "One JSON object per line: a header, every record with all its fields, a summary");
-}
-
 int RunDump(const DumpOptions& options, std::FILE* out, std::FILE* err) {
   // OProfile's dump (what libopagent writes) is told apart by its magic.
   if (auto mapped = base::MappedFile::Open(options.path);

@@ -13,7 +13,6 @@
 #include <string>
 #include <string_view>
 
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 namespace jitscope::cli {
@@ -22,8 +21,6 @@ struct DumpOptions {
   std::string path;
   bool json = false;
 };
-
-void AddDumpCommand(CLI::App& app, DumpOptions& options);
 
 // Prints the dump to `out`; on damage, prints what was readable, then one error line to `err`.
 // Returns the process exit code.

@@ -1,6 +1,9 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// The `jitscope` command. Exceptions from argument parsing stop here: every failure becomes one
+// The `jitscope` command line: every subcommand's options, help and examples, and the call of the
+// subcommand given. Each command's work is its *_command.cc's Run* function. This is the one file
+// that includes CLI11: its header-only parser costs each file that adds options about ten seconds
+// of compilation per build. Exceptions from argument parsing stop here: every failure becomes one
 // clear line on stderr and a non-zero exit code.
 #include <algorithm>
 #include <cstdio>
@@ -12,31 +15,272 @@
 #include "jitscope/cli/annotate_command.h"
 #include "jitscope/cli/clean_command.h"
 #include "jitscope/cli/dump_command.h"
+#include "jitscope/cli/pid_list.h"
 #include "jitscope/cli/record_command.h"
 #include "jitscope/cli/report_command.h"
 #include "jitscope/cli/resolve_command.h"
+#include "jitscope/formats/output_formats.h"
+
+namespace jitscope::cli {
+namespace {
+
+// Adds the option `names` ("-p,--pid") to `command`: a PID[,PID...] list into `pids`, a wrong one
+// refused with ParsePids' message naming `shown` ("-p").
+template <typename Pid>
+CLI::Option* AddPidListOption(CLI::App* command, const std::string& names, const std::string& shown,
+                              std::vector<Pid>& pids, const std::string& description) {
+  return command
+      ->add_option_function<std::string>(
+          names,
+          [&pids, shown](const std::string& text) {
+            base::StatusOr<std::vector<pid_t>> parsed = ParsePids(text, shown);
+            if (!parsed.ok()) throw CLI::ValidationError(parsed.status().message());
+            pids.assign(parsed->begin(), parsed->end());
+          },
+          description)
+      ->type_name("PID[,PID...]");
+}
+
+void AddDumpCommand(CLI::App& app, DumpOptions& options) {
+  CLI::App* dump = app.add_subcommand(
+      "dump", "Print every record of a jitscope trace (jit-<pid>.jsc) or an OProfile JIT dump");
+  dump->add_option("FILE", options.path,
+                   "Trace file written by the collector, or <pid>.dump written by libopagent")
+      ->required();
+  dump->add_flag("--json", options.json,
+                 "One JSON object per line: a header, every record with all its fields, a summary");
+}
+
+void AddCleanCommand(CLI::App& app, CleanOptions& options) {
+  CLI::App* clean = app.add_subcommand(
+      "clean",
+      "Remove the perf maps and jitdumps jitscope left behind for exited processes, and the "
+      "files of a trace chain that later files supersede");
+  clean->add_option("--dir", options.output_dirs,
+                    "Directory with jit-<pid>.dump and trace files (repeatable; default: "
+                    "$JITSCOPE_OUTPUT_DIR, else the current directory)");
+  clean->add_option("--perf-map-dir", options.perf_map_dir,
+                    "Directory with perf-<pid>.map files (default: $JITSCOPE_PERF_MAP_DIR, "
+                    "else /tmp)");
+  clean->add_flag("--all-writers", options.all_writers,
+                  "Also remove such files that other tools (oneDNN, JVM agents, ...) wrote");
+  clean->add_flag("-n,--dry-run", options.dry_run, "Only print what would be removed");
+}
+
+void AddResolveCommand(CLI::App& app, ResolveOptions& options) {
+  CLI::App* resolve = app.add_subcommand(
+      "resolve", "Resolve addresses of JIT code: jitscope resolve SOURCE... -- ADDR[@TIME_NS]...");
+  resolve
+      ->add_option("SOURCE", options.sources,
+                   "Trace, jitdump, perf map or OProfile dump (format detected from content), "
+                   "or a directory of them")
+      ->required();
+  resolve->add_flag("--json", options.json, "Print a JSON array, one object per address");
+  resolve->add_option("--pid", options.pid, "The process to resolve in, when SOURCEs span several");
+  resolve->footer(
+      "After \"--\": ADDR[@TIME_NS]... ADDR is hexadecimal; TIME_NS is the time in nanoseconds "
+      "(CLOCK_MONOTONIC, the clock of perf record -k 1). Without a time, the latest code loaded "
+      "at the address answers.");
+}
+
+// Real command lines, run as printed by a test (tests/cli/help_examples_test.cc) from a directory
+// that holds the build's bin/ as build/bin and the repository's examples/.
+constexpr char kRecordExamples[] = R"(Examples:
+  jitscope record -- build/bin/jitvm examples/jitvm/programs/hotspot.jv 400
+  jitscope record -o fib.data -F 4000 --formats trace,jitdump,perfmap -- build/bin/jitvm examples/jitvm/programs/fib.jv 22
+Sampling running process PID, and what it starts, for ten seconds:
+  jitscope record -p PID -- sleep 10
+Sampling every process on the machine until Ctrl-C:
+  jitscope record -a
+)";
+
+void AddRecordCommand(CLI::App& app, record::SessionOptions& options) {
+  CLI::App* command = app.add_subcommand(
+      "record",
+      "Run a command and sample it (all threads and child processes, call chains via frame "
+      "pointers or DWARF unwinding, CLOCK_MONOTONIC timestamps) with the JIT collector configured, "
+      "into a session "
+      "directory that 'jitscope report' reads. An existing session directory is moved aside to "
+      "DIR.old (or DIR.1, DIR.2, ...), never overwritten. Ctrl-C reaches the command; the session "
+      "stays complete. The exit status is the command's. With -p, sample running processes "
+      "instead: every thread they have and start, and their children, until they all exit, "
+      "Ctrl-C or SIGTERM, or the end of the command given after -- (which only times the "
+      "recording: it is not sampled, as with perf record -p); the exit status is then that "
+      "command's, or 0. With -a, sample every process on every CPU in the same way. JIT code is "
+      "named from what the processes write: the trace of a process started with the collector "
+      "(INTEL_JIT_PROFILER64, read in its JITSCOPE_OUTPUT_DIR), a jitdump it maps, or "
+      "/tmp/perf-PID.map (which --jvm-perf-map asks a JVM to write); a JVM started without "
+      "any of these is named through --jvm-agent or --jvm-perf-map. A process in a container "
+      "(other PID and mount namespaces) is given by its pid on the host: its files, named by its "
+      "pid inside (NSpid) and found through /proc/PID/root, are copied into the session directory "
+      "(perf-PID.map, pid-PID/), so the session is reported after it is gone.");
+  command->add_option("-o,--output", options.output_dir, "Session directory")
+      ->default_val("jitscope.data");
+  command->add_option("-F,--frequency", options.frequency_hz, "Samples per second per thread")
+      ->default_val(1000)
+      ->check(CLI::Range(1, 100000));
+  command
+      ->add_option_function<std::string>(
+          "--call-graph",
+          [&options](const std::string& text) {
+            base::StatusOr<record::CallGraphOptions> call_graph = record::ParseCallGraph(text);
+            if (!call_graph.ok()) throw CLI::ValidationError(call_graph.status().message());
+            options.call_graph = *call_graph;
+          },
+          "How call stacks are sampled, as perf record's option: 'fp' (the frame-pointer chain, "
+          "the default) or 'dwarf[,SIZE]' (the user registers and SIZE bytes of the user stack "
+          "per sample, 8192 by default, at most 65528, unwound by 'jitscope report' with the "
+          "code's call-frame information)")
+      ->default_str("fp");
+  command->add_option("--formats", options.formats,
+                      "Files the collector writes (JITSCOPE_FORMATS), comma-separated, of: " +
+                          formats::KnownOutputFormats() + "; default: trace");
+  AddPidListOption(command, "-p,--pid", "-p", options.attach,
+                   "Sample these running processes (PID[,PID...]); needs the rights "
+                   "perf_event_open and /proc/PID/maps ask for: see 'Permissions' in the README");
+  command->add_flag("--jvm-perf-map", options.jvm_perf_map,
+                    "With -p or -a: ask each Java VM among the processes for a perf map of its "
+                    "compiled code (jcmd PID Compiler.perfmap, which writes /tmp/perf-PID.map) "
+                    "when the recording starts and ends, and keep a copy in the session, so a JVM "
+                    "started without any JIT reporting is named");
+  command->add_flag("--jvm-agent", options.jvm_agent,
+                    "With -p or -a: load jitscope's JVMTI agent into each Java VM among the "
+                    "processes before the recording starts (jcmd PID JVMTI.agent_load "
+                    "<prefix>/lib/libjvmti_opagent.so dir=DIR), and stop it when it ends: the "
+                    "JVM writes its compiled methods, those compiled before too, with their "
+                    "source lines, into the session, so a JVM started without any JIT reporting "
+                    "is named; the JVM must be able to write DIR");
+  command->add_flag("-a,--all-cpus", options.system_wide,
+                    "Sample every process on every CPU (system-wide, as perf record -a), until "
+                    "Ctrl-C or SIGTERM, or the end of the command given after --; needs "
+                    "kernel.perf_event_paranoid <= 0 or CAP_PERFMON (see 'Permissions' in the "
+                    "README)");
+  command
+      ->add_option("command", options.command,
+                   "The command to run, after --; with -p or -a, the command that times the "
+                   "recording")
+      ->expected(-1);
+  command->prefix_command();
+  command->footer(kRecordExamples);
+}
+
+// Real command lines, run as printed by a test (tests/cli/help_examples_test.cc) after the
+// examples of `jitscope record --help`, which write jitscope.data.
+constexpr char kReportExamples[] = R"(Examples:
+  jitscope report
+  jitscope report jitscope.data --sort line --top 5
+  jitscope report --format svg -o flame.svg
+  jitscope report --format pprof -o profile.pb.gz
+  jitscope report --format folded --no-inline -o stacks.folded
+  jitscope report --format speedscope -o profile.speedscope.json
+)";
+
+void AddReportCommand(CLI::App& app, ReportOptions& options) {
+  CLI::App* command = app.add_subcommand(
+      "report",
+      "Symbolize a session recorded by 'jitscope record', or a perf.data file 'perf record' wrote, "
+      "and report it: JIT frames by the time-versioned JIT symbols (with inline frames), native "
+      "frames by ELF symbols and DWARF lines, kernel frames as [kernel].");
+  command
+      ->add_option("INPUT", options.directory,
+                   "Session directory, or a perf.data file (perf record's file mode)")
+      ->default_val("jitscope.data");
+  command->add_option("-i,--input", options.input,
+                      "The same as INPUT, in perf's spelling: 'jitscope report -i perf.data'");
+  command
+      ->add_option("--jit", options.build.jit_sources,
+                   "More JIT files, or directories holding them, to name JIT code by: "
+                   "collector traces (jit-PID.jsc), jitdumps, perf maps (repeatable; a "
+                   "session's own and the jitdumps and /tmp/perf-PID.map its processes used "
+                   "are found without it)")
+      ->allow_extra_args(false);  // one PATH per --jit: a later word is INPUT
+  command->add_option("--format", options.format, "Output format")
+      ->default_val("text")
+      ->check(CLI::IsMember(ReportFormatNames()));
+  command->add_option("-o,--output", options.output, "Write to FILE instead of standard output");
+  command
+      ->add_option("--sort", options.sort,
+                   "text: what an entry is — a method, a source line of a method, or a module")
+      ->check(CLI::IsMember({"method", "line", "module"}))
+      ->default_val("method");
+  command->add_option("--top", options.text.top, "text: how many entries (0 = all)")
+      ->default_val(25);
+  AddPidListOption(command, "--pid", "--pid", options.build.pids,
+                   "Only the samples of these processes");
+  command
+      ->add_option("--comm", options.build.comms,
+                   "Only the samples of processes with these command names (COMM, as ps shows "
+                   "them)")
+      ->delimiter(',')
+      ->type_name("COMM[,COMM...]");
+  command->add_flag("--inline,!--no-inline", options.inline_frames,
+                    "Show inlined functions as frames of their own (default), or fold them into "
+                    "the function they were inlined into");
+  command->footer(kReportExamples);
+}
+
+constexpr char kAnnotateExamples[] = R"(Examples:
+  jitscope annotate
+  jitscope annotate jitscope.data --top 2 --sort line
+  jitscope annotate --format json -o annotate.json
+)";
+
+void AddAnnotateCommand(CLI::App& app, AnnotateOptions& options) {
+  CLI::App* command = app.add_subcommand(
+      "annotate",
+      "Show the hot instructions of JIT code in a session recorded by 'jitscope record' or a "
+      "perf.data file 'perf record' wrote: the disassembly of each version of a function, with "
+      "the samples taken on each instruction, the samples below each call and the source lines "
+      "the engine reported. Native functions are disassembled from their ELF files, with their "
+      "DWARF lines. FUNCTION is a name (every version of it), #ID (a method id) or 0xADDR (the "
+      "versions whose code held the address); without one, the --top hottest JIT versions. "
+      "SESSION defaults to jitscope.data.");
+  command->add_option("SESSION FUNCTION", options.arguments,
+                      "The session directory or perf.data file (if the first argument is one), "
+                      "then the functions");
+  command->add_option("--top", options.top, "Without FUNCTION: how many of the hottest versions")
+      ->default_val(5);
+  command
+      ->add_option("--sort", options.sort,
+                   "offset: every instruction in address order; line: per source line, hottest "
+                   "first")
+      ->check(CLI::IsMember({"offset", "line"}))
+      ->default_val("offset");
+  command->add_option("-M,--disassembler-options", options.syntax, "att or intel syntax")
+      ->check(CLI::IsMember({"att", "intel"}))
+      ->default_val("att");
+  command->add_option("--format", options.format, "Output format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->default_val("text");
+  command->add_option("-o,--output", options.output, "Write to FILE instead of standard output");
+  command->footer(kAnnotateExamples);
+}
+
+}  // namespace
+}  // namespace jitscope::cli
 
 int main(int argc, char** argv) {
+  using namespace jitscope::cli;
   CLI::App app{"jitscope: see and profile code generated at run time (JIT code)", "jitscope"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "jitscope 0.1.0");
 
-  jitscope::cli::DumpOptions dump;
-  jitscope::cli::AddDumpCommand(app, dump);
-  jitscope::cli::CleanOptions clean;
-  jitscope::cli::AddCleanCommand(app, clean);
-  jitscope::cli::ResolveOptions resolve;
-  jitscope::cli::AddResolveCommand(app, resolve);
+  DumpOptions dump;
+  AddDumpCommand(app, dump);
+  CleanOptions clean;
+  AddCleanCommand(app, clean);
+  ResolveOptions resolve;
+  AddResolveCommand(app, resolve);
   // `resolve` takes its addresses after "--", which CLI11 cannot tell from SOURCEs.
-  std::vector<std::string> args = jitscope::cli::SplitResolveQueries(argc, argv, resolve.queries);
+  std::vector<std::string> args = SplitResolveQueries(argc, argv, resolve.queries);
   std::reverse(args.begin() + 1, args.end());  // CLI11 parses a reversed vector
   args.erase(args.begin());
   jitscope::record::SessionOptions record;
-  jitscope::cli::AddRecordCommand(app, record);
-  jitscope::cli::ReportOptions report;
-  jitscope::cli::AddReportCommand(app, report);
-  jitscope::cli::AnnotateOptions annotate;
-  jitscope::cli::AddAnnotateCommand(app, annotate);
+  AddRecordCommand(app, record);
+  ReportOptions report;
+  AddReportCommand(app, report);
+  AnnotateOptions annotate;
+  AddAnnotateCommand(app, annotate);
 
   try {
     app.parse(args);
@@ -50,13 +294,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "jitscope: error: %s\nRun 'jitscope --help' for usage.\n", e.what());
     return 2;
   }
-  if (app.got_subcommand("dump")) return jitscope::cli::RunDump(dump, stdout, stderr);
-  if (app.got_subcommand("clean")) {
-    return jitscope::cli::RunClean(clean, jitscope::cli::SystemProcessTable(), stdout, stderr);
-  }
-  if (app.got_subcommand("resolve")) return jitscope::cli::RunResolve(resolve, stdout, stderr);
-  if (app.got_subcommand("record")) return jitscope::cli::RunRecord(record, stderr);
-  if (app.got_subcommand("report")) return jitscope::cli::RunReport(report, stdout, stderr);
-  if (app.got_subcommand("annotate")) return jitscope::cli::RunAnnotate(annotate, stdout, stderr);
+  if (app.got_subcommand("dump")) return RunDump(dump, stdout, stderr);
+  if (app.got_subcommand("clean")) return RunClean(clean, SystemProcessTable(), stdout, stderr);
+  if (app.got_subcommand("resolve")) return RunResolve(resolve, stdout, stderr);
+  if (app.got_subcommand("record")) return RunRecord(record, stderr);
+  if (app.got_subcommand("report")) return RunReport(report, stdout, stderr);
+  if (app.got_subcommand("annotate")) return RunAnnotate(annotate, stdout, stderr);
   return 2;
 }

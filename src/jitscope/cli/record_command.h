@@ -8,13 +8,9 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include "jitscope/record/session.h"
 
 namespace jitscope::cli {
-
-void AddRecordCommand(CLI::App& app, record::SessionOptions& options);
 
 // The checks of every option that CLI11 cannot make itself (--formats against the collector's
 // list, -o's directory), so that a bad option stops `record` before the command runs.

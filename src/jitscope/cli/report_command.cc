@@ -10,7 +10,6 @@
 
 #include "jitscope/base/files.h"
 #include "jitscope/base/scoped_resource.h"
-#include "jitscope/cli/pid_list.h"
 #include "jitscope/report/folded_writer.h"
 #include "jitscope/report/pprof_writer.h"
 #include "jitscope/report/profile_builder.h"
@@ -56,70 +55,19 @@ const std::map<std::string, Format>& Formats() {
   return formats;
 }
 
-// Real command lines, run as printed by a test (tests/cli/help_examples_test.cc) after the
-// examples of `jitscope record --help`, which write jitscope.data.
-constexpr char kReportExamples[] = R"(Examples:
-  jitscope report
-  jitscope report jitscope.data --sort line --top 5
-  jitscope report --format svg -o flame.svg
-  jitscope report --format pprof -o profile.pb.gz
-  jitscope report --format folded --no-inline -o stacks.folded
-  jitscope report --format speedscope -o profile.speedscope.json
-)";
-
 }  // namespace
+
+std::vector<std::string> ReportFormatNames() {
+  std::vector<std::string> names;
+  for (const auto& [name, format] : Formats()) names.push_back(name);
+  return names;
+}
 
 base::Status WriteReportFile(const std::string& path, const std::string& bytes) {
   base::ScopedFd fd(
       ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644));
   if (!fd) return base::Status::Errno(errno, "cannot write %s", path.c_str());
   return base::WriteAll(fd.get(), bytes.data(), bytes.size());
-}
-
-void AddReportCommand(CLI::App& app, ReportOptions& options) {
-  CLI::App* command = app.add_subcommand(
-      "report",
-      "Symbolize a session recorded by 'jitscope record', or a perf.data file 'perf record' wrote, "
-      "and report it: JIT frames by the time-versioned JIT symbols (with inline frames), native "
-      "frames by ELF symbols and DWARF lines, kernel frames as [kernel].");
-  command
-      ->add_option("INPUT", options.directory,
-                   "Session directory, or a perf.data file (perf record's file mode)")
-      ->default_val("jitscope.data");
-  command->add_option("-i,--input", options.input,
-                      "The same as INPUT, in perf's spelling: 'jitscope report -i perf.data'");
-  command
-      ->add_option("--jit", options.build.jit_sources,
-                   "More JIT files, or directories holding them, to name JIT code by: "
-                   "collector traces (jit-PID.jsc), jitdumps, perf maps (repeatable; a "
-                   "session's own and the jitdumps and /tmp/perf-PID.map its processes used "
-                   "are found without it)")
-      ->allow_extra_args(false);  // one PATH per --jit: a later word is INPUT
-  std::vector<std::string> names;
-  for (const auto& [name, format] : Formats()) names.push_back(name);
-  command->add_option("--format", options.format, "Output format")
-      ->default_val("text")
-      ->check(CLI::IsMember(names));
-  command->add_option("-o,--output", options.output, "Write to FILE instead of standard output");
-  command
-      ->add_option("--sort", options.sort,
-                   "text: what an entry is — a method, a source line of a method, or a module")
-      ->check(CLI::IsMember({"method", "line", "module"}))
-      ->default_val("method");
-  command->add_option("--top", options.text.top, "text: how many entries (0 = all)")
-      ->default_val(25);
-  AddPidListOption(command, "--pid", "--pid", options.build.pids,
-                   "Only the samples of these processes");
-  command
-      ->add_option("--comm", options.build.comms,
-                   "Only the samples of processes with these command names (COMM, as ps shows "
-                   "them)")
-      ->delimiter(',')
-      ->type_name("COMM[,COMM...]");
-  command->add_flag("--inline,!--no-inline", options.inline_frames,
-                    "Show inlined functions as frames of their own (default), or fold them into "
-                    "the function they were inlined into");
-  command->footer(kReportExamples);
 }
 
 int RunReport(const ReportOptions& options, std::FILE* out, std::FILE* err) {

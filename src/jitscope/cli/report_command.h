@@ -8,8 +8,7 @@
 
 #include <cstdio>
 #include <string>
-
-#include <CLI/CLI.hpp>
+#include <vector>
 
 #include "jitscope/base/status.h"
 #include "jitscope/report/profile_builder.h"
@@ -28,7 +27,8 @@ struct ReportOptions {
   report::BuildOptions build;  // its jit_sources (--jit)
 };
 
-void AddReportCommand(CLI::App& app, ReportOptions& options);
+// The names --format accepts.
+std::vector<std::string> ReportFormatNames();
 
 int RunReport(const ReportOptions& options, std::FILE* out, std::FILE* err);
 

@@ -83,22 +83,6 @@ json QueryJson(const Query& q, bool resolved, const symbolize::Resolution& r) {
 
 }  // namespace
 
-void AddResolveCommand(CLI::App& app, ResolveOptions& options) {
-  CLI::App* resolve = app.add_subcommand(
-      "resolve", "Resolve addresses of JIT code: jitscope resolve SOURCE... -- ADDR[@TIME_NS]...");
-  resolve
-      ->add_option("SOURCE", options.sources,
-                   "Trace, jitdump, perf map or OProfile dump (format detected from content), "
-                   "or a directory of them")
-      ->required();
-  resolve->add_flag("--json", options.json, "Print a JSON array, one object per address");
-  resolve->add_option("--pid", options.pid, "The process to resolve in, when SOURCEs span several");
-  resolve->footer(
-      "After \"--\": ADDR[@TIME_NS]... ADDR is hexadecimal; TIME_NS is the time in nanoseconds "
-      "(CLOCK_MONOTONIC, the clock of perf record -k 1). Without a time, the latest code loaded "
-      "at the address answers.");
-}
-
 std::vector<std::string> SplitResolveQueries(int argc, char** argv,
                                              std::vector<std::string>& queries) {
   std::vector<std::string> args(argv, argv + argc);

@@ -1,8 +1,8 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // `jitscope resolve [--json] [--pid PID] SOURCE... -- ADDR[@TIME_NS]...`: resolves addresses of
-// JIT code to frames, through the time-versioned symbol index (src/jitscope/symbolize). SOURCE is a file
-// of any supported format or a directory of them (symbolize/source_set.h). ADDR is hexadecimal
+// JIT code to frames, through the time-versioned symbol index (src/jitscope/symbolize). SOURCE is a
+// file of any supported format or a directory of them (symbolize/source_set.h). ADDR is hexadecimal
 // (0x optional); TIME_NS is decimal CLOCK_MONOTONIC nanoseconds (wall-clock nanoseconds for
 // OProfile dumps); without it, the latest code loaded at the address answers.
 //
@@ -19,8 +19,6 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 namespace jitscope::cli {
 
 struct ResolveOptions {
@@ -29,8 +27,6 @@ struct ResolveOptions {
   std::optional<uint32_t> pid;
   bool json = false;
 };
-
-void AddResolveCommand(CLI::App& app, ResolveOptions& options);
 
 // CLI11 drops "--" and would put the queries after it into SOURCE: this takes every argument
 // after the first "--" that follows the `resolve` subcommand out of argv (into `queries`) before
