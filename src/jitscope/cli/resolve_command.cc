@@ -13,7 +13,7 @@
 namespace jitscope::cli {
 namespace {
 
-using json = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;
 
 struct Query {
   std::string text;
@@ -59,24 +59,26 @@ std::string FrameText(const symbolize::Frame& f) {
   return line;
 }
 
-json Nullable(std::string_view s) { return s.empty() ? json(nullptr) : json(std::string(s)); }
+OrderedJson Nullable(std::string_view s) {
+  return s.empty() ? OrderedJson(nullptr) : OrderedJson(std::string(s));
+}
 
-json QueryJson(const Query& q, bool resolved, const symbolize::Resolution& r) {
-  json frames = json::array();
+OrderedJson QueryJson(const Query& q, bool resolved, const symbolize::Resolution& r) {
+  OrderedJson frames = OrderedJson::array();
   for (const auto& f : r.frames) {
     frames.push_back({{"name", std::string(f.name)},
-                      {"method_id", f.method_id ? json(*f.method_id) : json(nullptr)},
+                      {"method_id", f.method_id ? OrderedJson(*f.method_id) : OrderedJson(nullptr)},
                       {"module", Nullable(f.module)},
                       {"file", Nullable(f.file)},
-                      {"line", f.line != 0 ? json(f.line) : json(nullptr)},
+                      {"line", f.line != 0 ? OrderedJson(f.line) : OrderedJson(nullptr)},
                       {"inlined", f.inlined}});
   }
-  json region = nullptr;
+  OrderedJson region = nullptr;
   if (resolved) {
     region = {{"start", r.region.start}, {"size", r.region.size}, {"loaded", r.region.loaded}};
   }
   return {{"address", q.address},
-          {"time", q.time ? json(*q.time) : json(nullptr)},
+          {"time", q.time ? OrderedJson(*q.time) : OrderedJson(nullptr)},
           {"frames", std::move(frames)},
           {"region", std::move(region)}};
 }
@@ -149,7 +151,7 @@ int RunResolve(const ResolveOptions& options, std::FILE* out, std::FILE* err) {
   }
 
   symbolize::Resolution resolution;
-  json array = json::array();
+  OrderedJson array = OrderedJson::array();
   for (const Query& q : queries) {
     const bool resolved = index.Resolve(q.address, q.time.value_or(symbolize::kLatest), resolution);
     if (options.json) {
@@ -161,7 +163,7 @@ int RunResolve(const ResolveOptions& options, std::FILE* out, std::FILE* err) {
       fmt::print(out, "{}: {}\n", q.text, FrameText(frame));
   }
   if (options.json) {
-    fmt::print(out, "{}\n", array.dump(2, ' ', false, json::error_handler_t::replace));
+    fmt::print(out, "{}\n", array.dump(2, ' ', false, OrderedJson::error_handler_t::replace));
   }
   std::fflush(out);
   return sources->problems().empty() ? 0 : 1;

@@ -23,7 +23,8 @@ using formats::LineRange;
 // iJIT_CT_DATA (jitprofiling.h, iJIT_SegmentType): an UPDATE_V2 of data patches no code.
 constexpr uint32_t kSegmentData = 2;
 
-bool IsTopLevelLoad(uint32_t api_event) {
+// A load, or an update that gives a method new code: both write the region's code anew.
+bool WritesCodeLoad(uint32_t api_event) {
   return api_event == trace::kEventMethodLoadFinished ||
          api_event == trace::kEventMethodLoadFinishedV2 ||
          api_event == trace::kEventMethodLoadFinishedV3 || api_event == trace::kEventMethodUpdate;
@@ -118,7 +119,7 @@ Sink::Result JitdumpSink::Write(const trace::Record& record) {
     if (code->api_event == trace::kEventMethodInlineLoadFinished) {
       return AddInline(*code, record.timestamp, record.tid);
     }
-    if (IsTopLevelLoad(code->api_event)) return LoadRegion(*code, record.timestamp, record.tid);
+    if (WritesCodeLoad(code->api_event)) return LoadRegion(*code, record.timestamp, record.tid);
     return Result::kOk;
   }
   if (const auto* update = std::get_if<trace::RangeUpdateEvent>(&record.event)) {

@@ -9,6 +9,8 @@
 #include <climits>
 #include <cstring>
 
+#include "jitscope/record/proc_files.h"
+
 namespace jitscope::record {
 namespace {
 
@@ -17,10 +19,6 @@ namespace {
 constexpr size_t kMaxMapsBytes = size_t{256} << 20;
 constexpr size_t kMaxEnvironBytes = size_t{16} << 20;
 constexpr size_t kMaxCommBytes = 4096;
-
-std::string ProcPath(pid_t pid, const char* file) {
-  return "/proc/" + std::to_string(pid) + "/" + file;
-}
 
 base::Status Refused(const PermissionFacts& facts, pid_t pid, const base::Status& status,
                      const std::string& path) {
@@ -122,8 +120,8 @@ base::StatusOr<std::vector<std::string>> SynthesizeNames(pid_t pid, uint64_t tim
   if (!threads.ok()) return Refused(facts, pid, threads.status(), ProcPath(pid, "task"));
   for (pid_t tid : *threads) {
     // A thread that ended since it was listed has no name to give.
-    base::StatusOr<std::string> comm = ReadProcFile(
-        ProcPath(pid, ("task/" + std::to_string(tid) + "/comm").c_str()), kMaxCommBytes);
+    base::StatusOr<std::string> comm =
+        ReadProcFile(ProcPath(pid, "task/" + std::to_string(tid) + "/comm"), kMaxCommBytes);
     if (!comm.ok()) continue;
     std::string_view name = *comm;
     if (name.ends_with('\n')) name.remove_suffix(1);

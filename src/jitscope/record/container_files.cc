@@ -15,15 +15,12 @@
 #include "jitscope/base/files.h"
 #include "jitscope/formats/perf_map_writer.h"
 #include "jitscope/formats/pid_file_name.h"
+#include "jitscope/record/proc_files.h"
 
 namespace jitscope::record {
 namespace {
 
 constexpr size_t kMaxStatusBytes = 1 << 16;
-
-std::string ProcPath(pid_t pid, const char* file) {
-  return "/proc/" + std::to_string(pid) + "/" + file;
-}
 
 // Whether two paths are the same file (the same namespace, the same directory): stat follows
 // /proc's links to what they stand for.

@@ -71,7 +71,7 @@ PermissionFacts ReadPermissionFacts(pid_t target) {
   if (target > 0) {
     // The status file of any process is readable by anyone: its owner is known even when its
     // maps are not.
-    const std::string path = "/proc/" + std::to_string(target) + "/status";
+    const std::string path = ProcPath(target, "status");
     if (base::StatusOr<std::string> status = ReadProcFile(path, 1 << 16); status.ok()) {
       facts.target_uid = StatusRealUid(*status);
     }

@@ -182,9 +182,11 @@ base::StatusOr<std::vector<pid_t>> ListIds(const std::string& path) {
 
 }  // namespace
 
-base::StatusOr<std::vector<pid_t>> ListThreads(pid_t pid) {
-  return ListIds("/proc/" + std::to_string(pid) + "/task");
+std::string ProcPath(pid_t pid, std::string_view file) {
+  return "/proc/" + std::to_string(pid) + "/" + std::string(file);
 }
+
+base::StatusOr<std::vector<pid_t>> ListThreads(pid_t pid) { return ListIds(ProcPath(pid, "task")); }
 
 base::StatusOr<std::vector<pid_t>> ListProcesses() { return ListIds("/proc"); }
 

@@ -70,6 +70,9 @@ std::optional<pid_t> StatusNamespacePid(std::string_view status);
 // ("." and "..").
 std::optional<pid_t> ParseTaskId(std::string_view name);
 
+// "/proc/PID/FILE".
+std::string ProcPath(pid_t pid, std::string_view file);
+
 // Reads a whole /proc file (whose stat size is 0) up to `limit` bytes; a longer one is an error.
 base::StatusOr<std::string> ReadProcFile(const std::string& path, size_t limit);
 

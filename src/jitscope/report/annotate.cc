@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "jitscope/report/utf8.h"
+
 namespace jitscope::report {
 
 const char kSkidNote[] =
@@ -22,14 +24,7 @@ constexpr double kHotShare = 0.05;
 // The most of one version that is disassembled: a region's size is what the engine said, and a
 // lying one must not make annotation read and print gigabytes.
 constexpr uint64_t kMaxShownBytes = uint64_t{1} << 20;
-constexpr size_t kWidth = 100;
-
-std::string Fit(const std::string& text, size_t width) {
-  if (text.size() <= width) return text;
-  size_t cut = width < 3 ? 0 : width - 3;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  return text.substr(0, cut) + "...";
-}
+constexpr size_t kLineWidth = 100;
 
 std::string Share(uint64_t part, uint64_t whole) {
   if (part == 0 || whole == 0) return "";
@@ -116,7 +111,7 @@ void RenderInstructions(const Annotation& a, uint64_t total_samples, bool color,
   const std::vector<SourceFrame>* previous = nullptr;
   for (const AnnotatedInstruction& in : a.instructions) {
     if (previous == nullptr || *previous != in.source) {
-      out += Fit(fmt::format("{:28}{}", "", DescribeSource(in.source)), kWidth) + "\n";
+      out += FitToWidth(fmt::format("{:28}{}", "", DescribeSource(in.source)), kLineWidth) + "\n";
       previous = &in.source;
     }
     const bool hot = in.samples > 0 &&
@@ -132,7 +127,7 @@ void RenderInstructions(const Annotation& a, uint64_t total_samples, bool color,
     } else {
       line += in.text;
     }
-    line = Fit(line, kWidth);
+    line = FitToWidth(line, kLineWidth);
     while (!line.empty() && line.back() == ' ') line.pop_back();
     if (hot && color) line = "\033[1;31m" + line + "\033[0m";
     out += line + "\n";
@@ -150,7 +145,7 @@ void RenderLines(const Annotation& a, std::string& out) {
     std::string line = fmt::format("  {:>6} {:>8}  {}", Share(total.samples, a.version.samples),
                                    total.samples == 0 ? "" : fmt::format("{}", total.samples),
                                    DescribeSource(total.source));
-    out += Fit(line, kWidth) + "\n";
+    out += FitToWidth(line, kLineWidth) + "\n";
   }
 }
 
@@ -323,26 +318,26 @@ std::string RenderAnnotationText(const std::vector<Annotation>& annotations,
                                  const AnnotateOutputOptions& options) {
   std::string out;
   if (!options.command.empty())
-    out += Fit("# jitscope annotate: " + options.command, kWidth) + "\n";
+    out += FitToWidth("# jitscope annotate: " + options.command, kLineWidth) + "\n";
   out += fmt::format(
       "# {} samples in the session; an instruction's are those taken on it (the "
       "leaf of their stack)\n",
       options.total_samples);
   // The skid note, wrapped to the width.
   std::string note = std::string("# note: ") + kSkidNote;
-  while (note.size() > kWidth) {
-    size_t cut = note.rfind(' ', kWidth);
+  while (note.size() > kLineWidth) {
+    size_t cut = note.rfind(' ', kLineWidth);
     out += note.substr(0, cut) + "\n";
     note = "#   " + note.substr(cut + 1);
   }
   out += note + "\n";
   out += fmt::format("# '*': an instruction with {:.0f}% or more of its version's samples\n",
                      kHotShare * 100);
-  for (const std::string& line : options.notes) out += Fit("# " + line, kWidth) + "\n";
+  for (const std::string& line : options.notes) out += FitToWidth("# " + line, kLineWidth) + "\n";
   for (const Annotation& a : annotations) {
     const CodeVersion& v = a.version;
     out += "\n";
-    out += Fit("## " + VersionTitle(v), kWidth) + "\n";
+    out += FitToWidth("## " + VersionTitle(v), kLineWidth) + "\n";
     out += fmt::format("## {}code 0x{:x}, {} bytes{}, {}\n", v.native ? "native " : "", v.start,
                        v.size, v.native ? fmt::format(" at file offset {:#x}", v.file_offset) : "",
                        Interval(v, options.start_time_ns));

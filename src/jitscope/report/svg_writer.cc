@@ -17,7 +17,7 @@
 namespace jitscope::report {
 namespace {
 
-constexpr double kWidth = 1200;
+constexpr double kImageWidth = 1200;
 constexpr double kFrameHeight = 16;
 constexpr double kTop = 40;            // title and controls
 constexpr double kWarningHeight = 15;  // one line under the title per warning
@@ -147,7 +147,7 @@ class SvgBuilder {
         "<?xml version=\"1.0\" standalone=\"no\"?>\n"
         "<svg version=\"1.1\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
         "xmlns=\"http://www.w3.org/2000/svg\" data-total=\"{2}\">\n",
-        kWidth, height_, root_.samples);
+        kImageWidth, height_, root_.samples);
     out_ += kStyle;
     out_ += fmt::format(
         "<rect width=\"100%\" height=\"100%\" fill=\"#f8f8f8\"/>\n"
@@ -155,7 +155,7 @@ class SvgBuilder {
         "<text id=\"reset\" class=\"control\" x=\"10\" y=\"20\">Reset zoom</text>\n"
         "<text id=\"search\" class=\"control\" x=\"{}\" y=\"20\">Search</text>\n"
         "<text id=\"details\" x=\"10\" y=\"{}\"> </text>\n",
-        kWidth / 2, Escape(title), kWidth - 60, height_ - 10);
+        kImageWidth / 2, Escape(title), kImageWidth - 60, height_ - 10);
     // What the report could not do (refused events, damaged files, unnamed JIT code), under the
     // title as in the text report's header.
     for (size_t i = 0; i < profile_.warnings.size(); ++i) {
@@ -174,7 +174,7 @@ class SvgBuilder {
  private:
   void Emit(const Node& node, const Location* location, int depth, double x) {
     const double total = static_cast<double>(std::max<uint64_t>(root_.samples, 1));
-    const double width = kWidth * static_cast<double>(node.samples) / total;
+    const double width = kImageWidth * static_cast<double>(node.samples) / total;
     if (width < kMinWidth) return;
     const double y = height_ - kBottom - (depth + 1) * kFrameHeight;
     std::string name = "all";
@@ -203,7 +203,7 @@ class SvgBuilder {
     double child_x = x;
     for (const auto& [box, child] : node.children) {
       Emit(*child, &profile_.locations[child->location], depth + 1, child_x);
-      child_x += kWidth * static_cast<double>(child->samples) / total;
+      child_x += kImageWidth * static_cast<double>(child->samples) / total;
     }
   }
 

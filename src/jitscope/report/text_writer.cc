@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "jitscope/report/utf8.h"
+
 namespace jitscope::report {
 namespace {
 
@@ -36,15 +38,6 @@ std::string SourceOf(const Location& l, SortKey sort) {
   if (sort == SortKey::kModule || l.file.empty()) return "";
   if (sort == SortKey::kMethod || l.line == 0) return l.file;
   return fmt::format("{}:{}", l.file, l.line);
-}
-
-// Cuts `text` to `width` columns, marking the cut with "...". Names are mostly ASCII; a cut in
-// the middle of a multi-byte character is avoided by backing up to a character start.
-std::string Fit(const std::string& text, size_t width) {
-  if (text.size() <= width) return text;
-  size_t cut = width - 3;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  return text.substr(0, cut) + "...";
 }
 
 std::string Percent(uint64_t part, uint64_t whole) {
@@ -147,8 +140,9 @@ std::string RenderText(const Profile& profile, const TextOptions& options) {
   for (const Entry* e : sorted) {
     std::string line = fmt::format("{:>7} {:>7} {:>8}  ", Percent(e->self, profile.total_samples),
                                    Percent(e->total, profile.total_samples), e->self);
-    if (!modules) line += fmt::format("{:<{}}  ", Fit(e->function, 60), name_width);
-    line += fmt::format("{:<{}}", Fit(e->module.empty() ? "-" : e->module, 32), module_width);
+    if (!modules) line += fmt::format("{:<{}}  ", FitToWidth(e->function, 60), name_width);
+    line +=
+        fmt::format("{:<{}}", FitToWidth(e->module.empty() ? "-" : e->module, 32), module_width);
     if (!modules && !e->source.empty()) line += "  " + e->source;
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";

@@ -4,6 +4,13 @@
 #include <cstdint>
 
 namespace jitscope::report {
+
+std::string FitToWidth(const std::string& text, size_t width) {
+  if (text.size() <= width) return text;
+  size_t cut = width < 3 ? 0 : width - 3;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return text.substr(0, cut) + "...";
+}
 namespace {
 
 // The length of the well-formed sequence at the start of `text`, or 0 if there is none

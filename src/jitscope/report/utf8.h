@@ -14,4 +14,8 @@ namespace jitscope::report {
 // back unchanged.
 std::string ValidUtf8(std::string_view text);
 
+// `text` cut to `width` bytes, the cut marked with "..." and moved back to a character's start,
+// so that a column of names stays aligned and a multi-byte character is never split.
+std::string FitToWidth(const std::string& text, size_t width);
+
 }  // namespace jitscope::report
