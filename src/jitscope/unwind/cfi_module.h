@@ -6,7 +6,8 @@
 // build-id under the debug roots, or by .gnu_debuglink beside the file, in its .debug/ and under
 // the roots, checked by build-id or the link's CRC), opened only when the file's own sections miss
 // a pc. A lookup turns libdw's Dwarf_Frame into a CfiRow of our own — the CFA rule and each
-// register's rule — cached per pc, so a hot pc costs one hash lookup after the first time.
+// register's rule — kept with the pc range it covers, so a pc inside a range already read needs
+// no walk of the CFI, and a hot pc costs one hash lookup after the first time.
 #pragma once
 
 #include <elfutils/libdw.h>
