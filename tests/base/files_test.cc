@@ -10,10 +10,13 @@
 
 #include <gtest/gtest.h>
 
+#include "support/resident.h"
 #include "support/temp_dir.h"
 
 namespace jitscope::base {
 namespace {
+
+using test_support::ResidentKb;
 
 class FilesTest : public ::testing::Test {
  protected:
@@ -54,6 +57,29 @@ TEST_F(FilesTest, MappedFileReadsWhatWasWritten) {
   auto file = MappedFile::Open(dir_ + "/data");
   ASSERT_TRUE(file.ok()) << file.status().message();
   EXPECT_EQ(file->bytes(), "hello");
+}
+
+TEST_F(FilesTest, EvictedPagesLeaveMemoryAndReadTheSame) {
+  const auto page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  std::string bytes(8 * page, '\0');
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 7 + i / page);
+  auto fd = CreateExclusive(dir_, "data");
+  ASSERT_TRUE(fd.ok());
+  ASSERT_TRUE(WriteAll(fd->get(), bytes.data(), bytes.size()).ok());
+  auto file = MappedFile::Open(dir_ + "/data");
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  ASSERT_EQ(file->bytes(), bytes);  // every page read: resident
+  EXPECT_EQ(ResidentKb(file->data()), 8 * page / 1024);
+  // Done with pages 0 to 2 and a byte of page 3, which stays.
+  file->Evict(0, 3 * page + 1);
+  EXPECT_EQ(ResidentKb(file->data()), 5 * page / 1024);
+  // Done with page 3 and two bytes of page 4.
+  file->Evict(3 * page + 1, 4 * page + 2);
+  EXPECT_EQ(ResidentKb(file->data()), 4 * page / 1024);
+  file->Evict(4 * page + 2, 100 * page);
+  EXPECT_EQ(ResidentKb(file->data()), 0u);
+  EXPECT_EQ(file->bytes(), bytes);
+  EXPECT_EQ(ResidentKb(file->data()), 8 * page / 1024);
 }
 
 TEST_F(FilesTest, MappedFileOfAMissingFileSaysWhich) {

@@ -9,11 +9,13 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "perf_data_builder.h"
 
+#include "support/resident.h"
 #include "support/temp_dir.h"
 
 namespace jitscope::formats {
@@ -267,6 +269,104 @@ TEST(SamplesFileTest, CallChainLongerThanRecordIsMalformed) {
   ASSERT_TRUE(data.ok());
   EXPECT_EQ(data->counters.malformed_records, 1u);
   EXPECT_EQ(data->samples.size(), 1u);
+}
+
+// A frame-pointer sample of `pid` at `time` whose user call chain is `ips`.
+std::string SampleOf(uint32_t pid, uint64_t time, const std::vector<uint64_t>& ips) {
+  RecordBuilder record(PERF_RECORD_SAMPLE);
+  record.Put<uint64_t>(ips.front()).Put<uint32_t>(pid).Put<uint32_t>(pid).Put<uint64_t>(time);
+  record.Put<uint64_t>(ips.size() + 1).Put<uint64_t>(static_cast<uint64_t>(PERF_CONTEXT_USER));
+  for (uint64_t ip : ips) record.Put<uint64_t>(ip);
+  return record.Build();
+}
+
+struct Seen {
+  uint32_t pid;
+  uint64_t time;
+  std::vector<uint64_t> ips;
+  bool operator==(const Seen&) const = default;
+};
+
+std::vector<Seen> Visit(const SampleData& data) {
+  std::vector<Seen> seen;
+  data.ForEachSample([&seen](const Sample& sample) {
+    std::vector<uint64_t> ips;
+    for (const Frame& frame : sample.callchain) ips.push_back(frame.ip);
+    seen.push_back({sample.pid, sample.time_ns, ips});
+  });
+  return seen;
+}
+
+TEST(SampleListTest, VisitsTheSamplesInTimeOrderEachDecodedWhole) {
+  // Drain order: CPU 1's ring (times 300, 100) then CPU 0's (200, and 100 again for another
+  // process, which stays after the first 100). The Sample the visit reuses must not keep the
+  // longer call chain of the sample before it.
+  const std::string file = Header() + SampleOf(1, 300, {0x30, 0x31, 0x32}) +
+                           SampleOf(2, 100, {0x10}) + SampleOf(3, 200, {0x20, 0x21}) +
+                           SampleOf(4, 100, {0x40, 0x41, 0x42, 0x43});
+  base::StatusOr<SampleData> data = ParseSamples(file);
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  const std::vector<Seen> expected = {{2, 100, {0x10}},
+                                      {4, 100, {0x40, 0x41, 0x42, 0x43}},
+                                      {3, 200, {0x20, 0x21}},
+                                      {1, 300, {0x30, 0x31, 0x32}}};
+  EXPECT_EQ(Visit(*data), expected);
+  ASSERT_EQ(data->samples.size(), 4u);
+  EXPECT_EQ(data->samples.time_ns(1), 100u);
+  EXPECT_EQ(data->samples[2].pid, 3u);
+  EXPECT_EQ(data->samples.back().callchain.size(), 3u);
+  EXPECT_EQ(data->samples.record(0), SampleOf(2, 100, {0x10}));
+}
+
+TEST(SampleListTest, AddsOnlyRecordsThatDecode) {
+  SampleList list;
+  const std::string good = SampleOf(7, 50, {0x70, 0x71});
+  std::string cut = good;
+  cut.resize(cut.size() - 8);
+  const uint16_t size = static_cast<uint16_t>(cut.size());
+  std::memcpy(cut.data() + 6, &size, sizeof(size));  // a call chain past the record's end
+  EXPECT_FALSE(list.Add(cut).ok());
+  EXPECT_FALSE(list.Add(RecordBuilder(PERF_RECORD_COMM).Name("x").Build()).ok());
+  EXPECT_TRUE(list.empty());
+  ASSERT_TRUE(list.Add(good).ok());
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list.time_ns(0), 50u);
+  EXPECT_EQ(list[0].callchain, (std::vector<Frame>{{0x70, false}, {0x71, false}}));
+}
+
+TEST(SampleListTest, ReadingAndVisitingAFileKeepOnlyAWindowOfItInMemory) {
+  // About 15 MB of samples, over three times what a reader passes between evictions, in drain
+  // rounds of two CPUs whose times interleave.
+  const test_support::TempDir tmp;
+  std::string file = Header();
+  std::vector<Seen> expected;
+  const std::vector<uint64_t> chain(40, 0x400000);
+  for (uint64_t round = 0; round < 5000; ++round) {
+    for (uint64_t cpu = 0; cpu < 2; ++cpu) {
+      for (uint64_t i = 0; i < 4; ++i) {
+        const uint64_t time = round * 100 + i * 10 + cpu;
+        file += SampleOf(static_cast<uint32_t>(round), time, chain);
+      }
+    }
+    for (uint64_t i = 0; i < 8; ++i) {
+      expected.push_back({static_cast<uint32_t>(round), round * 100 + i / 2 * 10 + i % 2, chain});
+    }
+  }
+  ASSERT_GT(file.size(), 3 * base::MappedFile::kEvictEvery);
+  {
+    std::ofstream out(tmp.path() + "/" + kSamplesFileName, std::ios::binary);
+    out << file;
+  }
+  base::StatusOr<SampleData> data = ReadSamplesFile(tmp.path() + "/" + kSamplesFileName);
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  // What a reader passes between evictions, and the kernel's fault-around (it maps up to 64 KiB
+  // of pages cached about the one read).
+  const uint64_t window_kb = base::MappedFile::kEvictEvery / 1024 + 128;
+  EXPECT_LE(test_support::ResidentKb(data->file->data()), window_kb);
+  EXPECT_EQ(Visit(*data), expected);
+  // A visit evicts before every few hundred samples (here about 100 KiB of them): what is left is
+  // the last of those and the fault-around, not a page at every boundary between them.
+  EXPECT_LE(test_support::ResidentKb(data->file->data()), 256u);
 }
 
 TEST(SamplesFileTest, RejectsForeignFilesAndVersions) {

@@ -7,6 +7,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -125,6 +126,16 @@ StatusOr<MappedFile> MappedFile::FromFd(int fd, const std::string& name) {
     return Status::Errno(errno, "cannot map %s", name.c_str());
   }
   return MappedFile(ScopedMmap(address, size), size);
+}
+
+void MappedFile::Evict(size_t begin, size_t end) const {
+  const auto page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  // `begin`'s page was `end`'s in the call before, which kept it.
+  begin = begin / page * page;
+  end = std::min(end, size_) / page * page;
+  if (begin >= end) return;
+  // Advice only: if it fails, the pages stay resident and read the same.
+  (void)::madvise(const_cast<uint8_t*>(data()) + begin, end - begin, MADV_DONTNEED);
 }
 
 Status WriteAll(int fd, const void* data, size_t size) {

@@ -44,6 +44,21 @@ class MappedFile {
   const uint8_t* data() const { return static_cast<const uint8_t*>(mapping_.data()); }
   size_t size() const { return size_; }
   std::string_view bytes() const { return {reinterpret_cast<const char*>(data()), size_}; }
+  // Whether `p` points into the file's bytes.
+  bool Holds(const char* p) const {
+    const auto* begin = reinterpret_cast<const char*>(data());
+    return size_ > 0 && p >= begin && p < begin + size_;
+  }
+
+  // For a reader done with every byte before `end`, which evicted those before `begin` already:
+  // takes the pages from `begin`'s to `end`'s (not that one: it holds bytes still to be read) out
+  // of this process's memory. They still read the same: a later read maps them again from the page
+  // cache. A reader that passes over a large file once calls it behind itself, so its resident
+  // memory stays a window of the file, not all of it (madvise(2) MADV_DONTNEED: the mapping is
+  // private and read-only, so no page has changes to lose).
+  void Evict(size_t begin, size_t end) const;
+  // How far such a reader gets between evictions: few calls, and a small window.
+  static constexpr size_t kEvictEvery = 4 << 20;
 
  private:
   MappedFile(ScopedMmap mapping, size_t size) : mapping_(std::move(mapping)), size_(size) {}

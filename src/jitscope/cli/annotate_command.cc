@@ -83,16 +83,16 @@ int RunAnnotate(const AnnotateOptions& options, std::FILE* out, std::FILE* err) 
       recording->latest_code, &walker.maps(), &native, &walker.files());
   report::VersionCollector collector(locator);
   std::vector<report::StackAddress> stack;
-  for (const formats::Sample& sample : data.samples) {
+  data.ForEachSample([&](const formats::Sample& sample) {
     walker.Walk(sample, stack);
     collector.Add(sample.pid, sample.time_ns, stack);
-  }
+  });
   const std::vector<report::CodeVersion> versions = std::move(collector).Take();
 
   output.by_line = options.sort == "line";
   output.color = options.format == "text" && options.output.empty() && ::isatty(::fileno(out)) != 0;
   output.total_samples = data.samples.size();
-  if (!data.samples.empty()) output.start_time_ns = data.samples.front().time_ns;
+  if (!data.samples.empty()) output.start_time_ns = data.samples.time_ns(0);
   for (const std::string& warning : recording->profile.warnings) {
     output.notes.push_back("warning: " + warning);
   }

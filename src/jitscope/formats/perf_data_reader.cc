@@ -66,8 +66,11 @@ struct DStreamFree {
 
 class Parser {
  public:
-  Parser(std::span<const uint8_t> bytes, std::string_view name)
-      : reader_(bytes, false), name_(name) {}
+  // `file`, if not null, holds `bytes`: the records read are evicted from memory behind the
+  // reading.
+  Parser(std::span<const uint8_t> bytes, std::string_view name,
+         const base::MappedFile* file = nullptr)
+      : reader_(bytes, false), name_(name), file_(file) {}
 
   base::StatusOr<PerfData> Parse() && {
     RETURN_IF_ERROR(ReadHeader());
@@ -205,6 +208,7 @@ class Parser {
     }
     const perf_event_attr& sampled = out_.attrs[out_.sampled_attr].attr;
     out_.data.format.layout = out_.attrs[out_.sampled_attr].layout();
+    out_.data.samples.set_layout(out_.data.format.layout);
     out_.data.format.stack_size = sampled.sample_stack_user;
     if (!sampled.exclude_kernel) out_.data.flags |= kFlagKernel;
     out_.monotonic_clock =
@@ -334,6 +338,7 @@ class Parser {
       end = reader_.size();
     }
     uint64_t at = data_.offset;
+    uint64_t evicted = data_.offset;
     while (at < end) {
       if (!reader_.Has(at, sizeof(perf_event_header)) || end - at < sizeof(perf_event_header)) {
         Damage(at, "a record header is cut off by the data's end");
@@ -363,6 +368,10 @@ class Parser {
         Record(bytes);
       }
       at = next;
+      if (file_ != nullptr && at - evicted >= base::MappedFile::kEvictEvery) {
+        file_->Evict(evicted, at);
+        evicted = at;
+      }
     }
     if (!carry_.empty()) {
       Damage(end, std::to_string(carry_.size()) +
@@ -449,13 +458,17 @@ class Parser {
       ++out_.unknown_types[header.type];
       return;
     }
+    if (header.type == PERF_RECORD_SAMPLE) {
+      if (!out_.data.samples.Add(bytes).ok()) ++out_.data.counters.malformed_records;
+      return;
+    }
     base::StatusOr<PerfRecord> record = ParsePerfRecord(bytes, out_.attrs[attr].layout());
     if (!record.ok()) {
       ++out_.data.counters.malformed_records;
       return;
     }
     if (std::holds_alternative<Other>(*record)) return;  // known, and of no use to a report
-    AddRecord(std::move(*record), out_.data);
+    AddRecord(bytes, std::move(*record), out_.data);
   }
 
   // The kernel's record types up to PERF_RECORD_MAX of the headers we build with, and perf's own.
@@ -469,6 +482,7 @@ class Parser {
 
   BoundedReader reader_;
   std::string_view name_;
+  const base::MappedFile* file_;
   uint64_t entry_size_ = 0;
   Section attrs_;
   Section data_;
@@ -510,8 +524,9 @@ base::StatusOr<PerfData> ParsePerfData(std::span<const uint8_t> bytes, std::stri
 base::StatusOr<PerfData> ReadPerfDataFile(const std::string& path) {
   ASSIGN_OR_RETURN(base::MappedFile mapped, base::MappedFile::Open(path));
   auto file = std::make_shared<const base::MappedFile>(std::move(mapped));
-  ASSIGN_OR_RETURN(PerfData data,
-                   ParsePerfData(std::span<const uint8_t>(file->data(), file->size()), path));
+  ASSIGN_OR_RETURN(
+      PerfData data,
+      Parser(std::span<const uint8_t>(file->data(), file->size()), path, file.get()).Parse());
   data.data.file = std::move(file);
   return data;
 }

@@ -133,8 +133,13 @@ bool SkipBranchStack(Cursor& cursor, uint64_t branch_sample_type) {
   return cursor.Skip(static_cast<size_t>(nr) * 24);
 }
 
-base::StatusOr<PerfRecord> ParseSample(Cursor cursor, size_t size, const SampleLayout& layout) {
-  Sample sample;
+// Fills `sample` (all of it: a reused one keeps only its call chain's capacity).
+base::Status ParseSampleInto(Cursor cursor, size_t size, const SampleLayout& layout,
+                             Sample& sample) {
+  std::vector<Frame> callchain = std::move(sample.callchain);
+  callchain.clear();
+  sample = Sample{};
+  sample.callchain = std::move(callchain);
   const uint64_t type = layout.sample_type;
   auto has = [type](uint64_t bit) { return (type & bit) != 0; };
   // The fields before the call chain, each 8 bytes, in perf_event_open(2)'s order.
@@ -179,7 +184,18 @@ base::StatusOr<PerfRecord> ParseSample(Cursor cursor, size_t size, const SampleL
     return Truncated("sample's stack", size);
   }
   // What follows (WEIGHT, DATA_SRC, ...) no report needs; the record's size bounds it.
-  return PerfRecord(std::move(sample));
+  return base::Status::Ok();
+}
+
+// The record's header, checked against the bytes it came in.
+base::StatusOr<perf_event_header> ReadHeader(Cursor& cursor, size_t size) {
+  perf_event_header header{};
+  if (!cursor.Read(header)) return Truncated("header", size);
+  if (header.size != size) {
+    return base::Status::Error("perf record: header size %u does not match %zu bytes", header.size,
+                               size);
+  }
+  return header;
 }
 
 }  // namespace
@@ -193,18 +209,25 @@ bool IsSupportedLayout(const SampleLayout& layout) {
          (layout.regs_mask & ~kX86_64RegsMask) == 0;
 }
 
+base::Status ParseSampleRecord(std::string_view bytes, const SampleLayout& layout, Sample& out) {
+  Cursor cursor(bytes);
+  ASSIGN_OR_RETURN(const perf_event_header header, ReadHeader(cursor, bytes.size()));
+  if (header.type != PERF_RECORD_SAMPLE) {
+    return base::Status::Error("perf record: record of type %u is not a sample", header.type);
+  }
+  return ParseSampleInto(cursor, bytes.size(), layout, out);
+}
+
 base::StatusOr<PerfRecord> ParsePerfRecord(std::string_view bytes, const SampleLayout& layout) {
   Cursor cursor(bytes);
-  perf_event_header header{};
-  if (!cursor.Read(header)) return Truncated("header", bytes.size());
-  if (header.size != bytes.size()) {
-    return base::Status::Error("perf record: header size %u does not match %zu bytes", header.size,
-                               bytes.size());
-  }
+  ASSIGN_OR_RETURN(const perf_event_header header, ReadHeader(cursor, bytes.size()));
   SampleId id;
   switch (header.type) {
-    case PERF_RECORD_SAMPLE:
-      return ParseSample(cursor, bytes.size(), layout);
+    case PERF_RECORD_SAMPLE: {
+      Sample sample;
+      RETURN_IF_ERROR(ParseSampleInto(cursor, bytes.size(), layout, sample));
+      return PerfRecord(std::move(sample));
+    }
     case PERF_RECORD_MMAP:
     case PERF_RECORD_MMAP2: {
       Mapping mapping;

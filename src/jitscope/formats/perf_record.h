@@ -140,6 +140,11 @@ using PerfRecord = std::variant<Sample, Mapping, Comm, Task, Lost, Throttle, Oth
 // TIME (or, for records other than samples, without sample_id_all) the time is 0.
 base::StatusOr<PerfRecord> ParsePerfRecord(std::string_view bytes, const SampleLayout& layout = {});
 
+// Decodes `bytes`, one PERF_RECORD_SAMPLE of `layout` as ParsePerfRecord does, into `out`, whose
+// call chain's capacity is reused: what a reader that decodes each sample again when it is used
+// calls, so a pass over a million samples allocates nothing per sample.
+base::Status ParseSampleRecord(std::string_view bytes, const SampleLayout& layout, Sample& out);
+
 // The event id a record carries (PERF_SAMPLE_IDENTIFIER, else PERF_SAMPLE_ID, where `sample_type`
 // puts it: in a sample, or in another record's sample_id_all trailer), which tells a file with
 // several events which one wrote it. nullopt when the record carries none or is too short.

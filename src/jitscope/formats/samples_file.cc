@@ -65,12 +65,77 @@ base::Status SamplesWriter::Flush() {
   return status;
 }
 
-void AddRecord(PerfRecord&& record, SampleData& data) {
+base::Status SampleList::Add(std::string_view record) {
+  RETURN_IF_ERROR(ParseSampleRecord(record, layout_, scratch_));
+  Append(record, scratch_.time_ns);
+  return base::Status::Ok();
+}
+
+void SampleList::Append(std::string_view record, uint64_t time_ns) {
+  entries_.push_back({time_ns, record.data()});
+}
+
+std::string_view SampleList::record(size_t i) const {
+  const char* start = entries_[i].record;
+  return {start, Get<perf_event_header>({start, sizeof(perf_event_header)}, 0).size};
+}
+
+void SampleList::Decode(size_t i, Sample& out) const {
+  // Cannot fail: the record decoded when it was added (Add, or AddRecord's decoded sample).
+  (void)ParseSampleRecord(record(i), layout_, out);
+}
+
+Sample SampleList::operator[](size_t i) const {
+  Sample sample;
+  Decode(i, sample);
+  return sample;
+}
+
+void SampleList::SortByTime() {
+  std::stable_sort(entries_.begin(), entries_.end(),
+                   [](const Entry& a, const Entry& b) { return a.time_ns < b.time_ns; });
+}
+
+void SampleData::ForEachSample(const std::function<void(const Sample&)>& visit) const {
+  // The samples go in blocks; before each block, the file's pages before the first record of it
+  // or of any later block are evicted. Time order is not quite file order (a recorder drains one
+  // ring per CPU in turn, so the file interleaves CPUs a drain round at a time), so what stays is
+  // about a block and the records of a round.
+  constexpr size_t kBlock = 256;
+  const size_t count = samples.size();
+  std::vector<size_t> lowest;  // per block and one past the last: that file offset
+  if (file) {
+    const auto* base = reinterpret_cast<const char*>(file->data());
+    const size_t blocks = (count + kBlock - 1) / kBlock;
+    lowest.assign(blocks + 1, file->size());
+    for (size_t block = blocks; block-- > 0;) {
+      size_t low = lowest[block + 1];
+      for (size_t i = block * kBlock; i < std::min(count, (block + 1) * kBlock); ++i) {
+        const char* start = samples.record_start(i);
+        // Records decompressed out of the file (perf record -z) are not in it.
+        if (file->Holds(start)) low = std::min(low, static_cast<size_t>(start - base));
+      }
+      lowest[block] = low;
+    }
+  }
+  size_t evicted = 0;
+  Sample sample;
+  for (size_t i = 0; i < count; ++i) {
+    if (file && i % kBlock == 0 && lowest[i / kBlock] > evicted) {
+      file->Evict(evicted, lowest[i / kBlock]);
+      evicted = lowest[i / kBlock];
+    }
+    samples.Decode(i, sample);
+    visit(sample);
+  }
+}
+
+void AddRecord(std::string_view bytes, PerfRecord&& record, SampleData& data) {
   std::visit(
-      [&data](auto&& value) {
+      [&data, bytes](auto&& value) {
         using T = std::decay_t<decltype(value)>;
         if constexpr (std::is_same_v<T, Sample>) {
-          data.samples.push_back(std::move(value));
+          data.samples.Append(bytes, value.time_ns);
         } else if constexpr (std::is_same_v<T, Mapping>) {
           data.mappings.push_back(std::move(value));
         } else if constexpr (std::is_same_v<T, Comm>) {
@@ -93,13 +158,16 @@ void SortByTime(SampleData& data) {
   // drain round; consumers expect each list in time order. Stable, so records with one timestamp
   // (a FORK and the child's first COMM) keep the kernel's order.
   auto by_time = [](const auto& a, const auto& b) { return a.time_ns < b.time_ns; };
-  std::stable_sort(data.samples.begin(), data.samples.end(), by_time);
+  data.samples.SortByTime();
   std::stable_sort(data.mappings.begin(), data.mappings.end(), by_time);
   std::stable_sort(data.comms.begin(), data.comms.end(), by_time);
   std::stable_sort(data.tasks.begin(), data.tasks.end(), by_time);
 }
 
-base::StatusOr<SampleData> ParseSamples(std::string_view bytes) {
+namespace {
+
+// ParseSamples, evicting the pages of `file` (which holds `bytes`; may be null) behind it.
+base::StatusOr<SampleData> ParseSamplesIn(std::string_view bytes, const base::MappedFile* file) {
   if (bytes.size() < kSamplesHeaderSizeWithoutRegisters ||
       std::memcmp(bytes.data(), kSamplesMagic, sizeof(kSamplesMagic)) != 0) {
     return base::Status::Error("not a jitscope samples file (no JSSAMPLE header)");
@@ -131,7 +199,9 @@ base::StatusOr<SampleData> ParseSamples(std::string_view bytes) {
         static_cast<unsigned long long>(kDwarfSampleType),
         static_cast<unsigned long long>(kX86_64RegsMask));
   }
+  data.samples.set_layout(data.format.layout);
   size_t offset = header_size;
+  size_t evicted = 0;
   while (offset < bytes.size()) {
     const size_t left = bytes.size() - offset;
     if (left < sizeof(perf_event_header)) {
@@ -144,23 +214,37 @@ base::StatusOr<SampleData> ParseSamples(std::string_view bytes) {
       data.counters.torn_tail_bytes = left;
       break;
     }
-    base::StatusOr<PerfRecord> record =
-        ParsePerfRecord(bytes.substr(offset, header.size), data.format.layout);
+    const std::string_view bytes_of_record = bytes.substr(offset, header.size);
     offset += header.size;
+    if (file != nullptr && offset - evicted >= base::MappedFile::kEvictEvery) {
+      file->Evict(evicted, offset);
+      evicted = offset;
+    }
+    if (header.type == PERF_RECORD_SAMPLE) {
+      if (!data.samples.Add(bytes_of_record).ok()) ++data.counters.malformed_records;
+      continue;
+    }
+    base::StatusOr<PerfRecord> record = ParsePerfRecord(bytes_of_record, data.format.layout);
     if (!record.ok()) {
       ++data.counters.malformed_records;
       continue;
     }
-    AddRecord(std::move(*record), data);
+    AddRecord(bytes_of_record, std::move(*record), data);
   }
   SortByTime(data);
   return data;
 }
 
+}  // namespace
+
+base::StatusOr<SampleData> ParseSamples(std::string_view bytes) {
+  return ParseSamplesIn(bytes, nullptr);
+}
+
 base::StatusOr<SampleData> ReadSamplesFile(const std::string& path) {
   ASSIGN_OR_RETURN(base::MappedFile mapped, base::MappedFile::Open(path));
   auto file = std::make_shared<const base::MappedFile>(std::move(mapped));
-  base::StatusOr<SampleData> data = ParseSamples(file->bytes());
+  base::StatusOr<SampleData> data = ParseSamplesIn(file->bytes(), file.get());
   if (!data.ok())
     return base::Status::Error("%s: %s", path.c_str(), data.status().message().c_str());
   data->file = std::move(file);

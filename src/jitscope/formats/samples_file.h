@@ -20,7 +20,10 @@
 // (STYLE.md §9).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -80,23 +83,103 @@ struct SampleCounters {
   bool operator==(const SampleCounters&) const = default;
 };
 
+// A recording's samples, each kept as the record it was read as, where the reader read it (the
+// mapped file, or a block perf.data's reader decompressed), and decoded again when it is used.
+// An entry is 16 bytes where a decoded Sample, with its call chain, registers and stack view, is
+// about 600 (issue 17: a report of a million samples held them all and took 751 MB); a report
+// aggregates them one at a time instead (SampleData::ForEachSample). Every record was decoded
+// when it was added, and its bytes do not change, so decoding it again gives the same sample.
+class SampleList {
+ public:
+  // Each sample decoded in turn; `*it` is a Sample of its own (SampleData::ForEachSample reuses
+  // one, for a pass over all of them).
+  class Iterator {
+   public:
+    using iterator_category = std::input_iterator_tag;
+    using value_type = Sample;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = Sample;
+    Iterator() = default;
+    Iterator(const SampleList* list, size_t index) : list_(list), index_(index) {}
+    Sample operator*() const { return (*list_)[index_]; }
+    Iterator& operator++() {
+      ++index_;
+      return *this;
+    }
+    Iterator operator++(int) {
+      Iterator before = *this;
+      ++index_;
+      return before;
+    }
+    bool operator==(const Iterator&) const = default;
+
+   private:
+    const SampleList* list_ = nullptr;
+    size_t index_ = 0;
+  };
+
+  // The layout every sample of the list has (a perf.data's samples are of its sampled attr's).
+  const SampleLayout& layout() const { return layout_; }
+  void set_layout(const SampleLayout& layout) { layout_ = layout; }
+
+  // Appends the sample record `record` (its header and all its bytes), which must stay where it
+  // is as long as the list does. Fails, adding nothing, when it does not decode.
+  base::Status Add(std::string_view record);
+  // Appends `record`, already decoded: a sample taken at `time_ns`.
+  void Append(std::string_view record, uint64_t time_ns);
+
+  size_t size() const { return entries_.size(); }
+  bool empty() const { return entries_.empty(); }
+  uint64_t time_ns(size_t i) const { return entries_[i].time_ns; }
+  // The i-th sample's record, as it was added; where it starts, without reading it.
+  std::string_view record(size_t i) const;
+  const char* record_start(size_t i) const { return entries_[i].record; }
+  // The i-th sample, decoded into `out` (whose call chain's capacity is reused).
+  void Decode(size_t i, Sample& out) const;
+  Sample operator[](size_t i) const;
+  Sample front() const { return (*this)[0]; }
+  Sample back() const { return (*this)[size() - 1]; }
+  Iterator begin() const { return {this, 0}; }
+  Iterator end() const { return {this, size()}; }
+
+  // Puts the samples in time order, keeping the order they were added in among equal times.
+  void SortByTime();
+
+ private:
+  struct Entry {
+    uint64_t time_ns = 0;
+    const char* record = nullptr;  // a perf_event_header, whose size says how long it is
+  };
+  SampleLayout layout_;
+  std::vector<Entry> entries_;
+  Sample scratch_;  // what Add decodes into, so adding allocates nothing per sample
+};
+
 struct SampleData {
   uint64_t flags = 0;
   SamplesFormat format;
-  // The bytes the samples' stack copies point into, when the reader mapped the file itself.
+  // The bytes the samples' records are in, when the reader mapped the file itself.
   std::shared_ptr<const base::MappedFile> file;
-  // Records a reader decompressed (perf.data's PERF_RECORD_COMPRESSED): more bytes samples' stack
-  // copies point into. Each string is allocated once and never moves.
+  // Records a reader decompressed (perf.data's PERF_RECORD_COMPRESSED): more bytes samples'
+  // records are in. Each string is allocated once and never moves.
   std::vector<std::unique_ptr<const std::string>> decompressed;
-  std::vector<Sample> samples;
+  SampleList samples;
   std::vector<Mapping> mappings;
   std::vector<Comm> comms;
   std::vector<Task> tasks;
   SampleCounters counters;
+
+  // Calls `visit` with each sample in order, decoded into one Sample that is reused (a stack
+  // copy it points to is valid only during the call). The pages of the file that only samples
+  // already visited are in are given back as it goes (base::MappedFile::Evict), so a pass over a
+  // file of any size keeps only a window of it in memory.
+  void ForEachSample(const std::function<void(const Sample&)>& visit) const;
 };
 
-// Files a decoded record into `data`'s lists and counters.
-void AddRecord(PerfRecord&& record, SampleData& data);
+// Files a decoded record, `bytes` as decoded, into `data`'s lists and counters. (A reader adds
+// samples with SampleList::Add, which decodes one without allocating.)
+void AddRecord(std::string_view bytes, PerfRecord&& record, SampleData& data);
 // Sorts each of `data`'s lists by time, keeping the file's order among equal times.
 void SortByTime(SampleData& data);
 

@@ -81,36 +81,39 @@ class Builder {
   }
 
   Profile Build() && {
+    // Two passes over the samples, each decoding one at a time (SampleData::ForEachSample): the
+    // first counts each process's samples, which decides whether stacks get a process root; the
+    // second walks and names each sample's stack and merges it with the identical ones. Nothing
+    // per sample is kept, only each distinct stack.
     const uint64_t total = data_.samples.size();
-    uint64_t done = 0;
-    // The samples the filters keep, and how many each process has.
-    std::vector<const formats::Sample*> kept;
     std::map<uint32_t, ProcessShare> processes;
-    for (const formats::Sample& sample : data_.samples) {
-      if (!Wanted(sample)) continue;
-      kept.push_back(&sample);
+    std::map<uint32_t, uint64_t> last_time;  // of each process's last sample
+    uint64_t kept = 0;
+    data_.ForEachSample([&](const formats::Sample& sample) {
+      if (!Wanted(sample)) return;
+      if (kept++ == 0) profile_.start_time_ns = sample.time_ns;
+      profile_.end_time_ns = sample.time_ns;  // samples are in time order
       ProcessShare& process = processes[sample.pid];
       process.pid = sample.pid;
       ++process.samples;
-    }
-    // Each process by its name at its last sample (samples are in time order).
-    for (auto it = kept.rbegin(); it != kept.rend(); ++it) {
-      ProcessShare& process = processes[(*it)->pid];
-      if (process.name.empty()) process.name = names_.NameAt(process.pid, (*it)->time_ns);
-    }
+      last_time[sample.pid] = sample.time_ns;
+    });
+    NameProcesses(processes, last_time);
     const bool roots = options_.process_roots && of_processes_ && processes.size() > 1;
     std::vector<uint32_t> frames;
-    for (const formats::Sample* sample : kept) {
+    uint64_t done = 0;
+    data_.ForEachSample([&](const formats::Sample& sample) {
+      if (!Wanted(sample)) return;
       frames.clear();
-      AppendStack(*sample, frames);
-      if (roots) frames.push_back(ProcessRoot(*sample));
+      AppendStack(sample, frames);
+      if (roots) frames.push_back(ProcessRoot(sample));
       auto [it, inserted] = stack_ids_.try_emplace(frames, profile_.stacks.size());
-      if (inserted) profile_.stacks.push_back(Stack{frames, 0, sample->time_ns, sample->time_ns});
+      if (inserted) profile_.stacks.push_back(Stack{frames, 0, sample.time_ns, sample.time_ns});
       Stack& stack = profile_.stacks[it->second];
       ++stack.samples;
-      stack.last_time_ns = sample->time_ns;  // samples are in time order
+      stack.last_time_ns = sample.time_ns;  // samples are in time order
       if (options_.progress && ++done % 4096 == 0) options_.progress(done, total);
-    }
+    });
     if (options_.progress) options_.progress(total, total);
     for (auto& [pid, process] : processes) profile_.processes.push_back(std::move(process));
     std::stable_sort(
@@ -119,12 +122,8 @@ class Builder {
     // Heaviest first; stable, so equal stacks keep the order they were first seen in.
     std::stable_sort(profile_.stacks.begin(), profile_.stacks.end(),
                      [](const Stack& a, const Stack& b) { return a.samples > b.samples; });
-    profile_.total_samples = kept.size();
-    profile_.filtered_out = total - kept.size();
-    if (!kept.empty()) {
-      profile_.start_time_ns = kept.front()->time_ns;
-      profile_.end_time_ns = kept.back()->time_ns;
-    }
+    profile_.total_samples = kept;
+    profile_.filtered_out = total - kept;
     if (walker_.unwinding()) {
       for (size_t i = 0; i < unwind::kStopReasonCount; ++i) {
         const auto reason = static_cast<unwind::StopReason>(i);
@@ -174,6 +173,26 @@ class Builder {
     return options_.comms.empty() ||
            std::find(options_.comms.begin(), options_.comms.end(),
                      names_.NameAt(sample.pid, sample.time_ns)) != options_.comms.end();
+  }
+
+  // Each process by its name at its last sample, or if it had none then, at the latest sample
+  // at which it had one.
+  void NameProcesses(std::map<uint32_t, ProcessShare>& processes,
+                     const std::map<uint32_t, uint64_t>& last_time) const {
+    size_t unnamed = 0;
+    for (auto& [pid, process] : processes) {
+      process.name = names_.NameAt(pid, last_time.at(pid));
+      if (process.name.empty()) ++unnamed;
+    }
+    // A name is "" only for a process with no COMM before that sample (or an empty one), which
+    // is rare: only then are the samples gone through again, from the last.
+    for (size_t i = data_.samples.size(); i-- > 0 && unnamed > 0;) {
+      const formats::Sample sample = data_.samples[i];
+      auto it = processes.find(sample.pid);
+      if (it == processes.end() || !it->second.name.empty() || !Wanted(sample)) continue;
+      it->second.name = names_.NameAt(sample.pid, sample.time_ns);
+      if (!it->second.name.empty()) --unnamed;
+    }
   }
 
   uint32_t ProcessRoot(const formats::Sample& sample) {
@@ -285,6 +304,13 @@ class Builder {
   Profile profile_;
 };
 
+// The pids of the processes with samples.
+std::set<uint32_t> SampledProcesses(const formats::SampleData& data) {
+  std::set<uint32_t> sampled;
+  data.ForEachSample([&sampled](const formats::Sample& sample) { sampled.insert(sample.pid); });
+  return sampled;
+}
+
 // `file`: what the records were read from ("the samples file", "perf.data").
 void AddSampleWarnings(const formats::SampleData& data, std::string_view file, Profile& profile) {
   const formats::SampleCounters& c = data.counters;
@@ -361,8 +387,7 @@ base::StatusOr<symbolize::SourceSet> OpenJitSources(const std::vector<std::strin
   const formats::SampleData& data = recording.data;
   ASSIGN_OR_RETURN(symbolize::SourceSet own,
                    symbolize::SourceSet::Open(own_paths, recording.copies_of));
-  std::set<uint32_t> sampled;
-  for (const formats::Sample& sample : data.samples) sampled.insert(sample.pid);
+  const std::set<uint32_t> sampled = SampledProcesses(data);
   std::vector<uint32_t> without_files;
   const std::set<uint32_t> described = own.pids();
   std::set_difference(sampled.begin(), sampled.end(), described.begin(), described.end(),
@@ -610,8 +635,7 @@ base::StatusOr<symbolize::SourceSet> OpenRecordingJitSources(
     // A collector started without JITSCOPE_OUTPUT_DIR writes its trace into the working
     // directory, which is where perf record leaves perf.data too (with the later files of a
     // bounded trace's chain).
-    std::set<uint32_t> sampled;
-    for (const formats::Sample& sample : data.samples) sampled.insert(sample.pid);
+    const std::set<uint32_t> sampled = SampledProcesses(data);
     for (std::string& trace :
          FindAttachedTraces({recording.beside}, {sampled.begin(), sampled.end()})) {
       own_paths.push_back(std::move(trace));
