@@ -4,6 +4,7 @@
 #include <linux/perf_event.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 #include "jitscope/base/files.h"
@@ -72,7 +73,19 @@ base::Status SampleList::Add(std::string_view record) {
 }
 
 void SampleList::Append(std::string_view record, uint64_t time_ns) {
+  if (!entries_.empty() && record.data() <= entries_.back().record) ascending_ = false;
   entries_.push_back({time_ns, record.data()});
+}
+
+void SampleList::ReserveFor(size_t bytes) {
+  // Every field before the call chain, and the call chain's length, is 8 bytes.
+  constexpr uint64_t kFixed = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+                              PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
+                              PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+                              PERF_SAMPLE_CALLCHAIN;
+  const size_t smallest = sizeof(perf_event_header) +
+                          8 * static_cast<size_t>(std::popcount(layout_.sample_type & kFixed));
+  entries_.reserve(entries_.size() + bytes / smallest);
 }
 
 std::string_view SampleList::record(size_t i) const {
@@ -92,8 +105,19 @@ Sample SampleList::operator[](size_t i) const {
 }
 
 void SampleList::SortByTime() {
-  std::stable_sort(entries_.begin(), entries_.end(),
-                   [](const Entry& a, const Entry& b) { return a.time_ns < b.time_ns; });
+  auto by_time = [](const Entry& a, const Entry& b) { return a.time_ns < b.time_ns; };
+  // A recorder that drains one CPU's ring mostly writes a file in time order already.
+  if (std::is_sorted(entries_.begin(), entries_.end(), by_time)) return;
+  if (ascending_) {
+    // The addresses say the order the records were added in, so sorting by time and then
+    // address is the stable sort, done in place: stable_sort's buffer would be half the list
+    // again.
+    std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) {
+      return a.time_ns != b.time_ns ? a.time_ns < b.time_ns : a.record < b.record;
+    });
+    return;
+  }
+  std::stable_sort(entries_.begin(), entries_.end(), by_time);
 }
 
 void SampleData::ForEachSample(const std::function<void(const Sample&)>& visit) const {
@@ -200,6 +224,7 @@ base::StatusOr<SampleData> ParseSamplesIn(std::string_view bytes, const base::Ma
         static_cast<unsigned long long>(kX86_64RegsMask));
   }
   data.samples.set_layout(data.format.layout);
+  data.samples.ReserveFor(bytes.size() - header_size);
   size_t offset = header_size;
   size_t evicted = 0;
   while (offset < bytes.size()) {

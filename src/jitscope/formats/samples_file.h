@@ -128,6 +128,10 @@ class SampleList {
   base::Status Add(std::string_view record);
   // Appends `record`, already decoded: a sample taken at `time_ns`.
   void Append(std::string_view record, uint64_t time_ns);
+  // Makes room for as many samples as `bytes` of records of layout() can hold. The room is
+  // reserved, not used: memory the list never fills is never touched, so it costs no more than
+  // address space, where growing by doubling would hold the old entries and the new at once.
+  void ReserveFor(size_t bytes);
 
   size_t size() const { return entries_.size(); }
   bool empty() const { return entries_.empty(); }
@@ -153,6 +157,9 @@ class SampleList {
   };
   SampleLayout layout_;
   std::vector<Entry> entries_;
+  // Each record was added after the one before it in memory (the records of one file): then the
+  // order of their addresses is the order they were added in.
+  bool ascending_ = true;
   Sample scratch_;  // what Add decodes into, so adding allocates nothing per sample
 };
 
