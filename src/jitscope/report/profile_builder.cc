@@ -66,6 +66,25 @@ struct StackHash {
   }
 };
 
+// What names the code at a user address (Builder::AppendUserFrames): {pid, region start, region
+// load time, address} for JIT code, {kNotJit, mapping, 0, address} for other code.
+struct AddressKey {
+  uint64_t a = 0;
+  uint64_t b = 0;
+  uint64_t c = 0;
+  uint64_t address = 0;
+  bool operator==(const AddressKey&) const = default;
+};
+constexpr uint64_t kNotJit = uint64_t{1} << 32;  // above every pid
+
+struct AddressKeyHash {
+  size_t operator()(const AddressKey& k) const {
+    size_t h = k.address;
+    for (uint64_t part : {k.a, k.b, k.c}) h = h * 1000003u ^ std::hash<uint64_t>{}(part);
+    return h;
+  }
+};
+
 class Builder {
  public:
   Builder(const BuildOptions& options, const formats::SampleData& data,
@@ -211,9 +230,13 @@ class Builder {
     bool in_kernel = false;
     for (const StackAddress& address : addresses_) {
       if (address.kernel) {
-        if (!in_kernel)
-          frames.push_back(
-              Intern(Location{"[kernel]", "[kernel]", "", 0, FrameKind::kKernel, false}));
+        if (!in_kernel) {
+          if (!kernel_location_) {
+            kernel_location_ =
+                Intern(Location{"[kernel]", "[kernel]", "", 0, FrameKind::kKernel, false});
+          }
+          frames.push_back(*kernel_location_);
+        }
         in_kernel = true;
         continue;
       }
@@ -222,24 +245,60 @@ class Builder {
     }
   }
 
+  // Appends the frames of the code at user `address`: named the first time, and copied from
+  // then on, for every sample of a hot loop is at one of a few addresses and building and
+  // interning their Locations again was most of a report's time (its strings hashed and
+  // compared). What decides the names is the key: for JIT code, the region of code the address
+  // is in (its start and load time: code loaded there later is another key) and the address;
+  // for other code, the mapping and the address.
   void AppendUserFrames(uint32_t pid, uint64_t address, uint64_t time,
                         std::vector<uint32_t>& frames) {
-    if (IndexFor(pid).Resolve(address, walker_.JitTime(time), resolution_)) {
-      for (const symbolize::Frame& f : resolution_.frames) {
-        if (f.inlined && !options_.inline_frames) continue;
-        frames.push_back(Intern(Location{
-            .function = f.name.empty() ? fmt::format("[jit 0x{:x}]", resolution_.region.start)
-                                       : std::string(f.name),
-            // A jitdump or perf map names no module: say at least that this is JIT code.
-            .module = f.module.empty() ? std::string("[jit]") : std::string(f.module),
-            .file = std::string(f.file),
-            .line = f.line,
-            .kind = FrameKind::kJit,
-            .inlined = f.inlined}));
-      }
+    const formats::Mapping* mapping = nullptr;
+    AddressKey key;
+    const bool jit = IndexFor(pid).Resolve(address, walker_.JitTime(time), resolution_);
+    if (jit) {
+      key = {pid, resolution_.region.start, resolution_.region.loaded, address};
+    } else {
+      mapping = walker_.maps().Find(pid, address, time);
+      key = {kNotJit, reinterpret_cast<uintptr_t>(mapping), 0, address};
+    }
+    auto [it, inserted] = named_.try_emplace(key);
+    if (!inserted) {
+      const auto first = named_frames_.begin() + it->second.first;
+      frames.insert(frames.end(), first, first + it->second.count);
       return;
     }
-    const formats::Mapping* mapping = walker_.maps().Find(pid, address, time);
+    const size_t before = frames.size();
+    if (jit) {
+      AppendJitFrames(frames);
+    } else {
+      AppendMappedFrames(mapping, address, frames);
+    }
+    it->second = {static_cast<uint32_t>(named_frames_.size()),
+                  static_cast<uint32_t>(frames.size() - before)};
+    named_frames_.insert(named_frames_.end(), frames.begin() + static_cast<ptrdiff_t>(before),
+                         frames.end());
+  }
+
+  // The frames of the JIT code Resolve just found (resolution_).
+  void AppendJitFrames(std::vector<uint32_t>& frames) {
+    for (const symbolize::Frame& f : resolution_.frames) {
+      if (f.inlined && !options_.inline_frames) continue;
+      frames.push_back(Intern(Location{
+          .function = f.name.empty() ? fmt::format("[jit 0x{:x}]", resolution_.region.start)
+                                     : std::string(f.name),
+          // A jitdump or perf map names no module: say at least that this is JIT code.
+          .module = f.module.empty() ? std::string("[jit]") : std::string(f.module),
+          .file = std::string(f.file),
+          .line = f.line,
+          .kind = FrameKind::kJit,
+          .inlined = f.inlined}));
+    }
+  }
+
+  // The frames of code that is not JIT code, at `address` in `mapping` (null: in no mapping).
+  void AppendMappedFrames(const formats::Mapping* mapping, uint64_t address,
+                          std::vector<uint32_t>& frames) {
     if (mapping == nullptr) {
       frames.push_back(Intern(Location{"[unknown]", "", "", 0, FrameKind::kUnknown, false}));
       return;
@@ -301,6 +360,14 @@ class Builder {
   symbolize::Resolution resolution_;
   std::unordered_map<Location, uint32_t, LocationHash> location_ids_;
   std::unordered_map<std::vector<uint32_t>, size_t, StackHash> stack_ids_;
+  std::optional<uint32_t> kernel_location_;
+  // The frames each user address was named with (AppendUserFrames): a run of named_frames_.
+  struct Named {
+    uint32_t first = 0;
+    uint32_t count = 0;
+  };
+  std::unordered_map<AddressKey, Named, AddressKeyHash> named_;
+  std::vector<uint32_t> named_frames_;
   Profile profile_;
 };
 

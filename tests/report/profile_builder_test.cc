@@ -1,0 +1,96 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// BuildProfile over a session made byte by byte: a samples file and the jitdump that names its
+// JIT code, so each sample's time and address are the test's to choose.
+#include "jitscope/report/profile_builder.h"
+
+#include <linux/perf_event.h>
+
+#include <cstdint>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "jitscope/formats/jitdump_writer.h"
+#include "jitscope/formats/samples_file.h"
+#include "perf_data_builder.h"
+
+#include "support/temp_dir.h"
+
+namespace jitscope::report {
+namespace {
+
+constexpr uint32_t kPid = 42;
+constexpr uint64_t kCode = 0x7f0000001000;
+
+// A sample of kPid at `time` whose only frame is `ip`, in user space.
+std::string SampleAt(uint64_t time, uint64_t ip) {
+  return formats::testing::PerfRecordBuilder(PERF_RECORD_SAMPLE)
+      .Put<uint64_t>(ip)
+      .Put<uint32_t>(kPid)
+      .Put<uint32_t>(kPid)
+      .Put<uint64_t>(time)
+      .Put<uint64_t>(2)
+      .Put<uint64_t>(static_cast<uint64_t>(PERF_CONTEXT_USER))
+      .Put<uint64_t>(ip)
+      .Build();
+}
+
+void AppendCodeLoad(std::vector<uint8_t>& dump, uint64_t time, uint64_t index,
+                    std::string_view name) {
+  formats::JitdumpCodeLoadFields fields;
+  fields.timestamp = time;
+  fields.pid = kPid;
+  fields.tid = kPid;
+  fields.code_address = kCode;
+  fields.code_size = 0x100;
+  fields.code_index = index;
+  fields.name = name;
+  ASSERT_TRUE(formats::AppendJitdumpCodeLoadPrefix(dump, fields));
+  dump.insert(dump.end(), fields.code_size, 0x90);
+}
+
+// Three samples at one address of JIT code: two before `second` was loaded over `first`, one
+// after. The name of a hot address is reused from sample to sample; what was at the address
+// when each sample was taken must still decide it.
+TEST(ProfileBuilderTest, OneAddressNamesWhatWasThereAtEachSample) {
+  const test_support::TempDir tmp;
+  const std::string dir = tmp.path();
+  std::vector<uint8_t> dump;
+  formats::AppendJitdumpHeader(dump, kPid, 50);
+  AppendCodeLoad(dump, 100, 1, "first");
+  AppendCodeLoad(dump, 300, 2, "second");
+  {
+    std::ofstream out(dir + "/" + formats::JitdumpFileName(kPid), std::ios::binary);
+    out.write(reinterpret_cast<const char*>(dump.data()),
+              static_cast<std::streamsize>(dump.size()));
+  }
+  {
+    base::StatusOr<formats::SamplesWriter> writer = formats::SamplesWriter::Create(dir, 0);
+    ASSERT_TRUE(writer.ok()) << writer.status().message();
+    for (uint64_t time : {150, 160, 350}) {
+      ASSERT_TRUE(writer->Append(SampleAt(time, kCode + 0x10)).ok());
+    }
+    ASSERT_TRUE(writer->Flush().ok());
+  }
+  base::StatusOr<Profile> profile = BuildProfile(dir, BuildOptions{});
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  ASSERT_EQ(profile->stacks.size(), 2u);
+  const Stack& before = profile->stacks[0];
+  const Stack& after = profile->stacks[1];
+  ASSERT_EQ(before.frames.size(), 1u);
+  ASSERT_EQ(after.frames.size(), 1u);
+  EXPECT_EQ(profile->locations[before.frames[0]].function, "first");
+  EXPECT_EQ(before.samples, 2u);
+  EXPECT_EQ(before.first_time_ns, 150u);
+  EXPECT_EQ(before.last_time_ns, 160u);
+  EXPECT_EQ(profile->locations[after.frames[0]].function, "second");
+  EXPECT_EQ(after.samples, 1u);
+  EXPECT_EQ(after.first_time_ns, 350u);
+  EXPECT_EQ(profile->total_samples, 3u);
+}
+
+}  // namespace
+}  // namespace jitscope::report
