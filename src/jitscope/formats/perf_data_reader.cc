@@ -69,8 +69,10 @@ class Parser {
   // `file`, if not null, holds `bytes`: the records read are evicted from memory behind the
   // reading.
   Parser(std::span<const uint8_t> bytes, std::string_view name,
-         const base::MappedFile* file = nullptr)
-      : reader_(bytes, false), name_(name), file_(file) {}
+         std::shared_ptr<const base::MappedFile> file = {})
+      : reader_(bytes, false), name_(name), file_(file.get()) {
+    out_.data.file = std::move(file);
+  }
 
   base::StatusOr<PerfData> Parse() && {
     RETURN_IF_ERROR(ReadHeader());
@@ -527,8 +529,7 @@ base::StatusOr<PerfData> ReadPerfDataFile(const std::string& path) {
   auto file = std::make_shared<const base::MappedFile>(std::move(mapped));
   ASSIGN_OR_RETURN(
       PerfData data,
-      Parser(std::span<const uint8_t>(file->data(), file->size()), path, file.get()).Parse());
-  data.data.file = std::move(file);
+      Parser(std::span<const uint8_t>(file->data(), file->size()), path, file).Parse());
   return data;
 }
 

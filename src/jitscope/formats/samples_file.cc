@@ -73,8 +73,12 @@ base::Status SampleList::Add(std::string_view record) {
 }
 
 void SampleList::Append(std::string_view record, uint64_t time_ns) {
-  if (!entries_.empty() && record.data() <= entries_.back().record) ascending_ = false;
-  entries_.push_back({time_ns, record.data()});
+  if (!records_.empty()) {
+    if (record.data() <= records_.back()) ascending_ = false;
+    if (time_ns < last_time_ns_) in_time_order_ = false;
+  }
+  last_time_ns_ = time_ns;
+  records_.push_back(record.data());
 }
 
 void SampleList::ReserveFor(size_t bytes) {
@@ -85,11 +89,11 @@ void SampleList::ReserveFor(size_t bytes) {
                               PERF_SAMPLE_CALLCHAIN;
   const size_t smallest = sizeof(perf_event_header) +
                           8 * static_cast<size_t>(std::popcount(layout_.sample_type & kFixed));
-  entries_.reserve(entries_.size() + bytes / smallest);
+  records_.reserve(records_.size() + bytes / smallest);
 }
 
 std::string_view SampleList::record(size_t i) const {
-  const char* start = entries_[i].record;
+  const char* start = records_[i];
   return {start, Get<perf_event_header>({start, sizeof(perf_event_header)}, 0).size};
 }
 
@@ -104,20 +108,49 @@ Sample SampleList::operator[](size_t i) const {
   return sample;
 }
 
-void SampleList::SortByTime() {
-  auto by_time = [](const Entry& a, const Entry& b) { return a.time_ns < b.time_ns; };
-  // A recorder that drains one CPU's ring mostly writes a file in time order already.
-  if (std::is_sorted(entries_.begin(), entries_.end(), by_time)) return;
+uint64_t SampleList::time_ns(size_t i) const {
+  Sample sample;
+  Decode(i, sample);
+  return sample.time_ns;
+}
+
+void SampleList::SortByTime(const base::MappedFile* file) {
+  if (in_time_order_) return;
+  // The times are read again from the records, as they are only needed here: for a moment the
+  // list takes 24 bytes a sample, never more.
+  struct Timed {
+    uint64_t time_ns;
+    const char* record;
+  };
+  std::vector<Timed> timed;
+  timed.reserve(records_.size());
+  const auto* base = file != nullptr ? reinterpret_cast<const char*>(file->data()) : nullptr;
+  size_t evicted = 0;
+  Sample sample;
+  for (size_t i = 0; i < records_.size(); ++i) {
+    Decode(i, sample);
+    timed.push_back({sample.time_ns, records_[i]});
+    if (file != nullptr && ascending_ && file->Holds(records_[i]) &&
+        static_cast<size_t>(records_[i] - base) - evicted >= base::MappedFile::kEvictEvery) {
+      file->Evict(evicted, static_cast<size_t>(records_[i] - base));
+      evicted = static_cast<size_t>(records_[i] - base);
+    }
+  }
+  std::vector<const char*>().swap(records_);
   if (ascending_) {
     // The addresses say the order the records were added in, so sorting by time and then
     // address is the stable sort, done in place: stable_sort's buffer would be half the list
     // again.
-    std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) {
+    std::sort(timed.begin(), timed.end(), [](const Timed& a, const Timed& b) {
       return a.time_ns != b.time_ns ? a.time_ns < b.time_ns : a.record < b.record;
     });
-    return;
+  } else {
+    std::stable_sort(timed.begin(), timed.end(),
+                     [](const Timed& a, const Timed& b) { return a.time_ns < b.time_ns; });
   }
-  std::stable_sort(entries_.begin(), entries_.end(), by_time);
+  records_.reserve(timed.size());
+  for (const Timed& t : timed) records_.push_back(t.record);
+  in_time_order_ = true;
 }
 
 void SampleData::ForEachSample(const std::function<void(const Sample&)>& visit) const {
@@ -182,7 +215,7 @@ void SortByTime(SampleData& data) {
   // drain round; consumers expect each list in time order. Stable, so records with one timestamp
   // (a FORK and the child's first COMM) keep the kernel's order.
   auto by_time = [](const auto& a, const auto& b) { return a.time_ns < b.time_ns; };
-  data.samples.SortByTime();
+  data.samples.SortByTime(data.file.get());
   std::stable_sort(data.mappings.begin(), data.mappings.end(), by_time);
   std::stable_sort(data.comms.begin(), data.comms.end(), by_time);
   std::stable_sort(data.tasks.begin(), data.tasks.end(), by_time);
@@ -190,8 +223,11 @@ void SortByTime(SampleData& data) {
 
 namespace {
 
-// ParseSamples, evicting the pages of `file` (which holds `bytes`; may be null) behind it.
-base::StatusOr<SampleData> ParseSamplesIn(std::string_view bytes, const base::MappedFile* file) {
+// ParseSamples of `bytes`, which `file_holding` (may be null) maps: its pages are evicted behind
+// the reading.
+base::StatusOr<SampleData> ParseSamplesIn(
+    std::string_view bytes, const std::shared_ptr<const base::MappedFile>& file_holding) {
+  const base::MappedFile* file = file_holding.get();
   if (bytes.size() < kSamplesHeaderSizeWithoutRegisters ||
       std::memcmp(bytes.data(), kSamplesMagic, sizeof(kSamplesMagic)) != 0) {
     return base::Status::Error("not a jitscope samples file (no JSSAMPLE header)");
@@ -207,6 +243,7 @@ base::StatusOr<SampleData> ParseSamplesIn(std::string_view bytes, const base::Ma
     return base::Status::Error("samples file header size %u is invalid", header_size);
   }
   SampleData data;
+  data.file = file_holding;
   data.flags = Get<uint64_t>(bytes, 24);
   data.format.layout.sample_type = sample_type;
   if (header_size >= kSamplesHeaderSize) {
@@ -263,16 +300,15 @@ base::StatusOr<SampleData> ParseSamplesIn(std::string_view bytes, const base::Ma
 }  // namespace
 
 base::StatusOr<SampleData> ParseSamples(std::string_view bytes) {
-  return ParseSamplesIn(bytes, nullptr);
+  return ParseSamplesIn(bytes, {});
 }
 
 base::StatusOr<SampleData> ReadSamplesFile(const std::string& path) {
   ASSIGN_OR_RETURN(base::MappedFile mapped, base::MappedFile::Open(path));
   auto file = std::make_shared<const base::MappedFile>(std::move(mapped));
-  base::StatusOr<SampleData> data = ParseSamplesIn(file->bytes(), file.get());
+  base::StatusOr<SampleData> data = ParseSamplesIn(file->bytes(), file);
   if (!data.ok())
     return base::Status::Error("%s: %s", path.c_str(), data.status().message().c_str());
-  data->file = std::move(file);
   return data;
 }
 

@@ -85,10 +85,11 @@ struct SampleCounters {
 
 // A recording's samples, each kept as the record it was read as, where the reader read it (the
 // mapped file, or a block perf.data's reader decompressed), and decoded again when it is used.
-// An entry is 16 bytes where a decoded Sample, with its call chain, registers and stack view, is
-// about 600 (issue 17: a report of a million samples held them all and took 751 MB); a report
-// aggregates them one at a time instead (SampleData::ForEachSample). Every record was decoded
-// when it was added, and its bytes do not change, so decoding it again gives the same sample.
+// An entry is where its record is, 8 bytes, where a decoded Sample, with its call chain,
+// registers and stack view, is about 600 (issue 17: a report of a million samples held them all
+// and took 751 MB); a report aggregates them one at a time instead (SampleData::ForEachSample).
+// Every record was decoded when it was added, and its bytes do not change, so decoding it again
+// gives the same sample.
 class SampleList {
  public:
   // Each sample decoded in turn; `*it` is a Sample of its own (SampleData::ForEachSample reuses
@@ -133,12 +134,12 @@ class SampleList {
   // address space, where growing by doubling would hold the old entries and the new at once.
   void ReserveFor(size_t bytes);
 
-  size_t size() const { return entries_.size(); }
-  bool empty() const { return entries_.empty(); }
-  uint64_t time_ns(size_t i) const { return entries_[i].time_ns; }
+  size_t size() const { return records_.size(); }
+  bool empty() const { return records_.empty(); }
+  uint64_t time_ns(size_t i) const;
   // The i-th sample's record, as it was added; where it starts, without reading it.
   std::string_view record(size_t i) const;
-  const char* record_start(size_t i) const { return entries_[i].record; }
+  const char* record_start(size_t i) const { return records_[i]; }
   // The i-th sample, decoded into `out` (whose call chain's capacity is reused).
   void Decode(size_t i, Sample& out) const;
   Sample operator[](size_t i) const;
@@ -148,15 +149,16 @@ class SampleList {
   Iterator end() const { return {this, size()}; }
 
   // Puts the samples in time order, keeping the order they were added in among equal times.
-  void SortByTime();
+  // `file`, if not null, holds records of the list: reading their times evicts it behind.
+  void SortByTime(const base::MappedFile* file = nullptr);
 
  private:
-  struct Entry {
-    uint64_t time_ns = 0;
-    const char* record = nullptr;  // a perf_event_header, whose size says how long it is
-  };
   SampleLayout layout_;
-  std::vector<Entry> entries_;
+  std::vector<const char*> records_;  // each a perf_event_header, whose size says how long it is
+  // The samples were added in time order (what a recorder draining one busy CPU writes): then
+  // there is nothing to sort.
+  bool in_time_order_ = true;
+  uint64_t last_time_ns_ = 0;
   // Each record was added after the one before it in memory (the records of one file): then the
   // order of their addresses is the order they were added in.
   bool ascending_ = true;
