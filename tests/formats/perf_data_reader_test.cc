@@ -3,6 +3,7 @@
 
 #include <zstd.h>
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -223,6 +224,23 @@ TEST(PerfDataReaderTest, KeepsWhatPrecedesATruncation) {
   EXPECT_EQ(parsed->notes[0], "t.data: offset 40: the data section ends at offset " +
                                   std::to_string(last + 56) + ", past the file's end (" +
                                   std::to_string(last + 20) + " bytes); read what the file holds");
+}
+
+TEST(PerfDataReaderTest, ADataSectionPastTheFilesEndHasNoRecords) {
+  // What is read is what the file holds, here nothing: the reader must not take the data's size
+  // from an end before its start.
+  std::vector<uint8_t> bytes = Basic().Build();
+  const uint64_t past = bytes.size() + 100;
+  uint64_t data_size = 0;
+  std::memcpy(bytes.data() + 40, &past, sizeof(past));  // data.offset
+  std::memcpy(&data_size, bytes.data() + 48, sizeof(data_size));
+  auto parsed = Parse(bytes);
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  EXPECT_EQ(parsed->data.samples.size(), 0u);
+  EXPECT_EQ(parsed->notes, std::vector<std::string>{
+                               "t.data: offset 40: the data section ends at offset " +
+                               std::to_string(past + data_size) + ", past the file's end (" +
+                               std::to_string(bytes.size()) + " bytes); read what the file holds"});
 }
 
 TEST(PerfDataReaderTest, AWrongRecordSizeEndsTheRecordsWithItsOffset) {

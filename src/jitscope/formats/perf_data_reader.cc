@@ -341,7 +341,7 @@ class Parser {
     }
     uint64_t at = data_.offset;
     uint64_t evicted = data_.offset;
-    out_.data.samples.ReserveFor(end - at);
+    if (end > at) out_.data.samples.ReserveFor(end - at);
     while (at < end) {
       if (!reader_.Has(at, sizeof(perf_event_header)) || end - at < sizeof(perf_event_header)) {
         Damage(at, "a record header is cut off by the data's end");
