@@ -92,5 +92,34 @@ TEST(ProfileBuilderTest, OneAddressNamesWhatWasThereAtEachSample) {
   EXPECT_EQ(profile->total_samples, 3u);
 }
 
+std::string CommAt(uint64_t time, const std::string& name) {
+  return formats::testing::PerfRecordBuilder(PERF_RECORD_COMM)
+      .Put<uint32_t>(kPid)
+      .Put<uint32_t>(kPid)
+      .Name(name)
+      .SampleId(kPid, kPid, time)
+      .Build();
+}
+
+// A process is named by its COMM at its last sample; one that had none then (here it was
+// emptied) keeps the latest it had at an earlier sample.
+TEST(ProfileBuilderTest, AProcessWithoutANameAtItsLastSampleKeepsItsLatestOne) {
+  const test_support::TempDir tmp;
+  const std::string dir = tmp.path();
+  {
+    base::StatusOr<formats::SamplesWriter> writer = formats::SamplesWriter::Create(dir, 0);
+    ASSERT_TRUE(writer.ok()) << writer.status().message();
+    for (const std::string& record :
+         {CommAt(10, "first"), SampleAt(100, kCode), CommAt(150, "second"), SampleAt(160, kCode),
+          CommAt(200, ""), SampleAt(300, kCode)}) {
+      ASSERT_TRUE(writer->Append(record).ok());
+    }
+    ASSERT_TRUE(writer->Flush().ok());
+  }
+  base::StatusOr<Profile> profile = BuildProfile(dir, BuildOptions{});
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  EXPECT_EQ(profile->processes, (std::vector<ProcessShare>{{kPid, "second", 3}}));
+}
+
 }  // namespace
 }  // namespace jitscope::report

@@ -66,12 +66,13 @@ struct StackHash {
   }
 };
 
-// What names the code at a user address (Builder::AppendUserFrames): {pid, region start, region
-// load time, address} for JIT code, {kNotJit, mapping, 0, address} for other code.
+// What names the code at a user address (Builder::AppendUserFrames): for JIT code, the process,
+// the region's start and load time, and the address; for other code, kNotJit, the mapping, 0 and
+// the address.
 struct AddressKey {
-  uint64_t a = 0;
-  uint64_t b = 0;
-  uint64_t c = 0;
+  uint64_t process = 0;
+  uint64_t region = 0;
+  uint64_t loaded = 0;
   uint64_t address = 0;
   bool operator==(const AddressKey&) const = default;
 };
@@ -80,7 +81,9 @@ constexpr uint64_t kNotJit = uint64_t{1} << 32;  // above every pid
 struct AddressKeyHash {
   size_t operator()(const AddressKey& k) const {
     size_t h = k.address;
-    for (uint64_t part : {k.a, k.b, k.c}) h = h * 1000003u ^ std::hash<uint64_t>{}(part);
+    for (uint64_t part : {k.process, k.region, k.loaded}) {
+      h = h * 1000003u ^ std::hash<uint64_t>{}(part);
+    }
     return h;
   }
 };
@@ -198,20 +201,20 @@ class Builder {
   // at which it had one.
   void NameProcesses(std::map<uint32_t, ProcessShare>& processes,
                      const std::map<uint32_t, uint64_t>& last_time) const {
-    size_t unnamed = 0;
+    std::set<uint32_t> unnamed;
     for (auto& [pid, process] : processes) {
       process.name = names_.NameAt(pid, last_time.at(pid));
-      if (process.name.empty()) ++unnamed;
+      if (process.name.empty()) unnamed.insert(pid);
     }
+    if (unnamed.empty()) return;
     // A name is "" only for a process with no COMM before that sample (or an empty one), which
-    // is rare: only then are the samples gone through again, from the last.
-    for (size_t i = data_.samples.size(); i-- > 0 && unnamed > 0;) {
-      const formats::Sample sample = data_.samples[i];
-      auto it = processes.find(sample.pid);
-      if (it == processes.end() || !it->second.name.empty() || !Wanted(sample)) continue;
-      it->second.name = names_.NameAt(sample.pid, sample.time_ns);
-      if (!it->second.name.empty()) --unnamed;
-    }
+    // is rare: only then are the samples gone through again, the latest name found winning.
+    data_.ForEachSample([&](const formats::Sample& sample) {
+      if (!unnamed.contains(sample.pid) || !Wanted(sample)) return;
+      if (std::string name = names_.NameAt(sample.pid, sample.time_ns); !name.empty()) {
+        processes[sample.pid].name = std::move(name);
+      }
+    });
   }
 
   uint32_t ProcessRoot(const formats::Sample& sample) {
