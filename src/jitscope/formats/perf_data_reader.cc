@@ -521,7 +521,13 @@ bool LooksLikePerfData(const std::string& path) {
 }
 
 base::StatusOr<PerfData> ParsePerfData(std::span<const uint8_t> bytes, std::string_view name) {
-  return Parser(bytes, name).Parse();
+  auto copy = std::make_unique<const std::string>(reinterpret_cast<const char*>(bytes.data()),
+                                                  bytes.size());
+  ASSIGN_OR_RETURN(
+      PerfData data,
+      Parser({reinterpret_cast<const uint8_t*>(copy->data()), copy->size()}, name).Parse());
+  data.data.copy = std::move(copy);
+  return data;
 }
 
 base::StatusOr<PerfData> ReadPerfDataFile(const std::string& path) {

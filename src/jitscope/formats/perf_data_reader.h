@@ -76,8 +76,8 @@ struct PerfData {
 
 // Decodes a perf.data file held in `bytes`; `name` is what messages call it. Fails when the header
 // or the attrs cannot be used (another format, a pipe-mode or directory-format recording, an attr
-// section out of bounds); damage in the data is `damage`. Samples' stack copies point into
-// `bytes` or into `data.decompressed`.
+// section out of bounds); damage in the data is `damage`. The samples are in a copy of `bytes` the
+// data holds (SampleData::copy), or in `data.decompressed`.
 base::StatusOr<PerfData> ParsePerfData(std::span<const uint8_t> bytes, std::string_view name);
 // Maps and decodes the file at `path` (samples point into the mapping, kept in `data.file`).
 base::StatusOr<PerfData> ReadPerfDataFile(const std::string& path);

@@ -300,7 +300,10 @@ base::StatusOr<SampleData> ParseSamplesIn(
 }  // namespace
 
 base::StatusOr<SampleData> ParseSamples(std::string_view bytes) {
-  return ParseSamplesIn(bytes, {});
+  auto copy = std::make_unique<const std::string>(bytes);
+  ASSIGN_OR_RETURN(SampleData data, ParseSamplesIn(*copy, {}));
+  data.copy = std::move(copy);
+  return data;
 }
 
 base::StatusOr<SampleData> ReadSamplesFile(const std::string& path) {

@@ -173,6 +173,9 @@ struct SampleData {
   // Records a reader decompressed (perf.data's PERF_RECORD_COMPRESSED): more bytes samples'
   // records are in. Each string is allocated once and never moves.
   std::vector<std::unique_ptr<const std::string>> decompressed;
+  // The bytes a reader was given rather than mapped itself (ParseSamples, ParsePerfData), which
+  // it copied: the samples' records are in them, so the data stands on its own.
+  std::unique_ptr<const std::string> copy;
   SampleList samples;
   std::vector<Mapping> mappings;
   std::vector<Comm> comms;
@@ -194,8 +197,8 @@ void SortByTime(SampleData& data);
 
 // Decodes a whole samples file into lists each sorted by time (the file itself is in drain
 // order: one ring per CPU). Fails only when the header is not one of a samples file this
-// version can read; damage after the header is counted in `counters`. Samples' stack copies
-// point into `bytes`.
+// version can read; damage after the header is counted in `counters`. The samples are in a copy
+// of `bytes` the data holds (SampleData::copy).
 base::StatusOr<SampleData> ParseSamples(std::string_view bytes);
 base::StatusOr<SampleData> ReadSamplesFile(const std::string& path);
 
