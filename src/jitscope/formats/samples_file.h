@@ -85,9 +85,9 @@ struct SampleCounters {
 
 // A recording's samples, each kept as the record it was read as, where the reader read it (the
 // mapped file, or a block perf.data's reader decompressed), and decoded again when it is used.
-// An entry is where its record is, 8 bytes, where a decoded Sample, with its call chain,
-// registers and stack view, is about 600 (issue 17: a report of a million samples held them all
-// and took 751 MB); a report aggregates them one at a time instead (SampleData::ForEachSample).
+// An entry is where its record is, a pointer, where a decoded Sample, with its call chain,
+// registers and stack view, is hundreds of bytes (docs/performance.md, "Reports at a million
+// samples"); a report aggregates them one at a time instead (SampleData::ForEachSample).
 // Every record was decoded when it was added, and its bytes do not change, so decoding it again
 // gives the same sample.
 class SampleList {
