@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -318,6 +319,66 @@ TEST(SampleListTest, VisitsTheSamplesInTimeOrderEachDecodedWhole) {
   EXPECT_EQ(data->samples.record(0), SampleOf(2, 100, {0x10}));
 }
 
+TEST(SampleListTest, KnowsItsProcessesWithoutAPass) {
+  const std::string file = Header() + SampleOf(9, 300, {0x30}) + SampleOf(2, 100, {0x10}) +
+                           SampleOf(9, 200, {0x20}) + SampleOf(5, 100, {0x40});
+  base::StatusOr<SampleData> data = ParseSamples(file);
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  EXPECT_EQ(data->samples.pids(), (std::vector<uint32_t>{2, 5, 9}));
+  EXPECT_TRUE(SampleList().pids().empty());
+}
+
+TEST(SamplesFileTest, WriterCutsStackCopiesToTheirValidBytes) {
+  const test_support::TempDir tmp;
+  const std::string& dir = tmp.path();
+  const std::string mmap = RecordBuilder(PERF_RECORD_MMAP)
+                               .Put<uint32_t>(10)
+                               .Put<uint32_t>(10)
+                               .Put<uint64_t>(0x400000)
+                               .Put<uint64_t>(0x1000)
+                               .Put<uint64_t>(0)
+                               .Name("/bin/x")
+                               .Build();
+  // Each record appended, and what the file holds of it.
+  const std::vector<std::pair<std::string, std::string>> records = {
+      {DwarfSampleRecord(PERF_SAMPLE_REGS_ABI_64, 64, 45),  // to 48 bytes: whole words
+       DwarfSampleRecord(PERF_SAMPLE_REGS_ABI_64, 48, 45)},
+      {DwarfSampleRecord(PERF_SAMPLE_REGS_ABI_64, 64, 64),  // nothing to cut
+       DwarfSampleRecord(PERF_SAMPLE_REGS_ABI_64, 64, 64)},
+      {DwarfSampleRecord(PERF_SAMPLE_REGS_ABI_64, 64, 0),  // nothing copied: size 0, no dyn_size
+       DwarfSampleRecord(PERF_SAMPLE_REGS_ABI_64, 0, 0)},
+      {DwarfSampleRecord(PERF_SAMPLE_REGS_ABI_NONE, 0, 0),  // no copy at all
+       DwarfSampleRecord(PERF_SAMPLE_REGS_ABI_NONE, 0, 0)},
+      {mmap, mmap},
+  };
+  std::string expected = Header(kDwarfFormat);
+  {
+    base::StatusOr<SamplesWriter> writer = SamplesWriter::Create(dir, kFlagKernel, kDwarfFormat);
+    ASSERT_TRUE(writer.ok()) << writer.status().message();
+    for (const auto& [record, kept] : records) {
+      ASSERT_TRUE(writer->Append(record).ok());
+      expected += kept;
+    }
+    ASSERT_TRUE(writer->Flush().ok());
+    EXPECT_EQ(writer->records_bytes(), expected.size() - kSamplesHeaderSize);
+  }
+  const std::string path = dir + "/" + kSamplesFileName;
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(bytes, expected);
+  base::StatusOr<SampleData> data = ReadSamplesFile(path);
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  EXPECT_EQ(data->counters, SampleCounters{});
+  ASSERT_EQ(data->samples.size(), 4u);
+  EXPECT_EQ(data->mappings.size(), 1u);
+  // What a report reads is what the kernel filled, as before the cut.
+  ASSERT_EQ(data->samples[0].stack.size(), 45u);
+  EXPECT_EQ(static_cast<uint8_t>(data->samples[0].stack[44]), 44);
+  EXPECT_EQ(data->samples[1].stack.size(), 64u);
+  EXPECT_TRUE(data->samples[2].stack.empty());
+  EXPECT_EQ(data->samples[2].regs.values[PERF_REG_X86_SP], 0x1000u + PERF_REG_X86_SP);
+}
+
 TEST(SampleListTest, AddsOnlyRecordsThatDecode) {
   SampleList list;
   const std::string good = SampleOf(7, 50, {0x70, 0x71});
@@ -410,7 +471,8 @@ TEST(SamplesFileTest, WriterRoundTripWithRegistersAndStack) {
   const std::string path = dir + "/" + kSamplesFileName;
   std::ifstream in(path, std::ios::binary);
   const std::string bytes((std::istreambuf_iterator<char>(in)), {});
-  EXPECT_EQ(bytes, Header(kDwarfFormat) + record);
+  EXPECT_EQ(bytes, Header(kDwarfFormat) + DwarfSampleRecord(PERF_SAMPLE_REGS_ABI_64, 48, 48))
+      << "the stack copy is cut to its valid bytes";
   base::StatusOr<SampleData> data = ReadSamplesFile(path);
   ASSERT_TRUE(data.ok()) << data.status().message();
   ::unlink(path.c_str());

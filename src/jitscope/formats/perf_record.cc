@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstddef>
 #include <cstring>
 
 namespace jitscope::formats {
@@ -216,6 +217,35 @@ base::Status ParseSampleRecord(std::string_view bytes, const SampleLayout& layou
     return base::Status::Error("perf record: record of type %u is not a sample", header.type);
   }
   return ParseSampleInto(cursor, bytes.size(), layout, out);
+}
+
+std::string_view CutStackCopy(std::string_view bytes, const SampleLayout& layout, Sample& scratch,
+                              std::string& out) {
+  perf_event_header header{};
+  if ((layout.sample_type & PERF_SAMPLE_STACK_USER) == 0 || bytes.size() < sizeof(header)) {
+    return bytes;
+  }
+  std::memcpy(&header, bytes.data(), sizeof(header));
+  if (header.type != PERF_RECORD_SAMPLE || !ParseSampleRecord(bytes, layout, scratch).ok() ||
+      scratch.stack.data() == nullptr) {
+    return bytes;
+  }
+  // {u64 size; char data[size]; u64 dyn_size}, where `stack` is data's first dyn_size bytes.
+  const size_t data_at = static_cast<size_t>(scratch.stack.data() - bytes.data());
+  uint64_t size = 0;
+  std::memcpy(&size, bytes.data() + data_at - sizeof(size), sizeof(size));
+  const uint64_t kept = (scratch.stack.size() + 7) & ~uint64_t{7};
+  if (kept >= size) return bytes;
+  out.assign(bytes.substr(0, data_at - sizeof(size)));
+  out.append(reinterpret_cast<const char*>(&kept), sizeof(kept));
+  out.append(bytes.substr(data_at, static_cast<size_t>(kept)));
+  // dyn_size follows data only when size is not 0, and what follows it (no field jitscope asks
+  // for) is kept as it is.
+  const size_t after = data_at + static_cast<size_t>(size);
+  out.append(bytes.substr(kept == 0 ? after + sizeof(uint64_t) : after));
+  const auto new_size = static_cast<uint16_t>(out.size());
+  std::memcpy(out.data() + offsetof(perf_event_header, size), &new_size, sizeof(new_size));
+  return out;
 }
 
 base::StatusOr<PerfRecord> ParsePerfRecord(std::string_view bytes, const SampleLayout& layout) {

@@ -145,6 +145,13 @@ base::StatusOr<PerfRecord> ParsePerfRecord(std::string_view bytes, const SampleL
 // calls, so a pass over a million samples allocates nothing per sample.
 base::Status ParseSampleRecord(std::string_view bytes, const SampleLayout& layout, Sample& out);
 
+// `bytes`, one PERF_RECORD_SAMPLE of `layout` with a copy of the user stack, with the copy cut
+// to the bytes the kernel filled (dyn_size, rounded up to 8), written into `out`: the same
+// sample, in the format the kernel uses when it shrinks a copy to fit a record. Returns `bytes`
+// itself when there is nothing to cut or it does not decode as such a sample.
+std::string_view CutStackCopy(std::string_view bytes, const SampleLayout& layout, Sample& scratch,
+                              std::string& out);
+
 // The event id a record carries (PERF_SAMPLE_IDENTIFIER, else PERF_SAMPLE_ID, where `sample_type`
 // puts it: in a sample, or in another record's sample_id_all trailer), which tells a file with
 // several events which one wrote it. nullopt when the record carries none or is too short.

@@ -36,7 +36,7 @@ base::StatusOr<SamplesWriter> SamplesWriter::Create(const std::string& directory
                                static_cast<unsigned long long>(format.layout.sample_type));
   }
   ASSIGN_OR_RETURN(base::ScopedFd fd, base::CreateExclusive(directory, kSamplesFileName, 0600));
-  SamplesWriter writer(std::move(fd));
+  SamplesWriter writer(std::move(fd), format.layout);
   writer.buffer_.reserve(kBufferSize);
   writer.buffer_.append(kSamplesMagic, sizeof(kSamplesMagic));
   Put(writer.buffer_, kSamplesVersion);
@@ -54,6 +54,8 @@ SamplesWriter::~SamplesWriter() {
 }
 
 base::Status SamplesWriter::Append(std::string_view record) {
+  record = CutStackCopy(record, layout_, scratch_, cut_);
+  records_bytes_ += record.size();
   if (buffer_.size() + record.size() > kBufferSize) RETURN_IF_ERROR(Flush());
   buffer_.append(record);
   return base::Status::Ok();
@@ -68,11 +70,17 @@ base::Status SamplesWriter::Flush() {
 
 base::Status SampleList::Add(std::string_view record) {
   RETURN_IF_ERROR(ParseSampleRecord(record, layout_, scratch_));
-  Append(record, scratch_.time_ns);
+  Append(record, scratch_.time_ns, scratch_.pid);
   return base::Status::Ok();
 }
 
-void SampleList::Append(std::string_view record, uint64_t time_ns) {
+void SampleList::Append(std::string_view record, uint64_t time_ns, uint32_t pid) {
+  // Most samples are of the process the one before was of.
+  if (records_.empty() || pid != last_pid_) {
+    const auto at = std::lower_bound(pids_.begin(), pids_.end(), pid);
+    if (at == pids_.end() || *at != pid) pids_.insert(at, pid);
+    last_pid_ = pid;
+  }
   if (!records_.empty()) {
     if (record.data() <= records_.back()) ascending_ = false;
     if (time_ns < last_time_ns_) in_time_order_ = false;
@@ -109,9 +117,13 @@ Sample SampleList::operator[](size_t i) const {
 }
 
 uint64_t SampleList::time_ns(size_t i) const {
-  Sample sample;
-  Decode(i, sample);
-  return sample.time_ns;
+  // Every field before PERF_SAMPLE_TIME is 8 bytes (perf_event_open(2)'s order), and a record
+  // decoded when it was added holds them all.
+  if ((layout_.sample_type & PERF_SAMPLE_TIME) == 0) return 0;
+  const uint64_t before =
+      layout_.sample_type & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID);
+  const size_t offset = sizeof(perf_event_header) + 8 * static_cast<size_t>(std::popcount(before));
+  return Get<uint64_t>({records_[i], offset + sizeof(uint64_t)}, offset);
 }
 
 void SampleList::SortByTime(const base::MappedFile* file) {
@@ -126,10 +138,8 @@ void SampleList::SortByTime(const base::MappedFile* file) {
   timed.reserve(records_.size());
   const auto* base = file != nullptr ? reinterpret_cast<const char*>(file->data()) : nullptr;
   size_t evicted = 0;
-  Sample sample;
   for (size_t i = 0; i < records_.size(); ++i) {
-    Decode(i, sample);
-    timed.push_back({sample.time_ns, records_[i]});
+    timed.push_back({time_ns(i), records_[i]});
     if (file != nullptr && ascending_ && file->Holds(records_[i]) &&
         static_cast<size_t>(records_[i] - base) - evicted >= base::MappedFile::kEvictEvery) {
       file->Evict(evicted, static_cast<size_t>(records_[i] - base));
@@ -192,7 +202,7 @@ void AddRecord(std::string_view bytes, PerfRecord&& record, SampleData& data) {
       [&data, bytes](auto&& value) {
         using T = std::decay_t<decltype(value)>;
         if constexpr (std::is_same_v<T, Sample>) {
-          data.samples.Append(bytes, value.time_ns);
+          data.samples.Append(bytes, value.time_ns, value.pid);
         } else if constexpr (std::is_same_v<T, Mapping>) {
           data.mappings.push_back(std::move(value));
         } else if constexpr (std::is_same_v<T, Comm>) {

@@ -66,11 +66,18 @@ class SamplesWriter {
 
   base::Status Append(std::string_view record);
   base::Status Flush();
+  // The bytes of the records appended so far, as written (stack copies cut).
+  uint64_t records_bytes() const { return records_bytes_; }
 
  private:
-  explicit SamplesWriter(base::ScopedFd fd) : fd_(std::move(fd)) {}
+  SamplesWriter(base::ScopedFd fd, const SampleLayout& layout)
+      : fd_(std::move(fd)), layout_(layout) {}
   base::ScopedFd fd_;
+  SampleLayout layout_;
   std::string buffer_;
+  uint64_t records_bytes_ = 0;
+  Sample scratch_;   // what a sample is decoded into to cut its stack copy
+  std::string cut_;  // the sample with its copy cut
 };
 
 // What a reader skipped or the kernel dropped; `report` prints the non-zero ones (STYLE.md §8).
@@ -127,8 +134,8 @@ class SampleList {
   // Appends the sample record `record` (its header and all its bytes), which must stay where it
   // is as long as the list does. Fails, adding nothing, when it does not decode.
   base::Status Add(std::string_view record);
-  // Appends `record`, already decoded: a sample taken at `time_ns`.
-  void Append(std::string_view record, uint64_t time_ns);
+  // Appends `record`, already decoded: a sample of process `pid` taken at `time_ns`.
+  void Append(std::string_view record, uint64_t time_ns, uint32_t pid);
   // Makes room for as many samples as `bytes` of records of layout() can hold. The room is
   // reserved, not used: memory the list never fills is never touched, so it costs no more than
   // address space, where growing by doubling would hold the old entries and the new at once.
@@ -136,6 +143,10 @@ class SampleList {
 
   size_t size() const { return records_.size(); }
   bool empty() const { return records_.empty(); }
+  // The processes with samples, ascending: known without a pass over the samples.
+  const std::vector<uint32_t>& pids() const { return pids_; }
+  // Read from the record's first bytes, without decoding the rest (a call chain, a stack copy):
+  // a pass that needs only the times touches no more of the file than that.
   uint64_t time_ns(size_t i) const;
   // The i-th sample's record, as it was added; where it starts, without reading it.
   std::string_view record(size_t i) const;
@@ -155,10 +166,12 @@ class SampleList {
  private:
   SampleLayout layout_;
   std::vector<const char*> records_;  // each a perf_event_header, whose size says how long it is
+  std::vector<uint32_t> pids_;
   // The samples were added in time order (what a recorder draining one busy CPU writes): then
   // there is nothing to sort.
   bool in_time_order_ = true;
   uint64_t last_time_ns_ = 0;
+  uint32_t last_pid_ = 0;
   // Each record was added after the one before it in memory (the records of one file): then the
   // order of their addresses is the order they were added in.
   bool ascending_ = true;

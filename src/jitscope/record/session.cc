@@ -129,9 +129,9 @@ int ExitCodeOf(int wait_status) {
 // in the rings. A write error stops writing (the draining goes on, so the kernel never blocks on a
 // full ring) and is returned in `write_status`.
 void DrainUntil(Sampler& sampler, const std::function<bool()>& done, formats::SamplesWriter& writer,
-                uint64_t& records_bytes, base::Status& write_status) {
+                base::Status& write_status) {
   auto drain = [&] {
-    records_bytes += sampler.Drain([&](std::string_view record) {
+    sampler.Drain([&](std::string_view record) {
       if (write_status.ok()) write_status = writer.Append(record);
     });
   };
@@ -381,7 +381,6 @@ base::StatusOr<SessionResult> RunAttachSession(const SessionOptions& options) {
     RETURN_IF_ERROR(records.status());
     for (const std::string& record : *records) {
       RETURN_IF_ERROR(writer.Append(record));
-      result.records_bytes += record.size();
     }
     const bool elsewhere = NeedsCopies(targets[i].pid, targets[i].namespaces);
     if (elsewhere) {
@@ -409,7 +408,6 @@ base::StatusOr<SessionResult> RunAttachSession(const SessionOptions& options) {
     if (!names.ok()) continue;  // ended since
     for (const std::string& record : *names) {
       RETURN_IF_ERROR(writer.Append(record));
-      result.records_bytes += record.size();
     }
   }
   info.jvm_perf_map = options.jvm_perf_map;
@@ -444,7 +442,7 @@ base::StatusOr<SessionResult> RunAttachSession(const SessionOptions& options) {
       }
       return !result.stopped_by.empty();
     };
-    DrainUntil(sampler, done, writer, result.records_bytes, write_status);
+    DrainUntil(sampler, done, writer, write_status);
   }
   agents.Stop(result.notes);
   if (options.jvm_perf_map) {
@@ -463,6 +461,7 @@ base::StatusOr<SessionResult> RunAttachSession(const SessionOptions& options) {
     }
   }
   if (write_status.ok()) write_status = writer.Flush();
+  result.records_bytes = writer.records_bytes();
   RETURN_IF_ERROR(write_status);
   result.exit_code = command_ended ? ExitCodeOf(wait_status) : 0;
   return result;
@@ -523,9 +522,10 @@ base::StatusOr<SessionResult> RunSession(const SessionOptions& options) {
       const pid_t done = ::waitpid(command.pid(), &wait_status, WNOHANG);
       return done == command.pid() || (done < 0 && errno != EINTR);
     };
-    DrainUntil(sampler, exited, writer, result.records_bytes, write_status);
+    DrainUntil(sampler, exited, writer, write_status);
   }
   if (write_status.ok()) write_status = writer.Flush();
+  result.records_bytes = writer.records_bytes();
   RETURN_IF_ERROR(write_status);
   if (exec_error != 0) {
     result.exec_error =

@@ -61,7 +61,7 @@ struct SessionOptions {
 struct SessionResult {
   int exit_code = 0;           // the command's, 128 + signal if a signal ended it
   std::string rotated_to;      // where an existing session directory was moved, if any
-  uint64_t records_bytes = 0;  // perf record bytes written
+  uint64_t records_bytes = 0;  // bytes of perf records written to the samples file
   bool kernel_frames = true;
   base::Status exec_error;         // set when the command could not be started (exit_code 127)
   std::string stopped_by;          // attached: what ended the recording, for the user

@@ -103,14 +103,16 @@ class Builder {
   }
 
   Profile Build() && {
-    // Two passes over the samples, each decoding one at a time (SampleData::ForEachSample): the
-    // first counts each process's samples, which decides whether stacks get a process root; the
-    // second walks and names each sample's stack and merges it with the identical ones. Nothing
-    // per sample is kept, only each distinct stack.
+    // One pass over the samples, decoding one at a time (SampleData::ForEachSample): it walks and
+    // names each sample's stack and merges it with the identical ones, so nothing per sample is
+    // kept, only each distinct stack. Whether stacks get a process root is decided before it.
     const uint64_t total = data_.samples.size();
     std::map<uint32_t, ProcessShare> processes;
     std::map<uint32_t, uint64_t> last_time;  // of each process's last sample
     uint64_t kept = 0;
+    const bool roots = options_.process_roots && of_processes_ && WantedProcesses() > 1;
+    std::vector<uint32_t> frames;
+    uint64_t done = 0;
     data_.ForEachSample([&](const formats::Sample& sample) {
       if (!Wanted(sample)) return;
       if (kept++ == 0) profile_.start_time_ns = sample.time_ns;
@@ -119,13 +121,6 @@ class Builder {
       process.pid = sample.pid;
       ++process.samples;
       last_time[sample.pid] = sample.time_ns;
-    });
-    NameProcesses(processes, last_time);
-    const bool roots = options_.process_roots && of_processes_ && processes.size() > 1;
-    std::vector<uint32_t> frames;
-    uint64_t done = 0;
-    data_.ForEachSample([&](const formats::Sample& sample) {
-      if (!Wanted(sample)) return;
       frames.clear();
       AppendStack(sample, frames);
       if (roots) frames.push_back(ProcessRoot(sample));
@@ -136,6 +131,7 @@ class Builder {
       stack.last_time_ns = sample.time_ns;  // samples are in time order
       if (options_.progress && ++done % 4096 == 0) options_.progress(done, total);
     });
+    NameProcesses(processes, last_time);
     if (options_.progress) options_.progress(total, total);
     for (auto& [pid, process] : processes) profile_.processes.push_back(std::move(process));
     std::stable_sort(
@@ -187,6 +183,26 @@ class Builder {
   }
 
  private:
+  // How many processes have samples the report keeps. Without a --comm filter the samples'
+  // processes say (SampleList::pids); with one, whether a sample is kept depends on its process's
+  // name when it was taken, so each is looked at.
+  size_t WantedProcesses() const {
+    std::set<uint32_t> wanted;
+    if (options_.comms.empty()) {
+      for (const uint32_t pid : data_.samples.pids()) {
+        if (options_.pids.empty() ||
+            std::find(options_.pids.begin(), options_.pids.end(), pid) != options_.pids.end()) {
+          wanted.insert(pid);
+        }
+      }
+      return wanted.size();
+    }
+    data_.ForEachSample([&](const formats::Sample& sample) {
+      if (Wanted(sample)) wanted.insert(sample.pid);
+    });
+    return wanted.size();
+  }
+
   bool Wanted(const formats::Sample& sample) const {
     if (!options_.pids.empty() &&
         std::find(options_.pids.begin(), options_.pids.end(), sample.pid) == options_.pids.end()) {
@@ -376,9 +392,7 @@ class Builder {
 
 // The pids of the processes with samples.
 std::set<uint32_t> SampledProcesses(const formats::SampleData& data) {
-  std::set<uint32_t> sampled;
-  data.ForEachSample([&sampled](const formats::Sample& sample) { sampled.insert(sample.pid); });
-  return sampled;
+  return {data.samples.pids().begin(), data.samples.pids().end()};
 }
 
 // `file`: what the records were read from ("the samples file", "perf.data").

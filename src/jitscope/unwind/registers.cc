@@ -43,11 +43,4 @@ RegisterFile RegisterFile::FromPerf(const formats::UserRegs& regs) {
   return RegisterFile();
 }
 
-void RegisterFile::Set(int reg, uint64_t value) {
-  if (reg < 0 || reg >= count_) return;
-  if (address_size_ == 4) value &= 0xffffffffu;
-  values_[static_cast<size_t>(reg)] = value;
-  known_ |= uint32_t{1} << reg;
-}
-
 }  // namespace jitscope::unwind

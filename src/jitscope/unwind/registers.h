@@ -37,7 +37,12 @@ class RegisterFile {
     value = values_[static_cast<size_t>(reg)];
     return true;
   }
-  void Set(int reg, uint64_t value);
+  void Set(int reg, uint64_t value) {
+    if (reg < 0 || reg >= count_) return;
+    if (address_size_ == 4) value &= 0xffffffffu;
+    values_[static_cast<size_t>(reg)] = value;
+    known_ |= uint32_t{1} << reg;
+  }
   void Forget(int reg) {
     if (reg >= 0 && reg < count_) known_ &= ~(uint32_t{1} << reg);
   }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 
 namespace jitscope::unwind {
@@ -18,8 +19,22 @@ class StackMemory {
   StackMemory() = default;
   StackMemory(uint64_t start, std::string_view bytes) : start_(start), bytes_(bytes) {}
 
-  // Reads a little-endian word of `size` bytes (4 or 8) at `address`.
-  ReadResult Read(uint64_t address, int size, uint64_t& value) const;
+  // Reads a little-endian word of `size` bytes (4 or 8) at `address`. Inline: every step of
+  // every walk reads through it.
+  ReadResult Read(uint64_t address, int size, uint64_t& value) const {
+    if (size != 4 && size != 8) return ReadResult::kUnreadable;
+    if (address < start_) return ReadResult::kUnreadable;
+    const uint64_t offset = address - start_;
+    // An address well past the copy is not stack the kernel could have copied: a wild pointer.
+    constexpr uint64_t kStackReach = uint64_t{64} << 20;
+    if (offset > kStackReach) return ReadResult::kUnreadable;
+    if (offset > bytes_.size() || bytes_.size() - offset < static_cast<uint64_t>(size)) {
+      return ReadResult::kBeyondCopy;
+    }
+    value = 0;
+    std::memcpy(&value, bytes_.data() + offset, static_cast<size_t>(size));
+    return ReadResult::kOk;
+  }
 
   uint64_t start() const { return start_; }
   uint64_t end() const { return start_ + bytes_.size(); }
