@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <optional>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -128,7 +129,7 @@ class NativeSymbolizer::Module {
     // inlined_subroutine inside it. Each inlined one is a frame whose caller is the function
     // before it in the chain, at the call site the inlined_subroutine records.
     std::vector<Dwarf_Die> chain;
-    if (cu != nullptr) FindFunctionScopes(cu, address - cu_bias, chain);
+    if (cu != nullptr) FindScopes(cu, address - cu_bias, chain);
     bool reached_function = false;
     for (auto scope = chain.rbegin(); scope != chain.rend(); ++scope) {
       reached_function = dwarf_tag(&*scope) == DW_TAG_subprogram;
@@ -209,6 +210,78 @@ class NativeSymbolizer::Module {
     }
     std::sort(cu_ranges_.begin(), cu_ranges_.end(),
               [](const CuRange& a, const CuRange& b) { return a.low < b.low; });
+  }
+
+  // The functions that contain `pc`, outermost first, in the compilation unit `cu`: its
+  // function at `pc` from the unit's index, then the inlined ones inside it.
+  void FindScopes(Dwarf_Die* cu, Dwarf_Addr pc, std::vector<Dwarf_Die>& chain) {
+    const FunctionIndex& index = FunctionsOf(cu);
+    // Of the ranges that hold pc, the function first in the unit (as a walk of it would find).
+    const FunctionRange* found = nullptr;
+    auto it = std::upper_bound(index.ranges.begin(), index.ranges.end(), pc,
+                               [](Dwarf_Addr a, const FunctionRange& r) { return a < r.low; });
+    while (it != index.ranges.begin()) {
+      --it;
+      if (pc - it->low > index.longest) break;
+      if (pc < it->high && (found == nullptr || it->order < found->order)) found = &*it;
+    }
+    if (found == nullptr) return;
+    Dwarf_Die function = found->die;
+    if (dwarf_tag(&function) != DW_TAG_lexical_block) chain.push_back(function);
+    FindFunctionScopes(&function, pc, chain);
+  }
+
+  // A compilation unit's functions (and, as a walk of it meets them, its other scopes with code
+  // of their own), found once by walking the unit's DIEs, each range of each sorted by its start:
+  // the walk of a large unit costs millions of instructions, and a report names hundreds of
+  // addresses in it.
+  struct FunctionRange {
+    Dwarf_Addr low, high;
+    uint32_t order;  // the function's place in the unit
+    Dwarf_Die die;
+  };
+  struct FunctionIndex {
+    std::vector<FunctionRange> ranges;
+    Dwarf_Addr longest = 0;
+  };
+  const FunctionIndex& FunctionsOf(Dwarf_Die* cu) {
+    auto [it, inserted] = functions_.try_emplace(dwarf_dieoffset(cu));
+    if (!inserted) return it->second;
+    FunctionIndex& index = it->second;
+    uint32_t order = 0;
+    IndexFunctions(cu, index, order);
+    std::sort(index.ranges.begin(), index.ranges.end(),
+              [](const FunctionRange& a, const FunctionRange& b) { return a.low < b.low; });
+    return index;
+  }
+  static void IndexFunctions(Dwarf_Die* parent, FunctionIndex& index, uint32_t& order) {
+    Dwarf_Die child;
+    if (dwarf_child(parent, &child) != 0) return;
+    do {
+      switch (dwarf_tag(&child)) {
+        case DW_TAG_subprogram:
+        case DW_TAG_inlined_subroutine:
+        case DW_TAG_lexical_block: {
+          Dwarf_Addr base = 0, low = 0, high = 0;
+          ptrdiff_t offset = 0;
+          while ((offset = dwarf_ranges(&child, offset, &base, &low, &high)) > 0) {
+            if (high <= low) continue;
+            index.ranges.push_back({low, high, order, child});
+            index.longest = std::max<Dwarf_Addr>(index.longest, high - low);
+          }
+          ++order;
+          break;
+        }
+        case DW_TAG_namespace:
+        case DW_TAG_class_type:
+        case DW_TAG_structure_type:
+        case DW_TAG_union_type:
+          IndexFunctions(&child, index, order);
+          break;
+        default:
+          break;
+      }
+    } while (dwarf_siblingof(&child, &child) == 0);
   }
 
   // Walks the DIE tree below `parent` down to the functions that contain `pc` (libdw's
@@ -331,7 +404,8 @@ class NativeSymbolizer::Module {
   bool symbols_built_ = false;
   std::vector<Symbol> symbols_;  // function symbols, sorted by start
   bool cu_ranges_built_ = false;
-  std::vector<CuRange> cu_ranges_;  // sorted by low
+  std::vector<CuRange> cu_ranges_;                          // sorted by low
+  std::unordered_map<Dwarf_Off, FunctionIndex> functions_;  // by the unit's DIE offset
   Dwarf_Addr max_range_ = 0;
   Dwarf_Addr dwarf_bias_ = 0;
   Dwarf_Addr bias_ = 0;

@@ -41,13 +41,7 @@ bool SessionAddressSpace::Find(uint64_t pc, unwind::ModuleAt& found) {
   }
   const formats::Mapping* mapping = maps_.Find(pid_, pc, time_ns_);
   if (mapping == nullptr) return false;
-  unwind::CfiModule* module = nullptr;
-  if (mapping->filename.starts_with("/")) {
-    if (files_ != nullptr && !files_->Unchanged(*mapping)) return false;
-    module = ModuleFor(mapping->filename);
-  } else if (mapping->filename == "[vdso]") {
-    module = ModuleFor(vdso_path_);
-  }
+  unwind::CfiModule* module = ModuleOf(*mapping);
   if (module == nullptr) return false;
   uint64_t file_address = 0;
   if (!module->FileOffsetToAddress(pc - mapping->start + mapping->file_offset, file_address)) {
@@ -55,6 +49,17 @@ bool SessionAddressSpace::Find(uint64_t pc, unwind::ModuleAt& found) {
   }
   found = {module, pc - file_address, nullptr};
   return true;
+}
+
+unwind::CfiModule* SessionAddressSpace::ModuleOf(const formats::Mapping& mapping) {
+  auto [it, inserted] = module_of_mapping_.try_emplace(&mapping);
+  if (!inserted) return it->second;
+  if (mapping.filename.starts_with("/")) {
+    if (files_ == nullptr || files_->Unchanged(mapping)) it->second = ModuleFor(mapping.filename);
+  } else if (mapping.filename == "[vdso]") {
+    it->second = ModuleFor(vdso_path_);
+  }
+  return it->second;
 }
 
 unwind::CfiModule* SessionAddressSpace::ModuleFor(const std::string& path) {

@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "jitscope/report/file_identity.h"
@@ -54,6 +55,9 @@ class SessionAddressSpace : public unwind::AddressSpace {
   bool Find(uint64_t pc, unwind::ModuleAt& found) override;
 
  private:
+  // The module of a mapping's file, looked up once per mapping (a walk meets the same few
+  // mappings at every step): nullptr when it has none, or it is not the file recorded.
+  unwind::CfiModule* ModuleOf(const formats::Mapping& mapping);
   unwind::CfiModule* ModuleFor(const std::string& path);
   const unwind::DerivedRules* JitRulesAt(uint64_t pc);
 
@@ -63,6 +67,7 @@ class SessionAddressSpace : public unwind::AddressSpace {
   uint64_t time_ns_ = 0;
   uint64_t jit_time_ns_ = 0;
   std::map<std::string, std::unique_ptr<unwind::CfiModule>> modules_;  // nullptr: unreadable
+  std::unordered_map<const formats::Mapping*, unwind::CfiModule*> module_of_mapping_;
   const symbolize::SourceSet* sources_;
   FileIdentity* files_;
   struct JitCode {

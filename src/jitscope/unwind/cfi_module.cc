@@ -79,6 +79,16 @@ bool CfiModule::ReadCode(uint64_t address, std::span<uint8_t> out) const {
   return false;
 }
 
+void CfiRow::Recognize() {
+  cfa_form = RecognizeExpression(cfa);
+  defined = 0;
+  for (size_t reg = 0; reg < registers.size(); ++reg) {
+    RegisterRule& rule = registers[reg];
+    if (rule.kind == RegisterRule::Kind::kLocation) rule.form = RecognizeLocation(rule.location);
+    if (rule.kind != RegisterRule::Kind::kUndefined) defined |= uint32_t{1} << reg;
+  }
+}
+
 const CfiRow* CfiModule::Find(uint64_t address) {
   if (auto it = row_at_pc_.find(address); it != row_at_pc_.end()) {
     return it->second < 0 ? nullptr : &rows_[static_cast<size_t>(it->second)];
@@ -111,6 +121,7 @@ int32_t CfiModule::ReadRow(uint64_t address) {
     }
   }
   if (!found) return -1;
+  row.Recognize();
   const auto index = static_cast<int32_t>(rows_.size());
   // Ranges of one file's CFI do not overlap; where two tables disagree, the first row read keeps
   // its range and the other answers only for the pcs it was read for.

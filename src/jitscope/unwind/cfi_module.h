@@ -28,6 +28,7 @@
 
 #include "jitscope/base/scoped_resource.h"
 #include "jitscope/base/status.h"
+#include "jitscope/unwind/dwarf_expression.h"
 #include "jitscope/unwind/registers.h"
 
 namespace jitscope::unwind {
@@ -36,6 +37,7 @@ struct RegisterRule {
   enum class Kind : uint8_t { kUndefined, kSameValue, kLocation };
   Kind kind = Kind::kUndefined;
   std::vector<Dwarf_Op> location;  // kLocation: a location description (dwarf_expression.h)
+  CommonForm form;                 // the location's, set by CfiRow::Recognize
 };
 
 // What CFI says at one pc: how to find the CFA and each of the caller's registers.
@@ -46,6 +48,11 @@ struct CfiRow {
   std::array<RegisterRule, kMaxDwarfRegisters> registers;
   int return_address_register = 16;
   bool signal_frame = false;  // the 'S' augmentation: the caller was interrupted, not calling
+  // Set by Recognize, once the rules are: the CFA's form, and which registers have a rule other
+  // than undefined (bit i: register i), the only ones a step looks at.
+  CommonForm cfa_form;
+  uint32_t defined = 0;
+  void Recognize();
 };
 
 class CfiModule {

@@ -463,6 +463,7 @@ void DerivedRules::BuildRows() {
     return_address.kind = RegisterRule::Kind::kLocation;
     return_address.location = AtCfa(-8);
     row.return_address_register = 16;
+    row.Recognize();
     rows_.push_back(std::move(row));
   }
 }

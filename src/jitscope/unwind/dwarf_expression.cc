@@ -254,40 +254,90 @@ class Machine {
   size_t size_ = 0;
 };
 
-}  // namespace
-
-// What nearly every row of compiled code's CFI is, without a machine: the CFA as a register plus
-// an offset (DW_OP_bregN), and a saved register's address as the CFA plus an offset (what libdw
-// spells offset(N) as). False when `ops` is not one of them.
-bool EvaluateCommon(std::span<const Dwarf_Op> ops, const ExpressionContext& context,
-                    EvalResult& result) {
-  const uint64_t mask = context.registers.address_size() == 4 ? 0xffffffffu : ~uint64_t{0};
-  const uint8_t atom = ops[0].atom;
-  if (ops.size() == 1 && atom >= DW_OP_breg0 && atom <= DW_OP_breg31) {
-    uint64_t value = 0;
-    if (!context.registers.Get(atom - DW_OP_breg0, value)) {
-      result = {EvalStatus::kNoRule, 0};
-    } else {
-      result = {EvalStatus::kOk, (value + ops[0].number) & mask};
-    }
+// The CFA plus an offset, in the three spellings CFI uses: DW_OP_call_frame_cfa alone, with
+// DW_OP_plus_uconst, or with DW_OP_consts and DW_OP_plus (jitscope's derived rules).
+bool RecognizeCfaPlus(std::span<const Dwarf_Op> ops, CommonForm& form) {
+  if (ops.empty() || ops[0].atom != DW_OP_call_frame_cfa) return false;
+  if (ops.size() == 1) {
+    form.offset = 0;
     return true;
   }
-  if (atom != DW_OP_call_frame_cfa || ops.size() > 2 ||
-      (ops.size() == 2 && ops[1].atom != DW_OP_plus_uconst)) {
-    return false;
+  if (ops.size() == 2 && ops[1].atom == DW_OP_plus_uconst) {
+    form.offset = ops[1].number;
+    form.masked = true;
+    return true;
   }
-  if (!context.has_cfa) {
-    result = {EvalStatus::kNoRule, 0};
-  } else {
-    result = {EvalStatus::kOk,
-              ops.size() == 1 ? context.cfa : (context.cfa + ops[1].number) & mask};
+  if (ops.size() == 3 && (ops[1].atom == DW_OP_consts || ops[1].atom == DW_OP_constu) &&
+      ops[2].atom == DW_OP_plus) {
+    form.offset = ops[1].number;
+    return true;
   }
-  return true;
+  return false;
+}
+
+uint64_t Sum(const CommonForm& form, uint64_t value, const ExpressionContext& context) {
+  const uint64_t sum = value + form.offset;
+  return form.masked && context.registers.address_size() == 4 ? sum & 0xffffffffu : sum;
+}
+
+}  // namespace
+
+CommonForm RecognizeExpression(std::span<const Dwarf_Op> ops) {
+  CommonForm form;
+  if (ops.size() == 1 && ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
+    form = {CommonForm::Kind::kRegisterPlus, true, static_cast<uint8_t>(ops[0].atom - DW_OP_breg0),
+            ops[0].number};
+  }
+  return form;
+}
+
+CommonForm RecognizeLocation(std::span<const Dwarf_Op> ops) {
+  CommonForm form;
+  if (ops.size() == 1 && ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31) {
+    form.kind = CommonForm::Kind::kRegister;
+    form.reg = static_cast<uint8_t>(ops[0].atom - DW_OP_reg0);
+  } else if (!ops.empty() && ops.back().atom == DW_OP_stack_value &&
+             RecognizeCfaPlus(ops.first(ops.size() - 1), form)) {
+    form.kind = CommonForm::Kind::kCfaPlus;
+  } else if (RecognizeCfaPlus(ops, form)) {
+    form.kind = CommonForm::Kind::kAtCfaPlus;
+  }
+  return form;
+}
+
+EvalResult EvaluateExpression(std::span<const Dwarf_Op> ops, const CommonForm& form,
+                              const ExpressionContext& context) {
+  if (form.kind != CommonForm::Kind::kRegisterPlus) return EvaluateExpression(ops, context);
+  uint64_t value = 0;
+  if (!context.registers.Get(form.reg, value)) return {EvalStatus::kNoRule, 0};
+  return {EvalStatus::kOk, Sum(form, value, context)};
+}
+
+EvalResult EvaluateLocation(std::span<const Dwarf_Op> ops, const CommonForm& form,
+                            const ExpressionContext& context) {
+  uint64_t value = 0;
+  switch (form.kind) {
+    case CommonForm::Kind::kNone:
+    case CommonForm::Kind::kRegisterPlus:
+      break;
+    case CommonForm::Kind::kRegister:
+      if (!context.registers.Get(form.reg, value)) return {EvalStatus::kNoRule, 0};
+      return {EvalStatus::kOk, value};
+    case CommonForm::Kind::kCfaPlus:
+      if (!context.has_cfa) return {EvalStatus::kNoRule, 0};
+      return {EvalStatus::kOk, Sum(form, context.cfa, context)};
+    case CommonForm::Kind::kAtCfaPlus: {
+      if (!context.has_cfa) return {EvalStatus::kNoRule, 0};
+      const ReadResult read = context.memory.Read(Sum(form, context.cfa, context),
+                                                  context.registers.address_size(), value);
+      return {FromRead(read), value};
+    }
+  }
+  return EvaluateLocation(ops, context);
 }
 
 EvalResult EvaluateExpression(std::span<const Dwarf_Op> ops, const ExpressionContext& context) {
   if (ops.empty()) return {EvalStatus::kNoRule, 0};
-  if (EvalResult common; EvaluateCommon(ops, context, common)) return common;
   Machine machine(context);
   const EvalStatus status = machine.Run(ops);
   EvalResult result{status, 0};

@@ -1,6 +1,7 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "jitscope/unwind/unwinder.h"
 
+#include <bit>
 #include <span>
 
 #include "jitscope/unwind/call_check.h"
@@ -27,7 +28,7 @@ StopReason FromEval(EvalStatus status) {
 bool Step(const CfiRow& row, const RegisterFile& callee, const StackMemory& stack,
           RegisterFile& caller, StopReason& stop) {
   ExpressionContext context{callee, stack};
-  const EvalResult cfa = EvaluateExpression(row.cfa, context);
+  const EvalResult cfa = EvaluateExpression(row.cfa, row.cfa_form, context);
   if (cfa.status == EvalStatus::kNoRule) {
     stop = row.cfa.empty() ? StopReason::kNoRule : StopReason::kUnreadableMemory;
     return false;
@@ -39,25 +40,22 @@ bool Step(const CfiRow& row, const RegisterFile& callee, const StackMemory& stac
   context.cfa = cfa.value;
   context.has_cfa = true;
   caller = callee.EmptyLike();
-  for (int reg = 0; reg < callee.count(); ++reg) {
+  // Only the registers with a rule other than undefined: the caller's file starts empty.
+  for (uint32_t left = row.defined & ((uint32_t{1} << callee.count()) - 1); left != 0;
+       left &= left - 1) {
+    const int reg = std::countr_zero(left);
     const RegisterRule& rule = row.registers[static_cast<size_t>(reg)];
     uint64_t value = 0;
-    switch (rule.kind) {
-      case RegisterRule::Kind::kUndefined:
-        break;
-      case RegisterRule::Kind::kSameValue:
-        if (callee.Get(reg, value)) caller.Set(reg, value);
-        break;
-      case RegisterRule::Kind::kLocation: {
-        const EvalResult result = EvaluateLocation(rule.location, context);
-        if (result.status == EvalStatus::kOk) {
-          caller.Set(reg, result.value);
-        } else if (reg == row.return_address_register) {
-          stop = FromEval(result.status);
-          return false;
-        }
-        break;
-      }
+    if (rule.kind == RegisterRule::Kind::kSameValue) {
+      if (callee.Get(reg, value)) caller.Set(reg, value);
+      continue;
+    }
+    const EvalResult result = EvaluateLocation(rule.location, rule.form, context);
+    if (result.status == EvalStatus::kOk) {
+      caller.Set(reg, result.value);
+    } else if (reg == row.return_address_register) {
+      stop = FromEval(result.status);
+      return false;
     }
   }
   // The caller's stack pointer is the CFA unless CFI says otherwise (psABI: "the value of the
@@ -111,6 +109,9 @@ void Unwind(const RegisterFile& registers, const StackMemory& stack, AddressSpac
   RegisterFile current = registers;
   RegisterFile caller;
   bool activation = true;  // the sampled instruction itself
+  // The code at the next frame's lookup address, when the call check already found it.
+  bool next_known = false, next_found = false;
+  ModuleAt next_at;
   for (;;) {
     result.frames.push_back({current.pc(), activation});
     if (result.frames.size() >= limits.max_frames) {
@@ -118,9 +119,11 @@ void Unwind(const RegisterFile& registers, const StackMemory& stack, AddressSpac
       return;
     }
     const uint64_t lookup = activation ? current.pc() : current.pc() - 1;
-    ModuleAt at;
+    ModuleAt at = next_at;
+    const bool found = next_known ? next_found : space.Find(lookup, at);
+    next_known = false;
     const CfiRow* row = nullptr;
-    if (space.Find(lookup, at)) {
+    if (found) {
       row = at.derived != nullptr ? at.derived->FindRow(lookup) : at.module->Find(lookup - at.bias);
     }
     if (row == nullptr) {
@@ -134,11 +137,14 @@ void Unwind(const RegisterFile& registers, const StackMemory& stack, AddressSpac
     }
     // A derived rule's return address must follow a call: in JIT code, one the analysis of
     // that code found; in an ELF file, one its bytes hold.
-    ModuleAt caller_at;
-    if (at.derived != nullptr && space.Find(caller.pc() - 1, caller_at)) {
-      const bool follows = caller_at.derived != nullptr
-                               ? caller_at.derived->IsReturnAddress(caller.pc())
-                               : FollowsCall(*caller_at.module, caller.pc() - caller_at.bias);
+    if (at.derived != nullptr) {
+      next_at = {};
+      next_found = space.Find(caller.pc() - 1, next_at);
+      next_known = !row->signal_frame;  // the next lookup is of the same address
+      const bool follows =
+          !next_found ||
+          (next_at.derived != nullptr ? next_at.derived->IsReturnAddress(caller.pc())
+                                      : FollowsCall(*next_at.module, caller.pc() - next_at.bias));
       if (!follows) {
         result.reason = StopReason::kNotAfterCall;
         return;
