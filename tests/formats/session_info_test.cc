@@ -1,6 +1,8 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "jitscope/formats/session_info.h"
 
+#include <filesystem>
+
 #include <gtest/gtest.h>
 
 #include "support/files.h"
@@ -67,6 +69,70 @@ TEST(SessionInfoTest, CopiesAreOnlyInsideTheSession) {
             (std::map<std::string, uint32_t>{{"/s/pid-7", 7}, {"/s/d/e", 7}}));
 }
 
+// A container's ELF files, copied: each path in its root with its copy, which may be another
+// process's of the same build id.
+TEST(SessionInfoTest, ElfCopiesRoundTrip) {
+  test_support::TempDir tmp;
+  SessionInfo info{.command = {},
+                   .pid = 0,
+                   .frequency_hz = 1000,
+                   .start_time_ns = 5,
+                   .attached = {{4300, {"a"}, ""}, {4321, {"b"}, ""}},
+                   .system_wide = true};
+  info.attached[0].own_root = true;
+  info.attached[0].elf_copies = {{"/lib/libc.so.6", "pid-4300/root/lib/libc.so.6"}};
+  info.attached[1].own_root = true;
+  info.attached[1].elf_copies = {{"/usr/bin/b", "pid-4321/root/usr/bin/b"},
+                                 {"/lib/libc.so.6", "pid-4300/root/lib/libc.so.6"}};
+  ASSERT_TRUE(WriteSessionInfo(tmp.path(), info).ok());
+  EXPECT_EQ(test_support::ReadFile(tmp.path() + "/session.json"),
+            "{\"command\":[],\"pid\":0,\"frequency_hz\":1000,\"start_time_ns\":5,"
+            "\"attached\":[{\"pid\":4300,\"command\":[\"a\"],\"collector_output_dir\":\"\","
+            "\"own_root\":true,\"elf_copies\":[{\"path\":\"/lib/libc.so.6\",\"copy\":"
+            "\"pid-4300/root/lib/libc.so.6\"}]},{\"pid\":4321,\"command\":[\"b\"],"
+            "\"collector_output_dir\":\"\",\"own_root\":true,\"elf_copies\":[{\"path\":"
+            "\"/usr/bin/b\",\"copy\":\"pid-4321/root/usr/bin/b\"},{\"path\":\"/lib/libc.so.6\","
+            "\"copy\":\"pid-4300/root/lib/libc.so.6\"}]}],\"system_wide\":true}\n");
+  base::StatusOr<SessionInfo> read = ReadSessionInfo(tmp.path());
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(*read, info);
+  EXPECT_TRUE(CopiesDirectories(tmp.path(), *read).empty()) << "ELF copies hold no JIT files";
+}
+
+// The files a session.json names as a process's copies, to be read in place of its paths: only
+// regular files inside the session, however a hostile file names them.
+TEST(SessionInfoTest, ElfCopiesAreOnlyRegularFilesInsideTheSession) {
+  test_support::TempDir tmp;
+  const std::string session = tmp.path() + "/s";
+  ASSERT_TRUE(std::filesystem::create_directories(session + "/pid-7/root/lib"));
+  ASSERT_TRUE(std::filesystem::create_directories(session + "/pid-7/root/dir"));
+  ASSERT_TRUE(test_support::WriteFile(session + "/pid-7/root/lib/a.so", "a"));
+  ASSERT_TRUE(test_support::WriteFile(tmp.path() + "/outside.so", "o"));
+  std::filesystem::create_symlink(tmp.path() + "/outside.so", session + "/pid-7/root/lib/out.so");
+  std::filesystem::create_symlink("a.so", session + "/pid-7/root/lib/in.so");
+  SessionInfo info;
+  info.attached = {{7, {}, ""}, {8, {}, ""}};
+  info.attached[0].elf_copies = {
+      {"/lib/a.so", "pid-7/root/lib/a.so"},
+      {"lib/a.so", "pid-7/root/lib/a.so"},            // not a path of its root
+      {"/abs.so", session + "/pid-7/root/lib/a.so"},  // absolute
+      {"/up.so", "../outside.so"},                    // climbs out
+      {"/up2.so", "pid-7/../../outside.so"},          // climbs out
+      {"/dot.so", "pid-7/./root/lib/a.so"},           // not in its plain form
+      {"/empty.so", "pid-7//root/lib/a.so"},          // not in its plain form
+      {"/none.so", ""},                               // nothing
+      {"/link-out.so", "pid-7/root/lib/out.so"},      // a link out of the session
+      {"/link-in.so", "pid-7/root/lib/in.so"},        // a link inside it
+      {"/dir.so", "pid-7/root/dir"},                  // not a regular file
+      {"/missing.so", "pid-7/root/lib/missing.so"}};  // not there
+  info.attached[1].elf_copies = {{"/lib/a.so", "pid-7/root/lib/a.so"}};
+  EXPECT_EQ(ElfCopies(session, info), (std::map<std::pair<uint32_t, std::string>, std::string>{
+                                          {{7, "/lib/a.so"}, session + "/pid-7/root/lib/a.so"},
+                                          {{7, "/link-in.so"}, session + "/pid-7/root/lib/in.so"},
+                                          {{8, "/lib/a.so"}, session + "/pid-7/root/lib/a.so"}}));
+  EXPECT_TRUE(ElfCopies(tmp.path() + "/gone", info).empty());
+}
+
 // record -p: the attached processes are written after the command's fields, and read back.
 TEST(SessionInfoTest, AttachedProcessesRoundTrip) {
   test_support::TempDir tmp;
@@ -129,7 +195,11 @@ TEST(SessionInfoTest, JvmRequestsRoundTrip) {
 
 TEST(SessionInfoTest, WrongShapesAreErrorsNotCrashes) {
   for (const char* text :
-       {"", "[]", "{}", "{\"command\": \"jitvm\"}", "not json",
+       {"",
+        "[]",
+        "{}",
+        "{\"command\": \"jitvm\"}",
+        "not json",
         "{\"command\": [1], \"pid\": 1, \"frequency_hz\": 1, \"start_time_ns\": 1}",
         "{\"command\": [], \"pid\": -1, \"frequency_hz\": 1, \"start_time_ns\": 1}",
         "{\"command\": [], \"pid\": 4294967296, \"frequency_hz\": 1, \"start_time_ns\": 1}",
@@ -153,7 +223,17 @@ TEST(SessionInfoTest, WrongShapesAreErrorsNotCrashes) {
         "{\"command\": [], \"pid\": 1, \"frequency_hz\": 1, \"start_time_ns\": 1, \"attached\": "
         "[{\"pid\": 7, \"command\": [], \"collector_output_dir\": \"\", \"copied\": [1]}]}",
         "{\"command\": [], \"pid\": 1, \"frequency_hz\": 1, \"start_time_ns\": 1, \"attached\": "
-        "[{\"pid\": 7, \"command\": [], \"collector_output_dir\": \"\", \"copied\": \"x\"}]}"}) {
+        "[{\"pid\": 7, \"command\": [], \"collector_output_dir\": \"\", \"copied\": \"x\"}]}",
+        "{\"command\": [], \"pid\": 1, \"frequency_hz\": 1, \"start_time_ns\": 1, \"attached\": "
+        "[{\"pid\": 7, \"command\": [], \"collector_output_dir\": \"\", \"elf_copies\": {}}]}",
+        "{\"command\": [], \"pid\": 1, \"frequency_hz\": 1, \"start_time_ns\": 1, \"attached\": "
+        "[{\"pid\": 7, \"command\": [], \"collector_output_dir\": \"\", \"elf_copies\": [\"x\"]}]}",
+        "{\"command\": [], \"pid\": 1, \"frequency_hz\": 1, \"start_time_ns\": 1, \"attached\": "
+        "[{\"pid\": 7, \"command\": [], \"collector_output_dir\": \"\", \"elf_copies\": "
+        "[{\"path\": \"/a\"}]}]}",
+        "{\"command\": [], \"pid\": 1, \"frequency_hz\": 1, \"start_time_ns\": 1, \"attached\": "
+        "[{\"pid\": 7, \"command\": [], \"collector_output_dir\": \"\", \"elf_copies\": "
+        "[{\"path\": \"/a\", \"copy\": 3}]}]}"}) {
     base::StatusOr<SessionInfo> info = ParseSessionInfo(text);
     ASSERT_FALSE(info.ok()) << text;
     EXPECT_EQ(info.status().message(), "not a jitscope session.json");

@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
+#include <cstdlib>
 #include <cstring>
 
 namespace jitscope::base {
@@ -136,6 +138,16 @@ void MappedFile::Evict(size_t begin, size_t end) const {
   if (begin >= end) return;
   // Advice only: if it fails, the pages stay resident and read the same.
   (void)::madvise(const_cast<uint8_t*>(data()) + begin, end - begin, MADV_DONTNEED);
+}
+
+std::string RealPath(const std::string& path) {
+  char resolved[PATH_MAX];
+  return ::realpath(path.c_str(), resolved) != nullptr ? std::string(resolved) : std::string();
+}
+
+bool IsRegularFile(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
 Status WriteAll(int fd, const void* data, size_t size) {

@@ -72,6 +72,12 @@ class MappedFile {
 Status ReplaceFile(const std::string& directory, const std::string& name,
                    const std::function<Status(int fd)>& fill);
 
+// `path` absolute, with its symbolic links, "." and ".." resolved (realpath(3)); "" when it
+// cannot be (it does not exist, say).
+std::string RealPath(const std::string& path);
+// Whether `path` is, or links to, a regular file.
+bool IsRegularFile(const std::string& path);
+
 // Writes all of `data` to `fd`, retrying on EINTR and short writes.
 Status WriteAll(int fd, const void* data, size_t size);
 

@@ -1,6 +1,8 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "jitscope/formats/session_info.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "jitscope/base/files.h"
@@ -22,6 +24,13 @@ base::Status WriteSessionInfo(const std::string& directory, const SessionInfo& i
       if (process.own_mounts) item["own_mounts"] = true;
       if (process.own_root) item["own_root"] = true;
       if (!process.copied.empty()) item["copied"] = process.copied;
+      if (!process.elf_copies.empty()) {
+        nlohmann::ordered_json copies = nlohmann::ordered_json::array();
+        for (const ElfCopy& copy : process.elf_copies) {
+          copies.push_back({{"path", copy.path}, {"copy", copy.copy}});
+        }
+        item["elf_copies"] = std::move(copies);
+      }
       attached.push_back(std::move(item));
     }
     json["attached"] = std::move(attached);
@@ -57,6 +66,22 @@ bool ParseStrings(const nlohmann::json& object, const char* key,
   return true;
 }
 
+bool ParseElfCopies(const nlohmann::json& object, std::vector<ElfCopy>& copies) {
+  const auto list = object.find("elf_copies");
+  if (list == object.end()) return true;
+  if (!list->is_array()) return false;
+  for (const auto& item : *list) {
+    if (!item.is_object()) return false;
+    const auto path = item.find("path");
+    const auto copy = item.find("copy");
+    if (path == item.end() || !path->is_string() || copy == item.end() || !copy->is_string()) {
+      return false;
+    }
+    copies.push_back({path->get<std::string>(), copy->get<std::string>()});
+  }
+  return true;
+}
+
 bool ParseAttached(const nlohmann::json& json, std::vector<AttachedProcess>& attached) {
   const auto list = json.find("attached");
   if (list == json.end()) return true;  // a session of a command
@@ -79,6 +104,7 @@ bool ParseAttached(const nlohmann::json& json, std::vector<AttachedProcess>& att
       *flag = value->get<bool>();
     }
     if (item.contains("copied") && !ParseStrings(item, "copied", process.copied)) return false;
+    if (!ParseElfCopies(item, process.elf_copies)) return false;
     attached.push_back(std::move(process));
   }
   return true;
@@ -111,20 +137,50 @@ base::StatusOr<SessionInfo> ParseSessionInfo(std::string_view bytes) {
   return info;
 }
 
+namespace {
+
+// Whether `path` is relative and stays where it starts: no "." or ".." component, none empty.
+bool IsRelativeAndDescends(std::string_view path) {
+  if (path.empty() || path.starts_with('/')) return false;
+  for (size_t start = 0; start <= path.size();) {
+    const size_t end = std::min(path.find('/', start), path.size());
+    const std::string_view component = path.substr(start, end - start);
+    if (component.empty() || component == "." || component == "..") return false;
+    start = end + 1;
+  }
+  return true;
+}
+
+}  // namespace
+
 std::map<std::string, uint32_t> CopiesDirectories(const std::string& directory,
                                                   const SessionInfo& info) {
   std::map<std::string, uint32_t> directories;
   for (const AttachedProcess& process : info.attached) {
     for (const std::string& copy : process.copied) {
       const size_t slash = copy.rfind('/');
-      if (slash == std::string::npos || copy.starts_with('/') ||
-          copy.find("..") != std::string::npos) {
-        continue;
-      }
+      if (slash == std::string::npos || !IsRelativeAndDescends(copy)) continue;
       directories.emplace(directory + "/" + copy.substr(0, slash), process.pid);
     }
   }
   return directories;
+}
+
+std::map<std::pair<uint32_t, std::string>, std::string> ElfCopies(const std::string& directory,
+                                                                  const SessionInfo& info) {
+  std::map<std::pair<uint32_t, std::string>, std::string> copies;
+  const std::string inside = base::RealPath(directory) + "/";
+  if (inside == "/") return copies;
+  for (const AttachedProcess& process : info.attached) {
+    for (const ElfCopy& copy : process.elf_copies) {
+      if (!copy.path.starts_with('/') || !IsRelativeAndDescends(copy.copy)) continue;
+      // A link in the session (a hostile one planted it) must not lead out of it.
+      const std::string path = directory + "/" + copy.copy;
+      if (!base::RealPath(path).starts_with(inside) || !base::IsRegularFile(path)) continue;
+      copies.emplace(std::pair{process.pid, copy.path}, path);
+    }
+  }
+  return copies;
 }
 
 base::StatusOr<SessionInfo> ReadSessionInfo(const std::string& directory) {

@@ -35,6 +35,15 @@
 //    "attached": [{"pid": 4321, "command": ["node", "app.js"], "collector_output_dir": "",
 //                  "ns_pid": 1, "own_mounts": true,
 //                  "copied": ["perf-4321.map", "pid-4321/jit-1.dump"]}]
+//
+// A process with a root directory of its own ("own_root": a container's image) has the ELF files
+// its samples touched copied too (record/elf_copies.h), in "elf_copies": each file's path in its
+// root and where its copy is, relative to the session directory. A copy is under pid-<pid>/root/
+// at that path, or, when a process listed before had a file of the same build id copied, that
+// process's copy:
+//
+//    "elf_copies": [{"path": "/usr/bin/node", "copy": "pid-4321/root/usr/bin/node"},
+//                   {"path": "/lib/libc.so.6", "copy": "pid-4300/root/lib/libc.so.6"}]
 #pragma once
 
 #include <cstdint>
@@ -49,6 +58,13 @@ namespace jitscope::formats {
 
 inline constexpr char kSessionInfoFileName[] = "session.json";
 
+// An ELF file of a process with a root directory of its own, copied into the session.
+struct ElfCopy {
+  std::string path;  // as the process's mappings name it, in its root
+  std::string copy;  // relative to the session directory
+  bool operator==(const ElfCopy&) const = default;
+};
+
 struct AttachedProcess {
   uint32_t pid = 0;
   std::vector<std::string> command;
@@ -57,6 +73,7 @@ struct AttachedProcess {
   bool own_mounts = false;
   bool own_root = false;
   std::vector<std::string> copied = {};
+  std::vector<ElfCopy> elf_copies = {};
   // Whether its paths and pids are not record's, so the files it names are not where report looks.
   bool Elsewhere() const { return own_mounts || (ns_pid != 0 && ns_pid != pid); }
   bool operator==(const AttachedProcess&) const = default;
@@ -79,6 +96,13 @@ struct SessionInfo {
 // is absolute or climbs out is passed over.
 std::map<std::string, uint32_t> CopiesDirectories(const std::string& directory,
                                                   const SessionInfo& info);
+
+// The ELF copies of session `directory`'s processes: (pid, path in its root) → the copy to read
+// in its place. Only regular files inside the directory: an entry whose path is not absolute, or
+// whose copy is absolute, has a "." or ".." component, or resolves (through symbolic links)
+// outside the directory, is passed over.
+std::map<std::pair<uint32_t, std::string>, std::string> ElfCopies(const std::string& directory,
+                                                                  const SessionInfo& info);
 
 // Writes it, or replaces an earlier version (record writes it again when it ends, with what it
 // copied).

@@ -2,8 +2,6 @@
 #include "jitscope/report/profile_builder.h"
 
 #include <dirent.h>
-#include <limits.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -15,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "jitscope/base/files.h"
 #include "jitscope/formats/perf_data_reader.h"
 #include "jitscope/formats/perf_map_writer.h"
 #include "jitscope/formats/pid_file_name.h"
@@ -30,15 +29,8 @@
 namespace jitscope::report {
 namespace {
 
-std::string RealPath(const std::string& path) {
-  char resolved[PATH_MAX];
-  return ::realpath(path.c_str(), resolved) != nullptr ? std::string(resolved) : std::string();
-}
-
-bool IsRegularFile(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
+using base::IsRegularFile;
+using base::RealPath;
 
 // "jit-<digits>.dump", the name perf's jitdump convention gives the file.
 bool IsJitdumpName(std::string_view path) {
