@@ -33,13 +33,13 @@ TEST(FileIdentityTest, AFileIsUsedWhileItsBuildIdIsTheRecordedOne) {
   FileIdentity files;
   formats::Mapping mapping;
   mapping.filename = self;
-  EXPECT_TRUE(files.Unchanged(mapping)) << "no build id recorded: taken as it is";
+  EXPECT_EQ(files.FileOf(mapping), &mapping.filename) << "no build id recorded: taken as it is";
   mapping.build_id = id;
-  EXPECT_TRUE(files.Unchanged(mapping));
+  EXPECT_EQ(files.FileOf(mapping), &mapping.filename);
   EXPECT_TRUE(files.replaced().empty());
   mapping.build_id = std::string(40, '0');
-  EXPECT_FALSE(files.Unchanged(mapping));
-  EXPECT_FALSE(files.Unchanged(mapping));
+  EXPECT_EQ(files.FileOf(mapping), nullptr);
+  EXPECT_EQ(files.FileOf(mapping), nullptr);
   ASSERT_EQ(files.replaced().size(), 1u) << "each file once";
   EXPECT_EQ(files.replaced()[0].path, self);
   EXPECT_EQ(files.replaced()[0].recorded, std::string(40, '0'));
@@ -55,14 +55,49 @@ TEST(FileIdentityTest, WithoutABuildIdAContainersFileIsNotUsed) {
   formats::Mapping mapping;
   mapping.filename = self;
   mapping.pid = 7;
-  EXPECT_TRUE(files.Unchanged(mapping)) << "a process in record's root";
+  EXPECT_EQ(files.FileOf(mapping), &mapping.filename) << "a process in record's root";
   mapping.pid = 42;
-  EXPECT_FALSE(files.Unchanged(mapping));
-  EXPECT_FALSE(files.Unchanged(mapping));
+  EXPECT_EQ(files.FileOf(mapping), nullptr);
+  EXPECT_EQ(files.FileOf(mapping), nullptr);
   EXPECT_EQ(files.unchecked(), std::vector<std::string>{self + " (pid 42)"}) << "each file once";
   mapping.build_id = BuildIdOfFile(self);
-  EXPECT_TRUE(files.Unchanged(mapping));
+  EXPECT_EQ(files.FileOf(mapping), &mapping.filename);
   EXPECT_TRUE(files.replaced().empty());
+}
+
+// A container's file that record copied is read from its copy, for that process only, with or
+// without a build id; a build id recorded is checked against the copy's, and a copy that is not
+// that file is not read.
+TEST(FileIdentityTest, AContainersCopiedFileIsReadFromItsCopy) {
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  const std::string id = BuildIdOfFile(self);
+  FileIdentity files;
+  files.SetOtherRoots({42, 43});
+  files.SetCopies({{{42, "/usr/bin/app"}, self}, {{43, "/usr/bin/other"}, "/nonexistent"}});
+  formats::Mapping mapping;
+  mapping.filename = "/usr/bin/app";
+  mapping.pid = 42;
+  const std::string* file = files.FileOf(mapping);
+  ASSERT_NE(file, nullptr);
+  EXPECT_EQ(*file, self) << "no build id recorded: the copy, as it is";
+  mapping.build_id = id;
+  file = files.FileOf(mapping);
+  ASSERT_NE(file, nullptr);
+  EXPECT_EQ(*file, self) << "the copy's build id is the recorded one";
+  mapping.build_id = std::string(40, 'f');
+  EXPECT_EQ(files.FileOf(mapping), nullptr);
+  ASSERT_EQ(files.replaced().size(), 1u);
+  EXPECT_EQ(files.replaced()[0].path, self) << "the file read, the copy";
+  EXPECT_EQ(files.replaced()[0].now, id);
+  mapping.build_id.clear();
+  mapping.pid = 43;
+  EXPECT_EQ(files.FileOf(mapping), nullptr) << "another process's path was not copied";
+  mapping.filename = "/usr/bin/other";
+  file = files.FileOf(mapping);
+  ASSERT_NE(file, nullptr);
+  EXPECT_EQ(*file, "/nonexistent") << "taken as it is: the symbolizer says it is unreadable";
+  EXPECT_EQ(files.unchecked(), std::vector<std::string>{"/usr/bin/app (pid 43)"})
+      << "only a file neither copied nor with a build id";
 }
 
 }  // namespace

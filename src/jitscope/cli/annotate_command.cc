@@ -75,7 +75,7 @@ int RunAnnotate(const AnnotateOptions& options, std::FILE* out, std::FILE* err) 
   // the call sites of its return addresses.
   Processes processes(*sources);
   report::SampleWalker walker(data, *sources, recording->vdso_path, recording->latest_code);
-  walker.files().SetOtherRoots(recording->other_roots);
+  report::DescribeOtherRoots(*recording, walker.files());
   report::NativeSymbolizer native;
   report::CodeLocator locator(
       [&](uint32_t pid) -> const symbolize::SymbolIndex& { return processes.Index(pid); },

@@ -10,14 +10,16 @@ std::optional<CodeLocator::NativeHit> CodeLocator::FindNative(uint32_t pid, uint
   if (maps_ == nullptr || native_ == nullptr) return std::nullopt;
   const formats::Mapping* mapping = maps_->Find(pid, address, time_ns);
   if (mapping == nullptr || !mapping->filename.starts_with("/") ||
-      IsAnonymousMemory(mapping->filename) || (files_ != nullptr && !files_->Unchanged(*mapping))) {
+      IsAnonymousMemory(mapping->filename)) {
     return std::nullopt;
   }
+  const std::string* file = files_ != nullptr ? files_->FileOf(*mapping) : &mapping->filename;
+  if (file == nullptr) return std::nullopt;
   const std::optional<NativeSymbolizer::Function> function =
-      native_->FunctionAt(mapping->filename, address - mapping->start + mapping->file_offset);
+      native_->FunctionAt(*file, address - mapping->start + mapping->file_offset);
   // A function that starts before this mapping of its file is not all in this mapping.
   if (!function || function->file_offset < mapping->file_offset) return std::nullopt;
-  return NativeHit{mapping, *function,
+  return NativeHit{mapping, file, *function,
                    mapping->start + function->file_offset - mapping->file_offset};
 }
 
@@ -51,6 +53,7 @@ CodeVersion CodeLocator::Describe(uint32_t pid, uint64_t address, uint64_t time_
     version.native = true;
     version.name = Demangle(hit->function.symbol);
     version.module = hit->mapping->filename;
+    version.file = *hit->file;
     version.file_offset = hit->function.file_offset;
     version.start = hit->start;
     version.size = hit->function.size;
@@ -62,8 +65,7 @@ CodeVersion CodeLocator::Describe(uint32_t pid, uint64_t address, uint64_t time_
 symbolize::CodeBytes CodeLocator::Code(const CodeVersion& version, uint64_t size) {
   if (!version.native) return code_of_(version.pid).Read(version.start, size, version.loaded_ns);
   symbolize::CodeBytes code;
-  if (native_ != nullptr)
-    code.bytes = native_->ReadBytes(version.module, version.file_offset, size);
+  if (native_ != nullptr) code.bytes = native_->ReadBytes(version.file, version.file_offset, size);
   code.known.assign(code.bytes.size(), true);
   code.bytes.resize(size);
   code.known.resize(size, false);
@@ -82,7 +84,7 @@ std::vector<SourceFrame> CodeLocator::SourceAt(const CodeVersion& version, uint6
   }
   if (native_ == nullptr) return source;
   for (const Location& location :
-       native_->Symbolize(version.module, version.file_offset + (address - version.start))) {
+       native_->Symbolize(version.file, version.file_offset + (address - version.start))) {
     source.push_back({location.function, location.file, location.line, location.inlined});
   }
   return source;

@@ -42,6 +42,7 @@ struct CodeVersion {
   std::string name;  // the top-level function's; "[jit 0x...]" when the engine gave none
   std::optional<uint64_t> method_id;
   std::string module;        // JIT: the engine's module ("" when none); native: the ELF file's path
+  std::string file;          // native: the file read for its code, `module` or its copy
   uint64_t file_offset = 0;  // native: where the code starts in `module`
   uint64_t start = 0;
   uint64_t size = 0;
@@ -98,6 +99,7 @@ class CodeLocator {
   uint64_t JitTime(uint64_t time_ns) const { return latest_code_ ? symbolize::kLatest : time_ns; }
   struct NativeHit {
     const formats::Mapping* mapping;
+    const std::string* file;  // what FileIdentity::FileOf gave for it
     NativeSymbolizer::Function function;
     uint64_t start;  // the function's address in the process
   };

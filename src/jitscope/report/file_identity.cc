@@ -29,22 +29,25 @@ std::string BuildIdOfFile(const std::string& path) {
   return hex;
 }
 
-bool FileIdentity::Unchanged(const formats::Mapping& mapping) {
-  if (mapping.build_id.empty()) {
-    if (!other_roots_.contains(mapping.pid)) return true;
-    std::string file = mapping.filename + " (pid " + std::to_string(mapping.pid) + ")";
-    if (std::find(unchecked_.begin(), unchecked_.end(), file) == unchecked_.end()) {
-      unchecked_.push_back(std::move(file));
+const std::string* FileIdentity::FileOf(const formats::Mapping& mapping) {
+  const std::string* file = &mapping.filename;
+  if (auto copy = copies_.find({mapping.pid, mapping.filename}); copy != copies_.end()) {
+    file = &copy->second;
+  } else if (mapping.build_id.empty() && other_roots_.contains(mapping.pid)) {
+    std::string unchecked = mapping.filename + " (pid " + std::to_string(mapping.pid) + ")";
+    if (std::find(unchecked_.begin(), unchecked_.end(), unchecked) == unchecked_.end()) {
+      unchecked_.push_back(std::move(unchecked));
     }
-    return false;
+    return nullptr;
   }
-  auto [it, inserted] = now_.try_emplace(mapping.filename);
-  if (inserted) it->second = BuildIdOfFile(mapping.filename);
-  if (it->second == mapping.build_id) return true;
+  if (mapping.build_id.empty()) return file;
+  auto [it, inserted] = now_.try_emplace(*file);
+  if (inserted) it->second = BuildIdOfFile(*file);
+  if (it->second == mapping.build_id) return file;
   const bool noted = std::any_of(replaced_.begin(), replaced_.end(),
-                                 [&](const Replaced& r) { return r.path == mapping.filename; });
-  if (!noted) replaced_.push_back({mapping.filename, mapping.build_id, it->second});
-  return false;
+                                 [&](const Replaced& r) { return r.path == *file; });
+  if (!noted) replaced_.push_back({*file, mapping.build_id, it->second});
+  return nullptr;
 }
 
 }  // namespace jitscope::report

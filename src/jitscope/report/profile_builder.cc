@@ -84,14 +84,14 @@ class Builder {
  public:
   Builder(const BuildOptions& options, const formats::SampleData& data,
           const symbolize::SourceSet& sources, const std::string& vdso_path, bool latest_code,
-          bool of_processes, const std::set<uint32_t>& other_roots)
+          bool of_processes, const Recording& recording)
       : options_(options),
         of_processes_(of_processes),
         data_(data),
         sources_(sources),
         walker_(data, sources, vdso_path, latest_code),
         names_(data.comms, data.tasks) {
-    walker_.files().SetOtherRoots(other_roots);
+    DescribeOtherRoots(recording, walker_.files());
   }
 
   Profile Build() && {
@@ -153,8 +153,9 @@ class Builder {
         !unchecked.empty()) {
       profile_.warnings.push_back(fmt::format(
           "{} native files of processes that ran in a root directory of their own (a container) "
-          "have no build id in the recording to show that the file at that path here is the one "
-          "they ran; their frames are left unnamed (FILE+0xOFFSET): {}{}",
+          "were not copied into the session and have no build id in the recording to show that "
+          "the file at that path here is the one they ran; their frames are left unnamed "
+          "(FILE+0xOFFSET): {}{}",
           unchecked.size(),
           fmt::join(unchecked.begin(), unchecked.begin() + std::min<size_t>(unchecked.size(), 3),
                     ", "),
@@ -320,13 +321,22 @@ class Builder {
           Intern(Location{"[anonymous]", mapping->filename, "", 0, FrameKind::kAnonymous, false}));
       return;
     }
-    if (mapping->filename.starts_with("/") && walker_.files().Unchanged(*mapping)) {
+    const std::string* read =
+        mapping->filename.starts_with("/") ? walker_.files().FileOf(*mapping) : nullptr;
+    if (read != nullptr) {
       const auto& native =
-          native_.Symbolize(mapping->filename, address - mapping->start + mapping->file_offset);
+          native_.Symbolize(*read, address - mapping->start + mapping->file_offset);
       bool any = false;
       for (const Location& location : native) {
         if (location.inlined && !options_.inline_frames) continue;
-        frames.push_back(Intern(location));
+        if (read == &mapping->filename) {
+          frames.push_back(Intern(location));
+        } else {
+          // Read from a copy in the session: named by the file the process mapped.
+          Location named = location;
+          named.module = mapping->filename;
+          frames.push_back(Intern(std::move(named)));
+        }
         any = true;
       }
       if (any) return;
@@ -503,6 +513,7 @@ void NoteNamespaces(const formats::SessionInfo& info, const std::string& session
     if (process.own_root) recording.other_roots.insert(process.pid);
   }
   recording.copies_of = formats::CopiesDirectories(session_directory, info);
+  recording.elf_copies = formats::ElfCopies(session_directory, info);
 }
 
 base::StatusOr<Recording> ReadSession(const std::string& session_directory) {
@@ -669,7 +680,7 @@ base::StatusOr<Profile> Build(Recording recording, const BuildOptions& options) 
                    OpenRecordingJitSources(recording, options.jit_sources));
 
   Profile built = Builder(options, data, sources, recording.vdso_path, recording.latest_code,
-                          recording.of_processes, recording.other_roots)
+                          recording.of_processes, recording)
                       .Build();
   uint64_t anonymous = 0;
   for (const Stack& stack : built.stacks) {
@@ -691,6 +702,11 @@ base::StatusOr<Profile> Build(Recording recording, const BuildOptions& options) 
 }
 
 }  // namespace
+
+void DescribeOtherRoots(const Recording& recording, FileIdentity& files) {
+  files.SetOtherRoots(recording.other_roots);
+  files.SetCopies(recording.elf_copies);
+}
 
 base::StatusOr<Recording> ReadRecording(const std::string& input) {
   if (IsRegularFile(input) && !formats::LooksLikePerfData(input)) {

@@ -31,6 +31,7 @@
 #include "jitscope/base/status.h"
 #include "jitscope/formats/perf_record.h"
 #include "jitscope/formats/samples_file.h"
+#include "jitscope/report/file_identity.h"
 #include "jitscope/report/profile.h"
 #include "jitscope/symbolize/source_set.h"
 
@@ -70,8 +71,10 @@ struct Recording {
   std::map<std::string, uint32_t> copies_of;
   std::set<uint32_t> elsewhere;
   // Of those, the ones whose root directory was another: their native files' paths may name
-  // other files here, which only a build id can rule out (file_identity.h).
+  // other files here, which only a build id can rule out (file_identity.h), and the copies of
+  // their ELF files record kept: (pid, path) → the copy (formats::ElfCopies).
   std::set<uint32_t> other_roots;
+  std::map<std::pair<uint32_t, std::string>, std::string> elf_copies;
   // The samples' times are not CLOCK_MONOTONIC (perf record without -k 1): JIT code is named by
   // the latest code loaded at its address.
   bool latest_code = false;
@@ -81,6 +84,9 @@ struct Recording {
   bool of_processes = false;
   Profile profile;  // command, sample period and warnings so far
 };
+// Tells `files` of the recording's processes with a root directory of their own and of the
+// copies of their ELF files, so they are read as report reads them.
+void DescribeOtherRoots(const Recording& recording, FileIdentity& files);
 // Reads a session directory or a perf.data file, as BuildProfile does.
 base::StatusOr<Recording> ReadRecording(const std::string& input);
 // The JIT files of the recording's processes (OpenJitSources over the session directory, or the

@@ -55,7 +55,8 @@ unwind::CfiModule* SessionAddressSpace::ModuleOf(const formats::Mapping& mapping
   auto [it, inserted] = module_of_mapping_.try_emplace(&mapping);
   if (!inserted) return it->second;
   if (mapping.filename.starts_with("/")) {
-    if (files_ == nullptr || files_->Unchanged(mapping)) it->second = ModuleFor(mapping.filename);
+    const std::string* file = files_ != nullptr ? files_->FileOf(mapping) : &mapping.filename;
+    if (file != nullptr) it->second = ModuleFor(*file);
   } else if (mapping.filename == "[vdso]") {
     it->second = ModuleFor(vdso_path_);
   }
