@@ -7,10 +7,13 @@
 
 #include <gtest/gtest.h>
 
+#include "jitscope/formats/elf_build_id.h"
 #include "support/process.h"
 
 namespace jitscope::report {
 namespace {
+
+using formats::BuildIdOfFile;
 
 // readelf's view of a file's build id.
 std::string ReadelfBuildId(const std::string& path) {

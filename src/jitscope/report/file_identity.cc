@@ -1,33 +1,11 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "jitscope/report/file_identity.h"
 
-#include <elfutils/libdwelf.h>
-#include <fcntl.h>
-#include <libelf.h>
-#include <unistd.h>
-
 #include <algorithm>
 
-#include "jitscope/base/scoped_resource.h"
+#include "jitscope/formats/elf_build_id.h"
 
 namespace jitscope::report {
-
-std::string BuildIdOfFile(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return "";
-  const base::ScopedFd owner(fd);
-  elf_version(EV_CURRENT);
-  Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
-  if (elf == nullptr) return "";
-  const void* bytes = nullptr;
-  const ssize_t size = dwelf_elf_gnu_build_id(elf, &bytes);
-  std::string hex =
-      size > 0
-          ? formats::BuildIdHex({static_cast<const uint8_t*>(bytes), static_cast<size_t>(size)})
-          : std::string();
-  elf_end(elf);
-  return hex;
-}
 
 const std::string* FileIdentity::FileOf(const formats::Mapping& mapping) {
   const std::string* file = &mapping.filename;
@@ -42,7 +20,7 @@ const std::string* FileIdentity::FileOf(const formats::Mapping& mapping) {
   }
   if (mapping.build_id.empty()) return file;
   auto [it, inserted] = now_.try_emplace(*file);
-  if (inserted) it->second = BuildIdOfFile(*file);
+  if (inserted) it->second = formats::BuildIdOfFile(*file);
   if (it->second == mapping.build_id) return file;
   const bool noted = std::any_of(replaced_.begin(), replaced_.end(),
                                  [&](const Replaced& r) { return r.path == *file; });

@@ -58,8 +58,4 @@ class FileIdentity {
   std::vector<std::string> unchecked_;
 };
 
-// The build id of the ELF file at `path` (lowercase hex), or "" when it has none or is not
-// readable as ELF.
-std::string BuildIdOfFile(const std::string& path);
-
 }  // namespace jitscope::report

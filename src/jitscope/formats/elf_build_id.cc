@@ -1,0 +1,31 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "jitscope/formats/elf_build_id.h"
+
+#include <elfutils/libdwelf.h>
+#include <fcntl.h>
+#include <libelf.h>
+
+#include "jitscope/base/scoped_resource.h"
+#include "jitscope/formats/perf_record.h"
+
+namespace jitscope::formats {
+
+std::string BuildIdOfFd(int fd) {
+  elf_version(EV_CURRENT);
+  Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
+  if (elf == nullptr) return "";
+  const void* bytes = nullptr;
+  const ssize_t size = dwelf_elf_gnu_build_id(elf, &bytes);
+  std::string hex =
+      size > 0 ? BuildIdHex({static_cast<const uint8_t*>(bytes), static_cast<size_t>(size)})
+               : std::string();
+  elf_end(elf);
+  return hex;
+}
+
+std::string BuildIdOfFile(const std::string& path) {
+  const base::ScopedFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  return fd ? BuildIdOfFd(fd.get()) : std::string();
+}
+
+}  // namespace jitscope::formats
