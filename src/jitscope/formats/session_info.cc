@@ -137,9 +137,6 @@ base::StatusOr<SessionInfo> ParseSessionInfo(std::string_view bytes) {
   return info;
 }
 
-namespace {
-
-// Whether `path` is relative and stays where it starts: no "." or ".." component, none empty.
 bool IsRelativeAndDescends(std::string_view path) {
   if (path.empty() || path.starts_with('/')) return false;
   for (size_t start = 0; start <= path.size();) {
@@ -150,8 +147,6 @@ bool IsRelativeAndDescends(std::string_view path) {
   }
   return true;
 }
-
-}  // namespace
 
 std::map<std::string, uint32_t> CopiesDirectories(const std::string& directory,
                                                   const SessionInfo& info) {

@@ -97,6 +97,10 @@ struct SessionInfo {
 std::map<std::string, uint32_t> CopiesDirectories(const std::string& directory,
                                                   const SessionInfo& info);
 
+// Whether `path` is relative and stays where it starts: no "." or ".." component, none empty.
+// What a "copied" or "elf_copies" copy must be.
+bool IsRelativeAndDescends(std::string_view path);
+
 // The ELF copies of session `directory`'s processes: (pid, path in its root) → the copy to read
 // in its place. Only regular files inside the directory: an entry whose path is not absolute, or
 // whose copy is absolute, has a "." or ".." component, or resolves (through symbolic links)

@@ -2,6 +2,7 @@
 #include "jitscope/record/container_files.h"
 
 #include <dirent.h>
+#include <elf.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <sys/stat.h>
@@ -10,9 +11,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <set>
 
 #include "jitscope/base/files.h"
+#include "jitscope/formats/elf_build_id.h"
 #include "jitscope/formats/perf_map_writer.h"
 #include "jitscope/formats/pid_file_name.h"
 #include "jitscope/record/proc_files.h"
@@ -74,22 +77,37 @@ base::StatusOr<std::vector<std::string>> ListNames(int dir) {
   return names;
 }
 
+base::Status CheckRegularFile(int fd, const std::string& name) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return base::Status::Errno(errno, "%s", name.c_str());
+  if (!S_ISREG(st.st_mode)) return base::Status::Error("%s: not a regular file", name.c_str());
+  return base::Status::Ok();
+}
+
 // Copies the regular file `name` of directory `dir` (O_PATH) to `to_dir`/`to_name`; ENOENT when it
 // is not there. Never follows a link, never opens a FIFO or device for reading (O_NONBLOCK lets the
 // open of a FIFO return, to be refused as not a regular file).
+base::StatusOr<uint64_t> CopyOpenFile(int source, const std::string& name,
+                                      const std::string& to_dir, const std::string& to_name);
+
 base::StatusOr<uint64_t> CopyRegularFile(int dir, const std::string& name,
                                          const std::string& to_dir, const std::string& to_name) {
   base::ScopedFd source(
       ::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
   if (!source) return base::Status::Errno(errno, "%s", name.c_str());
-  struct stat st {};
-  if (::fstat(source.get(), &st) != 0) return base::Status::Errno(errno, "%s", name.c_str());
-  if (!S_ISREG(st.st_mode)) return base::Status::Error("%s: not a regular file", name.c_str());
+  RETURN_IF_ERROR(CheckRegularFile(source.get(), name));
+  return CopyOpenFile(source.get(), name, to_dir, to_name);
+}
+
+// Copies the file open as `source` (`name` in messages) to `to_dir`/`to_name`, whole or not at
+// all.
+base::StatusOr<uint64_t> CopyOpenFile(int source, const std::string& name,
+                                      const std::string& to_dir, const std::string& to_name) {
   uint64_t bytes = 0;
   RETURN_IF_ERROR(base::ReplaceFile(to_dir, to_name, [&](int out) -> base::Status {
     char buffer[65536];
     for (;;) {
-      const ssize_t n = ::read(source.get(), buffer, sizeof(buffer));
+      const ssize_t n = ::read(source, buffer, sizeof(buffer));
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) return base::Status::Errno(errno, "reading %s", name.c_str());
       if (n == 0) return base::Status::Ok();
@@ -98,6 +116,22 @@ base::StatusOr<uint64_t> CopyRegularFile(int dir, const std::string& name,
     }
   }));
   return bytes;
+}
+
+// Creates (or opens) the directories of `relative` (its components checked by the caller) in the
+// directory `top`, never following a link, and returns the path of the last.
+base::StatusOr<std::string> MakeDirectories(const std::string& top, const std::string& relative) {
+  base::ScopedFd dir(::open(top.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!dir) return base::Status::Errno(errno, "%s", top.c_str());
+  std::string path = top;
+  for (size_t start = 0; start < relative.size();) {
+    const size_t end = std::min(relative.find('/', start), relative.size());
+    const std::string name = relative.substr(start, end - start);
+    path += "/" + name;
+    ASSIGN_OR_RETURN(dir, base::OpenOrCreateDirectoryAt(dir.get(), name, 0700, path));
+    start = end + 1;
+  }
+  return path;
 }
 
 }  // namespace
@@ -160,6 +194,7 @@ base::StatusOr<ContainerFiles> ContainerFiles::Open(pid_t pid, const ProcessName
   const std::string root_path = ProcPath(pid, "root");
   base::ScopedFd root(::open(root_path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!root) return base::Status::Errno(errno, "%s", root_path.c_str());
+  if (namespaces.other_root) files.root_ = base::ScopedFd(::dup(root.get()));
   files.AddDirectory(root.get(), "/tmp", files.tmp_);
   if (!collector_output_dir.empty()) {
     files.AddDirectory(root.get(), collector_output_dir, files.jit_dirs_);
@@ -182,6 +217,57 @@ base::StatusOr<uint64_t> ContainerFiles::CopyPerfMap(const std::string& session_
   return CopyRegularFile(tmp_.front().fd.get(),
                          formats::PerfMapFileName(static_cast<uint32_t>(namespaces_.ns_pid)),
                          session_dir, formats::PerfMapFileName(static_cast<uint32_t>(pid_)));
+}
+
+ContainerFiles::ElfCopies ContainerFiles::CopyElfFiles(
+    const std::string& session_dir, const std::set<std::string>& paths,
+    std::map<std::string, std::string>& by_build_id) const {
+  ElfCopies copied;
+  if (!root_) return copied;
+  for (const std::string& path : paths) {
+    // The copy's path is its own under pid-<pid>/root: only a plain absolute path can be one.
+    const std::string copy = CopiesDirectoryName(pid_) + "/root" + path;
+    if (!path.starts_with('/') || !formats::IsRelativeAndDescends(path.substr(1))) {
+      copied.problems.push_back(path + ": not a plain absolute path");
+      continue;
+    }
+    base::StatusOr<base::ScopedFd> source =
+        OpenInRoot(root_.get(), path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+    if (!source.ok()) {
+      copied.problems.push_back(source.status().message());
+      continue;
+    }
+    if (base::Status regular = CheckRegularFile(source->get(), path); !regular.ok()) {
+      copied.problems.push_back(regular.message());
+      continue;
+    }
+    char magic[4] = {};
+    if (::pread(source->get(), magic, sizeof(magic), 0) != sizeof(magic) ||
+        std::memcmp(magic, ELFMAG, SELFMAG) != 0) {
+      continue;  // not ELF: no symbols or CFI to read
+    }
+    const std::string build_id = formats::BuildIdOfFd(source->get());
+    if (auto known = by_build_id.find(build_id); !build_id.empty() && known != by_build_id.end()) {
+      copied.files.push_back({path, known->second});
+      continue;
+    }
+    const size_t slash = copy.rfind('/');
+    base::StatusOr<std::string> to_dir = MakeDirectories(session_dir, copy.substr(0, slash));
+    if (!to_dir.ok()) {
+      copied.problems.push_back(path + ": " + to_dir.status().message());
+      continue;
+    }
+    base::StatusOr<uint64_t> bytes =
+        CopyOpenFile(source->get(), path, *to_dir, copy.substr(slash + 1));
+    if (!bytes.ok()) {
+      copied.problems.push_back(bytes.status().message());
+      continue;
+    }
+    copied.files.push_back({path, copy});
+    copied.bytes += *bytes;
+    if (!build_id.empty()) by_build_id.emplace(build_id, copy);
+  }
+  return copied;
 }
 
 ContainerFiles::Copied ContainerFiles::CopyInto(const std::string& session_dir) const {

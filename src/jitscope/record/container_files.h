@@ -23,18 +23,32 @@
 // A process in record's own mount namespace whose pid is the same in its namespace is left alone:
 // report reads its files where they are, as before, and nothing large is copied needlessly.
 //
-// Its ELF files are not copied (a container's libraries and runtime are hundreds of MB): report
-// reads them at their paths, checked by build id where the recording has one (file_identity.h).
+// Its ELF files are copied only when its root directory is not record's (a container's image:
+// its paths name other files, or none, on the host), and only those its samples touched
+// (touched_files.h; a container's libraries and runtime are hundreds of MB), each whole:
+//
+//   <session>/pid-<pid>/root/<path>   its file <path>, as it named it in its mappings
+//
+// A file of the same build id as one copied before (another process of the same image) is not
+// copied again: session.json's "elf_copies" names the first copy for both. They are opened
+// through its root, which is opened when the recording starts and held, as its directories are,
+// and copied when it ends: after its exit they are still found on its root's filesystem (not on
+// mounts inside its root, which its mount namespace took with it). report reads them in place of
+// the paths (report/file_identity.h); a process that shares record's root (`unshare --mount`)
+// has its ELF files read where they are.
 #pragma once
 
 #include <sys/types.h>
 
 #include <cstdint>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "jitscope/base/scoped_resource.h"
 #include "jitscope/base/status.h"
+#include "jitscope/formats/session_info.h"
 #include "jitscope/record/proc_files.h"
 
 namespace jitscope::record {
@@ -81,6 +95,18 @@ class ContainerFiles {
   // When it ends: copies the process's perf map, jitdumps and traces into `session_dir`
   // (replacing earlier copies).
   Copied CopyInto(const std::string& session_dir) const;
+  struct ElfCopies {
+    std::vector<formats::ElfCopy> files;  // session.json's "elf_copies"
+    uint64_t bytes = 0;                   // of the files copied (not those another copy stood for)
+    std::vector<std::string> problems;    // a file that could not be copied, and why
+  };
+  // When it ends, of a process whose root is not record's: copies its ELF files at `paths` (its
+  // mappings' names, in its root) to `session_dir`/pid-<pid>/root/<path>, once per build id: a
+  // file whose build id `by_build_id` holds is that copy's (relative to `session_dir`), and those
+  // copied are added to it. A path that is not a regular ELF file (a jitdump it maps) is passed
+  // over; a process that shares record's root has nothing copied.
+  ElfCopies CopyElfFiles(const std::string& session_dir, const std::set<std::string>& paths,
+                         std::map<std::string, std::string>& by_build_id) const;
   // Copies its perf map alone, as CopyInto does (for --jvm-perf-map); returns its size. ENOENT
   // when it has none.
   base::StatusOr<uint64_t> CopyPerfMap(const std::string& session_dir) const;
@@ -99,6 +125,7 @@ class ContainerFiles {
 
   pid_t pid_ = 0;
   ProcessNamespaces namespaces_;
+  base::ScopedFd root_;              // its root directory, when it is not record's
   std::vector<Directory> tmp_;       // its /tmp (none if it could not be opened)
   std::vector<Directory> jit_dirs_;  // its collector's output directory, its jitdumps'
   std::vector<std::string> problems_;

@@ -13,7 +13,9 @@
 #include <climits>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <optional>
+#include <set>
 #include <utility>
 
 #include "jitscope/base/clock.h"
@@ -28,6 +30,7 @@
 #include "jitscope/record/sampler.h"
 #include "jitscope/record/signal_forwarder.h"
 #include "jitscope/record/stop_signals.h"
+#include "jitscope/record/touched_files.h"
 #include "jitscope/record/vdso.h"
 
 namespace jitscope::record {
@@ -272,6 +275,56 @@ formats::AttachedProcess DescribeProcess(const AttachTarget& target) {
           .copied = {}};
 }
 
+// "process PID (pid NSPID in its namespace, ...)", for notes.
+std::string DescribeNamespaced(const ContainerFiles& files) {
+  return "process " + std::to_string(files.pid()) + " (pid " +
+         std::to_string(files.namespaces().ns_pid) + " in its namespace" +
+         (files.namespaces().other_mounts ? ", with mounts of its own" : "") +
+         (files.namespaces().other_root ? ", with a root directory of its own" : "") + ")";
+}
+
+// Copies the ELF files that the samples of the processes with a root directory of their own
+// touched into the session directory (container_files.h), lists them in `info` and says what was
+// done. Reads the samples file, written whole by now.
+void CopyContainerElfFiles(const std::vector<ContainerFiles>& containers,
+                           const std::string& session_dir, formats::SessionInfo& info,
+                           std::vector<std::string>& notes) {
+  std::set<uint32_t> pids;
+  for (const ContainerFiles& files : containers) {
+    if (files.namespaces().other_root) pids.insert(static_cast<uint32_t>(files.pid()));
+  }
+  if (pids.empty()) return;
+  base::StatusOr<formats::SampleData> data =
+      formats::ReadSamplesFile(session_dir + "/" + formats::kSamplesFileName);
+  if (!data.ok()) {
+    notes.push_back(
+        "cannot find the ELF files of the processes with a root directory of their "
+        "own to keep, their native code stays unnamed: " +
+        data.status().message());
+    return;
+  }
+  const std::map<uint32_t, std::set<std::string>> touched = TouchedFiles(*data, pids);
+  std::map<std::string, std::string> by_build_id;  // of every process: one copy per build
+  for (const ContainerFiles& files : containers) {
+    const auto paths = touched.find(static_cast<uint32_t>(files.pid()));
+    if (paths == touched.end()) continue;
+    ContainerFiles::ElfCopies copied = files.CopyElfFiles(session_dir, paths->second, by_build_id);
+    const std::string who = DescribeNamespaced(files);
+    if (!copied.files.empty()) {
+      notes.push_back(who + ": kept the " + std::to_string(copied.files.size()) +
+                      " ELF files its samples are in under " + session_dir + "/" +
+                      CopiesDirectoryName(files.pid()) + "/root (" + std::to_string(copied.bytes) +
+                      " bytes; one copy per build id)");
+    }
+    for (const std::string& problem : copied.problems) {
+      notes.push_back(who + ": could not keep " + problem);
+    }
+    for (formats::AttachedProcess& process : info.attached) {
+      if (process.pid == static_cast<uint32_t>(files.pid())) process.elf_copies = copied.files;
+    }
+  }
+}
+
 // Copies the JIT files of the processes in other namespaces into the session directory, lists
 // them in `info` and says what was done. Under -a, a process with nothing to copy is not
 // mentioned (a machine may run many containers without JIT code).
@@ -280,10 +333,7 @@ void CopyContainerFiles(const std::vector<ContainerFiles>& containers, bool syst
                         std::vector<std::string>& notes) {
   for (const ContainerFiles& files : containers) {
     const ContainerFiles::Copied copied = files.CopyInto(session_dir);
-    const std::string who = "process " + std::to_string(files.pid()) + " (pid " +
-                            std::to_string(files.namespaces().ns_pid) + " in its namespace" +
-                            (files.namespaces().other_mounts ? ", with mounts of its own" : "") +
-                            ")";
+    const std::string who = DescribeNamespaced(files);
     if (!copied.files.empty()) {
       std::string list;
       for (const std::string& file : copied.files) {
@@ -307,7 +357,8 @@ void CopyContainerFiles(const std::vector<ContainerFiles>& containers, bool syst
   if (system_wide) {
     // Of the whole machine, only the processes whose JIT files there are to find.
     std::erase_if(info.attached, [](const formats::AttachedProcess& process) {
-      return process.collector_output_dir.empty() && process.copied.empty();
+      return process.collector_output_dir.empty() && process.copied.empty() &&
+             process.elf_copies.empty();
     });
   }
 }
@@ -451,6 +502,9 @@ base::StatusOr<SessionResult> RunAttachSession(const SessionOptions& options) {
     CaptureJvmPerfMaps(jvms, containers, options.output_dir, "at the end", result.notes);
   }
   if (!containers.empty()) {
+    // The samples are read back to find the ELF files they touched.
+    if (write_status.ok()) write_status = writer.Flush();
+    CopyContainerElfFiles(containers, options.output_dir, info, result.notes);
     CopyContainerFiles(containers, options.system_wide, options.output_dir, info, result.notes);
     RETURN_IF_ERROR(formats::WriteSessionInfo(options.output_dir, info));
   }
