@@ -10,7 +10,12 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <iterator>
 #include <map>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -45,17 +50,33 @@ constexpr char kUntil[] =
     "nsSines(50000); return t; }\n"
     "nsOuter(Date.now() + 2000);\n";
 
+// A program unshare started in namespaces of its own (`options`, then the program's command).
+// SIGKILL ends it: it is its namespace's init, which no other signal from outside ends.
+struct Contained {
+  Contained(std::vector<std::string> argv, const std::string& comm)
+      : unshare(std::move(argv)),
+        pid(test_support::WaitForChild(unshare.pid(), comm, ::sysconf(_SC_CLK_TCK) / 2)) {}
+  ~Contained() { Kill(); }
+  void Kill() {
+    if (pid > 0 && !killed) ::kill(pid, SIGKILL);
+    killed = true;
+  }
+  Process unshare;
+  pid_t pid = 0;
+  bool killed = false;
+};
+
 // Node in namespaces of its own, as the issue's goal starts it; node is the unshare's child.
 // `flag`: --perf-basic-prof (a perf map in /tmp, written as code is made) or --perf-prof (a
 // jitdump, jit-1.dump, in its working directory, /tmp too, which it maps; V8 buffers it, so
 // what it holds is complete only once node has exited).
-struct ContainedNode {
+struct ContainedNode : Contained {
   explicit ContainedNode(const std::string& flag = "--perf-basic-prof",
                          const std::string& loop = kForever)
-      : unshare({UNSHARE_PROGRAM, "--pid", "--fork", "--mount", "--mount-proc", "/bin/sh", "-c",
-                 "mount -t tmpfs tmpfs /tmp && cd /tmp && exec \"$0\" " + flag + " -e \"$1\"",
-                 NODE_PROGRAM, std::string(kFunctions) + loop}),
-        pid(test_support::WaitForChild(unshare.pid(), "node", ::sysconf(_SC_CLK_TCK) / 2)) {
+      : Contained({UNSHARE_PROGRAM, "--pid", "--fork", "--mount", "--mount-proc", "/bin/sh", "-c",
+                   "mount -t tmpfs tmpfs /tmp && cd /tmp && exec \"$0\" " + flag + " -e \"$1\"",
+                   NODE_PROGRAM, std::string(kFunctions) + loop},
+                  "node") {
     if (flag != "--perf-basic-prof") return;
     // Attached before V8 optimised the functions, a short recording may see none of their
     // optimised code (a busy machine runs node late): wait until its map, seen through its
@@ -72,7 +93,6 @@ struct ContainedNode {
     }
     return true;
   }
-  ~ContainedNode() { Kill(); }
   bool Names(const std::string& file, const std::vector<std::string>& names) const {
     const std::string content =
         test_support::ReadFile("/proc/" + std::to_string(pid) + "/root/tmp/" + file);
@@ -81,14 +101,6 @@ struct ContainedNode {
     }
     return true;
   }
-  // SIGKILL: node is its namespace's init, which no other signal from outside ends.
-  void Kill() {
-    if (pid > 0 && !killed) ::kill(pid, SIGKILL);
-    killed = true;
-  }
-  Process unshare;
-  pid_t pid = 0;
-  bool killed = false;
 };
 
 // The names of the JS functions among the profile's JIT frames ("JS:*nsSines [eval]:2:17" is
@@ -198,6 +210,168 @@ TEST(ContainerTest, ItsJitdumpIsCopiedAndCountedAsItsOwn) {
   node.killed = true;  // it has exited
   EXPECT_TRUE(node.unshare.Wait().ok());
   ExpectNamedFromTheCopy(session, pid, record, "pid-" + std::to_string(pid) + "/jit-1.dump");
+}
+
+// A root directory of its own for `program`, as /prog, which is nowhere on the host: the program
+// and, at the paths ldd gives, its libraries and dynamic loader (copies of the host's, followed
+// through their links). Empty when ldd fails, which the caller asserts.
+bool MakeRoot(const std::string& root, const std::string& program) {
+  const test_support::ProcessResult ldd = RunProgram({LDD_PROGRAM, program});
+  EXPECT_TRUE(ldd.ok()) << ldd.Describe();
+  if (!ldd.ok()) return false;
+  std::vector<std::string> files;
+  std::istringstream lines(ldd.out);
+  for (std::string line; std::getline(lines, line);) {
+    // "\tlibc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x...)", "\t/lib64/ld-linux-x86-64.so.2
+    // (0x...)"; the vDSO's line has no path.
+    std::istringstream words(line);
+    std::vector<std::string> word{std::istream_iterator<std::string>(words), {}};
+    if (word.size() >= 3 && word[1] == "=>" && word[2].starts_with('/')) files.push_back(word[2]);
+    if (!word.empty() && word[0].starts_with('/')) files.push_back(word[0]);
+  }
+  EXPECT_GE(files.size(), 2u) << "libc and the loader at least: " << ldd.out;
+  std::error_code error;
+  for (const std::string& file : files) {
+    std::filesystem::create_directories(root + std::filesystem::path(file).parent_path().string(),
+                                        error);
+    std::filesystem::copy_file(std::filesystem::canonical(file), root + file, error);
+    EXPECT_FALSE(error) << file << ": " << error.message();
+  }
+  std::filesystem::copy_file(program, root + "/prog", error);
+  EXPECT_FALSE(error) << error.message();
+  return !error && files.size() >= 2;
+}
+
+// The native frames of the profile named by function, with their samples as leaf, and what they
+// were called from.
+struct NativeFrames {
+  std::map<std::string, uint64_t> leaf;
+  std::set<std::pair<std::string, std::string>> calls;  // (caller, callee)
+  std::set<std::string> modules;                        // of frames named Contained*
+};
+NativeFrames NativeFramesOf(const report::Profile& profile) {
+  NativeFrames frames;
+  for (const report::Stack& stack : profile.stacks) {
+    for (size_t i = 0; i < stack.frames.size(); ++i) {
+      const report::Location& frame = profile.locations[stack.frames[i]];
+      if (frame.kind != report::FrameKind::kNative) continue;
+      if (i == 0) frames.leaf[frame.function] += stack.samples;
+      if (frame.function.starts_with("Contained")) frames.modules.insert(frame.module);
+      if (i + 1 < stack.frames.size()) {
+        frames.calls.emplace(profile.locations[stack.frames[i + 1]].function, frame.function);
+      }
+    }
+  }
+  return frames;
+}
+
+// A native program in a root directory of its own (pivot_root: a container's image), that
+// exists only there: recorded from the host, its ELF files are copied into the session, and report
+// names its functions from the copies, and unwinds through their CFI with --call-graph dwarf,
+// after the program and its root are gone. Without the copies its frames were
+// "/prog+0xOFFSET" (the mappings read from /proc carry no build id, and /prog is nowhere here).
+void RecordAContainedProgram(const std::vector<std::string>& record_options, bool end_first) {
+  TempDir tmp;
+  const std::string root = tmp.path() + "/root";
+  const std::string session = tmp.path() + "/session";
+  ASSERT_TRUE(MakeRoot(root, CONTAINED_NATIVE_PROGRAM));
+  // As a container runtime does: its root a mount of its own, made the namespace's root with
+  // pivot_root, so that its paths are of that root to the host too (/proc/PID/maps names /prog;
+  // under a mere chroot, `unshare --root`, the host's path to it). The old root stays under /old
+  // (nothing in the new one could unmount it); the host's files are not reached through it.
+  Contained program({UNSHARE_PROGRAM, "--pid", "--fork", "--mount", "/bin/sh", "-c",
+                     "mount --bind \"$0\" \"$0\" && cd \"$0\" && mkdir old && "
+                     "pivot_root . old && exec /prog",
+                     root},
+                    "prog");
+  ASSERT_GT(program.pid, 0) << "the program never ran in its root";
+  const pid_t pid = program.pid;
+  base::StatusOr<ProcessNamespaces> namespaces = ReadNamespaces(pid);
+  ASSERT_TRUE(namespaces.ok()) << namespaces.status().message();
+  EXPECT_EQ(*namespaces,
+            (ProcessNamespaces{.ns_pid = 1, .other_mounts = true, .other_root = true}));
+  std::vector<std::string> argv = {JITSCOPE_CLI, "record"};
+  argv.insert(argv.end(), record_options.begin(), record_options.end());
+  for (const std::string& arg : {std::string("-o"), session, std::string("--"),
+                                 std::string("sleep"), std::string(end_first ? "2" : "1")}) {
+    argv.push_back(arg);
+  }
+  if (record_options.front() == "-p") argv.insert(argv.begin() + 3, std::to_string(pid));
+  Process record(argv);
+  if (end_first) {
+    // Ends, and its mount namespace with it, before the recording does: its files are copied
+    // through the root record holds.
+    for (int i = 0; i < 600 && test_support::ReadFile(session + "/session.json").empty(); ++i) {
+      ::usleep(50 * 1000);
+    }
+    ::usleep(1000 * 1000);
+    program.Kill();
+    program.unshare.Wait();
+  }
+  const test_support::ProcessResult recorded = record.Wait();
+  program.Kill();
+  program.unshare.Wait();
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.Describe();
+  std::filesystem::remove_all(root);
+
+  const std::string copies = "pid-" + std::to_string(pid) + "/root";
+  EXPECT_NE(recorded.err.find("jitscope record: process " + std::to_string(pid) +
+                              " (pid 1 in its namespace, with mounts of its own, with a root "
+                              "directory of its own): kept the "),
+            std::string::npos)
+      << recorded.err;
+  EXPECT_NE(
+      recorded.err.find(" ELF files its samples are in under " + session + "/" + copies + " ("),
+      std::string::npos)
+      << recorded.err;
+  base::StatusOr<formats::SessionInfo> info = formats::ReadSessionInfo(session);
+  ASSERT_TRUE(info.ok()) << info.status().message();
+  const formats::AttachedProcess* process = nullptr;
+  for (const formats::AttachedProcess& attached : info->attached) {
+    if (attached.pid == static_cast<uint32_t>(pid)) process = &attached;
+  }
+  ASSERT_NE(process, nullptr) << "the contained process is listed in session.json";
+  EXPECT_TRUE(process->own_root);
+  ASSERT_FALSE(process->elf_copies.empty());
+  EXPECT_NE(std::find(process->elf_copies.begin(), process->elf_copies.end(),
+                      formats::ElfCopy{"/prog", copies + "/prog"}),
+            process->elf_copies.end())
+      << "the program, where its samples are";
+  EXPECT_EQ(test_support::ReadFile(session + "/" + copies + "/prog"),
+            test_support::ReadFile(CONTAINED_NATIVE_PROGRAM))
+      << "copied whole";
+  for (const formats::ElfCopy& copy : process->elf_copies) {
+    EXPECT_EQ(copy.copy, copies + copy.path) << "one process: each its own copy";
+    EXPECT_TRUE(copy.path == "/prog" || copy.path.starts_with("/lib")) << copy.path;
+  }
+
+  report::BuildOptions just_it;
+  just_it.pids = {static_cast<uint32_t>(pid)};
+  base::StatusOr<report::Profile> profile = report::BuildProfile(session, just_it);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  const NativeFrames frames = NativeFramesOf(*profile);
+  ASSERT_TRUE(frames.leaf.contains("ContainedSquares")) << ::testing::PrintToString(frames.leaf);
+  ASSERT_TRUE(frames.leaf.contains("ContainedCubes")) << ::testing::PrintToString(frames.leaf);
+  EXPECT_GT(frames.leaf.at("ContainedSquares") * 2, profile->total_samples)
+      << "most samples in the hottest function: " << ::testing::PrintToString(frames.leaf);
+  EXPECT_TRUE(frames.calls.contains({"ContainedOuter", "ContainedSquares"}))
+      << ::testing::PrintToString(frames.calls);
+  EXPECT_TRUE(frames.calls.contains({"ContainedOuter", "ContainedCubes"}))
+      << ::testing::PrintToString(frames.calls);
+  EXPECT_TRUE(frames.calls.contains({"main", "ContainedOuter"}))
+      << ::testing::PrintToString(frames.calls);
+  EXPECT_EQ(frames.modules, std::set<std::string>{"/prog"}) << "named by the path it mapped";
+  for (const std::string& warning : profile->warnings) {
+    EXPECT_EQ(warning.find("/prog"), std::string::npos) << warning;
+  }
+}
+
+TEST(ContainerTest, AttachedByPidItsNativeFunctionsAreNamedFromItsCopiedFiles) {
+  RecordAContainedProgram({"-p", "--call-graph", "dwarf"}, /*end_first=*/false);
+}
+
+TEST(ContainerTest, SystemWideItsNativeFunctionsAreNamedThoughItEndedFirst) {
+  RecordAContainedProgram({"-a"}, /*end_first=*/true);
 }
 
 }  // namespace
