@@ -113,7 +113,9 @@ void AddRecordCommand(CLI::App& app, record::SessionOptions& options) {
       "any of these is named through --jvm-agent or --jvm-perf-map. A process in a container "
       "(other PID and mount namespaces) is given by its pid on the host: its files, named by its "
       "pid inside (NSpid) and found through /proc/PID/root, are copied into the session directory "
-      "(perf-PID.map, pid-PID/), so the session is reported after it is gone.");
+      "(perf-PID.map, pid-PID/), so the session is reported after it is gone; with a root "
+      "directory of its own (an image's), so are the ELF files its samples are in "
+      "(pid-PID/root/).");
   command->add_option("-o,--output", options.output_dir, "Session directory")
       ->default_val("jitscope.data");
   command->add_option("-F,--frequency", options.frequency_hz, "Samples per second per thread")
