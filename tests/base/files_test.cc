@@ -50,6 +50,38 @@ TEST_F(FilesTest, CreateExclusiveDoesNotFollowAPlantedLink) {
   EXPECT_NE(::access(target.c_str(), F_OK), 0) << "the link's target must not have been created";
 }
 
+// $TMPDIR's directory holds the file, which has no name there and is owner-only; without a
+// usable $TMPDIR, /var/tmp does.
+TEST_F(FilesTest, TemporaryFilesAreUnnamedAndInTmpdir) {
+  const char* before = std::getenv("TMPDIR");
+  const std::string saved = before != nullptr ? before : "";
+  ::setenv("TMPDIR", dir_.c_str(), 1);
+  auto fd = CreateTemporaryFile();
+  ::setenv("TMPDIR", (dir_ + "/missing").c_str(), 1);
+  auto fallback = CreateTemporaryFile();
+  if (before != nullptr) {
+    ::setenv("TMPDIR", saved.c_str(), 1);
+  } else {
+    ::unsetenv("TMPDIR");
+  }
+  ASSERT_TRUE(fd.ok()) << fd.status().message();
+  ASSERT_TRUE(fallback.ok()) << fallback.status().message();
+  struct stat file {
+  }, dir{}, var_tmp{}, other{};
+  ASSERT_EQ(::fstat(fd->get(), &file), 0);
+  ASSERT_EQ(::stat(dir_.c_str(), &dir), 0);
+  EXPECT_EQ(file.st_dev, dir.st_dev);
+  EXPECT_EQ(file.st_nlink, 0u) << "no name in any directory";
+  EXPECT_EQ(file.st_mode & 07777, 0600u);
+  ASSERT_EQ(::fstat(fallback->get(), &other), 0);
+  ASSERT_EQ(::stat("/var/tmp", &var_tmp), 0);
+  EXPECT_EQ(other.st_dev, var_tmp.st_dev);
+  ASSERT_TRUE(WriteAll(fd->get(), "spooled", 7).ok());
+  auto mapped = MappedFile::FromFd(fd->get(), "spool");
+  ASSERT_TRUE(mapped.ok()) << mapped.status().message();
+  EXPECT_EQ(mapped->bytes(), "spooled");
+}
+
 TEST_F(FilesTest, MappedFileReadsWhatWasWritten) {
   auto fd = CreateExclusive(dir_, "data");
   ASSERT_TRUE(fd.ok());

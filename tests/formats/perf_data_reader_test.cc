@@ -357,6 +357,12 @@ TEST(PerfDataReaderTest, DecompressesCompressedRecords) {
   ASSERT_EQ(parsed->data.mappings.size(), 1u);
   EXPECT_EQ(parsed->data.mappings[0].filename, "/usr/bin/hot");
   EXPECT_EQ(parsed->data.comms.size(), 1u);
+  // The decompressed records are in a file of their own, mapped, not in the reader's memory: all
+  // of them, and the sample's record among them.
+  ASSERT_NE(parsed->data.decompressed, nullptr);
+  EXPECT_EQ(parsed->data.decompressed->bytes(), records);
+  EXPECT_TRUE(parsed->data.decompressed->Holds(parsed->data.samples.record_start(0)));
+  parsed->data.ForEachSample([](const Sample& sample) { EXPECT_EQ(sample.ip, 0x400010u); });
 }
 
 TEST(PerfDataReaderTest, ABrokenCompressedStreamIsDamage) {

@@ -12,6 +12,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 namespace jitscope::base {
 
@@ -26,6 +27,21 @@ StatusOr<ScopedFd> CreateExclusive(const std::string& directory, const std::stri
     return Status::Errno(errno, "cannot set mode of %s", path.c_str());
   }
   return fd;
+}
+
+StatusOr<ScopedFd> CreateTemporaryFile() {
+  std::vector<std::string> directories;
+  if (const char* tmpdir = std::getenv("TMPDIR"); tmpdir != nullptr && *tmpdir != '\0') {
+    directories.push_back(tmpdir);
+  }
+  directories.insert(directories.end(), {"/var/tmp", "/tmp"});
+  Status last = Status::Ok();
+  for (const std::string& directory : directories) {
+    ScopedFd fd(::open(directory.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
+    if (fd) return fd;
+    last = Status::Errno(errno, "cannot create a temporary file in %s", directory.c_str());
+  }
+  return last;
 }
 
 Status ReplaceFile(const std::string& directory, const std::string& name,

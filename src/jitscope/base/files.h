@@ -21,6 +21,11 @@ namespace jitscope::base {
 StatusOr<ScopedFd> CreateExclusive(const std::string& directory, const std::string& name,
                                    mode_t mode = 0600);
 
+// An unnamed file for scratch data, gone when its descriptor is closed (O_TMPFILE): in $TMPDIR if
+// set, else /var/tmp, else /tmp (/var/tmp first because /tmp is often memory, and what a reader
+// spools there is to take page cache the kernel can reclaim).
+StatusOr<ScopedFd> CreateTemporaryFile();
+
 // Opens the directory `name` inside the directory `parent` (AT_FDCWD: the current directory),
 // first creating it with exactly `mode` (whatever the umask) if it is missing. Never follows a
 // symbolic link at `name`: a link or a file there is an error (ENOTDIR). `path` names it in errors.

@@ -41,6 +41,11 @@ constexpr uint32_t kLastUserRecordType = 83;
 // A zstd stream that decompresses to more than this from one record is refused: a record is at
 // most 64 KiB, and perf's own ratio is around 10 (the reference's run: 13).
 constexpr size_t kMaxDecompressedPerRecord = 64u << 20;
+// What all of them may decompress to, at most: a file of zstd frames that claim far more than
+// perf's own compression gives (a few times, tens for repetitive call chains) would fill the
+// disk the records are spooled to.
+constexpr uint64_t kMaxDecompressedRatio = 100;
+constexpr uint64_t kMinDecompressedLimit = uint64_t{1} << 30;
 
 struct Section {
   uint64_t offset = 0;
@@ -321,7 +326,13 @@ class Parser {
     }
   }
 
+  // The data section's records, then those decompressed from it (spooled as they came).
   void ReadData() {
+    ReadDataSection();
+    ReadSpool();
+  }
+
+  void ReadDataSection() {
     uint64_t end = data_.offset + data_.size;
     if (data_.size == 0 && data_.offset < reader_.size()) {
       // perf writes the header again when it finishes; a recording killed before that says
@@ -427,12 +438,66 @@ class Parser {
         return false;
       }
       if (size > records.size() - at) break;
-      Record(records.substr(at, size));
       at += size;
     }
+    if (!Spool(records.substr(0, at), offset)) return false;
     carry_ = std::string(records.substr(at));
-    out_.data.decompressed.push_back(std::move(out));
     return true;
+  }
+
+  // Appends whole decompressed records to the spool, an unlinked temporary file made at the first.
+  bool Spool(std::string_view records, uint64_t offset) {
+    if (!spool_) {
+      base::StatusOr<base::ScopedFd> fd = base::CreateTemporaryFile();
+      if (!fd.ok()) {
+        Damage(offset, "no room for the decompressed records: " + fd.status().message() +
+                           " (set TMPDIR to a directory with room)");
+        return false;
+      }
+      spool_ = std::move(*fd);
+    }
+    const uint64_t limit = std::max(kMinDecompressedLimit, kMaxDecompressedRatio * reader_.size());
+    if (spooled_ + records.size() > limit) {
+      Damage(offset, "the compressed records decompress to more than " + std::to_string(limit) +
+                         " bytes (1 GiB, or " + std::to_string(kMaxDecompressedRatio) +
+                         " times the file's size if more)");
+      return false;
+    }
+    spooled_ += records.size();
+    if (base::Status written = base::WriteAll(spool_.get(), records.data(), records.size());
+        !written.ok()) {
+      Damage(offset, "cannot keep the decompressed records: " + written.message());
+      return false;
+    }
+    return true;
+  }
+
+  // Reads the records decompressed from the data section, from the spool mapped: they are in the
+  // page cache, which the kernel can take back, and the pages behind the reader are given back as
+  // it goes, as for the file's own records.
+  void ReadSpool() {
+    if (!spool_) return;
+    base::StatusOr<base::MappedFile> mapped = base::MappedFile::FromFd(spool_.get(), "the spool");
+    if (!mapped.ok()) {
+      out_.notes.push_back(std::string(name_) + ": cannot read the decompressed records back: " +
+                           mapped.status().message());
+      return;
+    }
+    auto spool = std::make_shared<const base::MappedFile>(std::move(*mapped));
+    const std::string_view records = spool->bytes();
+    size_t evicted = 0;
+    // Whole records only were spooled, each checked to be at least a header long.
+    for (size_t at = 0; records.size() - at >= sizeof(perf_event_header);) {
+      uint16_t size = 0;
+      std::memcpy(&size, records.data() + at + 6, sizeof(size));
+      Record(records.substr(at, size));
+      at += size;
+      if (at - evicted >= base::MappedFile::kEvictEvery) {
+        spool->Evict(evicted, at);
+        evicted = at;
+      }
+    }
+    out_.data.decompressed = std::move(spool);
   }
 
   void Record(std::string_view bytes) {
@@ -494,6 +559,8 @@ class Parser {
   std::map<uint64_t, size_t> attr_of_id_;
   std::unique_ptr<ZSTD_DStream, DStreamFree> stream_;
   std::string carry_;
+  base::ScopedFd spool_;  // the decompressed records (Spool)
+  uint64_t spooled_ = 0;
   PerfData out_;
 };
 

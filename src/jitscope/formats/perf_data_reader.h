@@ -14,9 +14,11 @@
 // by the same code (perf_record.h) with each record's own attr's layout, so `report` has one
 // pipeline. A record names its attr through its event id when the file has several; records
 // inside PERF_RECORD_COMPRESSED (`perf record -z`) are decompressed with one zstd stream, a record
-// may straddle two of them. The file is foreign and untrusted: every read is bounds-checked
-// (bounded_reader.h); damage in the data ends the reading with a message naming its offset, and
-// everything read before it is kept.
+// may straddle two of them. They are written as they come to an unlinked temporary file
+// (base::CreateTemporaryFile: $TMPDIR, /var/tmp or /tmp), which is read back mapped once the data
+// section has been: a large -z recording's records then cost page cache, not the reader's memory.
+// The file is foreign and untrusted: every read is bounds-checked (bounded_reader.h); damage in the
+// data ends the reading with a message naming its offset, and everything read before it is kept.
 #pragma once
 
 #include <linux/perf_event.h>
@@ -77,9 +79,10 @@ struct PerfData {
 // Decodes a perf.data file held in `bytes`; `name` is what messages call it. Fails when the header
 // or the attrs cannot be used (another format, a pipe-mode or directory-format recording, an attr
 // section out of bounds); damage in the data is `damage`. The samples are in a copy of `bytes` the
-// data holds (SampleData::copy), or in `data.decompressed`.
+// data holds (SampleData::copy), or in the records it decompressed (SampleData::decompressed).
 base::StatusOr<PerfData> ParsePerfData(std::span<const uint8_t> bytes, std::string_view name);
-// Maps and decodes the file at `path` (samples point into the mapping, kept in `data.file`).
+// Maps and decodes the file at `path` (samples point into the mapping, kept in `data.file`, or
+// into the decompressed records').
 base::StatusOr<PerfData> ReadPerfDataFile(const std::string& path);
 
 }  // namespace jitscope::formats

@@ -163,35 +163,56 @@ void SampleList::SortByTime(const base::MappedFile* file) {
   in_time_order_ = true;
 }
 
-void SampleData::ForEachSample(const std::function<void(const Sample&)>& visit) const {
-  // The samples go in blocks; before each block, the file's pages before the first record of it
-  // or of any later block are evicted. Time order is not quite file order (a recorder drains one
-  // ring per CPU in turn, so the file interleaves CPUs a drain round at a time), so what stays is
-  // about a block and the records of a round.
-  constexpr size_t kBlock = 256;
-  const size_t count = samples.size();
-  std::vector<size_t> lowest;  // per block and one past the last: that file offset
-  if (file) {
-    const auto* base = reinterpret_cast<const char*>(file->data());
+namespace {
+
+// Gives back the pages of a mapped file that only samples already visited are in. The samples go
+// in blocks; before each block, the file's pages before the first record of it or of any later
+// block are evicted. Time order is not quite file order (a recorder drains one ring per CPU in
+// turn, so the file interleaves CPUs a drain round at a time), so what stays is about a block and
+// the records of a round.
+class BehindVisits {
+ public:
+  static constexpr size_t kBlock = 256;
+
+  BehindVisits(const base::MappedFile* file, const SampleList& samples) : file_(file) {
+    if (file_ == nullptr) return;
+    const size_t count = samples.size();
+    const auto* base = reinterpret_cast<const char*>(file_->data());
     const size_t blocks = (count + kBlock - 1) / kBlock;
-    lowest.assign(blocks + 1, file->size());
+    lowest_.assign(blocks + 1, file_->size());
     for (size_t block = blocks; block-- > 0;) {
-      size_t low = lowest[block + 1];
+      size_t low = lowest_[block + 1];
       for (size_t i = block * kBlock; i < std::min(count, (block + 1) * kBlock); ++i) {
         const char* start = samples.record_start(i);
-        // Records decompressed out of the file (perf record -z) are not in it.
-        if (file->Holds(start)) low = std::min(low, static_cast<size_t>(start - base));
+        // Samples whose records are elsewhere (the other file of a perf.data) are not in it.
+        if (file_->Holds(start)) low = std::min(low, static_cast<size_t>(start - base));
       }
-      lowest[block] = low;
+      lowest_[block] = low;
     }
   }
-  size_t evicted = 0;
+
+  // Before the i-th sample is visited.
+  void Before(size_t i) {
+    if (file_ == nullptr || i % kBlock != 0 || lowest_[i / kBlock] <= evicted_) return;
+    file_->Evict(evicted_, lowest_[i / kBlock]);
+    evicted_ = lowest_[i / kBlock];
+  }
+
+ private:
+  const base::MappedFile* file_;
+  std::vector<size_t> lowest_;  // per block and one past the last: that file offset
+  size_t evicted_ = 0;
+};
+
+}  // namespace
+
+void SampleData::ForEachSample(const std::function<void(const Sample&)>& visit) const {
+  BehindVisits in_file(file.get(), samples);
+  BehindVisits in_decompressed(decompressed.get(), samples);
   Sample sample;
-  for (size_t i = 0; i < count; ++i) {
-    if (file && i % kBlock == 0 && lowest[i / kBlock] > evicted) {
-      file->Evict(evicted, lowest[i / kBlock]);
-      evicted = lowest[i / kBlock];
-    }
+  for (size_t i = 0; i < samples.size(); ++i) {
+    in_file.Before(i);
+    in_decompressed.Before(i);
     samples.Decode(i, sample);
     visit(sample);
   }
@@ -225,7 +246,8 @@ void SortByTime(SampleData& data) {
   // drain round; consumers expect each list in time order. Stable, so records with one timestamp
   // (a FORK and the child's first COMM) keep the kernel's order.
   auto by_time = [](const auto& a, const auto& b) { return a.time_ns < b.time_ns; };
-  data.samples.SortByTime(data.file.get());
+  // A perf record -z file's samples are in the records decompressed from it.
+  data.samples.SortByTime(data.decompressed ? data.decompressed.get() : data.file.get());
   std::stable_sort(data.mappings.begin(), data.mappings.end(), by_time);
   std::stable_sort(data.comms.begin(), data.comms.end(), by_time);
   std::stable_sort(data.tasks.begin(), data.tasks.end(), by_time);

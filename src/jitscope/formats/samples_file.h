@@ -91,7 +91,7 @@ struct SampleCounters {
 };
 
 // A recording's samples, each kept as the record it was read as, where the reader read it (the
-// mapped file, or a block perf.data's reader decompressed), and decoded again when it is used.
+// mapped file, or the records perf.data's reader decompressed), and decoded again when it is used.
 // An entry is where its record is, a pointer, where a decoded Sample, with its call chain,
 // registers and stack view, is hundreds of bytes (docs/performance.md, "Reports at a million
 // samples"); a report aggregates them one at a time instead (SampleData::ForEachSample).
@@ -183,9 +183,10 @@ struct SampleData {
   SamplesFormat format;
   // The bytes the samples' records are in, when the reader mapped the file itself.
   std::shared_ptr<const base::MappedFile> file;
-  // Records a reader decompressed (perf.data's PERF_RECORD_COMPRESSED): more bytes samples'
-  // records are in. Each string is allocated once and never moves.
-  std::vector<std::unique_ptr<const std::string>> decompressed;
+  // The records a reader decompressed (perf.data's PERF_RECORD_COMPRESSED), which it wrote to an
+  // unlinked temporary file and mapped: more bytes samples' records are in, paged like `file`'s
+  // rather than held in memory.
+  std::shared_ptr<const base::MappedFile> decompressed;
   // The bytes a reader was given rather than mapped itself (ParseSamples, ParsePerfData), which
   // it copied: the samples' records are in them, so the data stands on its own.
   std::unique_ptr<const std::string> copy;
