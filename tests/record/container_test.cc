@@ -50,12 +50,13 @@ constexpr char kUntil[] =
     "nsSines(50000); return t; }\n"
     "nsOuter(Date.now() + 2000);\n";
 
-// A program unshare started in namespaces of its own (`options`, then the program's command).
+// A program unshare started in namespaces of its own (`options`, then the program's command),
+// once it runs `comm` and has used `ticks` of CPU (half a second unless said).
 // SIGKILL ends it: it is its namespace's init, which no other signal from outside ends.
 struct Contained {
-  Contained(std::vector<std::string> argv, const std::string& comm)
-      : unshare(std::move(argv)),
-        pid(test_support::WaitForChild(unshare.pid(), comm, ::sysconf(_SC_CLK_TCK) / 2)) {}
+  Contained(std::vector<std::string> argv, const std::string& comm,
+            long ticks = ::sysconf(_SC_CLK_TCK) / 2)
+      : unshare(std::move(argv)), pid(test_support::WaitForChild(unshare.pid(), comm, ticks)) {}
   ~Contained() { Kill(); }
   void Kill() {
     if (pid > 0 && !killed) ::kill(pid, SIGKILL);
@@ -210,6 +211,73 @@ TEST(ContainerTest, ItsJitdumpIsCopiedAndCountedAsItsOwn) {
   node.killed = true;  // it has exited
   EXPECT_TRUE(node.unshare.Wait().ok());
   ExpectNamedFromTheCopy(session, pid, record, "pid-" + std::to_string(pid) + "/jit-1.dump");
+}
+
+// A contained shell that starts node only after the recording has begun (a container's entry
+// point): node is the shell's child, forked while recorded, and its JIT file, in the namespace's
+// /tmp and named by its own pid there, is kept as its own: a perf map (`--perf-basic-prof`), or
+// a jitdump it maps (`--perf-prof`). The shell waits 2 s for the recording to start, and the
+// recording lasts until the shell has exited.
+void ExpectChildStartedWhileRecordedNamed(const std::string& flag) {
+  TempDir tmp;
+  const std::string session = tmp.path() + "/session";
+  // A name of this test's own: the host's /tmp, seen before the shell mounts its own, lacks it.
+  const std::string ready = "ready-" + tmp.path().substr(tmp.path().rfind('/') + 1);
+  Contained shell({UNSHARE_PROGRAM, "--pid", "--fork", "--mount", "--mount-proc", "/bin/sh", "-c",
+                   "mount -t tmpfs tmpfs /tmp && cd /tmp && : >" + ready +
+                       " && sleep 2 && \"$0\" " + flag + " -e \"$1\"; sleep 1",
+                   NODE_PROGRAM, std::string(kFunctions) + kUntil},
+                  "sh", /*ticks=*/0);
+  ASSERT_GT(shell.pid, 0) << "the shell never ran in its namespaces";
+  // Attached once its /tmp is the tmpfs (record opens the directory when it starts).
+  const std::string mounted = "/proc/" + std::to_string(shell.pid) + "/root/tmp/" + ready;
+  for (int i = 0; i < 400 && ::access(mounted.c_str(), F_OK) != 0; ++i) ::usleep(25 * 1000);
+  ASSERT_EQ(::access(mounted.c_str(), F_OK), 0) << "the shell never mounted its /tmp";
+  const test_support::ProcessResult record =
+      RunProgram({JITSCOPE_CLI, "record", "-p", std::to_string(shell.pid), "-o", session});
+  shell.killed = true;  // it has exited
+  EXPECT_TRUE(shell.unshare.Wait().ok());
+  ASSERT_EQ(record.exit_code, 0) << record.Describe();
+
+  base::StatusOr<formats::SessionInfo> info = formats::ReadSessionInfo(session);
+  ASSERT_TRUE(info.ok()) << info.status().message();
+  const formats::AttachedProcess* node = nullptr;
+  for (const formats::AttachedProcess& process : info->attached) {
+    if (process.pid != static_cast<uint32_t>(shell.pid)) {
+      ASSERT_EQ(node, nullptr) << "only node has JIT files among the shell's children";
+      node = &process;
+    }
+  }
+  ASSERT_NE(node, nullptr) << "the child is listed in session.json\n" << record.err;
+  const std::string pid = std::to_string(node->pid);
+  ASSERT_GT(node->ns_pid, 1u) << "the shell is 1 in the namespace, its children after it";
+  EXPECT_TRUE(node->own_mounts);
+  const std::string ns_pid = std::to_string(node->ns_pid);
+  const std::string copy = flag == "--perf-basic-prof" ? "perf-" + pid + ".map"
+                                                       : "pid-" + pid + "/jit-" + ns_pid + ".dump";
+  EXPECT_EQ(node->copied, std::vector<std::string>{copy});
+  EXPECT_NE(record.err.find("jitscope record: process " + pid + " (pid " + ns_pid +
+                            " in its namespace, with mounts of its own): kept its JIT files as " +
+                            session + "/" + copy + " ("),
+            std::string::npos)
+      << record.err;
+
+  report::BuildOptions just_node;
+  just_node.pids = {node->pid};
+  base::StatusOr<report::Profile> profile = report::BuildProfile(session, just_node);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  const std::map<std::string, uint64_t> functions = JsFunctions(*profile);
+  for (const char* name : {"nsSquareRoots", "nsSines"}) {
+    EXPECT_TRUE(functions.contains(name)) << name << ": " << ::testing::PrintToString(functions);
+  }
+}
+
+TEST(ContainerTest, AChildStartedWhileRecordedHasItsPerfMapKept) {
+  ExpectChildStartedWhileRecordedNamed("--perf-basic-prof");
+}
+
+TEST(ContainerTest, AChildStartedWhileRecordedHasTheJitdumpItMapsKept) {
+  ExpectChildStartedWhileRecordedNamed("--perf-prof");
 }
 
 // A root directory of its own for `program`, as /prog, which is nowhere on the host: the program

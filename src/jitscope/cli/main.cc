@@ -115,7 +115,8 @@ void AddRecordCommand(CLI::App& app, record::SessionOptions& options) {
       "pid inside (NSpid) and found through /proc/PID/root, are copied into the session directory "
       "(perf-PID.map, pid-PID/), so the session is reported after it is gone; with a root "
       "directory of its own (an image's), so are the ELF files its samples are in "
-      "(pid-PID/root/).");
+      "(pid-PID/root/). The processes it starts while recorded are followed, and theirs are "
+      "copied too.");
   command->add_option("-o,--output", options.output_dir, "Session directory")
       ->default_val("jitscope.data");
   command->add_option("-F,--frequency", options.frequency_hz, "Samples per second per thread")

@@ -212,6 +212,43 @@ base::StatusOr<ContainerFiles> ContainerFiles::Open(pid_t pid, const ProcessName
   return files;
 }
 
+base::StatusOr<ContainerFiles> ContainerFiles::ForChild(
+    pid_t child, const ProcessNamespaces& child_namespaces) const {
+  ContainerFiles files;
+  files.pid_ = child;
+  files.namespaces_ = child_namespaces;
+  auto again = [](const base::ScopedFd& fd,
+                  const std::string& what) -> base::StatusOr<base::ScopedFd> {
+    base::ScopedFd copy(::fcntl(fd.get(), F_DUPFD_CLOEXEC, 0));
+    if (!copy) return base::Status::Errno(errno, "%s", what.c_str());
+    return copy;
+  };
+  if (root_) {
+    ASSIGN_OR_RETURN(files.root_, again(root_, "its root directory"));
+  }
+  for (const auto& [from, to] : {std::pair{&tmp_, &files.tmp_}, {&jit_dirs_, &files.jit_dirs_}}) {
+    for (const Directory& dir : *from) {
+      ASSIGN_OR_RETURN(base::ScopedFd fd, again(dir.fd, dir.path));
+      to->push_back({dir.path, std::move(fd)});
+    }
+  }
+  return files;
+}
+
+bool ContainerFiles::AddJitdumpDirectory(const std::string& path) {
+  const std::string dir = DirectoryOf(path);
+  if (dir.empty()) return false;
+  const std::string root_path = ProcPath(pid_, "root");
+  base::ScopedFd root(::open(root_path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!root) {
+    problems_.push_back(base::Status::Errno(errno, "%s", root_path.c_str()).message());
+    return false;
+  }
+  const size_t before = problems_.size();
+  AddDirectory(root.get(), dir, jit_dirs_);
+  return problems_.size() == before;
+}
+
 base::StatusOr<uint64_t> ContainerFiles::CopyPerfMap(const std::string& session_dir) const {
   if (tmp_.empty()) return base::Status::Errno(ENOENT, "its /tmp could not be opened");
   return CopyRegularFile(tmp_.front().fd.get(),

@@ -87,6 +87,16 @@ class ContainerFiles {
                                              const std::string& collector_output_dir,
                                              const std::vector<ProcMapping>& mappings);
 
+  // A process `child` that this one started while recorded, in `child_namespaces` (a fork shares
+  // its parent's mount namespace and root): its JIT files are in the same directories, named by
+  // its own pid in its namespace. The directories are opened again, so either may be copied first.
+  base::StatusOr<ContainerFiles> ForChild(pid_t child,
+                                          const ProcessNamespaces& child_namespaces) const;
+  // The process mapped the jitdump `path` (a path of its mount namespace) while recorded: the
+  // directory is opened now, while the process lives (through /proc/PID/root), so its JIT files
+  // there are copied at the end. False when it cannot be opened (problems() says why).
+  bool AddJitdumpDirectory(const std::string& path);
+
   struct Copied {
     std::vector<std::string> files;  // relative to the session directory
     uint64_t bytes = 0;

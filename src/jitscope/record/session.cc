@@ -23,6 +23,7 @@
 #include "jitscope/formats/samples_file.h"
 #include "jitscope/formats/session_info.h"
 #include "jitscope/record/attach.h"
+#include "jitscope/record/contained_children.h"
 #include "jitscope/record/install_tree.h"
 #include "jitscope/record/jcmd.h"
 #include "jitscope/record/jvm_agent.h"
@@ -131,10 +132,13 @@ int ExitCodeOf(int wait_status) {
 // Drains the sampler into `writer` until `done()`, then once more for what the last moments left
 // in the rings. A write error stops writing (the draining goes on, so the kernel never blocks on a
 // full ring) and is returned in `write_status`.
+// `observe`, if set, sees each record first.
 void DrainUntil(Sampler& sampler, const std::function<bool()>& done, formats::SamplesWriter& writer,
-                base::Status& write_status) {
+                base::Status& write_status,
+                const std::function<void(std::string_view)>& observe = nullptr) {
   auto drain = [&] {
     sampler.Drain([&](std::string_view record) {
+      if (observe) observe(record);
       if (write_status.ok()) write_status = writer.Append(record);
     });
   };
@@ -328,11 +332,14 @@ void CopyContainerElfFiles(const std::vector<ContainerFiles>& containers,
 // Copies the JIT files of the processes in other namespaces into the session directory, lists
 // them in `info` and says what was done. Under -a, a process with nothing to copy is not
 // mentioned (a machine may run many containers without JIT code).
+// A child the processes started while recorded (`children`) is mentioned, and listed, only when
+// it has files to copy: a shell's `sleep` has none.
 void CopyContainerFiles(const std::vector<ContainerFiles>& containers, bool system_wide,
-                        const std::string& session_dir, formats::SessionInfo& info,
-                        std::vector<std::string>& notes) {
+                        const std::set<pid_t>& children, const std::string& session_dir,
+                        formats::SessionInfo& info, std::vector<std::string>& notes) {
   for (const ContainerFiles& files : containers) {
     const ContainerFiles::Copied copied = files.CopyInto(session_dir);
+    const bool quiet = system_wide || children.contains(files.pid());
     const std::string who = DescribeNamespaced(files);
     if (!copied.files.empty()) {
       std::string list;
@@ -341,7 +348,7 @@ void CopyContainerFiles(const std::vector<ContainerFiles>& containers, bool syst
       }
       notes.push_back(who + ": kept its JIT files as " + list + " (" +
                       std::to_string(copied.bytes) + " bytes)");
-    } else if (!system_wide) {
+    } else if (!quiet) {
       notes.push_back(who + ": found no perf map (its /tmp/perf-" +
                       std::to_string(files.namespaces().ns_pid) +
                       ".map), jitdump or jitscope trace to keep; its JIT code stays unnamed");
@@ -354,13 +361,13 @@ void CopyContainerFiles(const std::vector<ContainerFiles>& containers, bool syst
       if (process.pid == static_cast<uint32_t>(files.pid())) process.copied = copied.files;
     }
   }
-  if (system_wide) {
-    // Of the whole machine, only the processes whose JIT files there are to find.
-    std::erase_if(info.attached, [](const formats::AttachedProcess& process) {
-      return process.collector_output_dir.empty() && process.copied.empty() &&
-             process.elf_copies.empty();
-    });
-  }
+  // Of the whole machine, and of the children, only the processes whose JIT files there are to
+  // find.
+  std::erase_if(info.attached, [&](const formats::AttachedProcess& process) {
+    return (system_wide || children.contains(static_cast<pid_t>(process.pid))) &&
+           process.collector_output_dir.empty() && process.copied.empty() &&
+           process.elf_copies.empty();
+  });
 }
 
 // record -a: one event per CPU on every process.
@@ -468,6 +475,8 @@ base::StatusOr<SessionResult> RunAttachSession(const SessionOptions& options) {
     CaptureJvmPerfMaps(jvms, containers, options.output_dir, "at the start", result.notes);
   }
 
+  // The processes those in other namespaces start while recorded, followed as the records come.
+  ContainedChildren children(containers, SamplesFormatOf(sampler.options()).layout);
   base::Status write_status;
   int wait_status = 0;
   bool command_ended = false;
@@ -493,7 +502,8 @@ base::StatusOr<SessionResult> RunAttachSession(const SessionOptions& options) {
       }
       return !result.stopped_by.empty();
     };
-    DrainUntil(sampler, done, writer, write_status);
+    DrainUntil(sampler, done, writer, write_status,
+               [&children](std::string_view record) { children.Observe(record); });
   }
   agents.Stop(result.notes);
   if (options.jvm_perf_map) {
@@ -502,10 +512,24 @@ base::StatusOr<SessionResult> RunAttachSession(const SessionOptions& options) {
     CaptureJvmPerfMaps(jvms, containers, options.output_dir, "at the end", result.notes);
   }
   if (!containers.empty()) {
+    for (pid_t child : children.children()) {
+      const auto& files =
+          *std::find_if(containers.begin(), containers.end(),
+                        [child](const ContainerFiles& f) { return f.pid() == child; });
+      AttachTarget target;
+      target.pid = child;
+      target.namespaces = files.namespaces();
+      info.attached.push_back(DescribeProcess(target));
+    }
+    if (!options.system_wide) {
+      for (const std::string& problem : children.problems()) result.notes.push_back(problem);
+    }
     // The samples are read back to find the ELF files they touched.
     if (write_status.ok()) write_status = writer.Flush();
     CopyContainerElfFiles(containers, options.output_dir, info, result.notes);
-    CopyContainerFiles(containers, options.system_wide, options.output_dir, info, result.notes);
+    const std::set<pid_t> started(children.children().begin(), children.children().end());
+    CopyContainerFiles(containers, options.system_wide, started, options.output_dir, info,
+                       result.notes);
     RETURN_IF_ERROR(formats::WriteSessionInfo(options.output_dir, info));
   }
   if (command && !command_ended) {
