@@ -122,6 +122,26 @@ TEST(PerfDataReaderTest, AnMmap2CarriesItsFilesBuildId) {
   EXPECT_EQ(parsed->data.mappings[1].build_id, "dead0bef");
 }
 
+// Linux 6.1 leaves the build-id flag set on the MMAP2 records of events that did not ask for build
+// ids when another event on the machine did (a jitscope record -a beside perf record): they hold
+// the device and inode, which must not be read as a build id.
+TEST(PerfDataReaderTest, AnMmap2WhoseBuildIdFlagWasLeftSetHasNoBuildId) {
+  PerfDataBuilder file = Basic();
+  for (const uint32_t major : {uint32_t{253}, uint32_t{0x10103}, uint32_t{21}}) {
+    PerfRecordBuilder b(PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID);
+    b.Put(kPid).Put(kPid).Put(uint64_t{0x500000}).Put(uint64_t{0x1000}).Put(uint64_t{0});
+    b.Put(major).Put(uint32_t{1}).Put(uint64_t{123456}).Put(uint64_t{7});
+    b.Put(uint32_t{5}).Put(uint32_t{2}).Name("/usr/lib/libhot.so");
+    file.Record(Trailer(b, 120, 11).Build());
+  }
+  auto parsed = Parse(file.Build());
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  ASSERT_EQ(parsed->data.mappings.size(), 4u);
+  for (const Mapping& mapping : parsed->data.mappings) {
+    EXPECT_EQ(mapping.build_id, "") << mapping.filename;
+  }
+}
+
 TEST(PerfDataReaderTest, CountsUnknownRecordTypesAndLostSamples) {
   PerfDataBuilder b = Basic();
   b.Record(PerfRecordBuilder(200).Put(uint64_t{1}).Build());

@@ -326,11 +326,12 @@ TEST_F(JvmTest, HotJavaMethodsReachTheTraceAndTheDumpWithSourceLines) {
 }
 
 // The full perf chain: perf record -k 1 of the JVM writing a perf jitdump through the agent,
-// perf inject --jit, perf report: the hot method is named, with its source lines.
+// perf inject --jit, perf report: the hot method is named, with its source lines. -N: no copies
+// in ~/.debug, the build-id cache the perf runs of other tests read at the same time.
 TEST_F(JvmTest, PerfReportNamesTheHotJavaMethodWithItsLines) {
   const std::string data = dir_ + "/perf.data", injected = dir_ + "/perf.jit.data";
-  Process record({JITSCOPE_PERF, "record", "-k", "1", "-F", "999", "-o", data, "--", JITSCOPE_JAVA,
-                  std::string("-agentpath:") + JITSCOPE_JVMTI_AGENT, "-cp",
+  Process record({JITSCOPE_PERF, "record", "-N", "-k", "1", "-F", "999", "-o", data, "--",
+                  JITSCOPE_JAVA, std::string("-agentpath:") + JITSCOPE_JVMTI_AGENT, "-cp",
                   JITSCOPE_HOTLOOP_CLASSES, "HotLoop", "1000"},
                  {{"JITSCOPE_OPAGENT_DIR", dir_},
                   {"JITSCOPE_OUTPUT_DIR", dir_},

@@ -69,11 +69,12 @@ bool IsExactLeafStack(std::vector<std::string> frames) {
 }
 
 // The same under Debian's perf: `perf record -k 1 --call-graph dwarf` (8 KiB stack copies) with
-// the collector writing its trace beside perf.data; returns the perf.data.
+// the collector writing its trace beside perf.data; returns the perf.data. -N: no copies in
+// ~/.debug, the build-id cache the perf runs of other tests read at the same time.
 std::string PerfRecordOneCaller(const TempDir& tmp, const std::vector<std::string>& jitvm_options) {
-  std::string command = "cd " + tmp.path() + " && " + PERF_PROGRAM +
-                        " record -q -k 1 --call-graph dwarf -e cpu-clock -F 999 -o perf.data -- " +
-                        JITVM;
+  std::string command =
+      "cd " + tmp.path() + " && " + PERF_PROGRAM +
+      " record -q -N -k 1 --call-graph dwarf -e cpu-clock -F 999 -o perf.data -- " + JITVM;
   for (const std::string& option : jitvm_options) command += " " + option;
   command += std::string(" ") + ONE_CALLER_JV + " 20000";
   auto result =

@@ -271,8 +271,12 @@ base::StatusOr<PerfRecord> ParsePerfRecord(std::string_view bytes, const SampleL
       if (header.type == PERF_RECORD_MMAP2) {
         const std::string_view identity = cursor.rest().substr(0, 24);
         if (!cursor.Skip(24 + 8)) return Truncated("mmap2", bytes.size());
-        if ((header.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) != 0) {
-          const size_t size = std::min<size_t>(static_cast<uint8_t>(identity[0]), 20);
+        // A size above 20 or reserved bytes that are not 0 are a device and inode under a flag
+        // the kernel left set (Linux 6.1 leaks it from an event that asked for build ids into
+        // the records of events that did not): no build id, rather than a wrong one.
+        const auto size = static_cast<uint8_t>(identity[0]);
+        const bool reserved_clear = identity[1] == 0 && identity[2] == 0 && identity[3] == 0;
+        if ((header.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) != 0 && size <= 20 && reserved_clear) {
           mapping.build_id =
               BuildIdHex({reinterpret_cast<const uint8_t*>(identity.data()) + 4, size});
         }
