@@ -42,6 +42,20 @@ std::string FunctionName(Dwarf_Die* die) {
   return name != nullptr ? name : "";
 }
 
+// Calls `visit` with each of `ranges` (sorted by `low`, none longer than `longest`) whose
+// [low, high) holds `pc`, the latest-starting first, until it returns false.
+template <typename Range, typename Visit>
+void ForEachRangeHolding(const std::vector<Range>& ranges, Dwarf_Addr longest, Dwarf_Addr pc,
+                         Visit visit) {
+  auto it = std::upper_bound(ranges.begin(), ranges.end(), pc,
+                             [](Dwarf_Addr a, const Range& r) { return a < r.low; });
+  while (it != ranges.begin()) {
+    --it;
+    if (pc - it->low > longest) return;
+    if (pc < it->high && !visit(*it)) return;
+  }
+}
+
 std::string_view Basename(std::string_view path) {
   const size_t slash = path.rfind('/');
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
@@ -180,18 +194,13 @@ class NativeSymbolizer::Module {
     if (Dwarf_Die* cu = dwfl_module_addrdie(module_, address, &bias)) return cu;
     if (!cu_ranges_built_) BuildCompilationUnitRanges();
     bias = dwarf_bias_;
-    const Dwarf_Addr relative = address - dwarf_bias_;
-    auto it = std::upper_bound(cu_ranges_.begin(), cu_ranges_.end(), relative,
-                               [](Dwarf_Addr a, const CuRange& r) { return a < r.low; });
-    while (it != cu_ranges_.begin()) {
-      --it;
-      if (relative >= it->low && relative < it->high) {
-        storage = it->cu;
-        return &storage;
-      }
-      if (relative - it->low > max_range_) break;
-    }
-    return nullptr;
+    Dwarf_Die* found = nullptr;
+    ForEachRangeHolding(cu_ranges_, max_range_, address - dwarf_bias_, [&](const CuRange& range) {
+      storage = range.cu;
+      found = &storage;
+      return false;
+    });
+    return found;
   }
 
   void BuildCompilationUnitRanges() {
@@ -218,13 +227,10 @@ class NativeSymbolizer::Module {
     const FunctionIndex& index = FunctionsOf(cu);
     // Of the ranges that hold pc, the function first in the unit (as a walk of it would find).
     const FunctionRange* found = nullptr;
-    auto it = std::upper_bound(index.ranges.begin(), index.ranges.end(), pc,
-                               [](Dwarf_Addr a, const FunctionRange& r) { return a < r.low; });
-    while (it != index.ranges.begin()) {
-      --it;
-      if (pc - it->low > index.longest) break;
-      if (pc < it->high && (found == nullptr || it->order < found->order)) found = &*it;
-    }
+    ForEachRangeHolding(index.ranges, index.longest, pc, [&](const FunctionRange& range) {
+      if (found == nullptr || range.order < found->order) found = &range;
+      return true;
+    });
     if (found == nullptr) return;
     Dwarf_Die function = found->die;
     if (dwarf_tag(&function) != DW_TAG_lexical_block) chain.push_back(function);
