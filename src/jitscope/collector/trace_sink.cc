@@ -12,6 +12,7 @@
 #include "jitscope/collector/live_records.h"
 #include "jitscope/collector/readable_code.h"
 #include "jitscope/trace/reader.h"
+#include "jitscope/trace/record_codec.h"
 
 namespace jitscope::collector {
 
@@ -159,6 +160,10 @@ void TraceSink::ContinueInNextFile(File& full, const trace::Record& trigger) {
 
   // Every record of a thread that did not see the move is in the file now.
   uint64_t repeated = 0;
+  // Counted by the records repeated, not by the new file's size: other threads append to it
+  // meanwhile, and a move that took long (its thread descheduled) would otherwise count all their
+  // records as live code and stop the chain from moving on.
+  uint64_t snapshot_size = 0;
   if (auto mapped = full.writer->MapForReading(); mapped.ok()) {
     if (auto parsed = trace::ParseTrace({mapped->data(), mapped->size()}); parsed.ok()) {
       for (size_t index : LiveRecords(parsed->records)) {
@@ -166,6 +171,7 @@ void TraceSink::ContinueInNextFile(File& full, const trace::Record& trigger) {
         if (next.writer->Append(record.event, record.timestamp, tid, trace::kRecordFlagSnapshot) ==
             trace::TraceWriter::AppendResult::kOk) {
           ++repeated;
+          snapshot_size += trace::EncodedRecordSize(record.event);
         }
       }
     }
@@ -174,7 +180,6 @@ void TraceSink::ContinueInNextFile(File& full, const trace::Record& trigger) {
   // readers and `jitscope clean` keep the files before this one.
   (void)next.writer->Append(trace::SnapshotEndEvent{repeated}, at, tid);
 
-  const uint64_t snapshot_size = next.writer->size();
   next.continue_at.store(std::max(options_.max_size, 2 * snapshot_size), std::memory_order_relaxed);
   if (2 * snapshot_size > options_.max_size && !warned_oversized_) {
     warned_oversized_ = true;
