@@ -229,8 +229,10 @@ TEST_F(TraceChainTest, ThreadsLoadingAcrossMovesLoseNothing) {
     });
   }
   for (std::thread& thread : threads) thread.join();
+  // Usually many files; two when the thread that moved was descheduled while the others wrote
+  // the rest (the next move comes after the next file has grown by its snapshot).
   const std::vector<std::string> files = ChainFiles();
-  ASSERT_GE(files.size(), 3u);
+  ASSERT_GE(files.size(), 2u);
 
   std::vector<int> loads(kThreads * kPerThread + 1, 0);
   for (const std::string& file : files) {

@@ -162,7 +162,7 @@ void TraceSink::ContinueInNextFile(File& full, const trace::Record& trigger) {
   uint64_t repeated = 0;
   // Counted by the records repeated, not by the new file's size: other threads append to it
   // meanwhile, and a move that took long (its thread descheduled) would otherwise count all their
-  // records as live code and stop the chain from moving on.
+  // records as live code, and warn so.
   uint64_t snapshot_size = 0;
   if (auto mapped = full.writer->MapForReading(); mapped.ok()) {
     if (auto parsed = trace::ParseTrace({mapped->data(), mapped->size()}); parsed.ok()) {
@@ -180,7 +180,11 @@ void TraceSink::ContinueInNextFile(File& full, const trace::Record& trigger) {
   // readers and `jitscope clean` keep the files before this one.
   (void)next.writer->Append(trace::SnapshotEndEvent{repeated}, at, tid);
 
-  next.continue_at.store(std::max(options_.max_size, 2 * snapshot_size), std::memory_order_relaxed);
+  // The file's size counts the zeros of the segment being filled (up to a whole segment), and
+  // what other threads appended meanwhile: the next move comes when it has grown by the
+  // snapshot's size beyond that, so each file holds at least as much new content as repeated.
+  next.continue_at.store(std::max(options_.max_size, next.writer->size() + snapshot_size),
+                         std::memory_order_relaxed);
   if (2 * snapshot_size > options_.max_size && !warned_oversized_) {
     warned_oversized_ = true;
     log_.Printf(
