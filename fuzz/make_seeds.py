@@ -55,6 +55,18 @@ def oprofile(i386=False):
             rec(2, 1700000004, b'')]
     return header + b''.join(recs)
 
+def perf_rec(rtype, body, misc=0):
+    # A kernel perf record: perf_event_header, then its body.
+    return struct.pack('<IHH', rtype, misc, 8 + len(body)) + body
+
+def perf_trailer(pid, time):
+    # The sample_id_all trailer of a samples file's records: pid, tid, time.
+    return struct.pack('<IIQ', pid, pid, time)
+
+# An MMAP2 of /usr/bin/app at 0x400000 for process 7, as samples files hold them.
+APP_MMAP2 = perf_rec(10, struct.pack('<IIQQQIIQQII', 7, 7, 0x400000, 0x1000, 0, 8, 1, 99, 0, 5, 2)
+                     + b'/usr/bin/app\0\0\0\0' + perf_trailer(7, 100))
+
 def samples_dwarf():
     # A samples file of `jitscope record --call-graph dwarf,64`: header with the dwarf
     # sample_type (IP|TID|TIME|CALLCHAIN|REGS_USER|STACK_USER), the x86-64 register mask and the
@@ -62,13 +74,7 @@ def samples_dwarf():
     # an i386 sample, a THROTTLE and a LOST record.
     mask, sample_type = 0xff0fff, 0x3027
     header = b'JSSAMPLE' + struct.pack('<IIQQQQ', 1, 48, sample_type, 1, mask, 64)
-    def rec(rtype, body, misc=0):
-        return struct.pack('<IHH', rtype, misc, 8 + len(body)) + body
-    def trailer(pid, time):
-        return struct.pack('<IIQ', pid, pid, time)
-    name = b'/usr/bin/app\0\0\0\0'
-    mmap2 = rec(10, struct.pack('<IIQQQIIQQII', 7, 7, 0x400000, 0x1000, 0, 8, 1, 99, 0, 5, 2)
-                + name + trailer(7, 100))
+    rec, trailer, mmap2 = perf_rec, perf_trailer, APP_MMAP2
     def sample(abi, regs, stack, dyn):
         body = struct.pack('<QIIQ', 0x400010, 7, 7, 200)
         body += struct.pack('<QQQ', 2, 0xffffffffffffff80, 0xffffffff81000000)
@@ -84,6 +90,26 @@ def samples_dwarf():
     return (header + mmap2 + sample(2, regs, stack, 48) + sample(0, 0, b'', 0)
             + sample(1, regs, stack, 64) + rec(5, struct.pack('<QQQ', 1, 2, 3))
             + rec(2, struct.pack('<QQ', 1, 4) + trailer(0, 0)))
+
+def samples_unwound():
+    # A samples file `jitscope record --call-graph dwarf` unwound when it ended: flags kernel |
+    # unwound, IP|TID|TIME|CALLCHAIN, no registers, the stack size asked for kept; an MMAP2, then
+    # samples whose chains carry jitscope's markers: not-after-call (-3584) before an exact pc and
+    # the walk's end (-3840 + reason) last, one with a reason no unwinder has, one whose chain
+    # ends in a marker before any frame.
+    header = b'JSSAMPLE' + struct.pack('<IIQQQQ', 1, 48, 0x27, 3, 0, 8192)
+    rec, trailer, mmap2 = perf_rec, perf_trailer, APP_MMAP2
+    kernel, user = 0xffffffffffffff80, 0xfffffffffffffe00
+    not_after_call, walk_end = 0xfffffffffffff200, 0xfffffffffffff100
+    def sample(time, chain):
+        body = struct.pack('<QIIQ', 0x400010, 7, 7, time)
+        body += struct.pack('<Q', len(chain)) + b''.join(struct.pack('<Q', v) for v in chain)
+        return rec(9, body, misc=2)
+    return (header + mmap2
+            + sample(200, [kernel, 0, user, not_after_call, 0x400010, 0x400420, not_after_call,
+                           0x400500, 0x400600, walk_end + 0])
+            + sample(300, [user, 0x400010, walk_end + 200])
+            + sample(400, [walk_end + 1]))
 
 def unwind_walk():
     # 17 x86-64 DWARF registers (rip in slot 16 at a low file address of the fuzzer, rsp in slot
@@ -156,6 +182,7 @@ write('perf_map/synthetic.map', b'7f0000001000 40 LazyCompile:*run /app/main.js:
 write('oprofile_dump/synthetic.dump', oprofile())
 write('samples/synthetic_dwarf.jss', samples_dwarf())
 write('samples/synthetic_dwarf_truncated.jss', samples_dwarf()[:-40])
+write('samples/synthetic_unwound.jss', samples_unwound())
 os.makedirs(os.path.join(here, 'corpus', 'unwind'), exist_ok=True)
 write('unwind/synthetic_walk', unwind_walk())
 write('unwind/synthetic_expression', unwind_expression())

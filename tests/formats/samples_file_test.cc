@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -483,6 +484,91 @@ TEST(SamplesFileTest, WriterRoundTripWithRegistersAndStack) {
   EXPECT_EQ(static_cast<uint8_t>(data->samples[0].stack[47]), 47);
   EXPECT_EQ(data->samples[0].regs.values[PERF_REG_X86_SP], 0x1000u + PERF_REG_X86_SP);
   EXPECT_FALSE(SamplesWriter::Create(dir, 0, {{kDwarfSampleType, 0}, 64}).ok());
+}
+
+// An unwound sample (EncodeUnwoundSample) carries its frames, which of them are exact pcs rather
+// than return addresses, and how its walk ended; the file says it is unwound in its header flags.
+TEST(UnwoundSamplesTest, RoundTripThroughAFile) {
+  const test_support::TempDir tmp;
+  const std::string& dir = tmp.path();
+  Sample sample;
+  sample.pid = 10;
+  sample.tid = 11;
+  sample.time_ns = 5000;
+  sample.ip = 0x401000;
+  const std::vector<Frame> frames = {
+      {0, true, false},          // the kernel's run, as a dwarf walk gives it
+      {0x401000, false, true},   // the sampled pc
+      {0x402000, false, false},  // a return address
+      {0x403000, false, true},   // the pc a signal interrupted
+      {0x404000, false, false}};
+  std::string record;
+  ASSERT_TRUE(EncodeUnwoundSample(sample, frames, 3, PERF_RECORD_MISC_USER, record));
+  {
+    SamplesFormat format;
+    format.layout.unwound = true;
+    format.stack_size = 8192;
+    base::StatusOr<SamplesWriter> writer = SamplesWriter::Create(dir, kFlagKernel, format);
+    ASSERT_TRUE(writer.ok()) << writer.status().message();
+    ASSERT_TRUE(writer->Append(record).ok());
+    ASSERT_TRUE(writer->Flush().ok());
+  }
+  base::StatusOr<SampleData> data = ReadSamplesFile(dir + "/" + kSamplesFileName);
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  EXPECT_EQ(data->flags, kFlagKernel | kFlagUnwound);
+  EXPECT_TRUE(data->format.layout.unwound);
+  EXPECT_EQ(data->format.layout.sample_type, kSampleType);
+  EXPECT_EQ(data->format.stack_size, 8192u);
+  ASSERT_EQ(data->samples.size(), 1u);
+  const Sample read = data->samples[0];
+  EXPECT_EQ(read.pid, 10u);
+  EXPECT_EQ(read.tid, 11u);
+  EXPECT_EQ(read.time_ns, 5000u);
+  EXPECT_EQ(read.ip, 0x401000u);
+  // The first frame's exactness is not written: every reader takes a leaf's pc as it is.
+  EXPECT_EQ(read.callchain, (std::vector<Frame>{{0, true, false},
+                                                {0x401000, false, true},
+                                                {0x402000, false, false},
+                                                {0x403000, false, true},
+                                                {0x404000, false, false}}));
+  EXPECT_EQ(read.walk_end, std::optional<uint8_t>(3));
+  EXPECT_TRUE(read.stack.empty());
+}
+
+// The same markers in a kernel's call chain (a file not flagged unwound) are context markers
+// like any other: skipped, meaning nothing.
+TEST(UnwoundSamplesTest, MarkersMeanNothingInAKernelsChain) {
+  Sample sample;
+  sample.ip = 0x401000;
+  std::string record;
+  ASSERT_TRUE(EncodeUnwoundSample(
+      sample, std::vector<Frame>{{0x401000, false, false}, {0x402000, false, true}}, 1, 0, record));
+  Sample plain;
+  ASSERT_TRUE(ParseSampleRecord(record, SampleLayout{}, plain).ok());
+  EXPECT_EQ(plain.callchain, (std::vector<Frame>{{0x401000, false}, {0x402000, false}}));
+  EXPECT_FALSE(plain.walk_end.has_value());
+  Sample unwound;
+  ASSERT_TRUE(ParseSampleRecord(record, SampleLayout{.unwound = true}, unwound).ok());
+  EXPECT_EQ(unwound.callchain, (std::vector<Frame>{{0x401000, false}, {0x402000, false, true}}));
+  EXPECT_EQ(unwound.walk_end, std::optional<uint8_t>(1));
+}
+
+// A record's size is 16 bits: a walk too long to say in one is refused, not cut silently.
+TEST(UnwoundSamplesTest, AChainTooLongForARecordIsRefused) {
+  std::string record = "untouched";
+  EXPECT_FALSE(
+      EncodeUnwoundSample(Sample{}, std::vector<Frame>(8200, Frame{0x401000}), 0, 0, record));
+  EXPECT_EQ(record, "untouched");
+  EXPECT_TRUE(
+      EncodeUnwoundSample(Sample{}, std::vector<Frame>(8000, Frame{0x401000}), 0, 0, record));
+}
+
+// Only a frame-pointer layout can be unwound: registers and stack copies are what unwinding
+// replaced.
+TEST(UnwoundSamplesTest, AnUnwoundLayoutHasNoRegisters) {
+  EXPECT_TRUE(IsSupportedLayout({.sample_type = kSampleType, .unwound = true}));
+  EXPECT_FALSE(IsSupportedLayout(
+      {.sample_type = kDwarfSampleType, .regs_mask = kX86_64RegsMask, .unwound = true}));
 }
 
 }  // namespace

@@ -296,15 +296,15 @@ TEST(AttachTest, JitdumpOrPerfMapOfARunningProcessNamesItsCode) {
   }
 }
 
-// --call-graph dwarf works attached: the samples carry registers and stack copies.
+// --call-graph dwarf works attached: the samples carry registers and stack copies (kept).
 TEST(AttachTest, DwarfCallGraph) {
   TempDir tmp;
   const std::string dir = tmp.path() + "/session";
   Process target({"/bin/sh", "-c", "while :; do :; done"}, {});
   const pid_t pid = target.pid();
   ASSERT_GT(pid, 0);
-  auto record = RunProgram({JITSCOPE_CLI, "record", "--call-graph", "dwarf,1024", "-p",
-                            std::to_string(pid), "-o", dir, "--", "sleep", "0.5"});
+  auto record = RunProgram({JITSCOPE_CLI, "record", "--call-graph", "dwarf,1024", "--keep-stacks",
+                            "-p", std::to_string(pid), "-o", dir, "--", "sleep", "0.5"});
   ::kill(pid, SIGKILL);
   target.Wait();
   ASSERT_EQ(record.exit_code, 0) << record.err;

@@ -71,13 +71,14 @@ TEST(JitvmRecordTest, SamplesLandInJitCodeLoadedBeforeThem) {
   EXPECT_GT(in_jit * 2, total) << in_jit << " of " << total << " user-space samples in JIT code";
 }
 
-// --call-graph dwarf: every sample of the JIT carries its user registers and the valid part of an
-// 8 KiB stack copy, and the session keeps the vDSO.
+// --call-graph dwarf --keep-stacks: every sample of the JIT carries its user registers and the
+// valid part of an 8 KiB stack copy, and the session keeps the vDSO.
 TEST(JitvmRecordTest, DwarfCallGraphSamplesCarryRegistersAndStack) {
   test_support::TempDir tmp;
   const std::string dir = tmp.path() + "/session";
-  auto result = test_support::RunProgram({JITSCOPE_CLI, "record", "--call-graph", "dwarf", "-o",
-                                          dir, "--", JITVM, JITVM_PROGRAMS "/hotspot.jv", "1500"});
+  auto result =
+      test_support::RunProgram({JITSCOPE_CLI, "record", "--call-graph", "dwarf", "--keep-stacks",
+                                "-o", dir, "--", JITVM, JITVM_PROGRAMS "/hotspot.jv", "1500"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   base::StatusOr<SampleData> data = ReadSamplesFile(dir + "/" + kSamplesFileName);
   ASSERT_TRUE(data.ok()) << data.status().message();
@@ -102,6 +103,47 @@ TEST(JitvmRecordTest, DwarfCallGraphSamplesCarryRegistersAndStack) {
   ASSERT_EQ(::stat((dir + "/" + formats::kVdsoFileName).c_str(), &st), 0);
   EXPECT_GE(st.st_size, 4096);
   EXPECT_EQ(st.st_size % 4096, 0);
+}
+
+// --call-graph dwarf without --keep-stacks: the samples are unwound when the recording ends, and
+// the session keeps their stacks, each with how its walk ended, instead of their stack copies.
+TEST(JitvmRecordTest, DwarfCallGraphIsUnwoundWhenTheRecordingEnds) {
+  test_support::TempDir tmp;
+  const std::string dir = tmp.path() + "/session";
+  auto result = test_support::RunProgram({JITSCOPE_CLI, "record", "--call-graph", "dwarf", "-o",
+                                          dir, "--", JITVM, "--no-frame-pointers",
+                                          JITVM_PROGRAMS "/hotspot.jv", "1500"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  base::StatusOr<SampleData> data = ReadSamplesFile(dir + "/" + kSamplesFileName);
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  EXPECT_TRUE(data->format.layout.unwound);
+  EXPECT_EQ(data->format.stack_size, 8192u);
+  size_t complete = 0;
+  for (const Sample& sample : data->samples) {
+    ASSERT_TRUE(sample.walk_end.has_value());
+    ASSERT_TRUE(sample.stack.empty());
+    if (sample.walk_end == 0) ++complete;  // unwind::StopReason::kOutermost
+  }
+  ASSERT_GT(data->samples.size(), 100u);
+  EXPECT_GT(complete * 10, data->samples.size() * 9) << complete << " of " << data->samples.size();
+  // What record says: how many samples, and how their walks ended, the same counts as the file.
+  const std::string said =
+      "jitscope record: unwound " + std::to_string(data->samples.size()) + " samples in ";
+  EXPECT_NE(result.err.find(said), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("(" + std::to_string(complete) + " end of stack"), std::string::npos)
+      << result.err;
+  EXPECT_EQ(result.err.find("warning"), std::string::npos) << result.err;
+}
+
+// --keep-stacks means nothing without stack copies: a mistake, said before the command runs.
+TEST(JitvmRecordTest, KeepStacksNeedsDwarf) {
+  test_support::TempDir tmp;
+  auto result = test_support::RunProgram(
+      {JITSCOPE_CLI, "record", "--keep-stacks", "-o", tmp.path() + "/session", "--", "true"});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.err,
+            "jitscope record: error: --keep-stacks applies to --call-graph dwarf: an fp session "
+            "keeps no stack copies\nRun 'jitscope record --help' for usage.\n");
 }
 
 }  // namespace

@@ -94,7 +94,8 @@ Sampling every process on the machine until Ctrl-C:
   jitscope record -a
 )";
 
-void AddRecordCommand(CLI::App& app, record::SessionOptions& options) {
+void AddRecordCommand(CLI::App& app, record::SessionOptions& options,
+                      RecordCommandOptions& command_options) {
   CLI::App* command = app.add_subcommand(
       "record",
       "Run a command and sample it (all threads and child processes, call chains via frame "
@@ -132,9 +133,14 @@ void AddRecordCommand(CLI::App& app, record::SessionOptions& options) {
           },
           "How call stacks are sampled, as perf record's option: 'fp' (the frame-pointer chain, "
           "the default) or 'dwarf[,SIZE]' (the user registers and SIZE bytes of the user stack "
-          "per sample, 8192 by default, at most 65528, unwound by 'jitscope report' with the "
-          "code's call-frame information)")
+          "per sample, 8192 by default, at most 65528, unwound with the code's call-frame "
+          "information and rules derived from the JIT code's bytes when the recording ends, "
+          "and kept as call stacks)")
       ->default_str("fp");
+  command->add_flag("--keep-stacks", command_options.keep_stacks,
+                    "With --call-graph dwarf: keep each sample's registers and stack copy in the "
+                    "session, for 'jitscope report' to unwind each time it runs, instead of "
+                    "unwinding them when the recording ends");
   command->add_option("--formats", options.formats,
                       "Files the collector writes (JITSCOPE_FORMATS), comma-separated, of: " +
                           formats::KnownOutputFormats() + "; default: trace");
@@ -279,7 +285,8 @@ int main(int argc, char** argv) {
   std::reverse(args.begin() + 1, args.end());  // CLI11 parses a reversed vector
   args.erase(args.begin());
   jitscope::record::SessionOptions record;
-  AddRecordCommand(app, record);
+  RecordCommandOptions record_command;
+  AddRecordCommand(app, record, record_command);
   ReportOptions report;
   AddReportCommand(app, report);
   AnnotateOptions annotate;
@@ -300,7 +307,7 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("dump")) return RunDump(dump, stdout, stderr);
   if (app.got_subcommand("clean")) return RunClean(clean, SystemProcessTable(), stdout, stderr);
   if (app.got_subcommand("resolve")) return RunResolve(resolve, stdout, stderr);
-  if (app.got_subcommand("record")) return RunRecord(record, stderr);
+  if (app.got_subcommand("record")) return RunRecord(record, record_command, stderr);
   if (app.got_subcommand("report")) return RunReport(report, stdout, stderr);
   if (app.got_subcommand("annotate")) return RunAnnotate(annotate, stdout, stderr);
   return 2;

@@ -6,12 +6,50 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <string_view>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "jitscope/formats/output_formats.h"
+#include "jitscope/report/unwound_session.h"
 
 namespace jitscope::cli {
+namespace {
+
+// Unwinds a --call-graph dwarf session now that its JIT files are complete, and says how it went.
+// Returns the size of the samples file to tell the user; `recorded` when it stays as it was.
+uint64_t UnwindAtEnd(const std::string& directory, uint64_t recorded, std::FILE* err) {
+  const auto start = std::chrono::steady_clock::now();
+  base::StatusOr<report::SessionUnwinding> unwound = report::UnwindSession(directory);
+  if (!unwound.ok()) {
+    fmt::print(err,
+               "jitscope record: warning: the samples were not unwound ({}); the session keeps "
+               "their stack copies, which 'jitscope report' unwinds\n",
+               unwound.status().message());
+    return recorded;
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::string ends;
+  for (size_t i = 0; i < unwind::kStopReasonCount; ++i) {
+    const auto reason = static_cast<unwind::StopReason>(i);
+    if (const uint64_t count = unwound->stats.Of(reason); count > 0) {
+      fmt::format_to(std::back_inserter(ends), "{}{} {}", ends.empty() ? "" : ", ", count,
+                     unwind::StopReasonName(reason));
+    }
+  }
+  fmt::print(err, "jitscope record: unwound {} samples in {:.2f} s ({}){}\n", unwound->samples,
+             seconds, ends.empty() ? "none" : ends,
+             unwound->dropped == 0
+                 ? ""
+                 : fmt::format("; {} samples that did not decode left out", unwound->dropped));
+  return unwound->bytes_after;
+}
+
+}  // namespace
+
 base::Status ValidateRecordOptions(const record::SessionOptions& options) {
   if (options.command.empty() && options.attach.empty() && !options.system_wide) {
     return base::Status::Error("nothing to record: give a command after --, -p PID or -a");
@@ -59,8 +97,16 @@ base::Status ValidateRecordOptions(const record::SessionOptions& options) {
   return base::Status::Ok();
 }
 
-int RunRecord(record::SessionOptions options, std::FILE* err) {
-  if (base::Status status = ValidateRecordOptions(options); !status.ok()) {
+int RunRecord(record::SessionOptions options, const RecordCommandOptions& command_options,
+              std::FILE* err) {
+  base::Status status = ValidateRecordOptions(options);
+  if (status.ok() && command_options.keep_stacks &&
+      options.call_graph.mode != record::CallGraph::kDwarf) {
+    status = base::Status::Error(
+        "--keep-stacks applies to --call-graph dwarf: an fp session "
+        "keeps no stack copies");
+  }
+  if (!status.ok()) {
     std::fprintf(err, "jitscope record: error: %s\nRun 'jitscope record --help' for usage.\n",
                  status.message().c_str());
     return 2;
@@ -103,9 +149,13 @@ int RunRecord(record::SessionOptions options, std::FILE* err) {
                  "jitscope record: note: kernel.perf_event_paranoid allows user-space frames "
                  "only\n");
   }
+  uint64_t samples_bytes = result->records_bytes;
+  if (options.call_graph.mode == record::CallGraph::kDwarf && !command_options.keep_stacks) {
+    samples_bytes = UnwindAtEnd(options.output_dir, samples_bytes, err);
+  }
   std::fprintf(
       err, "jitscope record: wrote %s (%.1f KiB of samples); view it with 'jitscope report %s'\n",
-      options.output_dir.c_str(), static_cast<double>(result->records_bytes) / 1024.0,
+      options.output_dir.c_str(), static_cast<double>(samples_bytes) / 1024.0,
       options.output_dir.c_str());
   return result->exit_code;
 }

@@ -16,8 +16,17 @@ namespace jitscope::cli {
 // list, -o's directory), so that a bad option stops `record` before the command runs.
 base::Status ValidateRecordOptions(const record::SessionOptions& options);
 
+// What `record` does beyond the session (record/session.h).
+struct RecordCommandOptions {
+  // --call-graph dwarf: leave each sample's registers and stack copy in the session for
+  // `jitscope report` to unwind, instead of unwinding them when the recording ends
+  // (report/unwound_session.h).
+  bool keep_stacks = false;
+};
+
 // Returns the process exit code: the command's; 2 for a bad option (the command never starts);
 // 1/127 when recording could not start.
-int RunRecord(record::SessionOptions options, std::FILE* err);
+int RunRecord(record::SessionOptions options, const RecordCommandOptions& command_options,
+              std::FILE* err);
 
 }  // namespace jitscope::cli

@@ -163,15 +163,23 @@ base::Status ParseSampleInto(Cursor cursor, size_t size, const SampleLayout& lay
     }
     sample.callchain.reserve(nr);
     bool kernel = false;
+    bool exact = false;
     for (uint64_t i = 0; i < nr; ++i) {
       uint64_t ip = 0;
       cursor.Read(ip);
       // Context markers (PERF_CONTEXT_KERNEL, _USER, ...) occupy the top 4095 values.
       if (ip >= static_cast<uint64_t>(PERF_CONTEXT_MAX)) {
-        kernel = ip == static_cast<uint64_t>(PERF_CONTEXT_KERNEL);
+        if (layout.unwound && ip == kContextNotAfterCall) {
+          exact = true;
+        } else if (layout.unwound && ip >= kContextWalkEnd && ip - kContextWalkEnd <= kMaxWalkEnd) {
+          sample.walk_end = static_cast<uint8_t>(ip - kContextWalkEnd);
+        } else {
+          kernel = ip == static_cast<uint64_t>(PERF_CONTEXT_KERNEL);
+        }
         continue;
       }
-      sample.callchain.push_back({ip, kernel});
+      sample.callchain.push_back({ip, kernel, exact});
+      exact = false;
     }
   }
   if ((has(PERF_SAMPLE_RAW) && !SkipRaw(cursor)) ||
@@ -205,6 +213,7 @@ bool IsSupportedLayout(const SampleLayout& layout) {
   if (layout.read_format != 0 || layout.branch_sample_type != 0 || !layout.sample_id_all) {
     return false;
   }
+  if (layout.unwound) return layout.sample_type == kSampleType && layout.regs_mask == 0;
   if (layout.sample_type == kSampleType) return layout.regs_mask == 0;
   return layout.sample_type == kDwarfSampleType && layout.regs_mask != 0 &&
          (layout.regs_mask & ~kX86_64RegsMask) == 0;
@@ -217,6 +226,39 @@ base::Status ParseSampleRecord(std::string_view bytes, const SampleLayout& layou
     return base::Status::Error("perf record: record of type %u is not a sample", header.type);
   }
   return ParseSampleInto(cursor, bytes.size(), layout, out);
+}
+
+bool EncodeUnwoundSample(const Sample& sample, std::span<const Frame> frames, uint8_t walk_end,
+                         uint16_t misc, std::string& out) {
+  std::vector<uint64_t> chain;
+  chain.reserve(2 * frames.size() + 3);
+  for (size_t i = 0; i < frames.size(); ++i) {
+    const Frame& frame = frames[i];
+    if (i == 0 || frame.kernel != frames[i - 1].kernel) {
+      chain.push_back(
+          static_cast<uint64_t>(frame.kernel ? PERF_CONTEXT_KERNEL : PERF_CONTEXT_USER));
+    }
+    if (i > 0 && frame.exact) chain.push_back(kContextNotAfterCall);
+    chain.push_back(frame.ip);
+  }
+  chain.push_back(kContextWalkEnd + walk_end);
+  // IP, TID (pid, tid), TIME, CALLCHAIN (nr, entries): kSampleType's fields.
+  const size_t size = sizeof(perf_event_header) + 4 * sizeof(uint64_t) + chain.size() * 8;
+  if (size > UINT16_MAX) return false;
+  const perf_event_header header{PERF_RECORD_SAMPLE, misc, static_cast<uint16_t>(size)};
+  out.clear();
+  out.reserve(size);
+  auto put = [&out](const auto& value) {
+    out.append(reinterpret_cast<const char*>(&value), sizeof(value));
+  };
+  put(header);
+  put(sample.ip);
+  put(sample.pid);
+  put(sample.tid);
+  put(sample.time_ns);
+  put(static_cast<uint64_t>(chain.size()));
+  out.append(reinterpret_cast<const char*>(chain.data()), chain.size() * sizeof(uint64_t));
+  return true;
 }
 
 std::string_view CutStackCopy(std::string_view bytes, const SampleLayout& layout, Sample& scratch,

@@ -48,8 +48,21 @@ struct SampleLayout {
   uint64_t read_format = 0;
   uint64_t branch_sample_type = 0;
   bool sample_id_all = true;
+  // Samples `jitscope record` unwound itself (samples_file.h's kFlagUnwound): kSampleType, whose
+  // call chains carry the markers below.
+  bool unwound = false;
   bool operator==(const SampleLayout&) const = default;
 };
+
+// The call-chain markers of unwound samples, in the range the kernel reserves for context
+// markers (the top 4095 values) but never writes. Each comes before what it says:
+//  - kContextNotAfterCall: the next frame's pc is exact (the sampled instruction, or one a signal
+//    interrupted), not a return address to look up one byte back;
+//  - kContextWalkEnd + r, the last entry: the unwinder's StopReason r, why the walk ended.
+// A file not flagged as unwound (a kernel's records) gives them no meaning.
+inline constexpr uint64_t kContextNotAfterCall = static_cast<uint64_t>(-3584);
+inline constexpr uint64_t kContextWalkEnd = static_cast<uint64_t>(-3840);
+inline constexpr uint64_t kMaxWalkEnd = 255;
 
 // Whether a session's samples file may hold `layout`: one of the two sample types, registers
 // exactly when REGS_USER is set, only of the mask above, and the trailer {pid, tid, time}.
@@ -60,6 +73,8 @@ bool IsSupportedLayout(const SampleLayout& layout);
 struct Frame {
   uint64_t ip = 0;
   bool kernel = false;
+  // An unwound sample's frame whose pc is exact, not a return address (kContextNotAfterCall).
+  bool exact = false;
   bool operator==(const Frame&) const = default;
 };
 
@@ -77,6 +92,8 @@ struct Sample {
   uint64_t time_ns = 0;
   uint64_t ip = 0;
   std::vector<Frame> callchain;  // leaf first, as the kernel writes it
+  // An unwound sample's walk's end (kContextWalkEnd): an unwind::StopReason, unchecked.
+  std::optional<uint8_t> walk_end;
   UserRegs regs;
   // PERF_SAMPLE_STACK_USER: the valid bytes (dyn_size) of the copy of the user stack, starting
   // at the stack pointer in `regs`. A view into the bytes the record was parsed from.
@@ -144,6 +161,13 @@ base::StatusOr<PerfRecord> ParsePerfRecord(std::string_view bytes, const SampleL
 // call chain's capacity is reused: what a reader that decodes each sample again when it is used
 // calls, so a pass over a million samples allocates nothing per sample.
 base::Status ParseSampleRecord(std::string_view bytes, const SampleLayout& layout, Sample& out);
+
+// The PERF_RECORD_SAMPLE of an unwound samples file (SampleLayout::unwound) for `sample`'s pid,
+// tid, time and ip, with `frames` as its call chain (leaf first; `exact` is written for every
+// frame but the first, whose pc is always exact) and the walk's end, into `out`. The header's
+// misc is `misc`. Fails when the record would pass the 64 KiB a record's size can say.
+bool EncodeUnwoundSample(const Sample& sample, std::span<const Frame> frames, uint8_t walk_end,
+                         uint16_t misc, std::string& out);
 
 // `bytes`, one PERF_RECORD_SAMPLE of `layout` with a copy of the user stack, with the copy cut
 // to the bytes the kernel filled (dyn_size, rounded up to 8), written into `out`: the same

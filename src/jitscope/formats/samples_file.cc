@@ -30,12 +30,13 @@ T Get(std::string_view bytes, size_t offset) {
 }  // namespace
 
 base::StatusOr<SamplesWriter> SamplesWriter::Create(const std::string& directory, uint64_t flags,
-                                                    const SamplesFormat& format) {
+                                                    const SamplesFormat& format, const char* name) {
   if (!IsSupportedLayout(format.layout)) {
     return base::Status::Error("samples of sample_type 0x%llx are not supported",
                                static_cast<unsigned long long>(format.layout.sample_type));
   }
-  ASSIGN_OR_RETURN(base::ScopedFd fd, base::CreateExclusive(directory, kSamplesFileName, 0600));
+  ASSIGN_OR_RETURN(base::ScopedFd fd, base::CreateExclusive(directory, name, 0600));
+  if (format.layout.unwound) flags |= kFlagUnwound;
   SamplesWriter writer(std::move(fd), format.layout);
   writer.buffer_.reserve(kBufferSize);
   writer.buffer_.append(kSamplesMagic, sizeof(kSamplesMagic));
@@ -253,6 +254,54 @@ void SortByTime(SampleData& data) {
   std::stable_sort(data.tasks.begin(), data.tasks.end(), by_time);
 }
 
+base::StatusOr<SamplesHeader> ReadSamplesHeader(std::string_view bytes) {
+  if (bytes.size() < kSamplesHeaderSizeWithoutRegisters ||
+      std::memcmp(bytes.data(), kSamplesMagic, sizeof(kSamplesMagic)) != 0) {
+    return base::Status::Error("not a jitscope samples file (no JSSAMPLE header)");
+  }
+  const auto version = Get<uint32_t>(bytes, 8);
+  SamplesHeader header;
+  header.size = Get<uint32_t>(bytes, 12);
+  const auto sample_type = Get<uint64_t>(bytes, 16);
+  if (version != kSamplesVersion) {
+    return base::Status::Error("samples file version %u; this jitscope reads version %u", version,
+                               kSamplesVersion);
+  }
+  if (header.size < kSamplesHeaderSizeWithoutRegisters || header.size > bytes.size()) {
+    return base::Status::Error("samples file header size %u is invalid", header.size);
+  }
+  header.flags = Get<uint64_t>(bytes, 24);
+  SampleLayout& layout = header.format.layout;
+  layout.sample_type = sample_type;
+  layout.unwound = (header.flags & kFlagUnwound) != 0;
+  if (header.size >= kSamplesHeaderSize) {
+    layout.regs_mask = Get<uint64_t>(bytes, 32);
+    header.format.stack_size = Get<uint64_t>(bytes, 40);
+  }
+  if (!IsSupportedLayout(layout)) {
+    return base::Status::Error(
+        "samples file sample_type 0x%llx with registers 0x%llx%s is not a layout this jitscope "
+        "reads (0x%llx, unwound or not, or 0x%llx with registers within 0x%llx)",
+        static_cast<unsigned long long>(sample_type),
+        static_cast<unsigned long long>(layout.regs_mask), layout.unwound ? ", unwound," : "",
+        static_cast<unsigned long long>(kSampleType),
+        static_cast<unsigned long long>(kDwarfSampleType),
+        static_cast<unsigned long long>(kX86_64RegsMask));
+  }
+  return header;
+}
+
+std::optional<std::string_view> RecordAt(std::string_view bytes, size_t offset) {
+  if (offset > bytes.size() || bytes.size() - offset < sizeof(perf_event_header)) {
+    return std::nullopt;
+  }
+  const auto header = Get<perf_event_header>(bytes, offset);
+  if (header.size < sizeof(perf_event_header) || header.size > bytes.size() - offset) {
+    return std::nullopt;
+  }
+  return bytes.substr(offset, header.size);
+}
+
 namespace {
 
 // ParseSamples of `bytes`, which `file_holding` (may be null) maps: its pages are evicted behind
@@ -260,70 +309,37 @@ namespace {
 base::StatusOr<SampleData> ParseSamplesIn(
     std::string_view bytes, const std::shared_ptr<const base::MappedFile>& file_holding) {
   const base::MappedFile* file = file_holding.get();
-  if (bytes.size() < kSamplesHeaderSizeWithoutRegisters ||
-      std::memcmp(bytes.data(), kSamplesMagic, sizeof(kSamplesMagic)) != 0) {
-    return base::Status::Error("not a jitscope samples file (no JSSAMPLE header)");
-  }
-  const auto version = Get<uint32_t>(bytes, 8);
-  const auto header_size = Get<uint32_t>(bytes, 12);
-  const auto sample_type = Get<uint64_t>(bytes, 16);
-  if (version != kSamplesVersion) {
-    return base::Status::Error("samples file version %u; this jitscope reads version %u", version,
-                               kSamplesVersion);
-  }
-  if (header_size < kSamplesHeaderSizeWithoutRegisters || header_size > bytes.size()) {
-    return base::Status::Error("samples file header size %u is invalid", header_size);
-  }
+  ASSIGN_OR_RETURN(const SamplesHeader header, ReadSamplesHeader(bytes));
   SampleData data;
   data.file = file_holding;
-  data.flags = Get<uint64_t>(bytes, 24);
-  data.format.layout.sample_type = sample_type;
-  if (header_size >= kSamplesHeaderSize) {
-    data.format.layout.regs_mask = Get<uint64_t>(bytes, 32);
-    data.format.stack_size = Get<uint64_t>(bytes, 40);
-  }
-  if (!IsSupportedLayout(data.format.layout)) {
-    return base::Status::Error(
-        "samples file sample_type 0x%llx with registers 0x%llx is not a layout this jitscope "
-        "reads (0x%llx, or 0x%llx with registers within 0x%llx)",
-        static_cast<unsigned long long>(sample_type),
-        static_cast<unsigned long long>(data.format.layout.regs_mask),
-        static_cast<unsigned long long>(kSampleType),
-        static_cast<unsigned long long>(kDwarfSampleType),
-        static_cast<unsigned long long>(kX86_64RegsMask));
-  }
+  data.flags = header.flags;
+  data.format = header.format;
   data.samples.set_layout(data.format.layout);
-  data.samples.ReserveFor(bytes.size() - header_size);
-  size_t offset = header_size;
+  data.samples.ReserveFor(bytes.size() - header.size);
+  size_t offset = header.size;
   size_t evicted = 0;
   while (offset < bytes.size()) {
-    const size_t left = bytes.size() - offset;
-    if (left < sizeof(perf_event_header)) {
-      data.counters.torn_tail_bytes = left;
-      break;
-    }
-    const auto header = Get<perf_event_header>(bytes, offset);
-    if (header.size < sizeof(perf_event_header) || header.size > left) {
+    const std::optional<std::string_view> bytes_of_record = RecordAt(bytes, offset);
+    if (!bytes_of_record) {
       // A size we cannot trust leaves no way to find the next record: the rest is lost.
-      data.counters.torn_tail_bytes = left;
+      data.counters.torn_tail_bytes = bytes.size() - offset;
       break;
     }
-    const std::string_view bytes_of_record = bytes.substr(offset, header.size);
-    offset += header.size;
+    offset += bytes_of_record->size();
     if (file != nullptr && offset - evicted >= base::MappedFile::kEvictEvery) {
       file->Evict(evicted, offset);
       evicted = offset;
     }
-    if (header.type == PERF_RECORD_SAMPLE) {
-      if (!data.samples.Add(bytes_of_record).ok()) ++data.counters.malformed_records;
+    if (Get<perf_event_header>(*bytes_of_record, 0).type == PERF_RECORD_SAMPLE) {
+      if (!data.samples.Add(*bytes_of_record).ok()) ++data.counters.malformed_records;
       continue;
     }
-    base::StatusOr<PerfRecord> record = ParsePerfRecord(bytes_of_record, data.format.layout);
+    base::StatusOr<PerfRecord> record = ParsePerfRecord(*bytes_of_record, data.format.layout);
     if (!record.ok()) {
       ++data.counters.malformed_records;
       continue;
     }
-    AddRecord(bytes_of_record, std::move(*record), data);
+    AddRecord(*bytes_of_record, std::move(*record), data);
   }
   SortByTime(data);
   return data;

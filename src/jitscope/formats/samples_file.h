@@ -14,8 +14,9 @@
 //         48   records: kernel perf records verbatim, in ring order — each a perf_event_header
 //                       {u32 type; u16 misc; u16 size} followed by size - 8 bytes
 //
-// Records are copied from the ring unchanged, so recording costs one memcpy per record and the
-// decoding rules live in one place (perf_record.h). A file cut short (the recorder was killed)
+// Records are copied from the ring unchanged (but an unwound file's samples, which replace the
+// --call-graph dwarf samples they were unwound from), so recording costs one memcpy per record and
+// the decoding rules live in one place (perf_record.h). A file cut short (the recorder was killed)
 // ends in a torn record, which the reader counts and stops at: it is a normal end state
 // (STYLE.md §9).
 #pragma once
@@ -25,6 +26,7 @@
 #include <functional>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +44,7 @@ inline constexpr uint32_t kSamplesVersion = 1;
 inline constexpr uint32_t kSamplesHeaderSize = 48;
 inline constexpr uint32_t kSamplesHeaderSizeWithoutRegisters = 32;
 inline constexpr uint64_t kFlagKernel = 1;
+inline constexpr uint64_t kFlagUnwound = 2;
 // The vDSO of the recording's kernel, kept beside the samples: its code is sampled (clock_gettime)
 // and its CFI is needed to unwind through it.
 inline constexpr char kVdsoFileName[] = "vdso.so";
@@ -56,9 +59,11 @@ struct SamplesFormat {
 // Appends records to a new samples file, buffered.
 class SamplesWriter {
  public:
-  // Creates `directory`/samples.jss exclusively, for samples of `format`.
+  // Creates `directory`/`name` exclusively, for samples of `format` (kFlagUnwound is set in
+  // `flags` when format.layout.unwound).
   static base::StatusOr<SamplesWriter> Create(const std::string& directory, uint64_t flags,
-                                              const SamplesFormat& format = {});
+                                              const SamplesFormat& format = {},
+                                              const char* name = kSamplesFileName);
 
   SamplesWriter(SamplesWriter&&) = default;
   SamplesWriter& operator=(SamplesWriter&&) = default;
@@ -202,6 +207,20 @@ struct SampleData {
   // file of any size keeps only a window of it in memory.
   void ForEachSample(const std::function<void(const Sample&)>& visit) const;
 };
+
+// A samples file's header, as the reader reads it.
+struct SamplesHeader {
+  uint64_t flags = 0;
+  SamplesFormat format;
+  uint32_t size = 0;  // where the records begin
+};
+// Fails when `bytes` do not begin with a header of a samples file this version can read.
+base::StatusOr<SamplesHeader> ReadSamplesHeader(std::string_view bytes);
+
+// The record at `offset` of `bytes` (a samples file's records, each a perf_event_header and its
+// bytes), or nullopt when what is left there is torn: shorter than a header, or than the size
+// its header says.
+std::optional<std::string_view> RecordAt(std::string_view bytes, size_t offset);
 
 // Files a decoded record, `bytes` as decoded, into `data`'s lists and counters. (A reader adds
 // samples with SampleList::Add, which decodes one without allocating.)

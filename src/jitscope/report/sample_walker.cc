@@ -9,6 +9,7 @@ SampleWalker::SampleWalker(const formats::SampleData& data, const symbolize::Sou
                            std::string vdso_path, bool latest_code)
     : maps_(data.mappings, data.tasks),
       unwinding_((data.format.layout.sample_type & PERF_SAMPLE_REGS_USER) != 0),
+      unwound_by_record_(data.format.layout.unwound),
       latest_code_(latest_code),
       address_space_(maps_, std::move(vdso_path), &sources, &files_) {}
 
@@ -25,6 +26,16 @@ void SampleWalker::Walk(const formats::Sample& sample, std::vector<StackAddress>
     unwind_stats_.Count(unwound_.reason);
     for (const unwind::UnwoundFrame& frame : unwound_.frames) {
       out.push_back({frame.pc, false, !frame.activation});
+    }
+    return;
+  }
+  if (unwound_by_record_) {
+    for (const formats::Frame& frame : sample.callchain) {
+      out.push_back({frame.ip, frame.kernel, !out.empty() && !frame.exact});
+    }
+    // A walk's end that names no reason is not one of record's: it counts for none.
+    if (sample.walk_end && *sample.walk_end < unwind::kStopReasonCount) {
+      unwind_stats_.Count(static_cast<unwind::StopReason>(*sample.walk_end));
     }
     return;
   }

@@ -5,7 +5,9 @@
 //  - a frame-pointer recording: the call chain the kernel walked;
 //  - a --call-graph dwarf recording: its kernel part, then the user stack unwound from the
 //    sample's registers and stack copy (unwind/unwinder.h over SessionAddressSpace), each walk's
-//    end counted.
+//    end counted;
+//  - a --call-graph dwarf recording `jitscope record` unwound already (formats::kFlagUnwound):
+//    the stacks it stored, with how their walks ended.
 // A return address is marked as one: the code that was running is the call instruction before
 // it, so it is looked up one byte back, as perf does (the address after a call can belong to the
 // next line or even the next function).
@@ -49,13 +51,16 @@ class SampleWalker {
   // Which mapped files are still the ones recorded (the walk and every reader of them ask it).
   FileIdentity& files() { return files_; }
   // Whether the samples are unwound (--call-graph dwarf), and how their walks ended.
-  bool unwinding() const { return unwinding_; }
+  bool unwinding() const { return unwinding_ || unwound_by_record_; }
+  // How the last walk of Walk() ended, when it unwound a sample.
+  unwind::StopReason last_walk_end() const { return unwound_.reason; }
   const unwind::UnwindStats& unwind_stats() const { return unwind_stats_; }
 
  private:
   ProcessMaps maps_;
   FileIdentity files_;
   const bool unwinding_;
+  const bool unwound_by_record_;
   const bool latest_code_;
   SessionAddressSpace address_space_;
   unwind::UnwindResult unwound_;

@@ -1,0 +1,96 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "jitscope/report/unwound_session.h"
+
+#include <linux/perf_event.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <vector>
+
+#include "jitscope/formats/samples_file.h"
+#include "jitscope/report/profile_builder.h"
+#include "jitscope/report/sample_walker.h"
+
+namespace jitscope::report {
+
+base::StatusOr<SessionUnwinding> UnwindSession(const std::string& directory) {
+  ASSIGN_OR_RETURN(Recording recording, ReadRecording(directory));
+  const formats::SampleData& data = recording.data;
+  if (data.format.layout.unwound) {
+    return base::Status::Error("%s: its samples are unwound already", directory.c_str());
+  }
+  if ((data.format.layout.sample_type & PERF_SAMPLE_REGS_USER) == 0 || data.file == nullptr) {
+    return base::Status::Error("%s: not a --call-graph dwarf session", directory.c_str());
+  }
+  ASSIGN_OR_RETURN(symbolize::SourceSet sources, OpenRecordingJitSources(recording, {}));
+  SampleWalker walker(data, sources, recording.vdso_path, recording.latest_code);
+  DescribeOtherRoots(recording, walker.files());
+
+  const std::string unwinding_path = directory + "/" + kUnwindingFileName;
+  if (::unlink(unwinding_path.c_str()) != 0 && errno != ENOENT) {
+    return base::Status::Errno(errno, "%s", unwinding_path.c_str());
+  }
+  formats::SamplesFormat format;
+  format.layout.unwound = true;
+  format.stack_size = data.format.stack_size;
+  ASSIGN_OR_RETURN(
+      formats::SamplesWriter writer,
+      formats::SamplesWriter::Create(directory, data.flags, format, kUnwindingFileName));
+
+  // The records in the order they were recorded: every record but a sample is copied as it is
+  // (its sample_id_all trailer has the same fields in both layouts).
+  SessionUnwinding result;
+  const std::string_view bytes = data.file->bytes();
+  result.bytes_before = bytes.size();
+  ASSIGN_OR_RETURN(const formats::SamplesHeader header, formats::ReadSamplesHeader(bytes));
+  formats::Sample sample;
+  std::vector<StackAddress> stack;
+  std::vector<formats::Frame> frames;
+  std::string encoded;
+  size_t offset = header.size;
+  size_t evicted = offset;
+  while (const std::optional<std::string_view> record = formats::RecordAt(bytes, offset)) {
+    offset += record->size();
+    if (offset - evicted >= base::MappedFile::kEvictEvery) {
+      data.file->Evict(evicted, offset);
+      evicted = offset;
+    }
+    perf_event_header record_header{};
+    std::memcpy(&record_header, record->data(), sizeof(record_header));
+    if (record_header.type != PERF_RECORD_SAMPLE) {
+      RETURN_IF_ERROR(writer.Append(*record));
+      continue;
+    }
+    if (!formats::ParseSampleRecord(*record, data.format.layout, sample).ok()) {
+      ++result.dropped;
+      continue;
+    }
+    walker.Walk(sample, stack);
+    frames.clear();
+    for (const StackAddress& address : stack) {
+      frames.push_back({address.pc, address.kernel, !address.returns});
+    }
+    const unwind::StopReason end = walker.last_walk_end();
+    if (!formats::EncodeUnwoundSample(sample, frames, static_cast<uint8_t>(end), record_header.misc,
+                                      encoded)) {
+      ++result.dropped;
+      continue;
+    }
+    result.stats.Count(end);
+    ++result.samples;
+    RETURN_IF_ERROR(writer.Append(encoded));
+  }
+  RETURN_IF_ERROR(writer.Flush());
+  result.bytes_after = header.size + writer.records_bytes();
+  const std::string samples_path = directory + "/" + formats::kSamplesFileName;
+  if (std::rename(unwinding_path.c_str(), samples_path.c_str()) != 0) {
+    return base::Status::Errno(errno, "renaming %s to %s", unwinding_path.c_str(),
+                               samples_path.c_str());
+  }
+  return result;
+}
+
+}  // namespace jitscope::report

@@ -1,0 +1,35 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// A --call-graph dwarf session unwound once, when `jitscope record` ends, as samply does it:
+// each sample's registers and stack copy are replaced by the stack its walk found (and why the
+// walk ended), so the session keeps kilobytes less per sample and every report reads stacks as
+// a frame-pointer session's. The walk is report's own (SampleWalker over the session's mappings,
+// JIT files and ELF files), run when the JIT files are complete and the ELF files are the ones
+// the samples were taken in.
+//
+// The samples file is rewritten beside itself and renamed over it: a recorder killed meanwhile
+// leaves the session as recorded, which report unwinds itself.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "jitscope/base/status.h"
+#include "jitscope/unwind/unwinder.h"
+
+namespace jitscope::report {
+
+struct SessionUnwinding {
+  uint64_t samples = 0;       // unwound
+  uint64_t dropped = 0;       // samples that did not decode, left out
+  unwind::UnwindStats stats;  // how the walks ended
+  uint64_t bytes_before = 0;  // the samples file's size, recorded
+  uint64_t bytes_after = 0;   // and unwound
+};
+
+// Unwinds the samples of session `directory`, which must be a --call-graph dwarf session not
+// unwound yet. The name of the file being written, in the session directory.
+inline constexpr char kUnwindingFileName[] = "samples.jss.unwinding";
+base::StatusOr<SessionUnwinding> UnwindSession(const std::string& directory);
+
+}  // namespace jitscope::report

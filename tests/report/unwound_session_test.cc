@@ -1,0 +1,138 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// A --call-graph dwarf session unwound when `jitscope record` ends (report/unwound_session.h):
+// the checked-in recorded sessions (recorded/README.md), each copied and unwound, give the very
+// report their stack copies give when report unwinds them, from a samples file that keeps
+// addresses instead of stack copies.
+#include "jitscope/report/unwound_session.h"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "jitscope/base/files.h"
+#include "jitscope/formats/samples_file.h"
+#include "support/files.h"
+#include "support/process.h"
+#include "support/temp_dir.h"
+
+namespace jitscope::report {
+namespace {
+
+using test_support::RunProgram;
+
+const std::string kRecorded = RECORDED_SESSIONS;
+
+// `jitscope report DIR` with `arguments`: what it printed, with DIR's path replaced by "DIR" so
+// that reports of two copies of a session compare.
+std::string Report(const std::string& dir, const std::vector<std::string>& arguments) {
+  std::vector<std::string> argv = {JITSCOPE_CLI, "report", dir};
+  argv.insert(argv.end(), arguments.begin(), arguments.end());
+  auto result = RunProgram(argv);
+  EXPECT_TRUE(result.ok()) << result.Describe();
+  std::string out = result.out;
+  for (size_t at = out.find(dir); at != std::string::npos; at = out.find(dir, at)) {
+    out.replace(at, dir.size(), "DIR");
+  }
+  return out;
+}
+
+formats::SamplesHeader HeaderOf(const std::string& dir) {
+  auto mapped = base::MappedFile::Open(dir + "/" + formats::kSamplesFileName);
+  EXPECT_TRUE(mapped.ok()) << mapped.status().message();
+  if (!mapped.ok()) return {};
+  auto header = formats::ReadSamplesHeader(mapped->bytes());
+  EXPECT_TRUE(header.ok()) << header.status().message();
+  return header.ok() ? *header : formats::SamplesHeader{};
+}
+
+class UnwoundSessionTest : public ::testing::TestWithParam<const char*> {
+ protected:
+  // A copy of the recorded session, which the test may change.
+  std::string CopyOfSession() {
+    const std::string copy = temp_.path() + "/" + GetParam();
+    std::filesystem::copy(kRecorded + "/" + GetParam(), copy);
+    return copy;
+  }
+  test_support::TempDir temp_;
+};
+
+TEST_P(UnwoundSessionTest, ReportsAsTheStackCopiesDo) {
+  const std::string original = CopyOfSession();
+  const std::string unwound = temp_.path() + "/unwound";
+  std::filesystem::copy(original, unwound);
+
+  base::StatusOr<SessionUnwinding> result = UnwindSession(unwound);
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_GT(result->samples, 0u);
+  EXPECT_EQ(result->dropped, 0u);
+  EXPECT_EQ(result->bytes_before, std::filesystem::file_size(original + "/samples.jss"));
+  EXPECT_EQ(result->bytes_after, std::filesystem::file_size(unwound + "/samples.jss"));
+  // Addresses instead of kilobytes of stack per sample.
+  EXPECT_LT(result->bytes_after * 3, result->bytes_before);
+  EXPECT_FALSE(std::filesystem::exists(unwound + "/" + kUnwindingFileName));
+
+  const formats::SamplesHeader header = HeaderOf(unwound);
+  EXPECT_TRUE(header.format.layout.unwound);
+  EXPECT_EQ(header.format.layout.sample_type, formats::kSampleType);
+  EXPECT_EQ(header.format.stack_size, HeaderOf(original).format.stack_size);
+
+  for (const std::vector<std::string>& arguments : std::vector<std::vector<std::string>>{
+           {"--format", "folded"}, {"--top", "0"}, {"--sort", "line", "--top", "0"}}) {
+    const std::string expected = Report(original, arguments);
+    ASSERT_FALSE(expected.empty());
+    EXPECT_EQ(Report(unwound, arguments), expected) << arguments.front();
+  }
+  // The report says how the walks ended, whichever unwound them.
+  EXPECT_NE(Report(unwound, {}).find("walks ending in: "), std::string::npos);
+}
+
+TEST_P(UnwoundSessionTest, IsUnwoundOnce) {
+  const std::string dir = CopyOfSession();
+  ASSERT_TRUE(UnwindSession(dir).ok());
+  const std::string before = Report(dir, {"--format", "folded"});
+  base::StatusOr<SessionUnwinding> again = UnwindSession(dir);
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.status().message(), dir + ": its samples are unwound already");
+  EXPECT_EQ(Report(dir, {"--format", "folded"}), before);
+}
+
+// A file of an earlier unwinding that did not finish (the recorder was killed) is replaced.
+TEST_P(UnwoundSessionTest, ReplacesAnUnfinishedUnwinding) {
+  const std::string dir = CopyOfSession();
+  const std::string expected = Report(dir, {"--format", "folded"});
+  ASSERT_TRUE(test_support::WriteFile(dir + "/" + kUnwindingFileName, "JSSAMPLE torn"));
+  ASSERT_TRUE(UnwindSession(dir).ok());
+  EXPECT_EQ(Report(dir, {"--format", "folded"}), expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(RecordedSessions, UnwoundSessionTest,
+                         ::testing::Values("jitvm-nofp", "lli", "onednn"), [](const auto& info) {
+                           std::string name = info.param;
+                           std::erase(name, '-');
+                           return name;
+                         });
+
+TEST(UnwoundSessionErrors, AFramePointerSessionHasNothingToUnwind) {
+  test_support::TempDir temp;
+  const std::string dir = temp.path() + "/fp";
+  std::filesystem::create_directory(dir);
+  {
+    auto writer = formats::SamplesWriter::Create(dir, 0);
+    ASSERT_TRUE(writer.ok()) << writer.status().message();
+    ASSERT_TRUE(writer->Flush().ok());
+  }
+  base::StatusOr<SessionUnwinding> result = UnwindSession(dir);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().message(), dir + ": not a --call-graph dwarf session");
+}
+
+TEST(UnwoundSessionErrors, NoSessionThere) {
+  test_support::TempDir temp;
+  EXPECT_FALSE(UnwindSession(temp.path() + "/none").ok());
+}
+
+}  // namespace
+}  // namespace jitscope::report
