@@ -95,7 +95,10 @@ TEST(HelpExamplesTest, EveryExampleRunsAsPrinted) {
     }
     for (std::vector<std::string> argv : examples) {
       argv[0] = JITSCOPE_CLI;
-      test_support::ProcessResult result = RunProgram(argv);
+      // A perf map the collector writes (--formats ...,perfmap) goes here, not to /tmp, which
+      // would keep it after the test.
+      test_support::ProcessResult result =
+          RunProgram(argv, {{"JITSCOPE_PERF_MAP_DIR", tmp.path()}});
       EXPECT_EQ(result.exit_code, 0) << Joined(argv) << "\n" << result.err;
       const bool record = std::string(command) == "record";
       std::string output = record ? "jitscope.data" : "";
