@@ -501,7 +501,9 @@ TEST(UnwoundSamplesTest, RoundTripThroughAFile) {
       {0x401000, false, true},   // the sampled pc
       {0x402000, false, false},  // a return address
       {0x403000, false, true},   // the pc a signal interrupted
-      {0x404000, false, false}};
+      {0x404000, false, false},
+      {0x405000, false, false, true},  // the frame-pointer chain after the walk stopped
+      {0x406000, false, false, true}};
   std::string record;
   ASSERT_TRUE(EncodeUnwoundSample(sample, frames, 3, PERF_RECORD_MISC_USER, record));
   {
@@ -530,7 +532,9 @@ TEST(UnwoundSamplesTest, RoundTripThroughAFile) {
                                                 {0x401000, false, true},
                                                 {0x402000, false, false},
                                                 {0x403000, false, true},
-                                                {0x404000, false, false}}));
+                                                {0x404000, false, false},
+                                                {0x405000, false, false, true},
+                                                {0x406000, false, false, true}}));
   EXPECT_EQ(read.walk_end, std::optional<uint8_t>(3));
   EXPECT_TRUE(read.stack.empty());
 }

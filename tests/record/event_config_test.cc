@@ -64,7 +64,7 @@ TEST(EventConfigTest, DwarfModeAsksForEveryGeneralRegisterAndTheStackCopy) {
   // AX..SS and R8..R15: all but DS, ES, FS, GS, which the kernel refuses.
   EXPECT_EQ(attr.sample_regs_user, 0xff0fffu);
   EXPECT_EQ(attr.sample_stack_user, 16384u);
-  EXPECT_EQ(attr.exclude_callchain_user, 1u) << "the user part is unwound from the copy";
+  EXPECT_EQ(attr.exclude_callchain_user, 0u) << "the frame-pointer chain, for when a walk stops";
   EXPECT_EQ(attr.exclude_callchain_kernel, 0u);
   EXPECT_EQ(SamplesFormatOf(options),
             (formats::SamplesFormat{{formats::kDwarfSampleType, 0xff0fff}, 16384}));

@@ -71,8 +71,8 @@ TEST(JitvmRecordTest, SamplesLandInJitCodeLoadedBeforeThem) {
   EXPECT_GT(in_jit * 2, total) << in_jit << " of " << total << " user-space samples in JIT code";
 }
 
-// --call-graph dwarf --keep-stacks: every sample of the JIT carries its user registers and the
-// valid part of an 8 KiB stack copy, and the session keeps the vDSO.
+// --call-graph dwarf --keep-stacks: every sample of the JIT carries its user registers, the
+// valid part of an 8 KiB stack copy and the kernel's call chain, and the session keeps the vDSO.
 TEST(JitvmRecordTest, DwarfCallGraphSamplesCarryRegistersAndStack) {
   test_support::TempDir tmp;
   const std::string dir = tmp.path() + "/session";
@@ -90,11 +90,12 @@ TEST(JitvmRecordTest, DwarfCallGraphSamplesCarryRegistersAndStack) {
     ASSERT_EQ(sample.regs.mask, formats::kX86_64RegsMask);
     // The kernel copies at most what was asked, from the user stack pointer up.
     ASSERT_LE(sample.stack.size(), 8192u);
-    for (const formats::Frame& frame : sample.callchain) {
-      ASSERT_TRUE(frame.kernel) << "the user part of the chain is left to the unwinder";
-    }
-    if (!sample.callchain.empty()) continue;  // sampled in the kernel: regs are the user state
+    // The kernel's frame-pointer chain comes too, for a walk that stops (sample_walker.h).
+    ASSERT_FALSE(sample.callchain.empty());
+    if (sample.callchain.front().kernel)
+      continue;  // sampled in the kernel: regs are its user state
     ++user;
+    EXPECT_EQ(sample.callchain.front().ip, sample.ip);
     EXPECT_EQ(sample.regs.values[PERF_REG_X86_IP], sample.ip);
     EXPECT_GT(sample.stack.size(), 0u);
   }

@@ -139,6 +139,46 @@ std::map<std::string, uint64_t> WalkEnds(const std::string& text) {
 // The hot-spot program exercises all the example JIT does: tier-up inside running code, inlined
 // callees three deep, split functions, replaced code unloaded and its memory reused. Without frame
 // pointers, 95% of its walks still reach the thread's entry, and none is refused as inconsistent.
+// JIT code reported by name only (a perf map: no code bytes, so no derived rule) stops every
+// walk at its first JIT frame. Where the kernel's frame-pointer chain holds the address the walk
+// stopped at, its frames beyond follow, after a [frame-pointer chain] frame that marks them as
+// guesses; jitvm keeps frame pointers, so here they are the true callers.
+TEST(JitUnwindE2eTest, AFramePointerChainCarriesOnWalksThatStopInCodeWithoutBytes) {
+  TempDir tmp;
+  const std::string dir = tmp.path() + "/session";
+  auto recorded = RunProgram({JITSCOPE_CLI, "record", "--call-graph", "dwarf", "--formats",
+                              "perfmap", "-o", dir, "--", JITVM, ONE_CALLER_JV, "20000"},
+                             {{"JITSCOPE_PERF_MAP_DIR", tmp.path()}});
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+  auto text = RunProgram({JITSCOPE_CLI, "report", dir, "--jit", tmp.path()});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find(" walks that stopped carried on by the frame-pointer chain: the frames "
+                          "outside [frame-pointer chain] are guesses\n"),
+            std::string::npos)
+      << text.out;
+  auto folded =
+      RunProgram({JITSCOPE_CLI, "report", dir, "--jit", tmp.path(), "--format", "folded"});
+  ASSERT_EQ(folded.exit_code, 0) << folded.err;
+  uint64_t in_leaf = 0;
+  uint64_t carried = 0;
+  for (const FoldedStack& stack : ParseFolded(folded.out)) {
+    std::vector<std::string> frames = stack.frames;
+    while (!frames.empty() && frames.back().ends_with("_[k]")) frames.pop_back();
+    if (frames.empty() || !frames.back().ends_with("!leaf_[j]")) continue;
+    in_leaf += stack.samples;
+    const size_t n = frames.size();
+    // middle's frame (the one the chain starts with) is named when the perf map still names
+    // its code: a perf map keeps no times, so baseline code that was replaced may be unnamed.
+    if (n >= 6 && frames[n - 2] == "[frame-pointer chain]" &&
+        frames[n - 4].ends_with("!outer_[j]") && frames[n - 5].ends_with("!main_[j]") &&
+        frames[n - 6].starts_with("jitscope::jitvm::Vm::Run(")) {
+      carried += stack.samples;
+    }
+  }
+  ASSERT_GT(in_leaf, 50u) << folded.out;
+  EXPECT_GT(carried * 100, in_leaf * 95) << carried << " of " << in_leaf << "\n" << folded.out;
+}
+
 TEST(JitUnwindE2eTest, HotspotWalksReachTheThreadsEntryWithoutFramePointers) {
   TempDir tmp;
   const std::string dir = tmp.path() + "/session";

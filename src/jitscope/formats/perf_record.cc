@@ -164,6 +164,7 @@ base::Status ParseSampleInto(Cursor cursor, size_t size, const SampleLayout& lay
     sample.callchain.reserve(nr);
     bool kernel = false;
     bool exact = false;
+    bool guessed = false;
     for (uint64_t i = 0; i < nr; ++i) {
       uint64_t ip = 0;
       cursor.Read(ip);
@@ -171,6 +172,8 @@ base::Status ParseSampleInto(Cursor cursor, size_t size, const SampleLayout& lay
       if (ip >= static_cast<uint64_t>(PERF_CONTEXT_MAX)) {
         if (layout.unwound && ip == kContextNotAfterCall) {
           exact = true;
+        } else if (layout.unwound && ip == kContextGuessed) {
+          guessed = true;
         } else if (layout.unwound && ip >= kContextWalkEnd && ip - kContextWalkEnd <= kMaxWalkEnd) {
           sample.walk_end = static_cast<uint8_t>(ip - kContextWalkEnd);
         } else {
@@ -178,7 +181,7 @@ base::Status ParseSampleInto(Cursor cursor, size_t size, const SampleLayout& lay
         }
         continue;
       }
-      sample.callchain.push_back({ip, kernel, exact});
+      sample.callchain.push_back({ip, kernel, exact, guessed});
       exact = false;
     }
   }
@@ -231,13 +234,14 @@ base::Status ParseSampleRecord(std::string_view bytes, const SampleLayout& layou
 bool EncodeUnwoundSample(const Sample& sample, std::span<const Frame> frames, uint8_t walk_end,
                          uint16_t misc, std::string& out) {
   std::vector<uint64_t> chain;
-  chain.reserve(2 * frames.size() + 3);
+  chain.reserve(2 * frames.size() + 4);
   for (size_t i = 0; i < frames.size(); ++i) {
     const Frame& frame = frames[i];
     if (i == 0 || frame.kernel != frames[i - 1].kernel) {
       chain.push_back(
           static_cast<uint64_t>(frame.kernel ? PERF_CONTEXT_KERNEL : PERF_CONTEXT_USER));
     }
+    if (frame.guessed && (i == 0 || !frames[i - 1].guessed)) chain.push_back(kContextGuessed);
     if (i > 0 && frame.exact) chain.push_back(kContextNotAfterCall);
     chain.push_back(frame.ip);
   }

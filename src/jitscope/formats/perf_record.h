@@ -58,10 +58,13 @@ struct SampleLayout {
 // markers (the top 4095 values) but never writes. Each comes before what it says:
 //  - kContextNotAfterCall: the next frame's pc is exact (the sampled instruction, or one a signal
 //    interrupted), not a return address to look up one byte back;
-//  - kContextWalkEnd + r, the last entry: the unwinder's StopReason r, why the walk ended.
+//  - kContextWalkEnd + r, the last entry: the unwinder's StopReason r, why the walk ended;
+//  - kContextGuessed: the frames after it are not the walk's but the kernel's frame-pointer
+//    chain, spliced in where the walk stopped (report/sample_walker.h).
 // A file not flagged as unwound (a kernel's records) gives them no meaning.
 inline constexpr uint64_t kContextNotAfterCall = static_cast<uint64_t>(-3584);
 inline constexpr uint64_t kContextWalkEnd = static_cast<uint64_t>(-3840);
+inline constexpr uint64_t kContextGuessed = static_cast<uint64_t>(-3328);
 inline constexpr uint64_t kMaxWalkEnd = 255;
 
 // Whether a session's samples file may hold `layout`: one of the two sample types, registers
@@ -75,6 +78,8 @@ struct Frame {
   bool kernel = false;
   // An unwound sample's frame whose pc is exact, not a return address (kContextNotAfterCall).
   bool exact = false;
+  // An unwound sample's frame taken from the frame-pointer chain (kContextGuessed).
+  bool guessed = false;
   bool operator==(const Frame&) const = default;
 };
 
@@ -164,7 +169,8 @@ base::Status ParseSampleRecord(std::string_view bytes, const SampleLayout& layou
 
 // The PERF_RECORD_SAMPLE of an unwound samples file (SampleLayout::unwound) for `sample`'s pid,
 // tid, time and ip, with `frames` as its call chain (leaf first; `exact` is written for every
-// frame but the first, whose pc is always exact) and the walk's end, into `out`. The header's
+// frame but the first, whose pc is always exact; `guessed` from the first guessed frame on) and
+// the walk's end, into `out`. The header's
 // misc is `misc`. Fails when the record would pass the 64 KiB a record's size can say.
 bool EncodeUnwoundSample(const Sample& sample, std::span<const Frame> frames, uint8_t walk_end,
                          uint16_t misc, std::string& out);

@@ -49,7 +49,6 @@ perf_event_attr MakeSamplingAttr(const SamplerOptions& options) {
   attr.sample_type = format.layout.sample_type;
   attr.sample_regs_user = format.layout.regs_mask;
   attr.sample_stack_user = static_cast<uint32_t>(format.stack_size);
-  attr.exclude_callchain_user = options.call_graph.mode == CallGraph::kDwarf ? 1 : 0;
   attr.disabled = 1;
   attr.enable_on_exec = 1;
   attr.inherit = 1;

@@ -63,8 +63,9 @@ struct SamplerOptions {
 //   them carries TID and TIME too and can be ordered against samples.
 // - disabled + enable_on_exec: counting starts at the exec of the command, not in our fork.
 // - with --call-graph dwarf: every general-purpose user register and a copy of the top of the
-//   user stack; the kernel's call chain keeps only its kernel part (exclude_callchain_user), as
-//   perf does, since the user part is unwound from the copy.
+//   user stack. The kernel's call chain keeps its user part too (perf leaves it out): where a
+//   walk finds no rule, the frame-pointer chain may carry it on, labelled as a guess
+//   (report/sample_walker.h).
 perf_event_attr MakeSamplingAttr(const SamplerOptions& options);
 
 // What the samples file's header says about the samples of `options`.

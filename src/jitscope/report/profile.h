@@ -25,6 +25,10 @@ enum class FrameKind : uint8_t {
   // The outermost frame of every stack of a recording of several processes: `function` is
   // "COMM (pid PID)", so each process is a tree of its own.
   kProcess,
+  // Where a --call-graph dwarf walk stopped and the kernel's frame-pointer chain carried the
+  // stack on (sample_walker.h): `function` is "[frame-pointer chain]", and the frames outside it
+  // are guesses, not the walk's.
+  kGuessed,
 };
 
 // One distinct frame: the same function at the same file:line, in the same module, of the same
@@ -72,6 +76,8 @@ struct Profile {
   // (unwind::StopReasonName: "end of stack" is a complete stack, the others were cut short), in
   // the reasons' order; empty for frame-pointer sessions.
   std::vector<std::pair<std::string, uint64_t>> unwind_stops;
+  // Of those walks, the ones the frame-pointer chain carried on (FrameKind::kGuessed).
+  uint64_t guessed_walks = 0;
   // Non-fatal things the reader and symbolizer noticed (lost samples, damaged files, ...), one
   // line each, for the formats that can show them.
   std::vector<std::string> warnings;

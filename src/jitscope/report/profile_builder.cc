@@ -142,6 +142,7 @@ class Builder {
                                              walker_.unwind_stats().Of(reason));
         }
       }
+      profile_.guessed_walks = walker_.guessed_walks();
     }
     for (const FileIdentity::Replaced& file : walker_.files().replaced()) {
       profile_.warnings.push_back(fmt::format(
@@ -240,6 +241,7 @@ class Builder {
   void AppendStack(const formats::Sample& sample, std::vector<uint32_t>& frames) {
     walker_.Walk(sample, addresses_);
     bool in_kernel = false;
+    bool guessing = false;
     for (const StackAddress& address : addresses_) {
       if (address.kernel) {
         if (!in_kernel) {
@@ -253,6 +255,14 @@ class Builder {
         continue;
       }
       in_kernel = false;
+      if (address.guessed && !guessing) {
+        if (!guessed_location_) {
+          guessed_location_ =
+              Intern(Location{"[frame-pointer chain]", "", "", 0, FrameKind::kGuessed, false});
+        }
+        frames.push_back(*guessed_location_);
+        guessing = true;
+      }
       AppendUserFrames(sample.pid, address.Lookup(), sample.time_ns, frames);
     }
   }
@@ -382,6 +392,7 @@ class Builder {
   std::unordered_map<Location, uint32_t, LocationHash> location_ids_;
   std::unordered_map<std::vector<uint32_t>, size_t, StackHash> stack_ids_;
   std::optional<uint32_t> kernel_location_;
+  std::optional<uint32_t> guessed_location_;
   // The frames each user address was named with (AppendUserFrames): a run of named_frames_.
   struct Named {
     uint32_t first = 0;

@@ -1,6 +1,8 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "jitscope/report/sample_walker.h"
 
+#include <algorithm>
+#include <iterator>
 #include <utility>
 
 namespace jitscope::report {
@@ -17,7 +19,9 @@ void SampleWalker::Walk(const formats::Sample& sample, std::vector<StackAddress>
   out.clear();
   if (unwinding_) {
     // The kernel's part of the chain is one run of kernel frames; the user part is unwound.
-    if (!sample.callchain.empty()) out.push_back({0, true, false});
+    const auto user = std::find_if(sample.callchain.begin(), sample.callchain.end(),
+                                   [](const formats::Frame& frame) { return !frame.kernel; });
+    if (user != sample.callchain.begin()) out.push_back({0, true, false});
     const unwind::RegisterFile registers = unwind::RegisterFile::FromPerf(sample.regs);
     uint64_t sp = 0;
     registers.Get(registers.sp_register(), sp);
@@ -27,12 +31,23 @@ void SampleWalker::Walk(const formats::Sample& sample, std::vector<StackAddress>
     for (const unwind::UnwoundFrame& frame : unwound_.frames) {
       out.push_back({frame.pc, false, !frame.activation});
     }
+    if (unwound_.reason == unwind::StopReason::kOutermost || unwound_.frames.empty()) return;
+    // The frame-pointer chain beyond the last address the walk found, if it holds it.
+    const auto last = std::find_if(user, sample.callchain.end(), [&](const formats::Frame& frame) {
+      return frame.ip == unwound_.frames.back().pc;
+    });
+    if (last == sample.callchain.end() || std::next(last) == sample.callchain.end()) return;
+    for (auto frame = std::next(last); frame != sample.callchain.end(); ++frame) {
+      out.push_back({frame->ip, false, true, true});
+    }
+    ++guessed_walks_;
     return;
   }
   if (unwound_by_record_) {
     for (const formats::Frame& frame : sample.callchain) {
-      out.push_back({frame.ip, frame.kernel, !out.empty() && !frame.exact});
+      out.push_back({frame.ip, frame.kernel, !out.empty() && !frame.exact, frame.guessed});
     }
+    if (!out.empty() && out.back().guessed) ++guessed_walks_;
     // A walk's end that names no reason is not one of record's: it counts for none.
     if (sample.walk_end && *sample.walk_end < unwind::kStopReasonCount) {
       unwind_stats_.Count(static_cast<unwind::StopReason>(*sample.walk_end));

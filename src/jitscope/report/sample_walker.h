@@ -5,7 +5,11 @@
 //  - a frame-pointer recording: the call chain the kernel walked;
 //  - a --call-graph dwarf recording: its kernel part, then the user stack unwound from the
 //    sample's registers and stack copy (unwind/unwinder.h over SessionAddressSpace), each walk's
-//    end counted;
+//    end counted. Where a walk stops short of the thread's entry and the kernel's frame-pointer
+//    chain (which `jitscope record` takes too; perf does not) holds the last address the walk
+//    found, the chain's frames beyond it follow, marked as guessed: they show where the code
+//    was called from when no rule says it (JIT code reported by name only, through a perf map),
+//    but nothing proves them, and the walk still counts as ended where it ended;
 //  - a --call-graph dwarf recording `jitscope record` unwound already (formats::kFlagUnwound):
 //    the stacks it stored, with how their walks ended.
 // A return address is marked as one: the code that was running is the call instruction before
@@ -31,6 +35,7 @@ struct StackAddress {
   uint64_t pc = 0;
   bool kernel = false;
   bool returns = false;  // a return address: the code that ran is the call before it
+  bool guessed = false;  // from the frame-pointer chain, after the walk stopped
   uint64_t Lookup() const { return returns ? pc - 1 : pc; }
   bool operator==(const StackAddress&) const = default;
 };
@@ -55,6 +60,8 @@ class SampleWalker {
   // How the last walk of Walk() ended, when it unwound a sample.
   unwind::StopReason last_walk_end() const { return unwound_.reason; }
   const unwind::UnwindStats& unwind_stats() const { return unwind_stats_; }
+  // The walks the frame-pointer chain carried on.
+  uint64_t guessed_walks() const { return guessed_walks_; }
 
  private:
   ProcessMaps maps_;
@@ -65,6 +72,7 @@ class SampleWalker {
   SessionAddressSpace address_space_;
   unwind::UnwindResult unwound_;
   unwind::UnwindStats unwind_stats_;
+  uint64_t guessed_walks_ = 0;
 };
 
 }  // namespace jitscope::report

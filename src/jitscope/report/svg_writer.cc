@@ -77,6 +77,7 @@ std::string Colour(const Location& l) {
       return fmt::format("rgb({},{},{})", 200 + v, 90 + 2 * v, 40 + v / 2);
     case FrameKind::kAnonymous:
     case FrameKind::kUnknown:
+    case FrameKind::kGuessed:
       return fmt::format("rgb({},{},{})", 170 + v / 2, 170 + v / 2, 170 + v / 2);
     case FrameKind::kProcess:
       return fmt::format("rgb({},{},{})", 200 + v / 2, 200 + v / 2, 120 + v);
@@ -99,6 +100,8 @@ const char* KindName(const Location& l) {
       return "unknown";
     case FrameKind::kProcess:
       return "process";
+    case FrameKind::kGuessed:
+      return "guessed from here on";
   }
   return "";
 }

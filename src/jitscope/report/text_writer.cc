@@ -113,6 +113,12 @@ std::string RenderText(const Profile& profile, const TextOptions& options) {
     }
     out += fmt::format("# stacks unwound from DWARF call-frame information, walks ending in: {}\n",
                        fmt::join(parts, ", "));
+    if (profile.guessed_walks > 0) {
+      out += fmt::format(
+          "# {} walks that stopped carried on by the frame-pointer chain: the frames outside "
+          "[frame-pointer chain] are guesses\n",
+          profile.guessed_walks);
+    }
   }
   for (const std::string& warning : profile.warnings)
     out += fmt::format("# warning: {}\n", warning);

@@ -71,7 +71,7 @@ base::StatusOr<SessionUnwinding> UnwindSession(const std::string& directory) {
     walker.Walk(sample, stack);
     frames.clear();
     for (const StackAddress& address : stack) {
-      frames.push_back({address.pc, address.kernel, !address.returns});
+      frames.push_back({address.pc, address.kernel, !address.returns, address.guessed});
     }
     const unwind::StopReason end = walker.last_walk_end();
     if (!formats::EncodeUnwoundSample(sample, frames, static_cast<uint8_t>(end), record_header.misc,
