@@ -95,12 +95,13 @@ def samples_unwound():
     # A samples file `jitscope record --call-graph dwarf` unwound when it ended: flags kernel |
     # unwound, IP|TID|TIME|CALLCHAIN, no registers, the stack size asked for kept; an MMAP2, then
     # samples whose chains carry jitscope's markers: not-after-call (-3584) before an exact pc and
-    # the walk's end (-3840 + reason) last, one with a reason no unwinder has, one whose chain
-    # ends in a marker before any frame.
+    # the walk's end (-3840 + reason) last, one carried on by the frame-pointer chain (-3328
+    # before its frames), one with a reason no unwinder has, one whose chain ends in a marker
+    # before any frame.
     header = b'JSSAMPLE' + struct.pack('<IIQQQQ', 1, 48, 0x27, 3, 0, 8192)
     rec, trailer, mmap2 = perf_rec, perf_trailer, APP_MMAP2
     kernel, user = 0xffffffffffffff80, 0xfffffffffffffe00
-    not_after_call, walk_end = 0xfffffffffffff200, 0xfffffffffffff100
+    not_after_call, walk_end, guessed = 0xfffffffffffff200, 0xfffffffffffff100, 0xfffffffffffff300
     def sample(time, chain):
         body = struct.pack('<QIIQ', 0x400010, 7, 7, time)
         body += struct.pack('<Q', len(chain)) + b''.join(struct.pack('<Q', v) for v in chain)
@@ -108,6 +109,7 @@ def samples_unwound():
     return (header + mmap2
             + sample(200, [kernel, 0, user, not_after_call, 0x400010, 0x400420, not_after_call,
                            0x400500, 0x400600, walk_end + 0])
+            + sample(250, [user, 0x400010, 0x400420, guessed, 0x400700, 0x400800, walk_end + 1])
             + sample(300, [user, 0x400010, walk_end + 200])
             + sample(400, [walk_end + 1]))
 

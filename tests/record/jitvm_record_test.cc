@@ -106,14 +106,15 @@ TEST(JitvmRecordTest, DwarfCallGraphSamplesCarryRegistersAndStack) {
   EXPECT_EQ(st.st_size % 4096, 0);
 }
 
-// --call-graph dwarf without --keep-stacks: the samples are unwound when the recording ends, and
-// the session keeps their stacks, each with how its walk ended, instead of their stack copies.
-TEST(JitvmRecordTest, DwarfCallGraphIsUnwoundWhenTheRecordingEnds) {
+// The default, --call-graph dwarf without --keep-stacks: the samples are unwound when the
+// recording ends, and the session keeps their stacks, each with how its walk ended, instead of
+// their stack copies.
+TEST(JitvmRecordTest, DwarfCallGraphIsTheDefaultAndUnwoundWhenTheRecordingEnds) {
   test_support::TempDir tmp;
   const std::string dir = tmp.path() + "/session";
-  auto result = test_support::RunProgram({JITSCOPE_CLI, "record", "--call-graph", "dwarf", "-o",
-                                          dir, "--", JITVM, "--no-frame-pointers",
-                                          JITVM_PROGRAMS "/hotspot.jv", "1500"});
+  auto result =
+      test_support::RunProgram({JITSCOPE_CLI, "record", "-o", dir, "--", JITVM,
+                                "--no-frame-pointers", JITVM_PROGRAMS "/hotspot.jv", "1500"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   base::StatusOr<SampleData> data = ReadSamplesFile(dir + "/" + kSamplesFileName);
   ASSERT_TRUE(data.ok()) << data.status().message();
@@ -139,8 +140,9 @@ TEST(JitvmRecordTest, DwarfCallGraphIsUnwoundWhenTheRecordingEnds) {
 // --keep-stacks means nothing without stack copies: a mistake, said before the command runs.
 TEST(JitvmRecordTest, KeepStacksNeedsDwarf) {
   test_support::TempDir tmp;
-  auto result = test_support::RunProgram(
-      {JITSCOPE_CLI, "record", "--keep-stacks", "-o", tmp.path() + "/session", "--", "true"});
+  auto result =
+      test_support::RunProgram({JITSCOPE_CLI, "record", "--call-graph", "fp", "--keep-stacks", "-o",
+                                tmp.path() + "/session", "--", "true"});
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_EQ(result.err,
             "jitscope record: error: --keep-stacks applies to --call-graph dwarf: an fp session "

@@ -131,12 +131,13 @@ void AddRecordCommand(CLI::App& app, record::SessionOptions& options,
             if (!call_graph.ok()) throw CLI::ValidationError(call_graph.status().message());
             options.call_graph = *call_graph;
           },
-          "How call stacks are sampled, as perf record's option: 'fp' (the frame-pointer chain, "
-          "the default) or 'dwarf[,SIZE]' (the user registers and SIZE bytes of the user stack "
-          "per sample, 8192 by default, at most 65528, unwound with the code's call-frame "
-          "information and rules derived from the JIT code's bytes when the recording ends, "
-          "and kept as call stacks)")
-      ->default_str("fp");
+          "How call stacks are sampled, as perf record's option: 'dwarf[,SIZE]' (the default: "
+          "the user registers and SIZE bytes of the user stack per sample, 8192 by default, at "
+          "most 65528, unwound with the code's call-frame information and rules derived from "
+          "the JIT code's bytes when the recording ends, and kept as call stacks; the "
+          "frame-pointer chain carries on, marked as a guess, where no rule does) or 'fp' (the "
+          "kernel's frame-pointer chain alone: broken wherever code keeps no frame pointer)")
+      ->default_str("dwarf");
   command->add_flag("--keep-stacks", command_options.keep_stacks,
                     "With --call-graph dwarf: keep each sample's registers and stack copy in the "
                     "session, for 'jitscope report' to unwind each time it runs, instead of "
@@ -285,6 +286,9 @@ int main(int argc, char** argv) {
   std::reverse(args.begin() + 1, args.end());  // CLI11 parses a reversed vector
   args.erase(args.begin());
   jitscope::record::SessionOptions record;
+  // Complete stacks through code without frame pointers by default (docs/performance.md, "How
+  // complete the call stacks are"); the library's default stays perf's -g.
+  record.call_graph.mode = jitscope::record::CallGraph::kDwarf;
   RecordCommandOptions record_command;
   AddRecordCommand(app, record, record_command);
   ReportOptions report;
