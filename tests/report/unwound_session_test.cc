@@ -108,6 +108,25 @@ TEST_P(UnwoundSessionTest, ReplacesAnUnfinishedUnwinding) {
   EXPECT_EQ(Report(dir, {"--format", "folded"}), expected);
 }
 
+// Stopped midway (record's Ctrl-C), the unwinding leaves the session as recorded and no file of
+// its own: the next unwinding, or report, starts from the stack copies.
+TEST_P(UnwoundSessionTest, AnInterruptedUnwindingLeavesTheSessionAsRecorded) {
+  const std::string dir = CopyOfSession();
+  const std::string expected = Report(dir, {"--format", "folded"});
+  const std::string recorded = test_support::ReadFile(dir + "/samples.jss");
+  int asked = 0;
+  base::StatusOr<SessionUnwinding> stopped = UnwindSession(dir, [&asked] { return ++asked > 0; });
+  ASSERT_FALSE(stopped.ok());
+  EXPECT_EQ(stopped.status().message(), "interrupted");
+  EXPECT_EQ(asked, 1) << "asked before the first sample, and stopped there";
+  EXPECT_FALSE(std::filesystem::exists(dir + "/" + kUnwindingFileName));
+  EXPECT_EQ(test_support::ReadFile(dir + "/samples.jss"), recorded);
+  EXPECT_FALSE(HeaderOf(dir).format.layout.unwound);
+  EXPECT_EQ(Report(dir, {"--format", "folded"}), expected);
+  EXPECT_TRUE(UnwindSession(dir, [] { return false; }).ok());
+  EXPECT_EQ(Report(dir, {"--format", "folded"}), expected);
+}
+
 INSTANTIATE_TEST_SUITE_P(RecordedSessions, UnwoundSessionTest,
                          ::testing::Values("jitvm-nofp", "lli", "onednn"), [](const auto& info) {
                            std::string name = info.param;

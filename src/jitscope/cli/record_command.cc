@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "jitscope/formats/output_formats.h"
+#include "jitscope/record/stop_signals.h"
 #include "jitscope/report/unwound_session.h"
 
 namespace jitscope::cli {
@@ -22,7 +23,12 @@ namespace {
 // Returns the size of the samples file to tell the user; `recorded` when it stays as it was.
 uint64_t UnwindAtEnd(const std::string& directory, uint64_t recorded, std::FILE* err) {
   const auto start = std::chrono::steady_clock::now();
-  base::StatusOr<report::SessionUnwinding> unwound = report::UnwindSession(directory);
+  fmt::print(err, "jitscope record: unwinding the samples (Ctrl-C leaves that to report)\n");
+  std::fflush(err);
+  // Ctrl-C or SIGTERM now stops the unwinding, not record: the session is kept as recorded.
+  record::StopSignals stop;
+  base::StatusOr<report::SessionUnwinding> unwound =
+      report::UnwindSession(directory, [&stop] { return stop.received() != 0; });
   if (!unwound.ok()) {
     fmt::print(err,
                "jitscope record: warning: the samples were not unwound ({}); the session keeps "

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -16,7 +17,69 @@
 
 namespace jitscope::report {
 
-base::StatusOr<SessionUnwinding> UnwindSession(const std::string& directory) {
+namespace {
+
+// How often a long unwinding asks whether to stop: a few milliseconds of walks.
+constexpr uint64_t kSamplesPerCancelCheck = 1024;
+
+// Writes the records of `data`'s file to `writer` in the order they were recorded, each sample
+// unwound by `walker`, counting into `result`. Every record but a sample is copied as it is
+// (its sample_id_all trailer has the same fields in both layouts).
+base::Status UnwindInto(const formats::SampleData& data, SampleWalker& walker,
+                        const std::function<bool()>& cancelled, formats::SamplesWriter& writer,
+                        SessionUnwinding& result) {
+  const std::string_view bytes = data.file->bytes();
+  result.bytes_before = bytes.size();
+  ASSIGN_OR_RETURN(const formats::SamplesHeader header, formats::ReadSamplesHeader(bytes));
+  result.bytes_after = header.size;  // and the records the writer writes
+  formats::Sample sample;
+  std::vector<StackAddress> stack;
+  std::vector<formats::Frame> frames;
+  std::string encoded;
+  size_t offset = header.size;
+  size_t evicted = offset;
+  while (const std::optional<std::string_view> record = formats::RecordAt(bytes, offset)) {
+    offset += record->size();
+    if (offset - evicted >= base::MappedFile::kEvictEvery) {
+      data.file->Evict(evicted, offset);
+      evicted = offset;
+    }
+    perf_event_header record_header{};
+    std::memcpy(&record_header, record->data(), sizeof(record_header));
+    if (record_header.type != PERF_RECORD_SAMPLE) {
+      RETURN_IF_ERROR(writer.Append(*record));
+      continue;
+    }
+    if (cancelled && (result.samples + result.dropped) % kSamplesPerCancelCheck == 0 &&
+        cancelled()) {
+      return base::Status::Error("interrupted");
+    }
+    if (!formats::ParseSampleRecord(*record, data.format.layout, sample).ok()) {
+      ++result.dropped;
+      continue;
+    }
+    walker.Walk(sample, stack);
+    frames.clear();
+    for (const StackAddress& address : stack) {
+      frames.push_back({address.pc, address.kernel, !address.returns, address.guessed});
+    }
+    const unwind::StopReason end = walker.last_walk_end();
+    if (!formats::EncodeUnwoundSample(sample, frames, static_cast<uint8_t>(end), record_header.misc,
+                                      encoded)) {
+      ++result.dropped;
+      continue;
+    }
+    result.stats.Count(end);
+    ++result.samples;
+    RETURN_IF_ERROR(writer.Append(encoded));
+  }
+  return base::Status::Ok();
+}
+
+}  // namespace
+
+base::StatusOr<SessionUnwinding> UnwindSession(const std::string& directory,
+                                               const std::function<bool()>& cancelled) {
   ASSIGN_OR_RETURN(Recording recording, ReadRecording(directory));
   const formats::SampleData& data = recording.data;
   if (data.format.layout.unwound) {
@@ -40,51 +103,15 @@ base::StatusOr<SessionUnwinding> UnwindSession(const std::string& directory) {
       formats::SamplesWriter writer,
       formats::SamplesWriter::Create(directory, data.flags, format, kUnwindingFileName));
 
-  // The records in the order they were recorded: every record but a sample is copied as it is
-  // (its sample_id_all trailer has the same fields in both layouts).
   SessionUnwinding result;
-  const std::string_view bytes = data.file->bytes();
-  result.bytes_before = bytes.size();
-  ASSIGN_OR_RETURN(const formats::SamplesHeader header, formats::ReadSamplesHeader(bytes));
-  formats::Sample sample;
-  std::vector<StackAddress> stack;
-  std::vector<formats::Frame> frames;
-  std::string encoded;
-  size_t offset = header.size;
-  size_t evicted = offset;
-  while (const std::optional<std::string_view> record = formats::RecordAt(bytes, offset)) {
-    offset += record->size();
-    if (offset - evicted >= base::MappedFile::kEvictEvery) {
-      data.file->Evict(evicted, offset);
-      evicted = offset;
-    }
-    perf_event_header record_header{};
-    std::memcpy(&record_header, record->data(), sizeof(record_header));
-    if (record_header.type != PERF_RECORD_SAMPLE) {
-      RETURN_IF_ERROR(writer.Append(*record));
-      continue;
-    }
-    if (!formats::ParseSampleRecord(*record, data.format.layout, sample).ok()) {
-      ++result.dropped;
-      continue;
-    }
-    walker.Walk(sample, stack);
-    frames.clear();
-    for (const StackAddress& address : stack) {
-      frames.push_back({address.pc, address.kernel, !address.returns, address.guessed});
-    }
-    const unwind::StopReason end = walker.last_walk_end();
-    if (!formats::EncodeUnwoundSample(sample, frames, static_cast<uint8_t>(end), record_header.misc,
-                                      encoded)) {
-      ++result.dropped;
-      continue;
-    }
-    result.stats.Count(end);
-    ++result.samples;
-    RETURN_IF_ERROR(writer.Append(encoded));
+  base::Status written = UnwindInto(data, walker, cancelled, writer, result);
+  if (written.ok()) written = writer.Flush();
+  if (!written.ok()) {
+    // The session stays as recorded; a part of its unwinding would only take disk space.
+    ::unlink(unwinding_path.c_str());
+    return written;
   }
-  RETURN_IF_ERROR(writer.Flush());
-  result.bytes_after = header.size + writer.records_bytes();
+  result.bytes_after += writer.records_bytes();
   const std::string samples_path = directory + "/" + formats::kSamplesFileName;
   if (std::rename(unwinding_path.c_str(), samples_path.c_str()) != 0) {
     return base::Status::Errno(errno, "renaming %s to %s", unwinding_path.c_str(),

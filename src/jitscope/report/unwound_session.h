@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "jitscope/base/status.h"
@@ -27,9 +28,13 @@ struct SessionUnwinding {
   uint64_t bytes_after = 0;   // and unwound
 };
 
-// Unwinds the samples of session `directory`, which must be a --call-graph dwarf session not
-// unwound yet. The name of the file being written, in the session directory.
+// The name of the file being written, in the session directory.
 inline constexpr char kUnwindingFileName[] = "samples.jss.unwinding";
-base::StatusOr<SessionUnwinding> UnwindSession(const std::string& directory);
+// Unwinds the samples of session `directory`, which must be a --call-graph dwarf session not
+// unwound yet. `cancelled`, if given, is asked every thousand samples or so whether to stop (a
+// Ctrl-C): the error is then "interrupted". Whatever the failure, the session is left as it was
+// recorded, without a file of the unwinding.
+base::StatusOr<SessionUnwinding> UnwindSession(const std::string& directory,
+                                               const std::function<bool()>& cancelled = {});
 
 }  // namespace jitscope::report
