@@ -39,12 +39,8 @@ uint64_t UnwindAtEnd(const std::string& directory, uint64_t recorded, std::FILE*
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::string ends;
-  for (size_t i = 0; i < unwind::kStopReasonCount; ++i) {
-    const auto reason = static_cast<unwind::StopReason>(i);
-    if (const uint64_t count = unwound->stats.Of(reason); count > 0) {
-      fmt::format_to(std::back_inserter(ends), "{}{} {}", ends.empty() ? "" : ", ", count,
-                     unwind::StopReasonName(reason));
-    }
+  for (const auto& [reason, count] : unwound->stats.Ends()) {
+    fmt::format_to(std::back_inserter(ends), "{}{} {}", ends.empty() ? "" : ", ", count, reason);
   }
   fmt::print(err, "jitscope record: unwound {} samples in {:.2f} s ({}){}\n", unwound->samples,
              seconds, ends.empty() ? "none" : ends,

@@ -233,35 +233,36 @@ base::Status ParseSampleRecord(std::string_view bytes, const SampleLayout& layou
 
 bool EncodeUnwoundSample(const Sample& sample, std::span<const Frame> frames, uint8_t walk_end,
                          uint16_t misc, std::string& out) {
-  std::vector<uint64_t> chain;
-  chain.reserve(2 * frames.size() + 4);
-  for (size_t i = 0; i < frames.size(); ++i) {
-    const Frame& frame = frames[i];
-    if (i == 0 || frame.kernel != frames[i - 1].kernel) {
-      chain.push_back(
-          static_cast<uint64_t>(frame.kernel ? PERF_CONTEXT_KERNEL : PERF_CONTEXT_USER));
+  // The chain's entries: a context marker where kernel and user frames meet, the markers of
+  // unwound samples, the frames and the walk's end.
+  auto for_each_entry = [&](const auto& visit) {
+    for (size_t i = 0; i < frames.size(); ++i) {
+      const Frame& frame = frames[i];
+      if (i == 0 || frame.kernel != frames[i - 1].kernel) {
+        visit(static_cast<uint64_t>(frame.kernel ? PERF_CONTEXT_KERNEL : PERF_CONTEXT_USER));
+      }
+      if (frame.guessed && (i == 0 || !frames[i - 1].guessed)) visit(kContextGuessed);
+      if (i > 0 && frame.exact) visit(kContextNotAfterCall);
+      visit(frame.ip);
     }
-    if (frame.guessed && (i == 0 || !frames[i - 1].guessed)) chain.push_back(kContextGuessed);
-    if (i > 0 && frame.exact) chain.push_back(kContextNotAfterCall);
-    chain.push_back(frame.ip);
-  }
-  chain.push_back(kContextWalkEnd + walk_end);
+    visit(kContextWalkEnd + walk_end);
+  };
+  uint64_t nr = 0;
+  for_each_entry([&nr](uint64_t) { ++nr; });
   // IP, TID (pid, tid), TIME, CALLCHAIN (nr, entries): kSampleType's fields.
-  const size_t size = sizeof(perf_event_header) + 4 * sizeof(uint64_t) + chain.size() * 8;
+  const size_t size = sizeof(perf_event_header) + 4 * sizeof(uint64_t) + nr * sizeof(uint64_t);
   if (size > UINT16_MAX) return false;
-  const perf_event_header header{PERF_RECORD_SAMPLE, misc, static_cast<uint16_t>(size)};
   out.clear();
-  out.reserve(size);
   auto put = [&out](const auto& value) {
     out.append(reinterpret_cast<const char*>(&value), sizeof(value));
   };
-  put(header);
+  put(perf_event_header{PERF_RECORD_SAMPLE, misc, static_cast<uint16_t>(size)});
   put(sample.ip);
   put(sample.pid);
   put(sample.tid);
   put(sample.time_ns);
-  put(static_cast<uint64_t>(chain.size()));
-  out.append(reinterpret_cast<const char*>(chain.data()), chain.size() * sizeof(uint64_t));
+  put(nr);
+  for_each_entry(put);
   return true;
 }
 

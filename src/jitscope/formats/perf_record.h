@@ -171,7 +171,8 @@ base::Status ParseSampleRecord(std::string_view bytes, const SampleLayout& layou
 // tid, time and ip, with `frames` as its call chain (leaf first; `exact` is written for every
 // frame but the first, whose pc is always exact; `guessed` from the first guessed frame on) and
 // the walk's end, into `out`. The header's
-// misc is `misc`. Fails when the record would pass the 64 KiB a record's size can say.
+// misc is `misc`. Fails, writing nothing, when the record would pass the 64 KiB a record's size
+// can say.
 bool EncodeUnwoundSample(const Sample& sample, std::span<const Frame> frames, uint8_t walk_end,
                          uint16_t misc, std::string& out);
 

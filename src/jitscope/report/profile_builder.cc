@@ -135,13 +135,7 @@ class Builder {
     profile_.total_samples = kept;
     profile_.filtered_out = total - kept;
     if (walker_.unwinding()) {
-      for (size_t i = 0; i < unwind::kStopReasonCount; ++i) {
-        const auto reason = static_cast<unwind::StopReason>(i);
-        if (walker_.unwind_stats().Of(reason) > 0) {
-          profile_.unwind_stops.emplace_back(unwind::StopReasonName(reason),
-                                             walker_.unwind_stats().Of(reason));
-        }
-      }
+      profile_.unwind_stops = walker_.unwind_stats().Ends();
       profile_.guessed_walks = walker_.guessed_walks();
     }
     for (const FileIdentity::Replaced& file : walker_.files().replaced()) {
@@ -245,26 +239,28 @@ class Builder {
     for (const StackAddress& address : addresses_) {
       if (address.kernel) {
         if (!in_kernel) {
-          if (!kernel_location_) {
-            kernel_location_ =
-                Intern(Location{"[kernel]", "[kernel]", "", 0, FrameKind::kKernel, false});
-          }
-          frames.push_back(*kernel_location_);
+          frames.push_back(
+              MarkerLocation(kernel_location_, "[kernel]", "[kernel]", FrameKind::kKernel));
         }
         in_kernel = true;
         continue;
       }
       in_kernel = false;
       if (address.guessed && !guessing) {
-        if (!guessed_location_) {
-          guessed_location_ =
-              Intern(Location{"[frame-pointer chain]", "", "", 0, FrameKind::kGuessed, false});
-        }
-        frames.push_back(*guessed_location_);
+        frames.push_back(
+            MarkerLocation(guessed_location_, "[frame-pointer chain]", "", FrameKind::kGuessed));
         guessing = true;
       }
       AppendUserFrames(sample.pid, address.Lookup(), sample.time_ns, frames);
     }
+  }
+
+  // The one Location of a frame that marks a run of others ([kernel], [frame-pointer chain]),
+  // interned into `id` the first time.
+  uint32_t MarkerLocation(std::optional<uint32_t>& id, const char* function, const char* module,
+                          FrameKind kind) {
+    if (!id) id = Intern(Location{function, module, "", 0, kind, false});
+    return *id;
   }
 
   // Appends the frames of the code at user `address`: named the first time, and copied from

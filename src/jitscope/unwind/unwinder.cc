@@ -97,6 +97,14 @@ const char* StopReasonName(StopReason reason) {
   return "?";
 }
 
+std::vector<std::pair<std::string, uint64_t>> UnwindStats::Ends() const {
+  std::vector<std::pair<std::string, uint64_t>> ends;
+  for (size_t i = 0; i < kStopReasonCount; ++i) {
+    if (stops[i] > 0) ends.emplace_back(StopReasonName(static_cast<StopReason>(i)), stops[i]);
+  }
+  return ends;
+}
+
 void Unwind(const RegisterFile& registers, const StackMemory& stack, AddressSpace& space,
             const UnwindLimits& limits, UnwindResult& result) {
   result.frames.clear();

@@ -24,6 +24,8 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "jitscope/unwind/cfi_module.h"
@@ -88,6 +90,8 @@ struct UnwindStats {
   std::array<uint64_t, kStopReasonCount> stops{};
   void Count(StopReason reason) { ++stops[static_cast<size_t>(reason)]; }
   uint64_t Of(StopReason reason) const { return stops[static_cast<size_t>(reason)]; }
+  // The reasons some walk ended for, in the reasons' order: (StopReasonName, count).
+  std::vector<std::pair<std::string, uint64_t>> Ends() const;
 };
 
 }  // namespace jitscope::unwind
