@@ -5,7 +5,9 @@
 // regions. Input: a 2-byte little-endian split point, then the code. The code before the split is
 // one region at 0x10000 (the entry), the rest a second region 64 KiB further on, so direct jumps
 // between them carry heights as in a split function. Every byte's rule is then looked up, and a
-// walk is run through the rules over a fake stack made of the code bytes themselves.
+// walk is run through the rules over a fake stack made of the code bytes themselves. The effect of
+// a call to the last region (unwind/call_effect.h) is found from the same bytes, and is what every
+// direct call of the analysis does.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -13,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "jitscope/unwind/call_effect.h"
 #include "jitscope/unwind/derived_rules.h"
 #include "jitscope/unwind/unwinder.h"
 
@@ -37,6 +40,15 @@ class JitOnly : public jitscope::unwind::AddressSpace {
   const DerivedRules& rules_;
 };
 
+class EveryCallTo : public jitscope::unwind::CallTargets {
+ public:
+  explicit EveryCallTo(const jitscope::unwind::CallEffect* effect) : effect_(effect) {}
+  const jitscope::unwind::CallEffect* EffectOf(uint64_t) override { return effect_; }
+
+ private:
+  const jitscope::unwind::CallEffect* effect_;
+};
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -49,7 +61,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (split < code.size()) regions.push_back({kCold, code.subspan(split)});
   if (regions[0].bytes.empty()) regions.erase(regions.begin());
   if (regions.empty()) return 0;
-  const DerivedRules rules = DerivedRules::Analyze(*decoder, regions);
+  const auto effect = jitscope::unwind::CallEffect::Of(*decoder, regions, regions.back().address);
+  EveryCallTo targets(effect ? &*effect : nullptr);
+  const DerivedRules rules = DerivedRules::Analyze(*decoder, regions, &targets);
   uint64_t claimed = 0;
   for (const CodeRegion& region : regions) {
     for (size_t i = 0; i < region.bytes.size(); ++i) {

@@ -161,6 +161,16 @@ def derived_rules_frames():
             + b'\x55\xe8\x00\x00\x00\x00\xff\xff')
     return struct.pack('<H', len(code)) + code
 
+def derived_rules_prologue_call():
+    # V8's baseline code: a hot region at 0x10000 that calls the cold one first (call 0x20000;
+    # push rax; mov [rbp-8], rax; mov rsp, rbp; pop rbp; ret), and the cold one an out-of-line
+    # prologue (pop r15; push rbp; mov rbp, rsp; push rsi; push r15; ret) whose effect the
+    # fuzzer gives every direct call.
+    hot = (b'\xe8' + struct.pack('<i', 0x20000 - 0x10005) + b'\x50' + b'\x48\x89\x45\xf8' +
+           b'\x48\x89\xec' + b'\x5d' + b'\xc3')
+    cold = b'\x41\x5f' + b'\x55' + b'\x48\x89\xe5' + b'\x56' + b'\x41\x57' + b'\xc3'
+    return struct.pack('<H', len(hot)) + hot + cold
+
 def disasm_i386():
     # Mode byte 1: push %ebp; mov %esp,%ebp; push %es; call; pop %ebp; ret; lock-prefixed garbage.
     return bytes([1]) + bytes.fromhex('5589e506e80b0000005dc3f0f0f0f0f0f0f0f0f0f0f0f0f0f0f090')
@@ -197,5 +207,6 @@ write('annotate/synthetic_intel_by_line_unrecorded_tail', annotate(7))
 os.makedirs(os.path.join(here, 'corpus', 'derived_rules'), exist_ok=True)
 write('derived_rules/synthetic_split_function', derived_rules_split_function())
 write('derived_rules/synthetic_frames', derived_rules_frames())
+write('derived_rules/synthetic_prologue_call', derived_rules_prologue_call())
 write('oprofile_dump/synthetic_i386.dump', oprofile(i386=True))
 write('oprofile_dump/synthetic_unknown_and_torn.dump', oprofile_unknown_and_torn())

@@ -10,6 +10,7 @@
 // trace holds (unwind/derived_rules.h). So the walks reach the thread's entry through every JIT
 // frame, with and without frame pointers, and name exactly the one possible chain of callers;
 // from a perf.data `perf record --call-graph dwarf` wrote as well.
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <sstream>
@@ -179,6 +180,20 @@ TEST(JitUnwindE2eTest, AFramePointerChainCarriesOnWalksThatStopInCodeWithoutByte
   EXPECT_GT(carried * 100, in_leaf * 95) << carried << " of " << in_leaf << "\n" << folded.out;
 }
 
+// report's header of session `dir`: more than `min_walks` walks, at least `percent` of them
+// reaching the thread's entry, none refused by call-consistency.
+void ExpectWalksReachTheEntry(const std::string& dir, uint64_t min_walks, uint64_t percent) {
+  auto text = RunProgram({JITSCOPE_CLI, "report", dir});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  const std::map<std::string, uint64_t> ends = WalkEnds(text.out);
+  uint64_t walks = 0;
+  for (const auto& [reason, count] : ends) walks += count;
+  ASSERT_GT(walks, min_walks) << text.out;
+  const uint64_t complete = ends.count("end of stack") ? ends.at("end of stack") : 0;
+  EXPECT_GE(complete * 100, walks * percent) << text.out;
+  EXPECT_EQ(ends.count("return address after no call"), 0u) << text.out;
+}
+
 TEST(JitUnwindE2eTest, HotspotWalksReachTheThreadsEntryWithoutFramePointers) {
   TempDir tmp;
   const std::string dir = tmp.path() + "/session";
@@ -195,15 +210,7 @@ TEST(JitUnwindE2eTest, HotspotWalksReachTheThreadsEntryWithoutFramePointers) {
   auto result = RunProgram({JITSCOPE_CLI, "record", "--call-graph", call_graph, "-o", dir, "--",
                             JITVM, "--no-frame-pointers", JITVM_PROGRAMS "/hotspot.jv", "3000"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  auto text = RunProgram({JITSCOPE_CLI, "report", dir});
-  ASSERT_EQ(text.exit_code, 0) << text.err;
-  const std::map<std::string, uint64_t> ends = WalkEnds(text.out);
-  uint64_t walks = 0;
-  for (const auto& [reason, count] : ends) walks += count;
-  ASSERT_GT(walks, 100u) << text.out;
-  const uint64_t complete = ends.count("end of stack") ? ends.at("end of stack") : 0;
-  EXPECT_GE(complete * 100, walks * percent) << text.out;
-  EXPECT_EQ(ends.count("return address after no call"), 0u) << text.out;
+  ExpectWalksReachTheEntry(dir, 100, percent);
 }
 
 // Another engine: LLVM's MCJIT (lli-14) writes a jitdump with each function's code (and keeps its
@@ -236,6 +243,64 @@ TEST(JitUnwindE2eTest, LliJitCodeIsUnwoundFromTheJitdumpsBytes) {
   }
   ASSERT_GT(in_leaf, 50u) << folded.out;
   EXPECT_GE(exact * 100, in_leaf * 95) << exact << " of " << in_leaf << "\n" << folded.out;
+}
+
+// The names of a stack's frames in three_levels.js, outermost first: "" for the script's top
+// level, then its functions ("JS:^outer /path/three_levels.js:6:15_[j]" is "outer").
+std::vector<std::string> ScriptFrames(const std::vector<std::string>& frames,
+                                      const std::string& script) {
+  std::vector<std::string> names;
+  for (const std::string& frame : frames) {
+    if (!frame.starts_with("JS:") || frame.find(script + ":") == std::string::npos) continue;
+    std::string name = frame.substr(3, frame.find(' ') - 3);
+    if (!name.empty() && std::string("~^+*").find(name[0]) != std::string::npos) {
+      name.erase(0, 1);
+    }
+    names.push_back(name);
+  }
+  return names;
+}
+
+// Node's V8 (`node --perf-prof`) with its baseline compiler from the start: the script's top level
+// and its cold functions run as Sparkplug code, whose frame a call to the builtin
+// BaselineOutOfLinePrologue builds (its bytes from node's own file, mapped where V8 runs its
+// builtins), and whose calls leave the arguments for the callee to pop. Every function has one
+// caller, so each sample's script frames must be the top level, then outer, middle and leaf in that
+// order (an optimised frame may hold its callees inlined), under the thread's entry.
+TEST(JitUnwindE2eTest, NodeBaselineCodeIsUnwoundThroughItsOutOfLinePrologue) {
+  TempDir tmp;
+  const std::string dir = tmp.path() + "/session";
+  auto record =
+      RunProgram({JITSCOPE_CLI, "record", "--call-graph", "dwarf", "-o", dir, "--", NODE_PROGRAM,
+                  "--perf-prof", "--always-sparkplug", THREE_LEVELS_JS, "2"},
+                 {}, {.cwd = tmp.path()});
+  ASSERT_EQ(record.exit_code, 0) << record.Describe();
+  ExpectWalksReachTheEntry(dir, 500, 95);
+
+  auto folded = RunProgram({JITSCOPE_CLI, "report", dir, "--format", "folded"});
+  ASSERT_EQ(folded.exit_code, 0) << folded.err;
+  const std::string script = "three_levels.js";
+  const std::vector<std::string> order = {"", "outer", "middle", "leaf"};
+  uint64_t in_script = 0, exact = 0;
+  for (const FoldedStack& stack : ParseFolded(folded.out)) {
+    const std::vector<std::string> names = ScriptFrames(stack.frames, script);
+    if (names.empty()) continue;
+    in_script += stack.samples;
+    bool right = stack.frames.front() == "_start" && names.front().empty();
+    size_t next = 0;
+    for (const std::string& name : names) {
+      const auto at =
+          std::find(order.begin() + static_cast<std::ptrdiff_t>(next), order.end(), name);
+      right = right && at != order.end();
+      if (at != order.end()) next = static_cast<size_t>(at - order.begin()) + 1;
+    }
+    for (const std::string& frame : stack.frames) {
+      right = right && frame != "[unknown]" && frame != "[frame-pointer chain]";
+    }
+    if (right) exact += stack.samples;
+  }
+  ASSERT_GT(in_script, 500u) << folded.out;
+  EXPECT_GE(exact * 100, in_script * 95) << exact << " of " << in_script << "\n" << folded.out;
 }
 
 // perf's own --call-graph dwarf recording, reported from perf.data, is unwound by the same code.

@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include "jitscope/unwind/call_effect.h"
 #include "jitscope/unwind/unwinder.h"
 
 namespace jitscope::unwind {
@@ -26,7 +27,7 @@ using namespace Xbyak::util;  // NOLINT: register names read like assembly
 
 constexpr uint64_t kBase = 0x700000;
 // DWARF numbers (registers.h).
-constexpr int kRbx = 3, kRbp = 6, kRsp = 7, kR10 = 10, kR12 = 12;
+constexpr int kRbx = 3, kRbp = 6, kRsp = 7, kR10 = 10, kR12 = 12, kR15 = 15;
 
 struct Expected {
   DerivedRule rule;
@@ -62,7 +63,11 @@ std::string Describe(const DerivedRule* rule) {
 // An assembler that remembers the rule expected from each point on.
 class Code : public Xbyak::CodeGenerator {
  public:
-  Code() : Xbyak::CodeGenerator(4096) {}
+  explicit Code(uint64_t base = kBase) : Xbyak::CodeGenerator(4096), base_(base) {}
+  uint64_t base() const { return base_; }
+  uint64_t AddressOf(const Xbyak::Label& label) const {
+    return base_ + label.getAddress() - getCode();
+  }
   // From here to the next mark, every byte has `expected` (nullopt: no rule).
   void Expect(std::optional<Expected> expected) {
     marks_[getSize()] = expected ? std::optional<DerivedRule>(expected->rule) : std::nullopt;
@@ -72,15 +77,28 @@ class Code : public Xbyak::CodeGenerator {
   void BeginRegion() { region_begin_ = getSize(); }
   void EndRegion() { regions_.push_back({region_begin_, getSize()}); }
 
-  DerivedRules Analyze() {
+  std::vector<CodeRegion> Regions() {
     if (regions_.empty()) regions_.push_back({0, getSize()});
     std::vector<CodeRegion> regions;
     for (const auto& [begin, end] : regions_) {
-      regions.push_back({kBase + begin, std::span<const uint8_t>(getCode() + begin, end - begin)});
+      regions.push_back({base_ + begin, std::span<const uint8_t>(getCode() + begin, end - begin)});
     }
+    return regions;
+  }
+
+  DerivedRules Analyze(CallTargets* targets = nullptr) {
+    const std::vector<CodeRegion> regions = Regions();
     auto decoder = disasm::Decoder::Create(disasm::Mode::kX86_64);
     EXPECT_TRUE(decoder.has_value());
-    return DerivedRules::Analyze(*decoder, regions);
+    return DerivedRules::Analyze(*decoder, regions, targets);
+  }
+
+  // The effect of calling this code at its start.
+  std::optional<CallEffect> Effect() {
+    const std::vector<CodeRegion> regions = Regions();
+    auto decoder = disasm::Decoder::Create(disasm::Mode::kX86_64);
+    EXPECT_TRUE(decoder.has_value());
+    return CallEffect::Of(*decoder, regions, base_);
   }
 
   // Every byte of every region against the marks.
@@ -91,11 +109,11 @@ class Code : public Xbyak::CodeGenerator {
         auto mark = marks_.upper_bound(offset);
         ASSERT_NE(mark, marks_.begin()) << "no mark before offset " << offset;
         --mark;
-        const DerivedRule* found = rules.Find(kBase + offset);
+        const DerivedRule* found = rules.Find(base_ + offset);
         const std::string expected = mark->second ? Describe(&*mark->second) : "unknown";
         EXPECT_EQ(Describe(found), expected) << "at offset " << offset;
         if (found != nullptr) {
-          const CfiRow* row = rules.FindRow(kBase + offset);
+          const CfiRow* row = rules.FindRow(base_ + offset);
           ASSERT_NE(row, nullptr);
           EXPECT_EQ(row->return_address_register, 16);
         }
@@ -103,9 +121,10 @@ class Code : public Xbyak::CodeGenerator {
     }
   }
 
-  void AnalyzeAndCheck() { Check(Analyze()); }
+  void AnalyzeAndCheck(CallTargets* targets = nullptr) { Check(Analyze(targets)); }
 
  private:
+  uint64_t base_;
   std::map<size_t, std::optional<DerivedRule>> marks_;
   std::vector<std::pair<size_t, size_t>> regions_;
   size_t region_begin_ = 0;
@@ -179,15 +198,15 @@ TEST(DerivedRulesTest, FramePointerFrames) {
   a.push(rbp);
   a.Expect(Expected(kRsp, 16).At(kRbp, -16));
   a.mov(rbp, rsp);
+  // From here the CFA is rbp's, as compilers' CFI has it in frame-pointer code.
+  a.Expect(Expected(kRbp, 16).At(kRbp, -16));
   a.push(rbx);
-  a.Expect(Expected(kRsp, 24).At(kRbp, -16).At(kRbx, -24));
+  a.Expect(Expected(kRbp, 16).At(kRbp, -16).At(kRbx, -24));
   a.sub(rsp, 24);
-  a.Expect(Expected(kRsp, 48).At(kRbp, -16).At(kRbx, -24));
   a.call(a.qword[r11]);
   a.lea(rsp, a.ptr[rbp - 8]);
-  a.Expect(Expected(kRsp, 24).At(kRbp, -16).At(kRbx, -24));
   a.pop(rbx);
-  a.Expect(Expected(kRsp, 16).At(kRbp, -16));
+  a.Expect(Expected(kRbp, 16).At(kRbp, -16));
   a.pop(rbp);
   a.Expect(Expected(kRsp, 8));
   a.ret();
@@ -198,7 +217,7 @@ TEST(DerivedRulesTest, EnterAndLeave) {
   Code a;
   a.Expect(Expected(kRsp, 8));
   a.enter(32, 0);
-  a.Expect(Expected(kRsp, 48).At(kRbp, -16));
+  a.Expect(Expected(kRbp, 16).At(kRbp, -16));
   a.mov(a.qword[rbp - 8], rdi);
   a.leave();
   a.Expect(Expected(kRsp, 8));
@@ -212,13 +231,12 @@ TEST(DerivedRulesTest, RealignmentKeepsTheCfaOnlyThroughAKeptRsp) {
   a.push(rbp);
   a.Expect(Expected(kRsp, 16).At(kRbp, -16));
   a.mov(rbp, rsp);
-  a.and_(rsp, -64);
-  // rsp is unknown now; rbp still holds CFA - 16.
+  // rbp holds CFA - 16, and still does once the realignment leaves rsp unknown.
   a.Expect(Expected(kRbp, 16).At(kRbp, -16));
+  a.and_(rsp, -64);
   a.sub(rsp, 128);
   a.call(a.qword[r11]);
   a.mov(rsp, rbp);
-  a.Expect(Expected(kRsp, 16).At(kRbp, -16));
   a.pop(rbp);
   a.Expect(Expected(kRsp, 8));
   a.ret();
@@ -408,6 +426,193 @@ TEST(DerivedRulesTest, HostileCodeEndsBounded) {
   EXPECT_EQ(Describe(rules.Find(kBase + 5)), "CFA=r7+8");
   EXPECT_EQ(rules.Find(kBase + 12), nullptr);
   EXPECT_LE(rules.instructions(), bytes.size());
+}
+
+// A direct call to an address outside the buffer xbyak assembles into: e8 and the target
+// relative to where this code is said to sit.
+void CallAt(Code& code, uint64_t target) {
+  const uint64_t end = code.base() + code.getSize() + 5;
+  code.db(0xe8);
+  code.dd(static_cast<uint32_t>(target - end));
+}
+
+// V8's BaselineOutOfLinePrologue, cut down: it pops its return address, builds its caller's frame
+// and returns with the stack moved; its slow path calls the runtime in a frame of its own; one path
+// drops the return address and enters other code by a `ret`.
+constexpr uint64_t kPrologue = 0x900000;
+void AssembleOutOfLinePrologue(Code& p) {
+  Xbyak::Label slow, elsewhere;
+  p.test(cl, 0x3e);
+  p.jnz(elsewhere, Xbyak::CodeGenerator::T_NEAR);
+  p.pop(r15);  // the return address
+  p.push(rbp);
+  p.mov(rbp, rsp);
+  p.push(rsi);
+  p.push(rdi);
+  p.push(rax);
+  p.cmp(r10, p.qword[r13 - 0x60]);
+  p.jb(slow, Xbyak::CodeGenerator::T_NEAR);
+  p.push(r15);
+  p.ret();
+  p.L(slow);
+  p.push(r15);
+  p.push(rbp);
+  p.mov(rbp, rsp);
+  p.push(0x2c);
+  p.call(p.qword[r13 + 8]);
+  p.mov(rsp, rbp);
+  p.pop(rbp);
+  p.ret();
+  p.L(elsewhere);
+  p.add(rsp, 8);  // the return address dropped
+  p.push(rbp);
+  p.mov(rbp, rsp);
+  p.call(p.qword[r13]);
+  p.mov(rsp, rbp);
+  p.pop(rbp);
+  p.mov(rcx, p.qword[rcx + 0x27]);
+  p.push(rcx);
+  p.ret();  // into the code rcx names, not back to the caller
+}
+
+TEST(CallEffectTest, AnOutOfLinePrologueMovesTheStackAndLeavesRbpItsCallersFramePointer) {
+  Code p(kPrologue);
+  AssembleOutOfLinePrologue(p);
+  const std::optional<CallEffect> effect = p.Effect();
+  ASSERT_TRUE(effect.has_value());
+  // rbp, rsi, rdi and rax pushed below the callee's CFA, which is the caller's rsp at the call.
+  EXPECT_EQ(effect->stack_pointer_change(), -32);
+  EXPECT_EQ(effect->at_return().rel[stack_state::kRbp], -8);
+  EXPECT_EQ(effect->at_return().saved[stack_state::kRbp],
+            (SavedRegister{SavedRegister::Where::kAt, -8}));
+}
+
+TEST(CallEffectTest, OnlyADepartureFromTheAbiIsAnEffect) {
+  // Callee-saved registers saved and restored, the stack balanced: the ABI's, no effect.
+  Code a(kPrologue);
+  a.push(rbx);
+  a.push(rbp);
+  a.mov(rbp, rsp);
+  a.mov(rbx, rdi);
+  a.pop(rbp);
+  a.pop(rbx);
+  a.ret();
+  EXPECT_FALSE(a.Effect().has_value());
+
+  // A callee that pops its arguments (ret 16) moves its caller's stack.
+  Code b(kPrologue);
+  b.mov(rax, b.qword[rsp + 8]);
+  b.ret(16);
+  const std::optional<CallEffect> pops = b.Effect();
+  ASSERT_TRUE(pops.has_value());
+  EXPECT_EQ(pops->stack_pointer_change(), 16);
+}
+
+TEST(CallEffectTest, UnknownWhereTheCalleeMayReturnAnotherWay) {
+  // A tail jump with the return address still on the stack: whatever it reaches returns.
+  Code a(kPrologue);
+  a.push(rbp);
+  a.mov(rbp, rsp);
+  a.pop(rbp);
+  a.pop(rbp);  // not the ABI's: rsp moves
+  a.push(rax);
+  a.jmp(a.qword[r11]);
+  EXPECT_FALSE(a.Effect().has_value());
+
+  // Returns that disagree on the stack pointer.
+  Code b(kPrologue);
+  Xbyak::Label other;
+  b.test(rdi, rdi);
+  b.jz(other);
+  b.pop(r15);
+  b.push(rbp);
+  b.push(r15);
+  b.ret();
+  b.L(other);
+  b.ret(8);
+  EXPECT_FALSE(b.Effect().has_value());
+
+  // A write into the caller's frame.
+  Code c(kPrologue);
+  c.pop(r15);
+  c.push(rbp);
+  c.mov(c.qword[rsp + 8], rax);
+  c.push(r15);
+  c.ret();
+  EXPECT_FALSE(c.Effect().has_value());
+
+  // A return address that leaves through a register the analysis does not follow.
+  Code d(kPrologue);
+  d.pop(r15);
+  d.push(rbp);
+  d.xchg(r15, rax);
+  d.push(rax);
+  d.ret();
+  EXPECT_FALSE(d.Effect().has_value());
+}
+
+class KnownTargets : public CallTargets {
+ public:
+  void Add(uint64_t target, std::optional<CallEffect> effect) { effects_[target] = effect; }
+  const CallEffect* EffectOf(uint64_t target) override {
+    auto it = effects_.find(target);
+    return it == effects_.end() || !it->second ? nullptr : &*it->second;
+  }
+
+ private:
+  std::map<uint64_t, std::optional<CallEffect>> effects_;
+};
+
+// Sparkplug's code: a call to the prologue first, then calls whose callees pop the arguments
+// pushed for them (taken as balanced, so rsp's height is wrong after them, and the frame pointer
+// the prologue built gives the CFA).
+void AssembleBaselineCode(Code& a) {
+  a.Expect(Expected(kRsp, 8));
+  CallAt(a, kPrologue);
+  // The prologue kept its return address in r15.
+  a.Expect(Expected(kRbp, 16).At(kRbp, -16).Lost(kR15));
+  a.push(rax);
+  a.push(rax);
+  a.push(a.qword[rbp - 8]);
+  CallAt(a, 0xa00000);  // pops the argument: not known here
+  a.mov(a.qword[rbp - 0x30], rax);
+  a.mov(rsp, rbp);
+  a.pop(rbp);
+  a.Expect(Expected(kRsp, 8).Lost(kR15));
+  a.ret();
+}
+
+TEST(DerivedRulesTest, ACallWithAKnownEffectCarriesTheFramePointerItBuilds) {
+  Code p(kPrologue);
+  AssembleOutOfLinePrologue(p);
+  KnownTargets targets;
+  targets.Add(kPrologue, p.Effect());
+  Code a;
+  AssembleBaselineCode(a);
+  a.AnalyzeAndCheck(&targets);
+}
+
+TEST(DerivedRulesTest, WithoutTheCallsEffectTheHeightsAfterItAreWrong) {
+  // Taken as balanced, the prologue's call leaves rbp unknown and rsp's height 32 bytes short:
+  // the rules claimed after it are wrong (the CFA is rbp + 16 there), which is what the effect
+  // mends; none is claimed once rsp is taken from rbp.
+  Code a;
+  a.Expect(Expected(kRsp, 8));
+  CallAt(a, kPrologue);
+  a.push(rax);
+  a.Expect(Expected(kRsp, 16));
+  a.push(rax);
+  a.Expect(Expected(kRsp, 24));
+  a.push(a.qword[rbp - 8]);
+  a.Expect(Expected(kRsp, 32));
+  CallAt(a, 0xa00000);
+  a.mov(a.qword[rbp - 0x30], rax);
+  a.mov(rsp, rbp);
+  a.Unknown();
+  a.pop(rbp);
+  a.ret();
+  KnownTargets none;
+  a.AnalyzeAndCheck(&none);
 }
 
 // Two JIT functions, each its own code version: outer saves r12 and calls inner, which saves rbx.

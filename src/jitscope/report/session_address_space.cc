@@ -5,7 +5,15 @@
 
 namespace jitscope::report {
 
-const unwind::DerivedRules* SessionAddressSpace::JitRulesAt(uint64_t pc) {
+namespace {
+
+// How much of an ELF file a call's target is summarised from: V8's prologue builtin is 388 bytes;
+// a path that runs past the window makes the effect unknown.
+constexpr size_t kCalleeWindow = 4096;
+
+}  // namespace
+
+SessionAddressSpace::JitCode* SessionAddressSpace::JitCodeOfProcess() {
   if (sources_ == nullptr || !derived_) return nullptr;
   auto [it, inserted] = jit_code_.try_emplace(pid_);
   JitCode& code = it->second;
@@ -16,22 +24,68 @@ const unwind::DerivedRules* SessionAddressSpace::JitRulesAt(uint64_t pc) {
       code.store = sources_->BuildCodeStore(pid_);
     }
   }
-  if (!code.x86_64) return nullptr;
-  const symbolize::CodeVersion* version = code.history.Find(pc, jit_time_ns_);
-  if (version == nullptr) return nullptr;
-  if (const unwind::DerivedRules* rules = derived_->Find(version)) return rules;
+  return code.x86_64 ? &code : nullptr;
+}
+
+std::vector<unwind::CodeRegion> SessionAddressSpace::RegionsOf(
+    const symbolize::CodeVersion& version, const JitCode& code,
+    std::vector<symbolize::CodeBytes>& bytes) {
   // Each region's bytes as they were when it was reported, up to the first byte no file holds.
-  std::vector<symbolize::CodeBytes> bytes;
   std::vector<unwind::CodeRegion> regions;
-  bytes.reserve(version->regions.size());
-  for (const symbolize::CodeVersion::Region& region : version->regions) {
+  bytes.clear();
+  bytes.reserve(version.regions.size());
+  for (const symbolize::CodeVersion::Region& region : version.regions) {
     symbolize::CodeBytes& b =
         bytes.emplace_back(code.store.Read(region.address, region.size, region.loaded_ns));
     const size_t known =
         static_cast<size_t>(std::find(b.known.begin(), b.known.end(), false) - b.known.begin());
     regions.push_back({region.address, std::span<const uint8_t>(b.bytes.data(), known)});
   }
-  return &derived_->Add(version, regions);
+  return regions;
+}
+
+const unwind::DerivedRules* SessionAddressSpace::JitRulesAt(uint64_t pc) {
+  JitCode* code = JitCodeOfProcess();
+  if (code == nullptr) return nullptr;
+  const symbolize::CodeVersion* version = code->history.Find(pc, jit_time_ns_);
+  if (version == nullptr) return nullptr;
+  if (const unwind::DerivedRules* rules = derived_->Find(version)) return rules;
+  std::vector<symbolize::CodeBytes> bytes;
+  const std::vector<unwind::CodeRegion> regions = RegionsOf(*version, *code, bytes);
+  return &derived_->Add(version, regions, this);
+}
+
+const unwind::CallEffect* SessionAddressSpace::EffectOf(uint64_t target) {
+  const JitCode* code = JitCodeOfProcess();
+  if (code == nullptr) return nullptr;
+  const unwind::CfiModule* module = nullptr;
+  uint64_t file_address = 0;
+  const symbolize::CodeVersion* version = code->history.Find(target, jit_time_ns_);
+  if (version == nullptr) {
+    const formats::Mapping* mapping = maps_.Find(pid_, target, time_ns_);
+    if (mapping == nullptr) return nullptr;
+    module = ModuleOf(*mapping);
+    if (module == nullptr || !module->is_64bit() ||
+        !module->FileOffsetToAddress(target - mapping->start + mapping->file_offset,
+                                     file_address)) {
+      return nullptr;
+    }
+  }
+  const auto key = version != nullptr ? std::pair<const void*, uint64_t>(version, target)
+                                      : std::pair<const void*, uint64_t>(module, file_address);
+  auto [it, inserted] = effects_.try_emplace(key);
+  if (!inserted) return it->second ? &*it->second : nullptr;
+  if (version != nullptr) {
+    std::vector<symbolize::CodeBytes> bytes;
+    const std::vector<unwind::CodeRegion> regions = RegionsOf(*version, *code, bytes);
+    it->second = unwind::CallEffect::Of(derived_->decoder(), regions, target);
+  } else {
+    std::vector<uint8_t> window(kCalleeWindow);
+    const std::span<uint8_t> bytes = module->ReadCodePrefix(file_address, window);
+    const unwind::CodeRegion region{target, bytes};
+    it->second = unwind::CallEffect::Of(derived_->decoder(), {&region, 1}, target);
+  }
+  return it->second ? &*it->second : nullptr;
 }
 
 bool SessionAddressSpace::Find(uint64_t pc, unwind::ModuleAt& found) {

@@ -11,6 +11,10 @@
 //    perf's build-id cache holds.
 // Anything else — anonymous memory, JIT code without recorded bytes, a file that is gone — has
 // no rules, so a walk stops there with "no rule".
+//
+// The analysis of JIT code asks what its direct calls do (unwind::CallTargets): the code at a
+// call's target, JIT code by its recorded bytes or an ELF file's (V8 runs its builtins from a
+// mapping of node's own file), is summarised once per target (unwind/call_effect.h).
 #pragma once
 
 #include <cstdint>
@@ -25,12 +29,13 @@
 #include "jitscope/report/process_maps.h"
 #include "jitscope/symbolize/code_history.h"
 #include "jitscope/symbolize/source_set.h"
+#include "jitscope/unwind/call_effect.h"
 #include "jitscope/unwind/derived_rules.h"
 #include "jitscope/unwind/unwinder.h"
 
 namespace jitscope::report {
 
-class SessionAddressSpace : public unwind::AddressSpace {
+class SessionAddressSpace : public unwind::AddressSpace, private unwind::CallTargets {
  public:
   // `sources` (may be nullptr: no JIT rules) and `files` (may be nullptr: every file taken as it
   // is) must outlive this object. A file `files` finds replaced since the recording gives no
@@ -55,6 +60,14 @@ class SessionAddressSpace : public unwind::AddressSpace {
   bool Find(uint64_t pc, unwind::ModuleAt& found) override;
 
  private:
+  struct JitCode;
+  const unwind::CallEffect* EffectOf(uint64_t target) override;
+  // The process's JIT code, read from its files at first use; nullptr when it is not analysed.
+  JitCode* JitCodeOfProcess();
+  // A version's regions with the bytes the files hold, up to the first one they do not.
+  static std::vector<unwind::CodeRegion> RegionsOf(const symbolize::CodeVersion& version,
+                                                   const JitCode& code,
+                                                   std::vector<symbolize::CodeBytes>& bytes);
   // The module of a mapping's file, looked up once per mapping (a walk meets the same few
   // mappings at every step): nullptr when it has none, or it is not the file recorded.
   unwind::CfiModule* ModuleOf(const formats::Mapping& mapping);
@@ -77,6 +90,9 @@ class SessionAddressSpace : public unwind::AddressSpace {
   };
   std::map<uint32_t, JitCode> jit_code_;              // by pid, built at first use
   std::optional<unwind::DerivedRulesCache> derived_;  // nullopt: no decoder
+  // By the code that holds the target (a CodeVersion or a CfiModule) and the target's address in
+  // it; nullopt: a call there keeps to the ABI.
+  std::map<std::pair<const void*, uint64_t>, std::optional<unwind::CallEffect>> effects_;
 };
 
 }  // namespace jitscope::report

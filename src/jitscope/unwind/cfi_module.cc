@@ -5,6 +5,7 @@
 #include <gelf.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <span>
@@ -68,15 +69,18 @@ bool CfiModule::FileOffsetToAddress(uint64_t file_offset, uint64_t& address) con
 }
 
 bool CfiModule::ReadCode(uint64_t address, std::span<uint8_t> out) const {
+  return ReadCodePrefix(address, out).size() == out.size();
+}
+
+std::span<uint8_t> CfiModule::ReadCodePrefix(uint64_t address, std::span<uint8_t> out) const {
   for (const Segment& segment : segments_) {
-    if (address < segment.vaddr || address - segment.vaddr >= segment.size ||
-        out.size() > segment.size - (address - segment.vaddr)) {
-      continue;
-    }
+    if (address < segment.vaddr || address - segment.vaddr >= segment.size) continue;
+    const uint64_t size = std::min<uint64_t>(out.size(), segment.size - (address - segment.vaddr));
     const auto offset = static_cast<off_t>(segment.offset + (address - segment.vaddr));
-    return ::pread(fd_.get(), out.data(), out.size(), offset) == static_cast<ssize_t>(out.size());
+    const ssize_t read = ::pread(fd_.get(), out.data(), size, offset);
+    return read == static_cast<ssize_t>(size) ? out.first(size) : std::span<uint8_t>();
   }
-  return false;
+  return {};
 }
 
 void CfiRow::Recognize() {

@@ -81,6 +81,9 @@ class CfiModule {
   // Reads the file's bytes at its addresses [address, address + out.size()), which one loaded
   // segment must hold; false otherwise or on a read error.
   bool ReadCode(uint64_t address, std::span<uint8_t> out) const;
+  // Reads as much of [address, address + out.size()) as the loaded segment holding `address`
+  // has; the bytes read (none if no segment holds it, or on a read error).
+  std::span<uint8_t> ReadCodePrefix(uint64_t address, std::span<uint8_t> out) const;
   // What call_check.h found for a return address of this file, once it has looked.
   std::optional<bool> FollowsCallCached(uint64_t address) const {
     auto it = follows_call_.find(address);

@@ -4,282 +4,19 @@
 #include <dwarf.h>
 
 #include <algorithm>
-#include <climits>
-#include <deque>
 #include <optional>
+
+#include "jitscope/unwind/stack_state.h"
 
 namespace jitscope::unwind {
 namespace {
 
-// Inside the analysis registers are numbered as x86 encodes them (rax 0, rcx 1, rdx 2, rbx 3,
-// rsp 4, rbp 5, rsi 6, rdi 7, r8-r15), which is Zydis's order of its 64-bit registers.
-constexpr int kRsp = 4;
-constexpr int kRbp = 5;
-constexpr int kGprCount = 16;
-constexpr int kDwarfOfX86[kGprCount] = {0, 2, 1, 3, 7, 6, 4, 5, 8, 9, 10, 11, 12, 13, 14, 15};
-constexpr bool kCalleeSaved[kGprCount] = {false, false, false, true,  false, true, false, false,
-                                          false, false, false, false, true,  true, true,  true};
-constexpr bool kCallClobbered[kGprCount] = {true, true, true, false, false, false, true,  true,
-                                            true, true, true, true,  false, false, false, false};
-
-// A register's value relative to the CFA, or kUnknown. Heights stay far from the int32 limits:
-// anything beyond kMaxHeight is treated as unknown.
-constexpr int32_t kUnknown = INT32_MIN;
-constexpr int64_t kMaxHeight = int64_t{1} << 30;
-
-int32_t Known(int64_t value) {
-  return value > -kMaxHeight && value < kMaxHeight ? static_cast<int32_t>(value) : kUnknown;
-}
-
-struct State {
-  std::array<int32_t, kGprCount> rel;  // value - CFA, or kUnknown
-  std::array<SavedRegister, kGprCount> saved{};
-  bool return_address = true;  // still at CFA - 8
-
-  static State Entry() {
-    State s;
-    s.rel.fill(kUnknown);
-    s.rel[kRsp] = -8;  // the call pushed the return address just below the CFA
-    return s;
-  }
-  bool operator==(const State&) const = default;
-
-  // Merges `other` into this state, field by field; true if anything changed.
-  bool Merge(const State& other) {
-    const State before = *this;
-    for (int r = 0; r < kGprCount; ++r) {
-      if (rel[r] != other.rel[r]) rel[r] = kUnknown;
-      if (saved[r] != other.saved[r]) saved[r] = {SavedRegister::Where::kLost, 0};
-    }
-    return_address = return_address && other.return_address;
-    return !(*this == before);
-  }
-};
-
-int Gpr(ZydisRegister reg) {
-  const ZydisRegister enclosing = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, reg);
-  if (enclosing < ZYDIS_REGISTER_RAX || enclosing > ZYDIS_REGISTER_R15) return -1;
-  return static_cast<int>(enclosing - ZYDIS_REGISTER_RAX);
-}
-
-// A whole 64-bit general-purpose register operand: its number, or -1.
-int Gpr64(const ZydisDecodedOperand& op) {
-  if (op.type != ZYDIS_OPERAND_TYPE_REGISTER) return -1;
-  if (ZydisRegisterGetClass(op.reg.value) != ZYDIS_REGCLASS_GPR64) return -1;
-  return Gpr(op.reg.value);
-}
-
-class Transfer {
- public:
-  explicit Transfer(State& s) : s_(s) {}
-
-  // The address of a memory operand relative to the CFA, or kUnknown.
-  int32_t Address(const ZydisDecodedOperand& op) const {
-    // lea's operand is an address generation (AGEN), every other one a memory access.
-    if (op.type != ZYDIS_OPERAND_TYPE_MEMORY ||
-        (op.mem.type != ZYDIS_MEMOP_TYPE_MEM && op.mem.type != ZYDIS_MEMOP_TYPE_AGEN)) {
-      return kUnknown;
-    }
-    if (op.mem.index != ZYDIS_REGISTER_NONE || op.mem.segment == ZYDIS_REGISTER_FS ||
-        op.mem.segment == ZYDIS_REGISTER_GS) {
-      return kUnknown;
-    }
-    if (ZydisRegisterGetClass(op.mem.base) != ZYDIS_REGCLASS_GPR64) return kUnknown;
-    const int base = Gpr(op.mem.base);
-    if (base < 0 || s_.rel[base] == kUnknown) return kUnknown;
-    return Known(int64_t{s_.rel[base]} + op.mem.disp.value);
-  }
-
-  // A write to register `g` of a value the analysis does not follow.
-  void Write(int g) {
-    if (g == kRsp) {
-      MoveRsp(kUnknown);
-      return;
-    }
-    s_.rel[g] = kUnknown;
-    if (kCalleeSaved[g] && s_.saved[g].where == SavedRegister::Where::kSame) {
-      s_.saved[g] = {SavedRegister::Where::kLost, 0};
-    }
-  }
-
-  // Sets g to a value the analysis follows (value - CFA), counting it as a write.
-  void Set(int g, int32_t rel) {
-    if (g == kRsp) {
-      MoveRsp(rel);
-      return;
-    }
-    Write(g);
-    s_.rel[g] = rel;
-  }
-
-  // rsp takes a new value. Slots below it are free for the next push or signal frame, so a
-  // register saved there is no longer recoverable; the return address must stay above it.
-  void MoveRsp(int32_t rel) {
-    s_.rel[kRsp] = rel;
-    if (rel == kUnknown) return;
-    if (rel > -8) s_.return_address = false;
-    for (int g = 0; g < kGprCount; ++g) {
-      if (s_.saved[g].where == SavedRegister::Where::kAt && s_.saved[g].offset < rel) {
-        s_.saved[g] = {SavedRegister::Where::kLost, 0};
-      }
-    }
-  }
-
-  // A store of `size` bytes at CFA + rel (kUnknown: somewhere the analysis does not follow,
-  // assumed not to be this frame's save slots).
-  void Store(int32_t rel, int64_t size) {
-    if (rel == kUnknown) return;
-    const int64_t begin = rel, end = begin + size;
-    for (int g = 0; g < kGprCount; ++g) {
-      const SavedRegister& saved = s_.saved[g];
-      if (saved.where == SavedRegister::Where::kAt && begin < saved.offset + 8 &&
-          saved.offset < end) {
-        s_.saved[g] = {SavedRegister::Where::kLost, 0};
-      }
-    }
-    if (begin < 0 && -8 < end) s_.return_address = false;
-  }
-
-  // A push of register g (-1: of something else).
-  void Push(int g, int width) {
-    const int32_t old = s_.rel[kRsp];
-    const int32_t slot = old == kUnknown ? kUnknown : Known(int64_t{old} - width);
-    MoveRsp(slot);
-    if (g >= 0 && width == 8 && slot != kUnknown && kCalleeSaved[g] &&
-        s_.saved[g].where == SavedRegister::Where::kSame) {
-      s_.saved[g] = {SavedRegister::Where::kAt, slot};
-    }
-  }
-
-  void Pop(int g, int width) {
-    const int32_t old = s_.rel[kRsp];
-    if (g == kRsp) {
-      MoveRsp(kUnknown);
-      return;
-    }
-    if (g >= 0) {
-      SavedRegister& saved = s_.saved[g];
-      const bool restores = old != kUnknown && width == 8 &&
-                            saved.where == SavedRegister::Where::kAt && saved.offset == old;
-      if (kCalleeSaved[g]) {
-        if (restores) {
-          saved = {SavedRegister::Where::kSame, 0};
-        } else if (saved.where == SavedRegister::Where::kSame || old == kUnknown) {
-          saved = {SavedRegister::Where::kLost, 0};
-        }
-      }
-      s_.rel[g] = kUnknown;
-    }
-    MoveRsp(old == kUnknown ? kUnknown : Known(int64_t{old} + width));
-  }
-
-  void Call() {
-    for (int g = 0; g < kGprCount; ++g) {
-      if (kCallClobbered[g]) s_.rel[g] = kUnknown;
-    }
-  }
-
-  // Everything the instruction writes that no rule above follows.
-  void Generic(const disasm::Instruction& in) {
-    for (uint8_t i = 0; i < in.operand_count; ++i) {
-      const ZydisDecodedOperand& op = in.operands[i];
-      if ((op.actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) == 0) continue;
-      if (op.type == ZYDIS_OPERAND_TYPE_REGISTER) {
-        const int g = Gpr(op.reg.value);
-        if (g >= 0) Write(g);
-      } else if (op.type == ZYDIS_OPERAND_TYPE_MEMORY) {
-        Store(Address(op), op.size / 8);
-      }
-    }
-  }
-
-  void Apply(const disasm::Instruction& in) {
-    const ZydisDecodedInstruction& raw = in.raw;
-    const ZydisDecodedOperand* ops = in.operands.data();
-    const int width = raw.operand_width / 8;
-    switch (raw.mnemonic) {
-      case ZYDIS_MNEMONIC_PUSH:
-        if (width == 8 || width == 2) return Push(Gpr64(ops[0]), width);
-        break;
-      case ZYDIS_MNEMONIC_POP:
-        if (width == 8 || width == 2) {
-          if (ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER) return Pop(Gpr(ops[0].reg.value), width);
-          Pop(-1, width);
-          Store(Address(ops[0]), width);
-          return;
-        }
-        break;
-      case ZYDIS_MNEMONIC_CALL:
-        return Call();
-      case ZYDIS_MNEMONIC_LEAVE:
-        // mov rsp, rbp; pop rbp.
-        MoveRsp(s_.rel[kRbp]);
-        return Pop(kRbp, 8);
-      case ZYDIS_MNEMONIC_ENTER:
-        // enter N, 0 is push rbp; mov rbp, rsp; sub rsp, N. A nesting level copies frame
-        // pointers too: not followed.
-        if (ops[1].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && ops[1].imm.value.u == 0) {
-          Push(kRbp, 8);
-          Set(kRbp, s_.rel[kRsp]);
-          const int32_t rsp = s_.rel[kRsp];
-          return MoveRsp(rsp == kUnknown
-                             ? kUnknown
-                             : Known(int64_t{rsp} - static_cast<int64_t>(ops[0].imm.value.u)));
-        }
-        break;
-      case ZYDIS_MNEMONIC_MOV: {
-        const int dst = Gpr64(ops[0]), src = Gpr64(ops[1]);
-        if (dst >= 0 && src >= 0) return Set(dst, s_.rel[src]);
-        if (ops[0].type == ZYDIS_OPERAND_TYPE_MEMORY && src >= 0) {
-          const int32_t at = Address(ops[0]);
-          Store(at, 8);
-          // A callee-saved register stored while it still holds the caller's value, into a
-          // live slot of this frame: saved there.
-          if (kCalleeSaved[src] && s_.saved[src].where == SavedRegister::Where::kSame &&
-              at != kUnknown && s_.rel[kRsp] != kUnknown && at >= s_.rel[kRsp] && at <= -16) {
-            s_.saved[src] = {SavedRegister::Where::kAt, at};
-          }
-          return;
-        }
-        if (dst >= 0 && ops[1].type == ZYDIS_OPERAND_TYPE_MEMORY && ops[1].size == 64) {
-          const int32_t at = Address(ops[1]);
-          const bool restores = kCalleeSaved[dst] && at != kUnknown &&
-                                s_.saved[dst].where == SavedRegister::Where::kAt &&
-                                s_.saved[dst].offset == at;
-          Write(dst);
-          if (restores) s_.saved[dst] = {SavedRegister::Where::kSame, 0};
-          return;
-        }
-        break;
-      }
-      case ZYDIS_MNEMONIC_LEA: {
-        const int dst = Gpr64(ops[0]);
-        if (dst >= 0 && raw.address_width == 64) return Set(dst, Address(ops[1]));
-        break;
-      }
-      case ZYDIS_MNEMONIC_ADD:
-      case ZYDIS_MNEMONIC_SUB: {
-        const int dst = Gpr64(ops[0]);
-        if (dst >= 0 && ops[1].type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
-          const int64_t imm = ops[1].imm.value.s;
-          const int32_t old = s_.rel[dst];
-          const int32_t now = old == kUnknown
-                                  ? kUnknown
-                                  : Known(raw.mnemonic == ZYDIS_MNEMONIC_ADD ? int64_t{old} + imm
-                                                                             : int64_t{old} - imm);
-          return Set(dst, now);
-        }
-        break;
-      }
-      default:
-        break;
-    }
-    Generic(in);
-  }
-
- private:
-  State& s_;
-};
+using stack_state::IsHeight;
+using stack_state::kDwarfOfX86;
+using stack_state::kGprCount;
+using stack_state::kRbp;
+using stack_state::kRsp;
+using stack_state::State;
 
 struct RuleHash {
   size_t operator()(const DerivedRule& r) const {
@@ -292,16 +29,19 @@ struct RuleHash {
   }
 };
 
+// The CFA by rbp where rbp holds a height, as compilers' CFI does in frame-pointer code: a
+// frame pointer stays right across calls whose effect on rsp the analysis takes on the ABI's
+// word (V8's callees pop their arguments), while rsp's height may not.
 std::optional<DerivedRule> RuleOf(const State& s) {
   if (!s.return_address) return std::nullopt;
   int base = -1;
-  if (s.rel[kRsp] != kUnknown) {
-    base = kRsp;
-  } else if (s.rel[kRbp] != kUnknown) {
+  if (IsHeight(s.rel[kRbp])) {
     base = kRbp;
+  } else if (IsHeight(s.rel[kRsp])) {
+    base = kRsp;
   } else {
     for (int g = 0; g < kGprCount && base < 0; ++g) {
-      if (s.rel[g] != kUnknown) base = g;
+      if (IsHeight(s.rel[g])) base = g;
     }
   }
   if (base < 0) return std::nullopt;
@@ -309,7 +49,7 @@ std::optional<DerivedRule> RuleOf(const State& s) {
   rule.cfa_register = kDwarfOfX86[base];
   rule.cfa_offset = -int64_t{s.rel[base]};
   for (int g = 0; g < kGprCount; ++g) {
-    if (kCalleeSaved[g]) rule.saved[static_cast<size_t>(kDwarfOfX86[g])] = s.saved[g];
+    if (stack_state::kCalleeSaved[g]) rule.saved[static_cast<size_t>(kDwarfOfX86[g])] = s.saved[g];
   }
   return rule;
 }
@@ -330,61 +70,14 @@ std::vector<Dwarf_Op> AtCfa(int64_t offset) {
 }  // namespace
 
 DerivedRules DerivedRules::Analyze(const disasm::Decoder& decoder,
-                                   std::span<const CodeRegion> regions) {
+                                   std::span<const CodeRegion> regions, CallTargets* targets) {
   DerivedRules result;
   if (regions.empty()) return result;
-  uint64_t total_bytes = 0;
-  for (const CodeRegion& region : regions) total_bytes += region.bytes.size();
-  auto region_of = [&](uint64_t address) -> const CodeRegion* {
-    for (const CodeRegion& region : regions) {
-      if (address >= region.address && address - region.address < region.bytes.size()) {
-        return &region;
-      }
-    }
-    return nullptr;
-  };
-
-  struct Visit {
-    State state;
-    uint8_t length = 0;  // 0: not decoded (yet, or it does not decode)
-    bool decodes = true;
-  };
-  std::unordered_map<uint64_t, Visit> visits;
-  std::deque<uint64_t> work;
-  const uint64_t entry = regions[0].address;
-  if (region_of(entry) == nullptr) return result;
-  visits.emplace(entry, Visit{State::Entry()});
-  work.push_back(entry);
-  std::vector<uint64_t> call_ends;
-  // Each instruction's state can only lose facts, about 33 times at most; past that bound the
-  // input is hostile or the analysis wrong, and no rule is better than a wrong one.
-  const uint64_t max_steps = 40 * total_bytes + 64;
-  uint64_t steps = 0;
-  while (!work.empty()) {
-    if (++steps > max_steps) return result;
-    const uint64_t pc = work.front();
-    work.pop_front();
-    Visit& visit = visits.at(pc);
-    const CodeRegion* region = region_of(pc);
-    const auto instruction = decoder.Decode(region->bytes.subspan(pc - region->address), pc);
-    if (!instruction) {
-      visit.decodes = false;
-      continue;
-    }
-    visit.length = instruction->length;
-    if (instruction->IsCall()) call_ends.push_back(instruction->End());
-    State after = visit.state;
-    Transfer(after).Apply(*instruction);
-    auto flow_to = [&](uint64_t target) {
-      if (region_of(target) == nullptr) return;  // a tail jump elsewhere, or off the region
-      auto [it, inserted] = visits.try_emplace(target, Visit{after});
-      if (inserted || it->second.state.Merge(after)) work.push_back(target);
-    };
-    if (instruction->IsJump()) {
-      if (const auto target = instruction->BranchTarget()) flow_to(*target);
-    }
-    if (!instruction->EndsFlow()) flow_to(instruction->End());
-  }
+  stack_state::Exploration explored =
+      stack_state::Explore(decoder, regions, regions[0].address, targets);
+  if (!explored.complete) return result;
+  const auto& visits = explored.visits;
+  std::vector<uint64_t>& call_ends = explored.call_ends;
 
   // Per byte of each region: the rule of the instruction covering it. Bytes two decodings
   // claim with different rules, or that an instruction without a rule covers, get none.
@@ -497,10 +190,10 @@ const DerivedRules* DerivedRulesCache::Find(const void* version) const {
   return it == rules_.end() ? nullptr : it->second.get();
 }
 
-const DerivedRules& DerivedRulesCache::Add(const void* version,
-                                           std::span<const CodeRegion> regions) {
+const DerivedRules& DerivedRulesCache::Add(const void* version, std::span<const CodeRegion> regions,
+                                           CallTargets* targets) {
   auto& rules = rules_[version];
-  rules = std::make_unique<DerivedRules>(DerivedRules::Analyze(decoder_, regions));
+  rules = std::make_unique<DerivedRules>(DerivedRules::Analyze(decoder_, regions, targets));
   return *rules;
 }
 

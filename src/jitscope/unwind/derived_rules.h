@@ -7,11 +7,17 @@
 // reaches:
 //  - where the CFA is: rsp + k while rsp is known (push, pop, sub/add rsp with an immediate, lea
 //    rsp, [reg + k], mov rsp, reg); after `mov rbp, rsp` (or a copy of rsp into any register)
-//    also reg + k, which stays true across `and rsp, -N` realignment, `leave` and `enter`;
+//    also reg + k, which stays true across `and rsp, -N` realignment, `leave` and `enter`. Where
+//    rbp holds a height the rule is rbp + k, as compilers' CFI has it: a call is taken to leave
+//    rsp as it was, which is the ABI's word but not every engine's (V8's callees pop their
+//    arguments), and a frame pointer outlives such a call;
 //  - that the return address is at CFA - 8, until the code overwrites or pops it;
 //  - where the caller's callee-saved registers (rbx, rbp, r12-r15) are: unchanged, saved in a
 //    slot at CFA + k (push, or a store while the register still holds the caller's value), or
 //    lost (written before it was saved).
+// A call is taken to keep to the ABI (stack balanced, callee-saved registers kept) unless the
+// caller of Analyze knows better: a direct call whose target's effect (call_effect.h) departs
+// from it, V8's out-of-line prologue, takes that effect.
 // A direct jump into another region of the same version (a split function's cold region) carries
 // its state there. Paths that meet with different states merge to "unknown" field by field, and
 // the analysis runs to a fixed point, bounded by the number of instructions. An offset no path
@@ -37,6 +43,8 @@
 #include "jitscope/unwind/cfi_module.h"
 
 namespace jitscope::unwind {
+
+class CallTargets;  // call_effect.h
 
 // One region of a code version: its address and its bytes as they were loaded.
 struct CodeRegion {
@@ -68,7 +76,9 @@ class DerivedRules {
  public:
   // Analyses the code version made of `regions`; regions[0].address is its entry. The bytes are
   // read only during the call.
-  static DerivedRules Analyze(const disasm::Decoder& decoder, std::span<const CodeRegion> regions);
+  // `targets` (may be nullptr: every call keeps to the ABI) names the effects of direct calls.
+  static DerivedRules Analyze(const disasm::Decoder& decoder, std::span<const CodeRegion> regions,
+                              CallTargets* targets = nullptr);
 
   // The rule for the instruction that holds `address`, or nullptr: unknown.
   const DerivedRule* Find(uint64_t address) const;
@@ -104,8 +114,11 @@ class DerivedRulesCache {
   static std::optional<DerivedRulesCache> Create();
   // The rules of `version` if they were derived already, or nullptr.
   const DerivedRules* Find(const void* version) const;
-  // Derives the rules of `version` from `regions` and keeps them.
-  const DerivedRules& Add(const void* version, std::span<const CodeRegion> regions);
+  // Derives the rules of `version` from `regions` and keeps them. The effects `targets` names
+  // are taken as they are at this first analysis, which its rules keep.
+  const DerivedRules& Add(const void* version, std::span<const CodeRegion> regions,
+                          CallTargets* targets = nullptr);
+  const disasm::Decoder& decoder() const { return decoder_; }
 
  private:
   explicit DerivedRulesCache(disasm::Decoder decoder) : decoder_(decoder) {}

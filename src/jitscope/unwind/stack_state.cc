@@ -1,0 +1,394 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "jitscope/unwind/stack_state.h"
+
+#include <deque>
+
+#include "jitscope/unwind/call_effect.h"
+
+namespace jitscope::unwind::stack_state {
+namespace {
+
+constexpr bool kCallClobbered[kGprCount] = {true, true, true, false, false, false, true,  true,
+                                            true, true, true, true,  false, false, false, false};
+
+int Gpr(ZydisRegister reg) {
+  const ZydisRegister enclosing = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, reg);
+  if (enclosing < ZYDIS_REGISTER_RAX || enclosing > ZYDIS_REGISTER_R15) return -1;
+  return static_cast<int>(enclosing - ZYDIS_REGISTER_RAX);
+}
+
+// A whole 64-bit general-purpose register operand: its number, or -1.
+int Gpr64(const ZydisDecodedOperand& op) {
+  if (op.type != ZYDIS_OPERAND_TYPE_REGISTER) return -1;
+  if (ZydisRegisterGetClass(op.reg.value) != ZYDIS_REGCLASS_GPR64) return -1;
+  return Gpr(op.reg.value);
+}
+
+class Transfer {
+ public:
+  Transfer(State& s, CallTargets* targets) : s_(s), targets_(targets) {}
+
+  // The address of a memory operand relative to the CFA, or kUnknown.
+  int32_t Address(const ZydisDecodedOperand& op) const {
+    // lea's operand is an address generation (AGEN), every other one a memory access.
+    if (op.type != ZYDIS_OPERAND_TYPE_MEMORY ||
+        (op.mem.type != ZYDIS_MEMOP_TYPE_MEM && op.mem.type != ZYDIS_MEMOP_TYPE_AGEN)) {
+      return kUnknown;
+    }
+    if (op.mem.index != ZYDIS_REGISTER_NONE || op.mem.segment == ZYDIS_REGISTER_FS ||
+        op.mem.segment == ZYDIS_REGISTER_GS) {
+      return kUnknown;
+    }
+    if (ZydisRegisterGetClass(op.mem.base) != ZYDIS_REGCLASS_GPR64) return kUnknown;
+    const int base = Gpr(op.mem.base);
+    if (base < 0 || !IsHeight(s_.rel[base])) return kUnknown;
+    return Known(int64_t{s_.rel[base]} + op.mem.disp.value);
+  }
+
+  // A write to register `g` of a value the analysis does not follow.
+  void Write(int g) {
+    if (g == kRsp) {
+      MoveRsp(kUnknown);
+      return;
+    }
+    s_.rel[g] = kUnknown;
+    if (kCalleeSaved[g] && s_.saved[g].where == SavedRegister::Where::kSame) {
+      s_.saved[g] = {SavedRegister::Where::kLost, 0};
+    }
+  }
+
+  // Sets g to a value the analysis follows, counting it as a write.
+  void Set(int g, int32_t value) {
+    if (g == kRsp) {
+      MoveRsp(value);
+      return;
+    }
+    Write(g);
+    s_.rel[g] = value;
+  }
+
+  // rsp takes a new value. Slots below it are free for the next push or signal frame, so a
+  // register saved there is no longer recoverable; the return address must stay above it.
+  void MoveRsp(int32_t rel) {
+    if (!IsHeight(rel)) rel = kUnknown;
+    s_.rel[kRsp] = rel;
+    if (rel == kUnknown) return;
+    if (rel > -8) s_.return_address = false;
+    for (int g = 0; g < kGprCount; ++g) {
+      if (s_.saved[g].where == SavedRegister::Where::kAt && s_.saved[g].offset < rel) {
+        s_.saved[g] = {SavedRegister::Where::kLost, 0};
+      }
+    }
+    for (Slot& slot : s_.slots) {
+      if (slot.offset != kUnknown && slot.offset < rel) slot = {};
+    }
+  }
+
+  // A store of `size` bytes at CFA + rel (kUnknown: somewhere the analysis does not follow,
+  // assumed not to be this frame's save slots).
+  void Store(int32_t rel, int64_t size) {
+    if (rel == kUnknown) return;
+    const int64_t begin = rel, end = begin + size;
+    for (int g = 0; g < kGprCount; ++g) {
+      const SavedRegister& saved = s_.saved[g];
+      if (saved.where == SavedRegister::Where::kAt && begin < saved.offset + 8 &&
+          saved.offset < end) {
+        s_.saved[g] = {SavedRegister::Where::kLost, 0};
+      }
+    }
+    for (Slot& slot : s_.slots) {
+      if (slot.offset != kUnknown && begin < slot.offset + 8 && slot.offset < end) slot = {};
+    }
+    if (begin < 0 && -8 < end) s_.return_address = false;
+    if (end > 0) s_.wrote_caller_frame = true;
+  }
+
+  // The 8-byte slot at CFA + rel now holds `value` (kUnknown: something not followed).
+  void Remember(int32_t rel, int32_t value) {
+    if (rel == kUnknown) return;
+    Store(rel, 8);
+    if (rel == -8 && value == kReturnAddress) {
+      // The return address put back where the CFA rule expects it (pop; ...; push).
+      s_.return_address = true;
+      return;
+    }
+    if (value == kUnknown) return;
+    for (Slot& slot : s_.slots) {
+      if (slot.offset == kUnknown) {
+        slot = {rel, value};
+        return;
+      }
+    }
+  }
+
+  // A push of register g (-1: of something else).
+  void Push(int g, int width) {
+    const int32_t old = s_.rel[kRsp];
+    const int32_t value = g >= 0 ? s_.rel[g] : kUnknown;  // push rsp pushes its old value
+    const int32_t slot = old == kUnknown ? kUnknown : Known(int64_t{old} - width);
+    MoveRsp(slot);
+    if (slot == kUnknown) return;
+    if (width != 8) {
+      Store(slot, width);
+      return;
+    }
+    Remember(slot, value);
+    if (g >= 0 && kCalleeSaved[g] && s_.saved[g].where == SavedRegister::Where::kSame) {
+      s_.saved[g] = {SavedRegister::Where::kAt, slot};
+    }
+  }
+
+  void Pop(int g, int width) {
+    const int32_t old = s_.rel[kRsp];
+    if (g == kRsp) {
+      MoveRsp(kUnknown);
+      return;
+    }
+    if (g >= 0) {
+      SavedRegister& saved = s_.saved[g];
+      const bool restores = old != kUnknown && width == 8 &&
+                            saved.where == SavedRegister::Where::kAt && saved.offset == old;
+      if (kCalleeSaved[g]) {
+        if (restores) {
+          saved = {SavedRegister::Where::kSame, 0};
+        } else if (saved.where == SavedRegister::Where::kSame || old == kUnknown) {
+          saved = {SavedRegister::Where::kLost, 0};
+        }
+      }
+      s_.rel[g] = width == 8 && old != kUnknown ? s_.ValueAt(old) : kUnknown;
+    }
+    MoveRsp(old == kUnknown ? kUnknown : Known(int64_t{old} + width));
+  }
+
+  void Call(const disasm::Instruction& in) {
+    if (targets_ != nullptr) {
+      if (const auto target = in.BranchTarget()) {
+        if (const CallEffect* effect = targets_->EffectOf(*target)) {
+          effect->ApplyTo(s_);
+          return;
+        }
+      }
+    }
+    for (int g = 0; g < kGprCount; ++g) {
+      if (kCallClobbered[g]) s_.rel[g] = kUnknown;
+    }
+  }
+
+  // Everything the instruction writes that no rule above follows.
+  void Generic(const disasm::Instruction& in) {
+    for (uint8_t i = 0; i < in.operand_count; ++i) {
+      const ZydisDecodedOperand& op = in.operands[i];
+      if ((op.actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) == 0) continue;
+      if (op.type == ZYDIS_OPERAND_TYPE_REGISTER) {
+        const int g = Gpr(op.reg.value);
+        if (g >= 0) Write(g);
+      } else if (op.type == ZYDIS_OPERAND_TYPE_MEMORY) {
+        Store(Address(op), op.size / 8);
+      }
+    }
+  }
+
+  void Apply(const disasm::Instruction& in) {
+    const ZydisDecodedInstruction& raw = in.raw;
+    const ZydisDecodedOperand* ops = in.operands.data();
+    const int width = raw.operand_width / 8;
+    switch (raw.mnemonic) {
+      case ZYDIS_MNEMONIC_PUSH:
+        if (width == 8 || width == 2) return Push(Gpr64(ops[0]), width);
+        break;
+      case ZYDIS_MNEMONIC_POP:
+        if (width == 8 || width == 2) {
+          if (ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER) return Pop(Gpr(ops[0].reg.value), width);
+          Pop(-1, width);
+          Store(Address(ops[0]), width);
+          return;
+        }
+        break;
+      case ZYDIS_MNEMONIC_CALL:
+        return Call(in);
+      case ZYDIS_MNEMONIC_LEAVE:
+        // mov rsp, rbp; pop rbp.
+        MoveRsp(s_.rel[kRbp]);
+        return Pop(kRbp, 8);
+      case ZYDIS_MNEMONIC_ENTER:
+        // enter N, 0 is push rbp; mov rbp, rsp; sub rsp, N. A nesting level copies frame
+        // pointers too: not followed.
+        if (ops[1].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && ops[1].imm.value.u == 0) {
+          Push(kRbp, 8);
+          Set(kRbp, s_.rel[kRsp]);
+          const int32_t rsp = s_.rel[kRsp];
+          return MoveRsp(rsp == kUnknown
+                             ? kUnknown
+                             : Known(int64_t{rsp} - static_cast<int64_t>(ops[0].imm.value.u)));
+        }
+        break;
+      case ZYDIS_MNEMONIC_MOV: {
+        const int dst = Gpr64(ops[0]), src = Gpr64(ops[1]);
+        if (dst >= 0 && src >= 0) return Set(dst, s_.rel[src]);
+        if (ops[0].type == ZYDIS_OPERAND_TYPE_MEMORY && src >= 0) {
+          const int32_t at = Address(ops[0]);
+          const bool live = at != kUnknown && s_.rel[kRsp] != kUnknown && at >= s_.rel[kRsp];
+          if (live) {
+            Remember(at, s_.rel[src]);
+          } else {
+            Store(at, 8);
+          }
+          // A callee-saved register stored while it still holds the caller's value, into a
+          // live slot of this frame: saved there.
+          if (kCalleeSaved[src] && s_.saved[src].where == SavedRegister::Where::kSame && live &&
+              at <= -16) {
+            s_.saved[src] = {SavedRegister::Where::kAt, at};
+          }
+          return;
+        }
+        if (dst >= 0 && ops[1].type == ZYDIS_OPERAND_TYPE_MEMORY && ops[1].size == 64) {
+          const int32_t at = Address(ops[1]);
+          const bool restores = kCalleeSaved[dst] && at != kUnknown &&
+                                s_.saved[dst].where == SavedRegister::Where::kAt &&
+                                s_.saved[dst].offset == at;
+          const int32_t value = at == kUnknown ? kUnknown : s_.ValueAt(at);
+          Write(dst);
+          if (restores) s_.saved[dst] = {SavedRegister::Where::kSame, 0};
+          if (dst != kRsp) s_.rel[dst] = value;
+          return;
+        }
+        break;
+      }
+      case ZYDIS_MNEMONIC_LEA: {
+        const int dst = Gpr64(ops[0]);
+        if (dst >= 0 && raw.address_width == 64) return Set(dst, Address(ops[1]));
+        break;
+      }
+      case ZYDIS_MNEMONIC_ADD:
+      case ZYDIS_MNEMONIC_SUB: {
+        const int dst = Gpr64(ops[0]);
+        if (dst >= 0 && ops[1].type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
+          const int64_t imm = ops[1].imm.value.s;
+          const int32_t old = s_.rel[dst];
+          const int32_t now = !IsHeight(old)
+                                  ? kUnknown
+                                  : Known(raw.mnemonic == ZYDIS_MNEMONIC_ADD ? int64_t{old} + imm
+                                                                             : int64_t{old} - imm);
+          return Set(dst, now);
+        }
+        break;
+      }
+      default:
+        break;
+    }
+    Generic(in);
+  }
+
+ private:
+  State& s_;
+  CallTargets* targets_;
+};
+
+}  // namespace
+
+State State::Entry() {
+  State s;
+  s.rel.fill(kUnknown);
+  s.rel[kRsp] = -8;  // the call pushed the return address just below the CFA
+  return s;
+}
+
+bool State::Merge(const State& other) {
+  const State before = *this;
+  for (int r = 0; r < kGprCount; ++r) {
+    if (rel[r] != other.rel[r]) rel[r] = kUnknown;
+    if (saved[r] != other.saved[r]) saved[r] = {SavedRegister::Where::kLost, 0};
+  }
+  for (Slot& slot : slots) {
+    if (slot.offset == kUnknown) continue;
+    bool in_both = false;
+    for (const Slot& theirs : other.slots) in_both = in_both || theirs == slot;
+    if (!in_both) slot = {};
+  }
+  return_address = return_address && other.return_address;
+  wrote_caller_frame = wrote_caller_frame || other.wrote_caller_frame;
+  return !(*this == before);
+}
+
+int32_t State::ValueAt(int32_t offset) const {
+  if (offset == -8 && return_address) return kReturnAddress;
+  for (const Slot& slot : slots) {
+    if (slot.offset == offset && offset != kUnknown) return slot.value;
+  }
+  return kUnknown;
+}
+
+bool State::ReturnAddressOnTop() const {
+  return IsHeight(rel[kRsp]) && ValueAt(rel[kRsp]) == kReturnAddress;
+}
+
+bool State::HoldsReturnAddress() const {
+  if (return_address) return true;
+  for (int g = 0; g < kGprCount; ++g) {
+    if (rel[g] == kReturnAddress) return true;
+  }
+  for (const Slot& slot : slots) {
+    if (slot.offset != kUnknown && slot.value == kReturnAddress) return true;
+  }
+  return false;
+}
+
+void Apply(State& state, const disasm::Instruction& instruction, CallTargets* targets) {
+  Transfer(state, targets).Apply(instruction);
+}
+
+const CodeRegion* RegionOf(std::span<const CodeRegion> regions, uint64_t address) {
+  for (const CodeRegion& region : regions) {
+    if (address >= region.address && address - region.address < region.bytes.size()) {
+      return &region;
+    }
+  }
+  return nullptr;
+}
+
+Exploration Explore(const disasm::Decoder& decoder, std::span<const CodeRegion> regions,
+                    uint64_t entry, CallTargets* targets) {
+  Exploration result;
+  if (RegionOf(regions, entry) == nullptr) {
+    result.complete = true;
+    return result;
+  }
+  uint64_t total_bytes = 0;
+  for (const CodeRegion& region : regions) total_bytes += region.bytes.size();
+  std::deque<uint64_t> work;
+  result.visits.emplace(entry, Visit{State::Entry()});
+  work.push_back(entry);
+  // Each instruction's state can only lose facts, about 50 times at most; past that bound the
+  // input is hostile or the analysis wrong, and no rule is better than a wrong one.
+  const uint64_t max_steps = 64 * total_bytes + 64;
+  uint64_t steps = 0;
+  while (!work.empty()) {
+    if (++steps > max_steps) return result;
+    const uint64_t pc = work.front();
+    work.pop_front();
+    Visit& visit = result.visits.at(pc);
+    const CodeRegion* region = RegionOf(regions, pc);
+    const auto instruction = decoder.Decode(region->bytes.subspan(pc - region->address), pc);
+    if (!instruction) {
+      visit.decodes = false;
+      continue;
+    }
+    visit.length = instruction->length;
+    if (instruction->IsCall()) result.call_ends.push_back(instruction->End());
+    State after = visit.state;
+    Apply(after, *instruction, targets);
+    auto flow_to = [&](uint64_t target) {
+      if (RegionOf(regions, target) == nullptr) return;  // a tail jump elsewhere, or off the end
+      auto [it, inserted] = result.visits.try_emplace(target, Visit{after});
+      if (inserted || it->second.state.Merge(after)) work.push_back(target);
+    };
+    if (instruction->IsJump()) {
+      if (const auto target = instruction->BranchTarget()) flow_to(*target);
+    }
+    if (!instruction->EndsFlow()) flow_to(instruction->End());
+  }
+  result.complete = true;
+  return result;
+}
+
+}  // namespace jitscope::unwind::stack_state
