@@ -10,10 +10,12 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <linux/perf_event.h>
+#include <sys/auxv.h>
 
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -204,6 +206,45 @@ TEST(UnwinderTest, GarbageStackEndsBoundedNeverCrashes) {
   const UnwindResult result = UnwindCaptured(*captured, captured->stack_size, 64);
   EXPECT_NE(result.reason, StopReason::kOutermost);
   EXPECT_LE(result.frames.size(), 64u);
+}
+
+// The dynamic loader's entry code (ld.so's `_start`: it calls _dl_start, then _dl_init, then jumps
+// to the program's entry) has no CFI, and no caller: a walk that reaches it is complete.
+TEST(UnwinderTest, TheDynamicLoadersEntryCodeIsTheOutermostFrame) {
+  const uint64_t base = getauxval(AT_BASE);  // where the kernel loaded the program interpreter
+  ASSERT_NE(base, 0u) << "the test runs through ld.so";
+  std::pair<uint64_t, std::string> wanted(base, "");
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) {
+        auto* wanted = static_cast<std::pair<uint64_t, std::string>*>(data);
+        if (info->dlpi_addr == wanted->first && info->dlpi_name != nullptr) {
+          wanted->second = info->dlpi_name;
+        }
+        return 0;
+      },
+      &wanted);
+  ASSERT_FALSE(wanted.second.empty());
+  auto opened = CfiModule::Open(wanted.second);
+  ASSERT_TRUE(opened.ok()) << wanted.second;
+  CfiModule& loader = **opened;
+  ASSERT_TRUE(loader.entry().has_value());
+  const uint64_t entry = *loader.entry();
+  EXPECT_EQ(loader.Find(entry), nullptr) << "ld.so's entry has no CFI";
+  EXPECT_TRUE(InEntryCode(loader, entry));
+  ASSERT_TRUE(loader.entry_call_end.has_value());
+  const uint64_t end = *loader.entry_call_end;
+  ASSERT_GT(end, entry);
+  EXPECT_TRUE(FollowsCall(loader, end)) << "the run ends with a call";
+  EXPECT_TRUE(InEntryCode(loader, end - 1));
+  EXPECT_FALSE(InEntryCode(loader, end));
+  EXPECT_FALSE(InEntryCode(loader, entry - 1));
+
+  // A sample taken at the entry: one frame, the end of the stack.
+  auto captured = CaptureChain();
+  captured->regs[PERF_REG_X86_IP] = base + entry;
+  const UnwindResult result = UnwindCaptured(*captured, captured->stack_size);
+  EXPECT_EQ(result.reason, StopReason::kOutermost);
+  EXPECT_EQ(result.frames, (std::vector<UnwoundFrame>{{base + entry, true}}));
 }
 
 TEST(UnwinderTest, SamplesWithoutUserRegistersAreCounted) {

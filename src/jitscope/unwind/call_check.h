@@ -17,4 +17,12 @@ namespace jitscope::unwind {
 // 15 bytes long; each possible start is decoded). False as well when the bytes cannot be read.
 bool FollowsCall(CfiModule& module, uint64_t file_address);
 
+// True when `file_address` lies in the code the kernel starts a process at — `module`'s entry
+// point (ELF e_entry) and the straight run of code that follows it, through its last call before
+// a jump — which has no caller: its frame is the outermost. The program interpreter's entry
+// (ld.so's `_start`, which calls _dl_start and then _dl_init) carries no CFI to say so, and every
+// sample taken while the dynamic loader relocates a large program (lli's libLLVM) or runs its
+// initialisers has it at the bottom of its stack.
+bool InEntryCode(CfiModule& module, uint64_t file_address);
+
 }  // namespace jitscope::unwind

@@ -36,6 +36,10 @@ base::StatusOr<std::unique_ptr<CfiModule>> CfiModule::Open(const std::string& pa
     return base::Status::Error("%s: not an ELF file", path.c_str());
   }
   module->is_64bit_ = gelf_getclass(module->elf_) == ELFCLASS64;
+  GElf_Ehdr ehdr;
+  if (gelf_getehdr(module->elf_, &ehdr) != nullptr && ehdr.e_entry != 0) {
+    module->entry_ = ehdr.e_entry;
+  }
   size_t phnum = 0;
   if (elf_getphdrnum(module->elf_, &phnum) == 0) {
     for (size_t i = 0; i < phnum; ++i) {

@@ -77,6 +77,8 @@ class CfiModule {
   bool FileOffsetToAddress(uint64_t file_offset, uint64_t& address) const;
 
   bool is_64bit() const { return is_64bit_; }
+  // The file's entry point (ELF e_entry), where the kernel starts a process, if it has one.
+  std::optional<uint64_t> entry() const { return entry_; }
 
   // Reads the file's bytes at its addresses [address, address + out.size()), which one loaded
   // segment must hold; false otherwise or on a read error.
@@ -90,6 +92,9 @@ class CfiModule {
     return it == follows_call_.end() ? std::nullopt : std::optional<bool>(it->second);
   }
   void CacheFollowsCall(uint64_t address, bool follows) { follows_call_[address] = follows; }
+  // Where call_check.h found the entry point's first call to end (0: it found none), once it
+  // has looked.
+  std::optional<uint64_t> entry_call_end;
 
  private:
   CfiModule() = default;
@@ -115,6 +120,7 @@ class CfiModule {
   Dwarf_CFI* separate_debug_frame_ = nullptr;  // owned by dwfl_
   uint64_t separate_bias_ = 0;                 // what the separate CFI's addresses are off by
   bool is_64bit_ = true;
+  std::optional<uint64_t> entry_;
   struct Segment {
     uint64_t offset, size, vaddr;
   };

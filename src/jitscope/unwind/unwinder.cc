@@ -135,7 +135,9 @@ void Unwind(const RegisterFile& registers, const StackMemory& stack, AddressSpac
       row = at.derived != nullptr ? at.derived->FindRow(lookup) : at.module->Find(lookup - at.bias);
     }
     if (row == nullptr) {
-      result.reason = StopReason::kNoRule;
+      // The code the kernel starts a process at has no caller, CFI or not.
+      const bool entry = found && at.module != nullptr && InEntryCode(*at.module, lookup - at.bias);
+      result.reason = entry ? StopReason::kOutermost : StopReason::kNoRule;
       return;
     }
     StopReason stop = StopReason::kNoRule;

@@ -15,7 +15,9 @@
 // bytes before it must decode as a call ending there (call_check.h).
 //
 // Each walk ends with a reason. kOutermost is the only complete end: CFI said the return address
-// is undefined (the thread's entry, `_start` or `clone3`), or it is 0. Every other reason is
+// is undefined (the thread's entry, `_start` or `clone3`), or it is 0, or the frame is in the code
+// the kernel starts a process at (an ELF entry point up to its first call, which ld.so's `_start`
+// has without CFI: call_check.h). Every other reason is
 // where a walk was cut short, and a report counts them (UnwindStats). Code without CFI or a
 // derived rule ends the walk with kNoRule.
 //
