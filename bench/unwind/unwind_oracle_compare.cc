@@ -1,0 +1,136 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// The frame-pointer oracle (issue 15): in a program whose JIT code keeps frame pointers (the
+// example JIT by default, V8, HotSpot with -XX:+PreserveFramePointer), the kernel's frame-pointer
+// chain of a sample is the truth through the JIT frames, and the DWARF walk of the same sample
+// (CFI, and rules derived from the JIT code's bytes, which never take rbp for a frame pointer
+// unless the code shows it is one) must find the same frames.
+//
+// Input: a session `jitscope record --call-graph dwarf --keep-stacks` recorded: each sample holds
+// both the chain and the registers and stack copy. A sample counts when it was taken in JIT code
+// (a native leaf without a frame pointer, a libc function the JIT code called, makes the chain
+// skip its caller); it matches when the walk found the chain's frames, in order, from the sampled
+// pc through the native caller of the outermost JIT frame (beyond that, native code without frame
+// pointers, Debian's libc for one, makes the chain itself wrong). Prints one JSON object.
+#include <linux/perf_event.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "jitscope/formats/samples_file.h"
+#include "jitscope/report/profile_builder.h"
+#include "jitscope/report/sample_walker.h"
+#include "jitscope/symbolize/code_history.h"
+
+namespace jitscope::report {
+namespace {
+
+struct Counts {
+  uint64_t samples = 0;        // with user registers
+  uint64_t in_jit = 0;         // taken in JIT code
+  uint64_t match = 0;          // the walk found the chain's frames through the JIT part
+  uint64_t walk_stopped = 0;   // the walk agreed as far as it went, and stopped before
+  uint64_t differ_in_jit = 0;  // the first difference is at a JIT frame or its caller
+  uint64_t differ_native = 0;  // ... in native frames below the JIT part
+};
+
+int Compare(const std::string& directory) {
+  auto recording = ReadRecording(directory);
+  if (!recording.ok()) {
+    std::fprintf(stderr, "unwind_oracle_compare: %s\n", recording.status().message().c_str());
+    return 1;
+  }
+  const formats::SampleData& data = recording->data;
+  if ((data.format.layout.sample_type & PERF_SAMPLE_REGS_USER) == 0 || data.file == nullptr) {
+    std::fprintf(stderr, "unwind_oracle_compare: %s: not a --keep-stacks dwarf session\n",
+                 directory.c_str());
+    return 1;
+  }
+  auto sources = OpenRecordingJitSources(*recording, {});
+  if (!sources.ok()) {
+    std::fprintf(stderr, "unwind_oracle_compare: %s\n", sources.status().message().c_str());
+    return 1;
+  }
+  SampleWalker walker(data, *sources, recording->vdso_path, recording->latest_code);
+  DescribeOtherRoots(*recording, walker.files());
+  std::map<uint32_t, symbolize::CodeHistory> histories;
+
+  const std::string_view bytes = data.file->bytes();
+  auto header = formats::ReadSamplesHeader(bytes);
+  if (!header.ok()) {
+    std::fprintf(stderr, "unwind_oracle_compare: %s\n", header.status().message().c_str());
+    return 1;
+  }
+  Counts counts;
+  formats::Sample sample;
+  std::vector<StackAddress> walked;
+  std::vector<uint64_t> chain, walk;
+  for (size_t offset = header->size;;) {
+    const auto record = formats::RecordAt(bytes, offset);
+    if (!record) break;
+    offset += record->size();
+    perf_event_header record_header{};
+    std::memcpy(&record_header, record->data(), sizeof(record_header));
+    if (record_header.type != PERF_RECORD_SAMPLE) continue;
+    if (!formats::ParseSampleRecord(*record, data.format.layout, sample).ok()) continue;
+    ++counts.samples;
+    chain.clear();
+    for (const formats::Frame& frame : sample.callchain) {
+      if (!frame.kernel) chain.push_back(frame.ip);
+    }
+    auto [history, inserted] = histories.try_emplace(sample.pid);
+    if (inserted) history->second = sources->BuildCodeHistory(sample.pid);
+    const uint64_t jit_time = walker.JitTime(sample.time_ns);
+    // The outermost JIT frame of the chain (the sampled pc as it is, return addresses one back).
+    size_t outermost_jit = chain.size();
+    for (size_t i = 0; i < chain.size(); ++i) {
+      const uint64_t lookup = i == 0 ? chain[i] : chain[i] - 1;
+      if (history->second.Find(lookup, jit_time) != nullptr) outermost_jit = i;
+    }
+    if (outermost_jit == chain.size() || history->second.Find(chain[0], jit_time) == nullptr) {
+      continue;
+    }
+    ++counts.in_jit;
+    const size_t last = std::min(outermost_jit + 1, chain.size() - 1);
+    walker.Walk(sample, walked);
+    walk.clear();
+    for (const StackAddress& address : walked) {
+      if (!address.kernel && !address.guessed) walk.push_back(address.pc);
+    }
+    size_t same = 0;
+    while (same <= last && same < walk.size() && walk[same] == chain[same]) ++same;
+    if (same > last) {
+      ++counts.match;
+    } else if (same == walk.size()) {
+      ++counts.walk_stopped;
+    } else if (same <= outermost_jit + 1) {
+      ++counts.differ_in_jit;
+    } else {
+      ++counts.differ_native;
+    }
+  }
+  std::printf(
+      "{\"samples\": %llu, \"in_jit\": %llu, \"match\": %llu, \"walk_stopped\": %llu, "
+      "\"differ_in_jit\": %llu, \"differ_native\": %llu}\n",
+      static_cast<unsigned long long>(counts.samples),
+      static_cast<unsigned long long>(counts.in_jit), static_cast<unsigned long long>(counts.match),
+      static_cast<unsigned long long>(counts.walk_stopped),
+      static_cast<unsigned long long>(counts.differ_in_jit),
+      static_cast<unsigned long long>(counts.differ_native));
+  return 0;
+}
+
+}  // namespace
+}  // namespace jitscope::report
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: unwind_oracle_compare SESSION\n");
+    return 2;
+  }
+  return jitscope::report::Compare(argv[1]);
+}
