@@ -12,6 +12,7 @@
 // from a perf.data `perf record --call-graph dwarf` wrote as well.
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <string>
@@ -180,6 +181,29 @@ TEST(JitUnwindE2eTest, AFramePointerChainCarriesOnWalksThatStopInCodeWithoutByte
   EXPECT_GT(carried * 100, in_leaf * 95) << carried << " of " << in_leaf << "\n" << folded.out;
 }
 
+// The samples of session `dir` whose stack (kernel frames left out) ends in `leaf`, and of those
+// the ones `exact` accepts (given the frames, outermost first); with the folded report.
+struct LeafStacks {
+  uint64_t in_leaf = 0;
+  uint64_t exact = 0;
+  std::string folded;
+};
+LeafStacks CountLeafStacks(const std::string& dir, const std::string& leaf,
+                           const std::function<bool(const std::vector<std::string>&)>& exact) {
+  LeafStacks counts;
+  auto folded = RunProgram({JITSCOPE_CLI, "report", dir, "--format", "folded"});
+  EXPECT_EQ(folded.exit_code, 0) << folded.err;
+  counts.folded = folded.out;
+  for (const FoldedStack& stack : ParseFolded(folded.out)) {
+    std::vector<std::string> frames = stack.frames;
+    while (!frames.empty() && frames.back().ends_with("_[k]")) frames.pop_back();
+    if (frames.empty() || frames.back() != leaf) continue;
+    counts.in_leaf += stack.samples;
+    if (exact(frames)) counts.exact += stack.samples;
+  }
+  return counts;
+}
+
 // report's header of session `dir`: more than `min_walks` walks, at least `percent` of them
 // reaching the thread's entry, none refused by call-consistency.
 void ExpectWalksReachTheEntry(const std::string& dir, uint64_t min_walks, uint64_t percent) {
@@ -227,22 +251,33 @@ TEST(JitUnwindE2eTest, LliJitCodeIsUnwoundFromTheJitdumpsBytes) {
                             LLI_14, "-jit-kind=mcjit", ll},
                            {{"JITDUMPDIR", tmp.path()}});
   ASSERT_EQ(record.exit_code, 0) << record.err;
-  auto folded = RunProgram({JITSCOPE_CLI, "report", dir, "--format", "folded"});
-  ASSERT_EQ(folded.exit_code, 0) << folded.err;
-  uint64_t in_leaf = 0, exact = 0;
-  for (const FoldedStack& stack : ParseFolded(folded.out)) {
-    std::vector<std::string> frames = stack.frames;
-    while (!frames.empty() && frames.back().ends_with("_[k]")) frames.pop_back();
-    if (frames.empty() || frames.back() != "leaf_[j]") continue;
-    in_leaf += stack.samples;
+  const LeafStacks stacks = CountLeafStacks(dir, "leaf_[j]", [](const auto& frames) {
     const size_t n = frames.size();
-    if (n >= 4 && frames.front() == "_start" && frames[n - 3] == "main_[j]" &&
-        frames[n - 2] == "middle_[j]") {
-      exact += stack.samples;
-    }
-  }
-  ASSERT_GT(in_leaf, 50u) << folded.out;
-  EXPECT_GE(exact * 100, in_leaf * 95) << exact << " of " << in_leaf << "\n" << folded.out;
+    return n >= 4 && frames.front() == "_start" && frames[n - 3] == "main_[j]" &&
+           frames[n - 2] == "middle_[j]";
+  });
+  ASSERT_GT(stacks.in_leaf, 50u) << stacks.folded;
+  EXPECT_GE(stacks.exact * 100, stacks.in_leaf * 95)
+      << stacks.exact << " of " << stacks.in_leaf << "\n"
+      << stacks.folded;
+}
+
+// jit_leaf_harness.c: native C without frame pointers calls a JIT leaf without one. Every
+// function has one caller, so every sample in the leaf must have exactly the one true stack.
+TEST(JitUnwindE2eTest, NativeCodeWithoutFramePointersCallingAJitLeafIsUnwoundExactly) {
+  TempDir tmp;
+  const std::string dir = tmp.path() + "/session";
+  auto record = RunProgram(
+      {JITSCOPE_CLI, "record", "--call-graph", "dwarf", "-o", dir, "--", JIT_LEAF_HARNESS, "1"});
+  ASSERT_EQ(record.exit_code, 0) << record.Describe();
+  const LeafStacks stacks = CountLeafStacks(dir, "jit_leaf_[j]", [](const auto& frames) {
+    const size_t n = frames.size();
+    return n >= 5 && frames.front() == "_start" && frames[n - 4] == "main" &&
+           frames[n - 3] == "harness_outer" && frames[n - 2] == "harness_middle" &&
+           std::count(frames.begin(), frames.end(), "main") == 1;
+  });
+  ASSERT_GT(stacks.in_leaf, 200u) << stacks.folded;
+  EXPECT_EQ(stacks.exact, stacks.in_leaf) << stacks.folded;
 }
 
 // The names of a stack's frames in three_levels.js, outermost first: "" for the script's top
