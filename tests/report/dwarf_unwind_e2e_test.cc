@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "support/folded.h"
+#include "support/i386_kernel.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
 
@@ -75,6 +76,7 @@ TEST(DwarfUnwindE2eTest, I386ProcessesAreUnwoundWithTheirOwnRegisterSet) {
       RunProgram({JITSCOPE_PLAIN_CC, "-m32", "-O2", "-fomit-frame-pointer",
                   "-fasynchronous-unwind-tables", NO_FRAME_POINTERS_SOURCE, "-o", program});
   ASSERT_EQ(build.exit_code, 0) << build.err;
+  if (!test_support::KernelRunsI386Programs()) GTEST_SKIP() << test_support::kNoI386Kernel;
   const std::string dir = Record(tmp, "dwarf", program);
   ExpectCompleteFromTheEntry(dir);
 #endif
