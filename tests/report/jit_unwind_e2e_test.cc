@@ -169,10 +169,12 @@ TEST(JitUnwindE2eTest, AFramePointerChainCarriesOnWalksThatStopInCodeWithoutByte
     if (frames.empty() || !frames.back().ends_with("!leaf_[j]")) continue;
     in_leaf += stack.samples;
     const size_t n = frames.size();
-    // middle's frame (the one the chain starts with) is named when the perf map still names
-    // its code: a perf map keeps no times, so baseline code that was replaced may be unnamed.
+    // middle's frame is the one the chain starts with. A perf map keeps no times: where the
+    // optimised leaf's code took part of the baseline middle's old space, the rest of that space
+    // still names middle.
     if (n >= 6 && frames[n - 2] == "[frame-pointer chain]" &&
-        frames[n - 4].ends_with("!outer_[j]") && frames[n - 5].ends_with("!main_[j]") &&
+        frames[n - 3].ends_with("!middle_[j]") && frames[n - 4].ends_with("!outer_[j]") &&
+        frames[n - 5].ends_with("!main_[j]") &&
         frames[n - 6].starts_with("jitscope::jitvm::Vm::Run(")) {
       carried += stack.samples;
     }

@@ -446,11 +446,14 @@ TEST(IndexRules, MoveRelocatesCode) {
 }
 
 // Perf maps have no time: every entry is valid for the whole process; where entries overlap,
-// the later line wins (writers append).
+// the later line wins (writers append), and only there: the rest of an earlier entry keeps its
+// name, as perf gives it.
 TEST(IndexRules, TimelessEntriesLastWins) {
   IndexBuilder b;
-  for (auto [name, address, size] : {std::tuple{"one", 0x100, 0x20}, std::tuple{"two", 0x110, 0x20},
-                                     std::tuple{"three", 0x200, 0x10}}) {
+  for (auto [name, address, size] :
+       {std::tuple{"one", 0x100, 0x20}, std::tuple{"two", 0x110, 0x20},
+        std::tuple{"three", 0x200, 0x10}, std::tuple{"four", 0x300, 0x30},
+        std::tuple{"five", 0x310, 0x8}}) {
     CodeReport r = Report({.time = 0,
                            .name = name,
                            .address = static_cast<uint64_t>(address),
@@ -460,12 +463,21 @@ TEST(IndexRules, TimelessEntriesLastWins) {
   }
   const History history(std::move(b));
   ExpectAll(history,
-            {{0x105, 0, "-"},
+            {{0x105, 0, "one"},
+             {0x10f, 0, "one"},
+             {0x110, 0, "two"},
              {0x115, 0, "two"},
              {0x115, 12345, "two"},
+             {0x12f, 0, "two"},
+             {0x130, 0, "-"},
              {0x205, 99999, "three"},
              {0x205, kLatest, "three"},
-             {0x105, kLatest, "-"}},
+             {0x105, kLatest, "one"},
+             {0x30f, 0, "four"},
+             {0x310, 0, "five"},
+             {0x317, 0, "five"},
+             {0x318, 0, "four"},
+             {0x32f, kLatest, "four"}},
             false);
 }
 

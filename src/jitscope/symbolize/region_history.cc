@@ -75,6 +75,13 @@ class Replayer {
   void Apply(uint64_t t, const op::Load& load) {
     const ReportedRegion& r = reported_.regions[load.region];
     TakeSymbolsIfFirst(r, Nesting::kTopLevel);
+    // A perf map's line (an anonymous method, no time) wins only where it overlaps an earlier
+    // line: without times, the rest of the earlier code is still the best name for samples
+    // there (they were taken while it lived, or in code nobody reported), as perf names them.
+    if (reported_.method_has_id[r.method] == 0) {
+      StartRegionOver(r, t);
+      return;
+    }
     StartRegion(r.address, r.size, r.method, r.line_table, 0, t);
   }
 
@@ -97,13 +104,7 @@ class Replayer {
   void Apply(uint64_t t, const op::Update& update) {
     const ReportedRegion& r = reported_.regions[update.region];
     TakeSymbolsIfFirst(r, Nesting::kTopLevel);
-    const uint64_t end = r.address + r.size;
-    for (uint32_t old : EndOverlapping(r.address, end, t)) {
-      const Region o = history_.regions[old];  // a copy: ContinueAsNewVersion grows regions
-      if (o.start < r.address) ContinueAsNewVersion(old, o.start, r.address, 0, t);
-      if (o.end() > end) ContinueAsNewVersion(old, end, o.end(), 0, t);
-    }
-    StartRegion(r.address, r.size, r.method, r.line_table, 0, t);
+    StartRegionOver(r, t);
   }
 
   void Apply(uint64_t t, const op::RangeUpdate& update) {
@@ -218,6 +219,18 @@ class Replayer {
     valid_.emplace_hint(valid_.end(), start, index);
     if (!waiting_for_root_.empty()) AttachWaitingInlines(index);
     return index;
+  }
+
+  // `r`'s code valid from `t` over its range only: the parts of the regions it overlaps outside
+  // that range continue as new versions.
+  void StartRegionOver(const ReportedRegion& r, uint64_t t) {
+    const uint64_t end = r.address + r.size;
+    for (uint32_t old : EndOverlapping(r.address, end, t)) {
+      const Region o = history_.regions[old];  // a copy: ContinueAsNewVersion grows regions
+      if (o.start < r.address) ContinueAsNewVersion(old, o.start, r.address, 0, t);
+      if (o.end() > end) ContinueAsNewVersion(old, end, o.end(), 0, t);
+    }
+    StartRegion(r.address, r.size, r.method, r.line_table, 0, t);
   }
 
   // Inline regions reported before their top-level region.
