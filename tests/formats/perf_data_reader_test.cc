@@ -350,6 +350,13 @@ TEST(PerfDataReaderTest, SeveralEventsKeepTheFirstOnesSamples) {
   EXPECT_EQ(parsed->data.comms.size(), 1u);
 }
 
+// A PERF_RECORD_COMPRESSED record (81) holding `frame`, part of a zstd stream,
+// unpadded.
+std::string CompressedRecord(const std::string& frame) {
+  perf_event_header header{81, 0, static_cast<uint16_t>(8 + frame.size())};
+  return std::string(reinterpret_cast<const char*>(&header), 8) + frame;
+}
+
 // `perf record -z`: the records in a zstd stream cut into PERF_RECORD_COMPRESSED records, a
 // record straddling two of them.
 TEST(PerfDataReaderTest, DecompressesCompressedRecords) {
@@ -363,9 +370,7 @@ TEST(PerfDataReaderTest, DecompressesCompressedRecords) {
   b.Attr(FpAttr(), {11, 12});
   const size_t cut = frame.size() / 2;
   for (const std::string& part : {frame.substr(0, cut), frame.substr(cut)}) {
-    // PERF_RECORD_COMPRESSED (81): the header, then the stream's bytes, unpadded.
-    perf_event_header header{81, 0, static_cast<uint16_t>(8 + part.size())};
-    b.Record(std::string(reinterpret_cast<const char*>(&header), 8) + part);
+    b.Record(CompressedRecord(part));
   }
   auto parsed = Parse(b.Build());
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();
@@ -395,6 +400,37 @@ TEST(PerfDataReaderTest, ABrokenCompressedStreamIsDamage) {
   EXPECT_EQ(parsed->damage, "t.data: offset " + std::to_string(at) +
                                 ": the compressed records do not decompress: Unknown frame "
                                 "descriptor");
+}
+
+// A zstd frame of `copies` records of `record`'s bytes, which compresses them to almost nothing.
+std::string CompressedCopies(const std::string& record, size_t copies) {
+  std::string records;
+  records.reserve(record.size() * copies);
+  for (size_t i = 0; i < copies; ++i) records += record;
+  std::string frame(ZSTD_compressBound(records.size()), '\0');
+  frame.resize(ZSTD_compress(frame.data(), frame.size(), records.data(), records.size(), 1));
+  EXPECT_FALSE(ZSTD_isError(frame.size()));
+  return frame;
+}
+
+// A record of a type nobody reads, as large as a record can be (65,528 bytes).
+std::string LargestIgnoredRecord() {
+  return PerfRecordBuilder(200).Name(std::string(65528 - 8 - 1, '\0')).Build();
+}
+
+// A compressed record is at most 64 KiB, and perf's ratio is around 10: one that decompresses to
+// more than 64 MiB is a bomb, refused before it fills memory. What came before it stays.
+TEST(PerfDataReaderTest, ARecordThatDecompressesToMoreThan64MiBIsDamage) {
+  PerfDataBuilder b = Basic();
+  const std::string frame = CompressedCopies(LargestIgnoredRecord(), 1025);  // 64 MiB + 1 record
+  ASSERT_LT(frame.size() + 8, 65536u);
+  const size_t at = b.DataOffset();
+  b.Record(CompressedRecord(frame));
+  auto parsed = Parse(b.Build());
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  EXPECT_EQ(parsed->data.samples.size(), 2u);
+  EXPECT_EQ(parsed->damage, "t.data: offset " + std::to_string(at) +
+                                ": a compressed record decompresses to more than 67108864 bytes");
 }
 
 // Recordings Debian's perf 6.1 wrote: the fuzzer's seeds (fuzz/make_seeds.py says how).
