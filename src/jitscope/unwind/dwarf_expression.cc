@@ -284,9 +284,14 @@ uint64_t Sum(const CommonForm& form, uint64_t value, const ExpressionContext& co
 
 CommonForm RecognizeExpression(std::span<const Dwarf_Op> ops) {
   CommonForm form;
-  if (ops.size() == 1 && ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
+  if (ops.size() != 1) return form;
+  if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
     form = {CommonForm::Kind::kRegisterPlus, true, static_cast<uint8_t>(ops[0].atom - DW_OP_breg0),
             ops[0].number};
+  } else if (ops[0].atom == DW_OP_bregx && ops[0].number <= 31) {
+    // libdw hands out every CFA rule of a CFI table (DW_CFA_def_cfa and its kin) as bregx.
+    form = {CommonForm::Kind::kRegisterPlus, true, static_cast<uint8_t>(ops[0].number),
+            ops[0].number2};
   }
   return form;
 }
