@@ -341,6 +341,85 @@ TEST(DerivedRulesTest, TailJumpsAndDataAfterTheCode) {
   a.AnalyzeAndCheck();
 }
 
+// A switch's cases are entered through a jump table the analysis cannot read: code after a
+// flow-ending instruction that no path reaches takes the state of the table jump inside the
+// frame, where it holds together in it (a ret finds the return address on top, a tail jump
+// leaves it there, flow into known code arrives as that code expects). Padding and the table
+// itself get no rule.
+TEST(DerivedRulesTest, TheCasesOfASwitchTakeTheTableJumpsFrame) {
+  Code a;
+  Xbyak::Label table, case0, case1, fallback;
+  a.Expect(Expected(kRsp, 8));
+  a.push(rbp);
+  a.Expect(Expected(kRsp, 16).At(kRbp, -16));
+  a.mov(rbp, rsp);
+  a.Expect(Expected(kRbp, 16).At(kRbp, -16));
+  a.push(rbx);
+  a.Expect(Expected(kRbp, 16).At(kRbp, -16).At(kRbx, -24));
+  a.cmp(edi, 1);
+  a.ja(fallback, Xbyak::CodeGenerator::T_NEAR);
+  a.lea(rax, a.ptr[rip + table]);
+  a.jmp(a.qword[rax + rdi * 8]);
+  a.L(case0);  // reached only through the table
+  a.mov(eax, 1);
+  a.pop(rbx);
+  a.Expect(Expected(kRbp, 16).At(kRbp, -16));
+  a.pop(rbp);
+  a.Expect(Expected(kRsp, 8));
+  a.ret();
+  a.Unknown();
+  a.int3();  // padding
+  a.int3();
+  a.L(case1);  // also: a tail call once the frame is gone
+  a.Expect(Expected(kRbp, 16).At(kRbp, -16).At(kRbx, -24));
+  a.mov(rax, rsi);
+  a.pop(rbx);
+  a.Expect(Expected(kRbp, 16).At(kRbp, -16));
+  a.pop(rbp);
+  a.Expect(Expected(kRsp, 8));
+  a.jmp(rax);
+  a.L(fallback);
+  a.Expect(Expected(kRbp, 16).At(kRbp, -16).At(kRbx, -24));
+  a.xor_(eax, eax);
+  a.pop(rbx);
+  a.Expect(Expected(kRbp, 16).At(kRbp, -16));
+  a.pop(rbp);
+  a.Expect(Expected(kRsp, 8));
+  a.ret();
+  a.Unknown();
+  a.align(8);
+  a.L(table);
+  a.putL(case0);
+  a.putL(case1);
+  a.ready();
+  a.AnalyzeAndCheck();
+}
+
+// Unreached code that does not hold together in the table jump's state keeps no rule: here a
+// ret that would not find the return address on top, and code that runs off the region's end.
+TEST(DerivedRulesTest, UnreachedCodeThatDoesNotFitTheTableJumpHasNoRule) {
+  Code a;
+  Xbyak::Label table, fallback;
+  a.Expect(Expected(kRsp, 8));
+  a.push(rbx);
+  a.Expect(Expected(kRsp, 16).At(kRbx, -16));
+  a.cmp(edi, 1);
+  a.ja(fallback);
+  a.lea(rax, a.ptr[rip + table]);
+  a.jmp(a.qword[rax + rdi * 8]);
+  a.L(fallback);
+  a.pop(rbx);
+  a.Expect(Expected(kRsp, 8));
+  a.ret();
+  a.Unknown();
+  a.pop(rax);  // two pops from the table jump's state: the ret would not return to the caller
+  a.pop(rcx);
+  a.ret();
+  a.mov(eax, 2);  // and this runs off the end
+  a.L(table);
+  a.AnalyzeAndCheck();
+}
+
 TEST(DerivedRulesTest, AColdRegionEnteredByAJumpInheritsTheHotRegionsHeight) {
   Code a;
   Xbyak::Label slow, back;

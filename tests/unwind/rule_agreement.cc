@@ -72,6 +72,7 @@ void RuleAgreement::Add(const RuleAgreement& other) {
   const uint64_t differences_before = Differences(*this);
   instructions += other.instructions;
   claimed += other.claimed;
+  padding += other.padding;
   compared += other.compared;
   other_base += other.other_base;
   cfa_differs += other.cfa_differs;
@@ -86,11 +87,12 @@ void RuleAgreement::Add(const RuleAgreement& other) {
 
 std::string RuleAgreement::Describe() const {
   return fmt::format(
-      "{} instructions, {} with a derived rule, {} compared with the CFI: CFA on another register "
+      "{} instructions, {} with a derived rule, {} padding without one, {} compared with the "
+      "CFI: CFA on another register "
       "{}, CFA offset differs {}, return address differs {}; {} saved registers compared, slot "
       "differs {}, saved only by the analysis {}, only by the CFI {}; lost where the CFI has it "
       "{}\n{}",
-      instructions, claimed, compared, other_base, cfa_differs, return_address_differs,
+      instructions, claimed, padding, compared, other_base, cfa_differs, return_address_differs,
       saved_compared, saved_differs, saved_only_derived, saved_only_cfi, lost, examples);
 }
 
@@ -107,7 +109,11 @@ RuleAgreement CompareWithCfi(const disasm::Decoder& decoder, std::span<const uin
     offset += instruction->length;
     ++agreement.instructions;
     const DerivedRule* rule = rules.Find(code_address + at);
-    if (rule == nullptr) continue;
+    if (rule == nullptr) {
+      const auto mnemonic = instruction->raw.mnemonic;
+      if (mnemonic == ZYDIS_MNEMONIC_NOP || mnemonic == ZYDIS_MNEMONIC_INT3) ++agreement.padding;
+      continue;
+    }
     ++agreement.claimed;
     const CfiRow* row = module.Find(cfi_address + at);
     if (row == nullptr || row->cfa_form.kind != CommonForm::Kind::kRegisterPlus) continue;

@@ -32,6 +32,7 @@ std::vector<ElfFunction> ElfFunctions(const std::string& path);
 struct RuleAgreement {
   uint64_t instructions = 0;  // decoded
   uint64_t claimed = 0;       // with a derived rule
+  uint64_t padding = 0;       // without one, and alignment padding (nop, int3) that never runs
   uint64_t compared = 0;      // claimed, and the CFI row there has a register + offset CFA
   uint64_t other_base = 0;    // of those, the CFI's CFA is another register's
   uint64_t cfa_differs = 0;   // the same register, another offset

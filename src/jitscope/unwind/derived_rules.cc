@@ -74,7 +74,7 @@ DerivedRules DerivedRules::Analyze(const disasm::Decoder& decoder,
   DerivedRules result;
   if (regions.empty()) return result;
   stack_state::Exploration explored =
-      stack_state::Explore(decoder, regions, regions[0].address, targets);
+      stack_state::Explore(decoder, regions, regions[0].address, targets, /*switch_cases=*/true);
   if (!explored.complete) return result;
   const auto& visits = explored.visits;
   std::vector<uint64_t>& call_ends = explored.call_ends;

@@ -20,9 +20,11 @@
 // from it, V8's out-of-line prologue, takes that effect.
 // A direct jump into another region of the same version (a split function's cold region) carries
 // its state there. Paths that meet with different states merge to "unknown" field by field, and
-// the analysis runs to a fixed point, bounded by the number of instructions. An offset no path
-// reaches, that does not decode, whose CFA is not known, or whose return address was overwritten,
-// has no rule: the walk stops there rather than guess.
+// the analysis runs to a fixed point, bounded by the number of instructions. A switch's cases,
+// reached only through a jump table the analysis cannot read, take the state of the table jump
+// where they hold together in it (stack_state.h). An offset no path reaches, that does not
+// decode, whose CFA is not known, or whose return address was overwritten, has no rule: the walk
+// stops there rather than guess.
 //
 // The rules are offered as CFI rows (cfi_module.h), so the walk steps through JIT code exactly as
 // through ELF code. The analysis also records where its calls end, so a walk can check that a

@@ -2,6 +2,8 @@
 #include "jitscope/unwind/stack_state.h"
 
 #include <deque>
+#include <optional>
+#include <set>
 
 #include "jitscope/unwind/call_effect.h"
 
@@ -346,8 +348,131 @@ const CodeRegion* RegionOf(std::span<const CodeRegion> regions, uint64_t address
   return nullptr;
 }
 
+namespace {
+
+std::optional<disasm::Instruction> DecodeAt(const disasm::Decoder& decoder,
+                                            std::span<const CodeRegion> regions, uint64_t pc) {
+  const CodeRegion* region = RegionOf(regions, pc);
+  if (region == nullptr) return std::nullopt;
+  return decoder.Decode(region->bytes.subspan(pc - region->address), pc);
+}
+
+bool IsIndirectJump(const disasm::Instruction& instruction) {
+  return instruction.IsJump() && !instruction.BranchTarget();
+}
+
+// Alignment padding between functions' blocks, which never runs.
+bool IsPadding(const disasm::Instruction& instruction) {
+  return instruction.raw.mnemonic == ZYDIS_MNEMONIC_NOP ||
+         instruction.raw.mnemonic == ZYDIS_MNEMONIC_INT3;
+}
+
+// Explores, from `start` in the state `seed`, code no path reached, without touching `result`:
+// the visits it makes, or nullopt when the code does not hold together as a switch's case in
+// that state. It must decode and stay within the regions; a `ret` must find the return address
+// on top; flow that reaches code the analysis knows must arrive in a state the known one already
+// allows (merging changes nothing); a direct jump out of the regions is a tail call, and must
+// leave the return address on top too. `steps` is the budget left.
+std::optional<std::unordered_map<uint64_t, Visit>> ExploreCase(
+    const disasm::Decoder& decoder, std::span<const CodeRegion> regions, CallTargets* targets,
+    const Exploration& result, uint64_t start, const State& seed, uint64_t& steps) {
+  std::unordered_map<uint64_t, Visit> visits;
+  std::deque<uint64_t> work;
+  visits.emplace(start, Visit{seed});
+  work.push_back(start);
+  while (!work.empty()) {
+    if (steps == 0) return std::nullopt;
+    --steps;
+    const uint64_t pc = work.front();
+    work.pop_front();
+    Visit& visit = visits.at(pc);
+    const auto instruction = DecodeAt(decoder, regions, pc);
+    if (!instruction) return std::nullopt;
+    visit.length = instruction->length;
+    visit.indirect_jump = IsIndirectJump(*instruction);
+    visit.ends_flow = instruction->EndsFlow();
+    if (instruction->IsCall()) visit.call = true;
+    if (instruction->IsReturn() && !visit.state.ReturnAddressOnTop()) return std::nullopt;
+    State after = visit.state;
+    Apply(after, *instruction, targets);
+    bool holds = true;
+    auto flow_to = [&](uint64_t target, bool jump) {
+      if (RegionOf(regions, target) == nullptr) {
+        holds = holds && jump && visit.state.ReturnAddressOnTop();
+        return;
+      }
+      if (auto known = result.visits.find(target); known != result.visits.end()) {
+        State merged = known->second.state;
+        holds = holds && !merged.Merge(after);
+        return;
+      }
+      auto [it, inserted] = visits.try_emplace(target, Visit{after});
+      if (inserted || it->second.state.Merge(after)) work.push_back(target);
+    };
+    if (instruction->IsJump()) {
+      if (const auto target = instruction->BranchTarget()) flow_to(*target, true);
+    }
+    if (!instruction->EndsFlow()) flow_to(instruction->End(), false);
+    if (!holds) return std::nullopt;
+  }
+  return visits;
+}
+
+// The cases of a switch: code after a flow-ending instruction that no path reaches, entered
+// through a jump table (jmp [table + index * 8]) whose targets the analysis cannot read — the
+// table is data, often not even among the bytes an engine reports. Such code is taken to start
+// in the state of the indirect jumps the analysis reached (merged), and kept only where it holds
+// together in that state (ExploreCase). A function's table jump runs inside its frame, its
+// indirect tail calls after it is torn down (the return address on top): the states of jumps
+// inside a frame are tried first. Code after one kept case is the next candidate.
+void ExploreJumpTableCases(const disasm::Decoder& decoder, std::span<const CodeRegion> regions,
+                           CallTargets* targets, Exploration& result, uint64_t steps) {
+  std::optional<State> framed;     // merged states of indirect jumps inside a frame
+  std::optional<State> frameless;  // and with the return address on top
+  std::set<uint64_t> candidates;
+  for (const auto& [pc, visit] : result.visits) {
+    if (!visit.decodes || visit.length == 0) continue;
+    if (visit.indirect_jump) {
+      std::optional<State>& seed = visit.state.ReturnAddressOnTop() ? frameless : framed;
+      if (seed) {
+        seed->Merge(visit.state);
+      } else {
+        seed = visit.state;
+      }
+    }
+    if (visit.ends_flow) candidates.insert(pc + visit.length);
+  }
+  std::vector<State> seeds;
+  for (const std::optional<State>& seed : {framed, frameless}) {
+    if (seed) seeds.push_back(*seed);
+  }
+  if (seeds.empty()) return;
+  while (!candidates.empty()) {
+    uint64_t start = *candidates.begin();
+    candidates.erase(candidates.begin());
+    for (auto padding = DecodeAt(decoder, regions, start);
+         padding && IsPadding(*padding) && !result.visits.contains(start);
+         padding = DecodeAt(decoder, regions, start)) {
+      start = padding->End();
+    }
+    if (result.visits.contains(start) || RegionOf(regions, start) == nullptr) continue;
+    std::optional<std::unordered_map<uint64_t, Visit>> visits;
+    for (size_t i = 0; i < seeds.size() && !visits; ++i) {
+      visits = ExploreCase(decoder, regions, targets, result, start, seeds[i], steps);
+    }
+    if (!visits) continue;
+    for (auto& [pc, visit] : *visits) {
+      if (visit.call) result.call_ends.push_back(pc + visit.length);
+      if (visit.ends_flow) candidates.insert(pc + visit.length);
+      result.visits.emplace(pc, std::move(visit));
+    }
+  }
+}
+
+}  // namespace
+
 Exploration Explore(const disasm::Decoder& decoder, std::span<const CodeRegion> regions,
-                    uint64_t entry, CallTargets* targets) {
+                    uint64_t entry, CallTargets* targets, bool switch_cases) {
   Exploration result;
   if (RegionOf(regions, entry) == nullptr) {
     result.complete = true;
@@ -374,6 +499,8 @@ Exploration Explore(const disasm::Decoder& decoder, std::span<const CodeRegion> 
       continue;
     }
     visit.length = instruction->length;
+    visit.indirect_jump = IsIndirectJump(*instruction);
+    visit.ends_flow = instruction->EndsFlow();
     if (instruction->IsCall()) result.call_ends.push_back(instruction->End());
     State after = visit.state;
     Apply(after, *instruction, targets);
@@ -387,6 +514,7 @@ Exploration Explore(const disasm::Decoder& decoder, std::span<const CodeRegion> 
     }
     if (!instruction->EndsFlow()) flow_to(instruction->End());
   }
+  if (switch_cases) ExploreJumpTableCases(decoder, regions, targets, result, max_steps - steps);
   result.complete = true;
   return result;
 }

@@ -85,6 +85,9 @@ struct Visit {
   State state;         // before the instruction
   uint8_t length = 0;  // 0: not decoded (yet, or it does not decode)
   bool decodes = true;
+  bool indirect_jump = false;  // jmp through a register or memory
+  bool ends_flow = false;      // control never goes on to the next instruction
+  bool call = false;
 };
 
 struct Exploration {
@@ -95,9 +98,12 @@ struct Exploration {
 
 // The state at every instruction that control flow reaches from `entry` within `regions`,
 // to a fixed point. A direct jump into another region carries its state there; paths that meet
-// merge. Bounded by the number of bytes.
+// merge. Bounded by the number of bytes. With `switch_cases`, also the code a switch's jump
+// table leads to, where it holds together in the state of the indirect jumps reached (the rules
+// of a code version want it; a call's effect, which must come from the genuine returns, does
+// not).
 Exploration Explore(const disasm::Decoder& decoder, std::span<const CodeRegion> regions,
-                    uint64_t entry, CallTargets* targets);
+                    uint64_t entry, CallTargets* targets, bool switch_cases = false);
 
 // The region that holds `address`, or nullptr.
 const CodeRegion* RegionOf(std::span<const CodeRegion> regions, uint64_t address);
