@@ -388,10 +388,11 @@ TEST(DerivedRulesTest, TheCasesOfASwitchTakeTheTableJumpsFrame) {
   a.ret();
   a.Unknown();
   a.align(8);
+  // The table, as the code's own addresses (the base the test gives them, not xbyak's buffer's,
+  // so its bytes are the same at every run): data, which does not decode from its start.
   a.L(table);
-  a.putL(case0);
-  a.putL(case1);
-  a.ready();
+  a.dq(a.AddressOf(case0));
+  a.dq(a.AddressOf(case1));
   a.AnalyzeAndCheck();
 }
 

@@ -367,12 +367,23 @@ bool IsPadding(const disasm::Instruction& instruction) {
          instruction.raw.mnemonic == ZYDIS_MNEMONIC_INT3;
 }
 
+// True when `address` is inside (not at the start of) an instruction `result` decoded:
+// instructions are at most 15 bytes long.
+bool InsideKnownInstruction(const Exploration& result, uint64_t address) {
+  for (uint64_t back = 1; back < 15 && back <= address; ++back) {
+    auto it = result.visits.find(address - back);
+    if (it != result.visits.end() && it->second.length > back) return true;
+  }
+  return false;
+}
+
 // Explores, from `start` in the state `seed`, code no path reached, without touching `result`:
 // the visits it makes, or nullopt when the code does not hold together as a switch's case in
-// that state. It must decode and stay within the regions; a `ret` must find the return address
-// on top; flow that reaches code the analysis knows must arrive in a state the known one already
-// allows (merging changes nothing); a direct jump out of the regions is a tail call, and must
-// leave the return address on top too. `steps` is the budget left.
+// that state. It must decode and stay within the regions, never running into the middle of an
+// instruction decoded before; a `ret` must find the return address on top; flow that reaches code
+// the analysis knows must arrive in a state the known one already allows (merging changes nothing);
+// a direct jump out of the regions is a tail call, and must leave the return address on top too.
+// `steps` is the budget left.
 std::optional<std::unordered_map<uint64_t, Visit>> ExploreCase(
     const disasm::Decoder& decoder, std::span<const CodeRegion> regions, CallTargets* targets,
     const Exploration& result, uint64_t start, const State& seed, uint64_t& steps) {
@@ -406,6 +417,8 @@ std::optional<std::unordered_map<uint64_t, Visit>> ExploreCase(
         holds = holds && !merged.Merge(after);
         return;
       }
+      // Into the middle of an instruction the analysis decoded: not code it could run.
+      holds = holds && !InsideKnownInstruction(result, target);
       auto [it, inserted] = visits.try_emplace(target, Visit{after});
       if (inserted || it->second.state.Merge(after)) work.push_back(target);
     };
@@ -455,7 +468,10 @@ void ExploreJumpTableCases(const disasm::Decoder& decoder, std::span<const CodeR
          padding = DecodeAt(decoder, regions, start)) {
       start = padding->End();
     }
-    if (result.visits.contains(start) || RegionOf(regions, start) == nullptr) continue;
+    if (result.visits.contains(start) || RegionOf(regions, start) == nullptr ||
+        InsideKnownInstruction(result, start)) {
+      continue;
+    }
     std::optional<std::unordered_map<uint64_t, Visit>> visits;
     for (size_t i = 0; i < seeds.size() && !visits; ++i) {
       visits = ExploreCase(decoder, regions, targets, result, start, seeds[i], steps);
