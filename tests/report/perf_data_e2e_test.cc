@@ -44,7 +44,7 @@ bool IsFunction(const Location& location, const std::string& name) {
   return location.function == name || location.function.ends_with("!" + name);
 }
 
-// `perf record OPTIONS -e cpu-clock -o DATA -- jitvm hotspot.jv 3000` with the collector writing
+// `perf record OPTIONS -e cpu-clock -o DATA -- jitvm hotspot.jv 6000` with the collector writing
 // `formats` into `jit_dir`.
 std::string RecordJitvm(const TempDir& tmp, const std::string& name,
                         const std::vector<std::string>& options, const std::string& formats) {
@@ -55,7 +55,7 @@ std::string RecordJitvm(const TempDir& tmp, const std::string& name,
   std::vector<std::string> argv = {PERF_PROGRAM, "record",    "-q", "-N",
                                    "-e",         "cpu-clock", "-F", "999"};
   argv.insert(argv.end(), options.begin(), options.end());
-  argv.insert(argv.end(), {"-o", data, "--", JITVM, JITVM_PROGRAMS "/hotspot.jv", "3000"});
+  argv.insert(argv.end(), {"-o", data, "--", JITVM, JITVM_PROGRAMS "/hotspot.jv", "6000"});
   auto result = RunProgram(argv, {{"INTEL_JIT_PROFILER64", JITSCOPE_COLLECTOR},
                                   {"JITSCOPE_OUTPUT_DIR", jit_dir},
                                   {"JITSCOPE_FORMATS", formats}});
@@ -151,7 +151,7 @@ TEST(PerfDataE2eTest, APerfMapNamesJitCode) {
   const std::string data = tmp.path() + "/map.data";
   auto result =
       RunProgram({PERF_PROGRAM, "record", "-q", "-N", "-k", "1", "-g", "-e", "cpu-clock", "-F",
-                  "999", "-o", data, "--", JITVM, JITVM_PROGRAMS "/hotspot.jv", "3000"},
+                  "999", "-o", data, "--", JITVM, JITVM_PROGRAMS "/hotspot.jv", "6000"},
                  {{"INTEL_JIT_PROFILER64", JITSCOPE_COLLECTOR},
                   {"JITSCOPE_OUTPUT_DIR", tmp.path()},
                   {"JITSCOPE_FORMATS", "perfmap"}});

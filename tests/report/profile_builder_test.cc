@@ -5,9 +5,11 @@
 #include "jitscope/report/profile_builder.h"
 
 #include <linux/perf_event.h>
+#include <sys/mman.h>
 
 #include <cstdint>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -119,6 +121,75 @@ TEST(ProfileBuilderTest, AProcessWithoutANameAtItsLastSampleKeepsItsLatestOne) {
   base::StatusOr<Profile> profile = BuildProfile(dir, BuildOptions{});
   ASSERT_TRUE(profile.ok()) << profile.status().message();
   EXPECT_EQ(profile->processes, (std::vector<ProcessShare>{{kPid, "second", 3}}));
+}
+
+// A sample of kPid at `time` taken in the kernel (at `kernel_ip`) with `user_ip` below it.
+std::string KernelSampleAt(uint64_t time, uint64_t kernel_ip, uint64_t user_ip) {
+  return formats::testing::PerfRecordBuilder(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL)
+      .Put<uint64_t>(kernel_ip)
+      .Put<uint32_t>(kPid)
+      .Put<uint32_t>(kPid)
+      .Put<uint64_t>(time)
+      .Put<uint64_t>(4)
+      .Put<uint64_t>(static_cast<uint64_t>(PERF_CONTEXT_KERNEL))
+      .Put<uint64_t>(kernel_ip)
+      .Put<uint64_t>(static_cast<uint64_t>(PERF_CONTEXT_USER))
+      .Put<uint64_t>(user_ip)
+      .Build();
+}
+
+std::string MappingAt(uint64_t time, uint64_t start, uint64_t length, const std::string& name) {
+  return formats::testing::PerfRecordBuilder(PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER)
+      .Put<uint32_t>(kPid)
+      .Put<uint32_t>(kPid)
+      .Put<uint64_t>(start)
+      .Put<uint64_t>(length)
+      .Put<uint64_t>(0)
+      .Put<uint32_t>(0)
+      .Put<uint32_t>(0)
+      .Put<uint64_t>(0)
+      .Put<uint64_t>(0)
+      .Put<uint32_t>(PROT_READ | PROT_EXEC)
+      .Put<uint32_t>(MAP_PRIVATE)
+      .Name(name)
+      .SampleId(kPid, kPid, time)
+      .Build();
+}
+
+// A sample taken in the kernel's exec, before it had mapped the process's image (the [vdso]
+// comes after the program's segments), holds the user registers of the image exec replaced: its
+// user frame says nothing of this process and is left out, where "[unknown]" would say a walk
+// went wrong. Later, an address in no mapping is "[unknown]" as ever.
+TEST(ProfileBuilderTest, TheUserFrameOfASampleInExecIsLeftOut) {
+  const test_support::TempDir tmp;
+  const std::string dir = tmp.path();
+  constexpr uint64_t kKernel = 0xffffffff81000000;
+  constexpr uint64_t kNowhere = 0x5555deadb000;
+  constexpr uint64_t kVdso = 0x7ffff7fc1000;
+  {
+    base::StatusOr<formats::SamplesWriter> writer =
+        formats::SamplesWriter::Create(dir, formats::kFlagKernel);
+    ASSERT_TRUE(writer.ok()) << writer.status().message();
+    for (const std::string& record :
+         {KernelSampleAt(100, kKernel, kNowhere), MappingAt(200, kCode, 0x1000, "//anon"),
+          KernelSampleAt(220, kKernel, kNowhere), MappingAt(250, kVdso, 0x2000, "[vdso]"),
+          KernelSampleAt(300, kKernel, kNowhere), KernelSampleAt(310, kKernel, kCode + 0x10)}) {
+      ASSERT_TRUE(writer->Append(record).ok());
+    }
+    ASSERT_TRUE(writer->Flush().ok());
+  }
+  base::StatusOr<Profile> profile = BuildProfile(dir, BuildOptions{});
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  std::map<std::string, uint64_t> stacks;  // frames, leaf first → samples
+  for (const Stack& stack : profile->stacks) {
+    std::string joined;
+    for (uint32_t frame : stack.frames) {
+      joined += (joined.empty() ? "" : ";") + profile->locations[frame].function;
+    }
+    stacks[joined] += stack.samples;
+  }
+  EXPECT_EQ(stacks, (std::map<std::string, uint64_t>{
+                        {"[kernel]", 2}, {"[kernel];[unknown]", 1}, {"[kernel];[anonymous]", 1}}));
 }
 
 }  // namespace

@@ -30,6 +30,14 @@ class ProcessMaps {
 
   // The latest mapping of `pid` made at or before `time` that covers `address`, or nullptr.
   const formats::Mapping* Find(uint32_t pid, uint64_t address, uint64_t time) const;
+  // When exec had mapped `pid`'s image: the time of its [vdso] mapping, which the kernel makes
+  // after the program's and the dynamic loader's segments, else of its first mapping (0 if it
+  // made none of its own). Until then a sample in the kernel's exec still holds the user
+  // registers of the image exec replaced, whose mappings are not in the recording.
+  uint64_t ImageMappedTime(uint32_t pid) const {
+    auto it = by_pid_.find(pid);
+    return it == by_pid_.end() ? 0 : it->second.image_mapped_time;
+  }
 
  private:
   struct Parent {
@@ -41,6 +49,8 @@ class ProcessMaps {
   struct Maps {
     std::vector<const formats::Mapping*> by_start;
     uint64_t longest = 0;
+    uint64_t first_time = UINT64_MAX;
+    uint64_t image_mapped_time = 0;
   };
   std::map<uint32_t, Maps> by_pid_;
   std::map<uint32_t, Parent> parents_;

@@ -278,6 +278,10 @@ class Builder {
       key = {pid, resolution_.region.start, resolution_.region.loaded, address};
     } else {
       mapping = walker_.maps().Find(pid, address, time);
+      // A sample in the kernel's exec, before it had mapped the process's new image: the user
+      // registers are still the replaced image's, in no recorded mapping. Such a frame says
+      // nothing of this process; "[unknown]" would say a step went wrong.
+      if (mapping == nullptr && time < walker_.maps().ImageMappedTime(pid)) return;
       key = {kNotJit, reinterpret_cast<uintptr_t>(mapping), 0, address};
     }
     auto [it, inserted] = named_.try_emplace(key);
