@@ -396,11 +396,9 @@ TEST(DerivedRulesTest, TheCasesOfASwitchTakeTheTableJumpsFrame) {
   a.AnalyzeAndCheck();
 }
 
-// Unreached code that does not hold together in the table jump's state keeps no rule: here a
-// ret that would not find the return address on top, and code that runs off the region's end.
-TEST(DerivedRulesTest, UnreachedCodeThatDoesNotFitTheTableJumpHasNoRule) {
-  Code a;
-  Xbyak::Label table, fallback;
+// push rbx, then a jump through `table` for edi <= 1, to `fallback` above: the table jump's state
+// is a frame with rbx saved at CFA - 16.
+void EmitTableJumpWithRbxSaved(Code& a, Xbyak::Label& table, Xbyak::Label& fallback) {
   a.Expect(Expected(kRsp, 8));
   a.push(rbx);
   a.Expect(Expected(kRsp, 16).At(kRbx, -16));
@@ -408,6 +406,14 @@ TEST(DerivedRulesTest, UnreachedCodeThatDoesNotFitTheTableJumpHasNoRule) {
   a.ja(fallback);
   a.lea(rax, a.ptr[rip + table]);
   a.jmp(a.qword[rax + rdi * 8]);
+}
+
+// Unreached code that does not hold together in the table jump's state keeps no rule: here a
+// ret that would not find the return address on top, and code that runs off the region's end.
+TEST(DerivedRulesTest, UnreachedCodeThatDoesNotFitTheTableJumpHasNoRule) {
+  Code a;
+  Xbyak::Label table, fallback;
+  EmitTableJumpWithRbxSaved(a, table, fallback);
   a.L(fallback);
   a.pop(rbx);
   a.Expect(Expected(kRsp, 8));
@@ -417,6 +423,31 @@ TEST(DerivedRulesTest, UnreachedCodeThatDoesNotFitTheTableJumpHasNoRule) {
   a.pop(rcx);
   a.ret();
   a.mov(eax, 2);  // and this runs off the end
+  a.L(table);
+  a.AnalyzeAndCheck();
+}
+
+// Unreached bytes that would decode over code the analysis reached (here the start of a 10-byte
+// mov whose immediate covers the fallback's first instructions) are not a case: taken for one,
+// they would claim the bytes of `pop rax` with another rule, and a conflict leaves none.
+TEST(DerivedRulesTest, UnreachedCodeOverlappingReachedCodeIsNoCase) {
+  Code a;
+  Xbyak::Label table, fallback;
+  EmitTableJumpWithRbxSaved(a, table, fallback);
+  a.Unknown();
+  a.db(0x48);  // mov rax, imm64: its 8 bytes of immediate are the fallback's first 8
+  a.db(0xb8);
+  a.L(fallback);
+  a.Expect(Expected(kRsp, 16).At(kRbx, -16));
+  a.push(rax);
+  a.Expect(Expected(kRsp, 24).At(kRbx, -16));
+  a.pop(rax);
+  a.Expect(Expected(kRsp, 16).At(kRbx, -16));
+  for (int i = 0; i < 6; ++i) a.nop();
+  a.pop(rbx);  // where the mov would end, in the state it would arrive in
+  a.Expect(Expected(kRsp, 8));
+  a.ret();
+  a.Unknown();
   a.L(table);
   a.AnalyzeAndCheck();
 }

@@ -377,13 +377,21 @@ bool InsideKnownInstruction(const Exploration& result, uint64_t address) {
   return false;
 }
 
+// True when an instruction `result` decoded starts inside [address + 1, address + length).
+bool CoversKnownInstruction(const Exploration& result, uint64_t address, uint8_t length) {
+  for (uint64_t inside = 1; inside < length; ++inside) {
+    if (result.visits.contains(address + inside)) return true;
+  }
+  return false;
+}
+
 // Explores, from `start` in the state `seed`, code no path reached, without touching `result`:
 // the visits it makes, or nullopt when the code does not hold together as a switch's case in
-// that state. It must decode and stay within the regions, never running into the middle of an
-// instruction decoded before; a `ret` must find the return address on top; flow that reaches code
-// the analysis knows must arrive in a state the known one already allows (merging changes nothing);
-// a direct jump out of the regions is a tail call, and must leave the return address on top too.
-// `steps` is the budget left.
+// that state. It must decode and stay within the regions, never overlapping an instruction
+// decoded before (entering its middle, or covering its start); a `ret` must find the return
+// address on top; flow that reaches code the analysis knows must arrive in a state the known one
+// already allows (merging changes nothing); a direct jump out of the regions is a tail call, and
+// must leave the return address on top too. `steps` is the budget left.
 std::optional<std::unordered_map<uint64_t, Visit>> ExploreCase(
     const disasm::Decoder& decoder, std::span<const CodeRegion> regions, CallTargets* targets,
     const Exploration& result, uint64_t start, const State& seed, uint64_t& steps) {
@@ -398,7 +406,9 @@ std::optional<std::unordered_map<uint64_t, Visit>> ExploreCase(
     work.pop_front();
     Visit& visit = visits.at(pc);
     const auto instruction = DecodeAt(decoder, regions, pc);
-    if (!instruction) return std::nullopt;
+    if (!instruction || CoversKnownInstruction(result, pc, instruction->length)) {
+      return std::nullopt;
+    }
     visit.length = instruction->length;
     visit.indirect_jump = IsIndirectJump(*instruction);
     visit.ends_flow = instruction->EndsFlow();
