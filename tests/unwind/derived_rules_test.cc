@@ -192,8 +192,8 @@ TEST(DerivedRulesTest, SubRspPrologueWithCallsInTheBody) {
   EXPECT_FALSE(rules.IsReturnAddress(kBase));
 }
 
-TEST(DerivedRulesTest, FramePointerFrames) {
-  Code a;
+// push rbp; mov rbp, rsp; push rbx, each followed by the rule expected after it.
+void EmitRbpFrameSavingRbx(Code& a) {
   a.Expect(Expected(kRsp, 8));
   a.push(rbp);
   a.Expect(Expected(kRsp, 16).At(kRbp, -16));
@@ -202,13 +202,23 @@ TEST(DerivedRulesTest, FramePointerFrames) {
   a.Expect(Expected(kRbp, 16).At(kRbp, -16));
   a.push(rbx);
   a.Expect(Expected(kRbp, 16).At(kRbp, -16).At(kRbx, -24));
-  a.sub(rsp, 24);
-  a.call(a.qword[r11]);
-  a.lea(rsp, a.ptr[rbp - 8]);
+}
+
+// Its epilogue up to the return: pop rbx; pop rbp, each followed by the rule expected after it.
+void EmitRbxAndRbpRestored(Code& a) {
   a.pop(rbx);
   a.Expect(Expected(kRbp, 16).At(kRbp, -16));
   a.pop(rbp);
   a.Expect(Expected(kRsp, 8));
+}
+
+TEST(DerivedRulesTest, FramePointerFrames) {
+  Code a;
+  EmitRbpFrameSavingRbx(a);
+  a.sub(rsp, 24);
+  a.call(a.qword[r11]);
+  a.lea(rsp, a.ptr[rbp - 8]);
+  EmitRbxAndRbpRestored(a);
   a.ret();
   a.AnalyzeAndCheck();
 }
@@ -349,23 +359,14 @@ TEST(DerivedRulesTest, TailJumpsAndDataAfterTheCode) {
 TEST(DerivedRulesTest, TheCasesOfASwitchTakeTheTableJumpsFrame) {
   Code a;
   Xbyak::Label table, case0, case1, fallback;
-  a.Expect(Expected(kRsp, 8));
-  a.push(rbp);
-  a.Expect(Expected(kRsp, 16).At(kRbp, -16));
-  a.mov(rbp, rsp);
-  a.Expect(Expected(kRbp, 16).At(kRbp, -16));
-  a.push(rbx);
-  a.Expect(Expected(kRbp, 16).At(kRbp, -16).At(kRbx, -24));
+  EmitRbpFrameSavingRbx(a);
   a.cmp(edi, 1);
   a.ja(fallback, Xbyak::CodeGenerator::T_NEAR);
   a.lea(rax, a.ptr[rip + table]);
   a.jmp(a.qword[rax + rdi * 8]);
   a.L(case0);  // reached only through the table
   a.mov(eax, 1);
-  a.pop(rbx);
-  a.Expect(Expected(kRbp, 16).At(kRbp, -16));
-  a.pop(rbp);
-  a.Expect(Expected(kRsp, 8));
+  EmitRbxAndRbpRestored(a);
   a.ret();
   a.Unknown();
   a.int3();  // padding
@@ -373,18 +374,12 @@ TEST(DerivedRulesTest, TheCasesOfASwitchTakeTheTableJumpsFrame) {
   a.L(case1);  // also: a tail call once the frame is gone
   a.Expect(Expected(kRbp, 16).At(kRbp, -16).At(kRbx, -24));
   a.mov(rax, rsi);
-  a.pop(rbx);
-  a.Expect(Expected(kRbp, 16).At(kRbp, -16));
-  a.pop(rbp);
-  a.Expect(Expected(kRsp, 8));
+  EmitRbxAndRbpRestored(a);
   a.jmp(rax);
   a.L(fallback);
   a.Expect(Expected(kRbp, 16).At(kRbp, -16).At(kRbx, -24));
   a.xor_(eax, eax);
-  a.pop(rbx);
-  a.Expect(Expected(kRbp, 16).At(kRbp, -16));
-  a.pop(rbp);
-  a.Expect(Expected(kRsp, 8));
+  EmitRbxAndRbpRestored(a);
   a.ret();
   a.Unknown();
   a.align(8);

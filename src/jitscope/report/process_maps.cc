@@ -20,16 +20,15 @@ ProcessMaps::ProcessMaps(const std::vector<formats::Mapping>& mappings,
     Maps& maps = by_pid_[mapping.pid];
     maps.by_start.push_back(&mapping);
     maps.longest = std::max(maps.longest, mapping.length);
-    maps.first_time = std::min(maps.first_time, mapping.time_ns);
   }
   for (auto& [pid, maps] : by_pid_) {
-    maps.image_mapped_time = maps.first_time;
+    uint64_t first = UINT64_MAX;
+    uint64_t vdso = UINT64_MAX;
     for (const formats::Mapping* mapping : maps.by_start) {
-      if (mapping->filename == "[vdso]") {
-        maps.image_mapped_time = mapping->time_ns;
-        break;
-      }
+      first = std::min(first, mapping->time_ns);
+      if (mapping->filename == "[vdso]") vdso = std::min(vdso, mapping->time_ns);
     }
+    maps.image_mapped_time = vdso != UINT64_MAX ? vdso : first;
     // Stable: among mappings of one start, the later one stays later.
     std::stable_sort(
         maps.by_start.begin(), maps.by_start.end(),

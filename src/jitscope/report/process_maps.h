@@ -49,7 +49,6 @@ class ProcessMaps {
   struct Maps {
     std::vector<const formats::Mapping*> by_start;
     uint64_t longest = 0;
-    uint64_t first_time = UINT64_MAX;
     uint64_t image_mapped_time = 0;
   };
   std::map<uint32_t, Maps> by_pid_;

@@ -412,7 +412,7 @@ std::optional<std::unordered_map<uint64_t, Visit>> ExploreCase(
     visit.length = instruction->length;
     visit.indirect_jump = IsIndirectJump(*instruction);
     visit.ends_flow = instruction->EndsFlow();
-    if (instruction->IsCall()) visit.call = true;
+    visit.call = instruction->IsCall();
     if (instruction->IsReturn() && !visit.state.ReturnAddressOnTop()) return std::nullopt;
     State after = visit.state;
     Apply(after, *instruction, targets);
@@ -527,7 +527,8 @@ Exploration Explore(const disasm::Decoder& decoder, std::span<const CodeRegion> 
     visit.length = instruction->length;
     visit.indirect_jump = IsIndirectJump(*instruction);
     visit.ends_flow = instruction->EndsFlow();
-    if (instruction->IsCall()) result.call_ends.push_back(instruction->End());
+    visit.call = instruction->IsCall();
+    if (visit.call) result.call_ends.push_back(instruction->End());
     State after = visit.state;
     Apply(after, *instruction, targets);
     auto flow_to = [&](uint64_t target) {
