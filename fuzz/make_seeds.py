@@ -35,6 +35,25 @@ def v8_style():
     load = struct.pack('<IIQ', 0, 16 + len(load_body), 6) + load_body
     return struct.pack('<IIIIIIQQ', 0x4A695444, 1, 40, 62, 0, 42, 1, 0) + dbg + load
 
+def v8_unwinding_info():
+    # Node's --perf-prof-unwinding-info: an UNWINDING_INFO before a CODE_LOAD, its data V8's
+    # .eh_frame for a 384-byte TurboFan function (a CIE and one FDE), then the 20-byte
+    # .eh_frame_hdr; and a header-only one (mapped_size 0) before a stub.
+    eh_frame = bytes.fromhex(
+        '1800000000000000037a4c520001781002ff1b0c070890010000000028000000200000005cfeffff7e010000'
+        '004f0e108602430d060304010d07410e08520c06100000000000000000000000')
+    hdr = bytes.fromhex('011b033bb0ffffff0100000034feffffd0ffffff')
+    def rec(rid, ts, body):
+        return struct.pack('<IIQ', rid, 16 + len(body), ts) + body
+    data = eh_frame + hdr
+    unwinding = rec(4, 5, struct.pack('<QQQ', len(data), len(hdr), len(data)) + data + b'\0' * 4)
+    load = rec(0, 6, struct.pack('<IIQQQQ', 42, 43, 0, 0x10000, 384, 1) + b'JS:*fib t.js:1:13\0'
+               + b'\x90' * 384)
+    header_only = rec(4, 7, struct.pack('<QQQ', len(hdr), len(hdr), 0) + hdr + b'\0' * 4)
+    stub = rec(0, 8, struct.pack('<IIQQQQ', 42, 43, 0, 0x20000, 16, 2) + b'stub\0' + b'\xc3' * 16)
+    header = struct.pack('<IIIIIIQQ', 0x4A695444, 1, 40, 62, 0, 42, 1, 0)
+    return header + unwinding + load + header_only + stub
+
 def oprofile(i386=False):
     def pad(b):
         return b + b'\0' * ((8 - len(b) % 8) % 8)
@@ -188,6 +207,7 @@ write('jitdump/synthetic_native.dump', jitdump('<'))
 write('jitdump/synthetic_swapped.dump', jitdump('>'))
 write('jitdump/synthetic_v8_binary_names.dump', v8_style())
 write('jitdump/synthetic_truncated.dump', jitdump('<')[:-21])
+write('jitdump/synthetic_v8_unwinding_info.dump', v8_unwinding_info())
 write('perf_map/synthetic.map', b'7f0000001000 40 LazyCompile:*run /app/main.js:12\n'
       b'0x7f0000001040 0x20 with 0x prefixes\n7f0000001030 40 overlapping later entry\r\n'
       b'\nff 0 empty\n7f0000002000 10 last line without newline')

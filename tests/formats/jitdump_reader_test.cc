@@ -55,6 +55,14 @@ class Jitdump {
     r.U32(4).U32(0).U64(time).U64(8).U64(0).U64(0).U64(0x1122334455667788);
     return Record(r);
   }
+  // An UNWINDING_INFO of `data` (the .eh_frame, then `header_size` bytes of .eh_frame_hdr) whose
+  // fields say `size` and `mapped_size`.
+  Jitdump& Unwinding(uint64_t time, std::string_view data, uint64_t size, uint64_t header_size,
+                     uint64_t mapped_size) {
+    ByteBuilder r(swapped_);
+    r.U32(4).U32(0).U64(time).U64(size).U64(header_size).U64(mapped_size).Raw(data).Zeros(4);
+    return Record(r);
+  }
   Jitdump& Close(uint64_t time) { return Record(ByteBuilder(swapped_).U32(3).U32(0).U64(time)); }
   Jitdump& Other(uint32_t id) {
     return Record(ByteBuilder(swapped_).U32(id).U32(0).U64(0).U64(0xdead));
@@ -134,6 +142,54 @@ TEST(JitdumpReader, ReadsEveryRecordKindInBothByteOrders) {
     EXPECT_EQ(p.stats.closes, 1u);
     EXPECT_EQ(p.stats.line_address_bias, 0u);
   }
+}
+
+std::string_view Text(std::span<const uint8_t> bytes) {
+  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+}
+
+// An UNWINDING_INFO's .eh_frame (its data less the .eh_frame_hdr at the end, §1.3) goes with the
+// next CODE_LOAD only; one whose data is not mapped (V8's header-only blob) or whose sizes do not
+// fit its record gives none, and the file reads on.
+TEST(JitdumpReader, AnUnwindingInfoGoesWithTheNextLoad) {
+  Jitdump d;
+  d.Unwinding(1, "EHFRAME!HDR_", 12, 4, 12)
+      .Load(2, 0x1000, 0x1d, 1, "JS:*f a.js:1")
+      .Load(3, 0x2000, 0x10, 2, "after")
+      .Unwinding(4, "HDR_", 4, 4, 0)
+      .Load(5, 0x3000, 0x10, 3, "header only")
+      .Unwinding(6, "EHFRAME!HDR_", 12, 4, 0)
+      .Load(7, 0x4000, 0x10, 4, "not mapped")
+      .Unwinding(8, "EHFRAME!HDR_", 100, 4, 100)
+      .Load(9, 0x5000, 0x10, 5, "too long")
+      .Unwinding(10, "EHFRAME!HDR_", 12, 13, 12)
+      .Load(11, 0x6000, 0x10, 6, "header longer than the data")
+      .Unwinding(12, "EHFRAME!HDR_", 12, 4, 12)
+      .Close(13);
+  const std::vector<uint8_t> bytes = d.bytes();
+  const ParsedJitdump p = Parse(bytes);
+  EXPECT_TRUE(p.error.ok()) << p.error.message();
+  ASSERT_EQ(p.records.size(), 6u);
+  EXPECT_EQ(Text(p.records[0].eh_frame), "EHFRAME!");
+  EXPECT_EQ(p.records[0].EhFrameAddress(), 0x1020u);  // after the code, 8-aligned
+  for (size_t i = 1; i < p.records.size(); ++i) {
+    EXPECT_TRUE(p.records[i].eh_frame.empty()) << p.records[i].name;
+  }
+  EXPECT_EQ(p.stats.unwinding_infos, 6u);
+  EXPECT_EQ(p.stats.unusable_unwinding_infos, 2u);
+}
+
+// The tables are in the writer's byte order, which libdw would read as ours: a byte-swapped
+// file's are not kept.
+TEST(JitdumpReader, AByteSwappedFilesUnwindingInfoIsNotKept) {
+  Jitdump d(/*swapped=*/true);
+  d.Unwinding(1, "EHFRAME!HDR_", 12, 4, 12).Load(2, 0x1000, 0x10, 1, "f");
+  const std::vector<uint8_t> bytes = d.bytes();
+  const ParsedJitdump p = Parse(bytes);
+  ASSERT_EQ(p.records.size(), 1u);
+  EXPECT_TRUE(p.records[0].eh_frame.empty());
+  EXPECT_EQ(p.stats.unwinding_infos, 1u);
+  EXPECT_EQ(p.stats.unusable_unwinding_infos, 0u);
 }
 
 // V8 and LLVM add 0x40 to every DEBUG_INFO address (fact sheet §2.2, §5.1): removed.
@@ -220,6 +276,41 @@ TEST(JitdumpReader, FreedScriptNamesAreTheScriptOfV8sCodeName) {
   EXPECT_EQ(Lines(p, p.records[2]), "0:1" + at + " 16:2@?");
   EXPECT_EQ(Lines(p, p.records[3]), "0:1@?");
   EXPECT_EQ(p.stats.files_from_code_names, 6u);
+}
+
+// What Node 18 (Debian 12's) writes: the first entry's name is the script's length in freed
+// heap (its link bytes with NULs among them, copied from a real jitdump of Debian's node), the
+// entries after it of the same script "\xff" ("the same file"); then another script's name
+// written whole. The record reads from the NUL that lets the rest fit, the entries in code order;
+// the CODE_LOAD's name (V8 10's "LazyCompile:*f <script>:<line>") names the first entry's file
+// and the repeats of it. Before, the record stopped the file: "entries do not fit the record".
+TEST(JitdumpReader, Node18sFreedFirstNameAndItsRepeatsAreTheScriptOfV8sCodeName) {
+  const std::string script = "/work/main/tests/unwind/v8_shapes.js";
+  const std::string blob =
+      std::string("\xa2\x9b\xe5\x59\x05\0\0\0\0\xa3\x76\x15\xd5\x9f\xdd\xc3", 16) +
+      script.substr(16);
+  Jitdump d;
+  d.Debug(1, 0x1000,
+          {{0x1040, 4, blob},
+           {0x1068, 4, "\xff"},
+           {0x1087, 5, "\xff"},
+           {0x10a0, 9, "lib.js"},
+           {0x10b0, 9, "\xff"}},
+          3)
+      .Load(2, 0x1000, 0x100, 1, "LazyCompile:*fib " + script + ":4")
+      .Debug(3, 0x2000, {{0x2040, 7, blob}, {0x2050, 8, "\xff"}})
+      .Load(4, 0x2000, 0x100, 2, "Function:^other /elsewhere/other_script.js:4")
+      .Load(5, 0x3000, 0x10, 3, "after");
+  const std::vector<uint8_t> bytes = d.bytes();
+  const ParsedJitdump p = Parse(bytes);
+  EXPECT_TRUE(p.error.ok()) << p.error.message();
+  ASSERT_EQ(p.records.size(), 3u);
+  EXPECT_EQ(p.stats.repaired_debug_infos, 2u);
+  const std::string at = "@" + script;
+  EXPECT_EQ(Lines(p, p.records[0]),
+            "0:4" + at + " 40:4" + at + " 71:5" + at + " 96:9@lib.js 112:9@lib.js");
+  EXPECT_EQ(Lines(p, p.records[1]), "0:7@? 16:8@?") << "another script's code: not named";
+  EXPECT_EQ(p.stats.files_from_code_names, 3u);
 }
 
 TEST(JitdumpReader, ZeroTailAndTornLastRecordEndTheFileQuietly) {

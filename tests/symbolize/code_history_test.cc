@@ -96,7 +96,8 @@ TEST(CodeHistoryTest, JitdumpLoadsAndMoves) {
                                   .code_size = size,
                                   .code_index = index,
                                   .name = {},
-                                  .code = {}};
+                                  .code = {},
+                                  .eh_frame = {}};
   };
   using formats::JitdumpRecordKind;
   dump.records.push_back(record(JitdumpRecordKind::kCodeLoad, 100, 1, 0x1000, 0x40));
@@ -113,6 +114,29 @@ TEST(CodeHistoryTest, JitdumpLoadsAndMoves) {
   EXPECT_EQ(history.Find(0x2000, 299)->method_id, 2u);
   EXPECT_EQ(history.Find(0x2000, 300), nullptr) << "moved away";
   EXPECT_EQ(history.Find(0x5000, 300), nullptr);
+  EXPECT_TRUE(history.Find(0x1030, 200)->eh_frame.empty());
+}
+
+// A load with the engine's unwind tables (V8's UNWINDING_INFO) keeps them, with the address their
+// pointers take them to lie at: after the code, rounded up to 8 bytes.
+TEST(CodeHistoryTest, AJitdumpLoadKeepsItsUnwindTables) {
+  const uint8_t tables[] = {1, 2, 3, 4};
+  formats::ParsedJitdump dump;
+  formats::JitdumpRecord load;
+  load.kind = formats::JitdumpRecordKind::kCodeLoad;
+  load.timestamp = 100;
+  load.code_index = 7;
+  load.code_addr = 0x1000;
+  load.code_size = 0x3d;
+  load.eh_frame = tables;
+  dump.records.push_back(load);
+  CodeHistory history;
+  history.Add(dump);
+  const CodeVersion* version = history.Find(0x1010, 150);
+  ASSERT_NE(version, nullptr);
+  EXPECT_EQ(version->eh_frame.data(), tables);
+  EXPECT_EQ(version->eh_frame.size(), 4u);
+  EXPECT_EQ(version->eh_frame_address, 0x1040u);
 }
 
 // OProfile's agent API (HotSpot through a JVMTI agent): each load a version of its own region,

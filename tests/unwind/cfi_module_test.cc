@@ -5,11 +5,16 @@
 // build-id (under a debug root's .build-id/), never in a debug file of another build. The library
 // is built with .debug_frame only (debug_frame_only.c), then split with objcopy (binutils) as
 // dh_strip does.
+//
+// It also reads an .eh_frame an engine supplied for JIT code (FromEhFrame): V8's, as Node 20's
+// --perf-prof-unwinding-info wrote it for a TurboFan function.
 #include "jitscope/unwind/cfi_module.h"
 
 #include <dlfcn.h>
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -134,6 +139,88 @@ TEST_F(SeparateDebugFileTest, AStrippedFileFindsItByBuildIdUnderADebugRoot) {
   ASSERT_TRUE(row.has_value());
   EXPECT_TRUE(SameRule(*row, *expected));
   EXPECT_FALSE(RowIn(by_id_, "/nonexistent").has_value());
+}
+
+// The UNWINDING_INFO data V8 wrote for `fib`'s 384 bytes of TurboFan code: a CIE ("zLR",
+// pc-relative FDE pointers), one FDE for 382 bytes, then the 20-byte .eh_frame_hdr, which
+// FromEhFrame is not given.
+std::vector<uint8_t> V8EhFrame() {
+  const std::string hex =
+      "1800000000000000037a4c520001781002ff1b0c070890010000000028000000200000005cfeffff7e010000"
+      "004f0e108602430d060304010d07410e08520c06100000000000000000000000";
+  std::vector<uint8_t> bytes;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
+    bytes.push_back(static_cast<uint8_t>(std::stoul(hex.substr(i, 2), nullptr, 16)));
+  }
+  return bytes;
+}
+
+struct ExpectedRow {
+  uint64_t offset;  // into the code
+  int cfa_register;
+  uint64_t cfa_offset;
+  bool rbp_saved;  // at CFA - 16
+};
+
+TEST(EngineEhFrameTest, RowsAreFoundAtTheCodesOwnAddresses) {
+  constexpr uint64_t kCode = 0x7f0000001000;
+  constexpr uint64_t kCodeSize = 384;
+  const std::vector<uint8_t> eh_frame = V8EhFrame();
+  ASSERT_EQ(eh_frame.size(), 76u);
+  auto module = CfiModule::FromEhFrame(eh_frame, kCode + kCodeSize);
+  ASSERT_TRUE(module.ok()) << module.status().message();
+
+  // 15 bytes of V8's entry check, push rbp at 15, mov rbp, rsp at 15 + 1; the epilogue moves
+  // the CFA to rsp at 0x116 (pop rbp) and to rsp + 8 at 0x117 (the return); code placed after
+  // it runs in the frame again from 0x129.
+  const ExpectedRow rows[] = {{0, 7, 8, false},     {14, 7, 8, false},   {15, 7, 16, true},
+                              {17, 7, 16, true},    {18, 6, 16, true},   {0x115, 6, 16, true},
+                              {0x116, 7, 16, true}, {0x117, 7, 8, true}, {0x128, 7, 8, true},
+                              {0x129, 6, 16, true}, {0x17d, 6, 16, true}};
+  for (const ExpectedRow& expected : rows) {
+    SCOPED_TRACE(testing::Message() << "offset 0x" << std::hex << expected.offset);
+    const CfiRow* row = (*module)->Find(kCode + expected.offset);
+    ASSERT_NE(row, nullptr);
+    EXPECT_EQ(row->return_address_register, 16);
+    EXPECT_EQ(row->cfa_form.kind, CommonForm::Kind::kRegisterPlus);
+    EXPECT_EQ(row->cfa_form.reg, expected.cfa_register);
+    EXPECT_EQ(row->cfa_form.offset, expected.cfa_offset);
+    EXPECT_EQ(row->registers[16].form.kind, CommonForm::Kind::kAtCfaPlus);
+    EXPECT_EQ(row->registers[16].form.offset, static_cast<uint64_t>(-8));
+    if (expected.rbp_saved) {
+      EXPECT_EQ(row->registers[6].form.kind, CommonForm::Kind::kAtCfaPlus);
+      EXPECT_EQ(row->registers[6].form.offset, static_cast<uint64_t>(-16));
+    } else {
+      EXPECT_NE(row->registers[6].kind, RegisterRule::Kind::kLocation);
+    }
+  }
+  // Outside the FDE's 382 bytes: no row, before the code or after it.
+  EXPECT_EQ((*module)->Find(kCode - 1), nullptr);
+  EXPECT_EQ((*module)->Find(kCode + 0x17e), nullptr);
+  EXPECT_FALSE((*module)->entry().has_value());
+}
+
+TEST(EngineEhFrameTest, TheTableAtAnotherAddressDescribesOtherCode) {
+  // The FDE's pointer is relative to where the table lies: placed elsewhere, it is elsewhere.
+  constexpr uint64_t kCode = 0x7f0000001000;
+  auto module = CfiModule::FromEhFrame(V8EhFrame(), kCode + 384 + 0x1000);
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  EXPECT_EQ((*module)->Find(kCode), nullptr);
+  EXPECT_NE((*module)->Find(kCode + 0x1000), nullptr);
+}
+
+TEST(EngineEhFrameTest, GarbageFindsNoRows) {
+  // A CIE that claims more bytes than there are, then noise: no row anywhere, and no crash.
+  std::vector<uint8_t> garbage = {0xf0, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x7a};
+  for (uint8_t i = 0; i < 40; ++i) garbage.push_back(static_cast<uint8_t>(i * 37));
+  auto module = CfiModule::FromEhFrame(garbage, 0x10000);
+  if (module.ok()) {
+    for (uint64_t pc = 0xf000; pc < 0x11000; pc += 0x80) EXPECT_EQ((*module)->Find(pc), nullptr);
+  }
+  auto empty = CfiModule::FromEhFrame({}, 0x10000);
+  if (empty.ok()) {
+    EXPECT_EQ((*empty)->Find(0x10000), nullptr);
+  }
 }
 
 }  // namespace

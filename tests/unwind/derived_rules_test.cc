@@ -721,21 +721,54 @@ TEST(DerivedRulesTest, WithoutTheCallsEffectTheHeightsAfterItAreWrong) {
   a.AnalyzeAndCheck(&none);
 }
 
+// An .eh_frame an engine might supply, with pc-relative FDE pointers, for the code at `code`
+// (`size` bytes) when the table lies at `table`: a CIE whose initial rules are those at a call
+// (CFA = rsp + 8, return address at CFA - 8), then one FDE whose `instructions` follow.
+std::vector<uint8_t> EhFrame(uint64_t table, uint64_t code, uint32_t size,
+                             const std::vector<uint8_t>& instructions) {
+  std::vector<uint8_t> out;
+  auto u32 = [&](uint32_t v) {
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  };
+  auto pad_and_patch_length = [&](size_t start) {
+    while ((out.size() - start) % 4 != 0) out.push_back(0);  // DW_CFA_nop
+    const auto length = static_cast<uint32_t>(out.size() - start - 4);
+    std::memcpy(out.data() + start, &length, 4);
+  };
+  u32(0);                                                         // the CIE's length, patched
+  u32(0);                                                         // CIE id
+  out.insert(out.end(), {1, 'z', 'R', 0, 1, 0x78, 16, 1, 0x1b});  // DW_EH_PE_pcrel|sdata4
+  out.insert(out.end(), {0x0c, 7, 8, 0x90, 1});  // def_cfa rsp+8; offset r16 at CFA-8
+  pad_and_patch_length(0);
+  const size_t fde = out.size();
+  u32(0);
+  u32(static_cast<uint32_t>(out.size() - 0));               // from this field back to the CIE
+  u32(static_cast<uint32_t>(code - (table + out.size())));  // pc-relative pc_begin
+  u32(size);
+  out.push_back(0);  // no augmentation data
+  out.insert(out.end(), instructions.begin(), instructions.end());
+  pad_and_patch_length(fde);
+  return out;
+}
+
 // Two JIT functions, each its own code version: outer saves r12 and calls inner, which saves rbx.
 // A walk from inside inner recovers outer's frame through inner's derived rules, and stops when a
-// return address follows no call that outer's analysis found.
+// return address follows no call that outer's analysis found. With `engine_tables`, inner begins
+// with a byte that is no instruction, so the analysis reads none of it, and its engine supplied
+// unwind tables for the rest: their rows take the walk through it.
 class TwoFunctions : public AddressSpace {
  public:
-  TwoFunctions() {
+  explicit TwoFunctions(bool engine_tables = false) {
     Xbyak::Label inner;
     a_.push(r12);
-    a_.mov(r12, rdi);
     a_.call(inner);
     after_call_ = a_.getSize();
     a_.pop(r12);
     a_.ret();
     outer_size_ = a_.getSize();
     a_.L(inner);
+    if (engine_tables) a_.db(0x06);  // not an instruction in 64-bit mode
+    const size_t body = a_.getSize();
     a_.push(rbx);
     a_.sub(rsp, 16);
     sampled_ = a_.getSize();
@@ -751,6 +784,13 @@ class TwoFunctions : public AddressSpace {
          std::span<const uint8_t>(code + outer_size_, a_.getSize() - outer_size_)}};
     outer_ = DerivedRules::Analyze(*decoder, outer);
     inner_ = DerivedRules::Analyze(*decoder, inner_region);
+    if (!engine_tables) return;
+    // After push rbx: CFA = rsp + 16, rbx at CFA - 16; after sub rsp, 16: CFA = rsp + 32.
+    const uint64_t table = kBase + 0x1000;
+    const auto body_size = static_cast<uint32_t>(a_.getSize() - body);
+    auto module = CfiModule::FromEhFrame(
+        EhFrame(table, kBase + body, body_size, {0x41, 0x0e, 16, 0x83, 2, 0x44, 0x0e, 32}), table);
+    if (module.ok()) tables_ = std::move(*module);
   }
   bool Find(uint64_t pc, ModuleAt& found) override {
     if (pc >= kBase && pc < kBase + outer_size_) {
@@ -758,26 +798,30 @@ class TwoFunctions : public AddressSpace {
       return true;
     }
     if (pc >= kBase + outer_size_ && pc < kBase + a_.getSize()) {
-      found = {nullptr, 0, &inner_};
+      found = {use_tables ? tables_.get() : nullptr, 0, &inner_};
       return true;
     }
     return false;
   }
   uint64_t after_call() const { return kBase + after_call_; }
   uint64_t sampled() const { return kBase + sampled_; }
+  const DerivedRules& inner() const { return inner_; }
+  CfiModule* tables() const { return tables_.get(); }
+  bool use_tables = true;  // hand out the engine's tables, if there are any
 
  private:
   Code a_;
   size_t after_call_ = 0, outer_size_ = 0, sampled_ = 0;
   DerivedRules outer_, inner_;
+  std::unique_ptr<CfiModule> tables_;
 };
 
-TEST(DerivedRulesWalkTest, StepsThroughJitFramesAndChecksReturnAddresses) {
-  TwoFunctions space;
+// Walks `space` from inside inner, whose frame holds 16 bytes of locals, the caller's rbx and
+// `return_address`; outer's frame, above it, the caller's r12, then a return address of 0 (the
+// end of the stack).
+UnwindResult WalkFromInner(TwoFunctions& space, uint64_t return_address) {
   constexpr uint64_t kSp = 0x7ffd0000;
-  // inner's frame: 16 bytes of locals, the caller's rbx, the return address into outer; outer's
-  // frame: the caller's r12, then a return address of 0 (the end of the stack).
-  uint64_t words[] = {0x1111, 0x2222, 0xbbbb, space.after_call(), 0x1212, 0};
+  const uint64_t words[] = {0x1111, 0x2222, 0xbbbb, return_address, 0x1212, 0};
   std::string bytes(sizeof words, '\0');
   std::memcpy(bytes.data(), words, sizeof words);
   RegisterFile registers = RegisterFile::X86_64();
@@ -786,17 +830,37 @@ TEST(DerivedRulesWalkTest, StepsThroughJitFramesAndChecksReturnAddresses) {
   registers.Set(3, 0x5555);
   UnwindResult result;
   Unwind(registers, StackMemory(kSp, bytes), space, {}, result);
+  return result;
+}
+
+TEST(DerivedRulesWalkTest, StepsThroughJitFramesAndChecksReturnAddresses) {
+  TwoFunctions space;
+  UnwindResult result = WalkFromInner(space, space.after_call());
   ASSERT_EQ(result.frames.size(), 2u);
   EXPECT_EQ(result.frames[0], (UnwoundFrame{space.sampled(), true}));
   EXPECT_EQ(result.frames[1], (UnwoundFrame{space.after_call(), false}));
   EXPECT_EQ(result.reason, StopReason::kOutermost);
 
   // The same stack with a return address one byte off: no call ends there.
-  words[3] = space.after_call() + 1;
-  std::memcpy(bytes.data(), words, sizeof words);
-  Unwind(registers, StackMemory(kSp, bytes), space, {}, result);
+  result = WalkFromInner(space, space.after_call() + 1);
   ASSERT_EQ(result.frames.size(), 1u);
   EXPECT_EQ(result.reason, StopReason::kNotAfterCall);
+}
+
+TEST(DerivedRulesWalkTest, AnEnginesTablesTakeTheWalkWhereTheAnalysisHasNoRule) {
+  TwoFunctions space(/*engine_tables=*/true);
+  ASSERT_NE(space.tables(), nullptr);
+  EXPECT_EQ(space.inner().Find(space.sampled()), nullptr) << "the analysis reads none of it";
+  UnwindResult result = WalkFromInner(space, space.after_call());
+  ASSERT_EQ(result.frames.size(), 2u);
+  EXPECT_EQ(result.frames[0], (UnwoundFrame{space.sampled(), true}));
+  EXPECT_EQ(result.frames[1], (UnwoundFrame{space.after_call(), false}));
+  EXPECT_EQ(result.reason, StopReason::kOutermost);
+
+  space.use_tables = false;
+  result = WalkFromInner(space, space.after_call());
+  ASSERT_EQ(result.frames.size(), 1u);
+  EXPECT_EQ(result.reason, StopReason::kNoRule);
 }
 
 }  // namespace

@@ -22,6 +22,36 @@ void Example(RuleAgreement& agreement, uint64_t differences_before, std::string 
   if (differences_before < kExamples) agreement.examples += line + "\n";
 }
 
+// The 64-bit register of DWARF number `reg` (x86-64), or none.
+ZydisRegister Gpr64(int reg) {
+  static constexpr ZydisRegister kByDwarf[16] = {
+      ZYDIS_REGISTER_RAX, ZYDIS_REGISTER_RDX, ZYDIS_REGISTER_RCX, ZYDIS_REGISTER_RBX,
+      ZYDIS_REGISTER_RSI, ZYDIS_REGISTER_RDI, ZYDIS_REGISTER_RBP, ZYDIS_REGISTER_RSP,
+      ZYDIS_REGISTER_R8,  ZYDIS_REGISTER_R9,  ZYDIS_REGISTER_R10, ZYDIS_REGISTER_R11,
+      ZYDIS_REGISTER_R12, ZYDIS_REGISTER_R13, ZYDIS_REGISTER_R14, ZYDIS_REGISTER_R15};
+  return reg >= 0 && reg < 16 ? kByDwarf[reg] : ZYDIS_REGISTER_NONE;
+}
+
+// True when `instruction` copies one of the two registers into the other (`mov rsp, rbp`), so
+// after it they hold the same value.
+bool CopiesBetween(const disasm::Instruction& instruction, int a, int b) {
+  if (instruction.raw.mnemonic != ZYDIS_MNEMONIC_MOV || instruction.operand_count < 2) return false;
+  const ZydisDecodedOperand& to = instruction.operands[0];
+  const ZydisDecodedOperand& from = instruction.operands[1];
+  if (to.type != ZYDIS_OPERAND_TYPE_REGISTER || from.type != ZYDIS_OPERAND_TYPE_REGISTER) {
+    return false;
+  }
+  const ZydisRegister ra = Gpr64(a), rb = Gpr64(b);
+  return (to.reg.value == ra && from.reg.value == rb) ||
+         (to.reg.value == rb && from.reg.value == ra);
+}
+
+// Alignment padding, which never runs.
+bool IsPadding(const disasm::Instruction& instruction) {
+  return instruction.raw.mnemonic == ZYDIS_MNEMONIC_NOP ||
+         instruction.raw.mnemonic == ZYDIS_MNEMONIC_INT3;
+}
+
 uint64_t Differences(const RuleAgreement& a) {
   return a.other_base + a.cfa_differs + a.return_address_differs + a.saved_differs +
          a.saved_only_derived;
@@ -74,7 +104,11 @@ void RuleAgreement::Add(const RuleAgreement& other) {
   claimed += other.claimed;
   padding += other.padding;
   compared += other.compared;
+  not_compared += other.not_compared;
+  padding_not_compared += other.padding_not_compared;
+  if (uncompared_examples.size() < 1000) uncompared_examples += other.uncompared_examples;
   other_base += other.other_base;
+  copied_base += other.copied_base;
   cfa_differs += other.cfa_differs;
   return_address_differs += other.return_address_differs;
   saved_compared += other.saved_compared;
@@ -89,11 +123,12 @@ std::string RuleAgreement::Describe() const {
   return fmt::format(
       "{} instructions, {} with a derived rule, {} padding without one, {} compared with the "
       "CFI: CFA on another register "
-      "{}, CFA offset differs {}, return address differs {}; {} saved registers compared, slot "
-      "differs {}, saved only by the analysis {}, only by the CFI {}; lost where the CFI has it "
-      "{}\n{}",
-      instructions, claimed, padding, compared, other_base, cfa_differs, return_address_differs,
-      saved_compared, saved_differs, saved_only_derived, saved_only_cfi, lost, examples);
+      "{} (and {} on a register just copied from it), CFA offset differs {}, return address "
+      "differs {}; {} saved registers compared, slot differs {}, saved only by the analysis {}, "
+      "only by the CFI {}; lost where the CFI has it {}\n{}{}",
+      instructions, claimed, padding, compared, other_base, copied_base, cfa_differs,
+      return_address_differs, saved_compared, saved_differs, saved_only_derived, saved_only_cfi,
+      lost, examples, uncompared_examples);
 }
 
 RuleAgreement CompareWithCfi(const disasm::Decoder& decoder, std::span<const uint8_t> code,
@@ -101,26 +136,39 @@ RuleAgreement CompareWithCfi(const disasm::Decoder& decoder, std::span<const uin
   RuleAgreement agreement;
   const CodeRegion region{code_address, code};
   const DerivedRules rules = DerivedRules::Analyze(decoder, std::span(&region, 1));
-  for (uint64_t offset = 0; offset < code.size();) {
-    const std::optional<disasm::Instruction> instruction =
-        decoder.Decode(code.subspan(offset), code_address + offset);
+  std::optional<disasm::Instruction> previous, instruction;
+  for (uint64_t offset = 0; offset < code.size(); previous = instruction) {
+    instruction = decoder.Decode(code.subspan(offset), code_address + offset);
     if (!instruction) break;
     const uint64_t at = offset;
     offset += instruction->length;
     ++agreement.instructions;
     const DerivedRule* rule = rules.Find(code_address + at);
     if (rule == nullptr) {
-      const auto mnemonic = instruction->raw.mnemonic;
-      if (mnemonic == ZYDIS_MNEMONIC_NOP || mnemonic == ZYDIS_MNEMONIC_INT3) ++agreement.padding;
+      if (IsPadding(*instruction)) ++agreement.padding;
       continue;
     }
     ++agreement.claimed;
     const CfiRow* row = module.Find(cfi_address + at);
-    if (row == nullptr || row->cfa_form.kind != CommonForm::Kind::kRegisterPlus) continue;
-    ++agreement.compared;
     const std::string where = fmt::format("+{:#x} (CFI at {:#x})", at, cfi_address + at);
     const uint64_t differences = Differences(agreement);
-    if (row->cfa_form.reg != rule->cfa_register) {
+    if (row == nullptr || row->cfa_form.kind != CommonForm::Kind::kRegisterPlus) {
+      ++agreement.not_compared;
+      if (IsPadding(*instruction)) ++agreement.padding_not_compared;
+      if (agreement.not_compared <= kExamples) {
+        agreement.uncompared_examples +=
+            fmt::format("{}: {} {}\n", where, ZydisMnemonicGetString(instruction->raw.mnemonic),
+                        row == nullptr ? "has no CFI row" : "has a CFA of another form");
+      }
+      continue;
+    }
+    ++agreement.compared;
+    const bool same_offset = static_cast<int64_t>(row->cfa_form.offset) == rule->cfa_offset;
+    if (row->cfa_form.reg != rule->cfa_register && same_offset && previous &&
+        previous->End() == code_address + at &&
+        CopiesBetween(*previous, row->cfa_form.reg, rule->cfa_register)) {
+      ++agreement.copied_base;
+    } else if (row->cfa_form.reg != rule->cfa_register) {
       ++agreement.other_base;
       Example(agreement, differences,
               fmt::format("{}: CFA derived r{}{:+}, CFI r{}{:+}", where, rule->cfa_register,
@@ -128,7 +176,7 @@ RuleAgreement CompareWithCfi(const disasm::Decoder& decoder, std::span<const uin
                           static_cast<int64_t>(row->cfa_form.offset)));
       continue;
     }
-    if (static_cast<int64_t>(row->cfa_form.offset) != rule->cfa_offset) {
+    if (!same_offset) {
       ++agreement.cfa_differs;
       Example(agreement, differences,
               fmt::format("{}: CFA derived r{}{:+}, CFI {:+}", where, rule->cfa_register,

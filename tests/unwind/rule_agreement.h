@@ -34,8 +34,17 @@ struct RuleAgreement {
   uint64_t claimed = 0;       // with a derived rule
   uint64_t padding = 0;       // without one, and alignment padding (nop, int3) that never runs
   uint64_t compared = 0;      // claimed, and the CFI row there has a register + offset CFA
-  uint64_t other_base = 0;    // of those, the CFI's CFA is another register's
-  uint64_t cfa_differs = 0;   // the same register, another offset
+  uint64_t not_compared = 0;  // claimed, and the CFI has no such row there
+  // Of those, padding: the analysis reaches the padding after a last call that never returns
+  // (V8's calls to its deoptimizer end its code), which the engine's tables leave out.
+  uint64_t padding_not_compared = 0;
+  std::string uncompared_examples;  // the first of those, a line each
+  uint64_t other_base = 0;          // of those, the CFI's CFA is another register's
+  // Not a difference: the CFI's CFA is another register's with the same offset, and the
+  // instruction before copied one register into the other (V8 moves its CFA to rsp at the
+  // `pop rbp` after `mov rsp, rbp`, where the analysis keeps rbp: both hold the same value).
+  uint64_t copied_base = 0;
+  uint64_t cfa_differs = 0;             // the same register, another offset
   uint64_t return_address_differs = 0;  // the CFI's return address is not at CFA - 8
   uint64_t saved_compared = 0;          // callee-saved registers both say are saved
   uint64_t saved_differs = 0;           // of those, in another slot

@@ -23,13 +23,21 @@ constexpr uint64_t kMaxEntrySpan = uint64_t{1} << 32;
 // key (malloc/malloc.c, tcache_entry), 8 bytes each.
 constexpr size_t kFreedLinkBytes = 16;
 
-// The script a V8 CODE_LOAD name ends with, if it is `size` bytes long: V8 names a JavaScript
-// function's code "JS:<tier><function> <script>:<line>:<column>" (log.cc), the function's name
-// possibly empty ("JS:^ /tmp/t.js:1:1", the script's top level) and the script's possibly
-// holding spaces, so the script is found by its size from the end, not by a separator.
+// The script a V8 CODE_LOAD name ends with, if it is `size` bytes long. V8 names a JavaScript
+// function's code "<tag>:<tier><function> <script>:<line>", and from V8 11 (Node 20) on
+// "JS:<tier><function> <script>:<line>:<column>" (log.cc); the function's name may be empty
+// ("JS:^ /tmp/t.js:1:1", the script's top level) and the script's may hold spaces, so the script
+// is found by its size from the end, not by a separator.
 std::optional<std::string_view> V8ScriptOfCodeName(std::string_view name, size_t size) {
-  if (!name.starts_with("JS:")) return std::nullopt;
-  for (int field = 0; field < 2; ++field) {  // ":<column>", then ":<line>"
+  const size_t tag_end = name.find(':');
+  if (tag_end == std::string_view::npos || tag_end == 0) return std::nullopt;
+  const std::string_view tag = name.substr(0, tag_end);
+  const bool letters = std::all_of(tag.begin(), tag.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+  });
+  if (!letters) return std::nullopt;
+  const int fields = tag == "JS" ? 2 : 1;  // ":<column>", then ":<line>"
+  for (int field = 0; field < fields; ++field) {
     const size_t colon = name.rfind(':');
     if (colon == std::string_view::npos || colon + 1 == name.size() ||
         name.find_first_not_of("0123456789", colon + 1) != std::string_view::npos) {
@@ -37,7 +45,9 @@ std::optional<std::string_view> V8ScriptOfCodeName(std::string_view name, size_t
     }
     name = name.substr(0, colon);
   }
-  if (name.size() < 3 + 1 + size || name[name.size() - size - 1] != ' ') return std::nullopt;
+  if (name.size() < tag_end + 1 + 1 + size || name[name.size() - size - 1] != ' ') {
+    return std::nullopt;
+  }
   return name.substr(name.size() - size);
 }
 
@@ -45,7 +55,7 @@ class Parser {
  public:
   Parser(std::span<const uint8_t> bytes, std::string_view file_name, bool swapped,
          ParsedJitdump& out)
-      : reader_(bytes, swapped), file_name_(file_name), out_(out) {}
+      : reader_(bytes, swapped), swapped_(swapped), file_name_(file_name), out_(out) {}
 
   void ParseRecords(uint64_t offset) {
     WalkEnd end = WalkRecords(reader_, offset, file_name_, [&](const RecordPrefix& r) {
@@ -60,7 +70,7 @@ class Parser {
           ++out_.stats.closes;
           return true;
         case JitdumpRecordId::kCodeUnwindingInfo:
-          ++out_.stats.unwinding_infos;
+          UnwindingInfo(r);
           return true;
       }
       ++out_.stats.unknown_records;  // perf skips these by total_size too (§1.2)
@@ -68,18 +78,27 @@ class Parser {
     });
     if (!end.error.ok()) out_.error = std::move(end.error);
     DropPendingDebugInfo();
+    pending_eh_frame_ = {};
   }
 
   void Finish() { RemoveLineAddressBias(); }
 
  private:
+  // An entry's name that did not read as a name: where its bytes lie in the file, and how many
+  // entries after it repeat it ("\xff").
+  struct UnreadableName {
+    uint32_t entry = 0;  // in its record
+    uint32_t repeats = 0;
+    uint64_t offset = 0;
+    uint64_t size = 0;
+  };
   struct PendingDebugInfo {
     uint64_t code_addr = 0;
     uint32_t first_line = 0;
     uint32_t line_count = 0;
-    // Entries read as equal-sized (EqualSizedEntries): where the first starts and their size.
-    uint64_t equal_entries = 0;
-    uint64_t equal_stride = 0;
+    // The names that could not be read (their entries' files are nullopt), for
+    // NameFreedScriptNames.
+    std::vector<UnreadableName> unreadable;
   };
 
   // The fields CODE_LOAD and CODE_MOVE share.
@@ -111,16 +130,43 @@ class Parser {
     if (code_offset <= r.end && record.code_size <= r.end - code_offset) {
       if (auto code = reader_.Span(code_offset, record.code_size)) record.code = *code;
     }
+    record.eh_frame = pending_eh_frame_;
+    pending_eh_frame_ = {};
     if (pending_) {
       if (pending_->code_addr != record.code_addr) ++out_.stats.mismatched_debug_infos;
       record.first_line = pending_->first_line;
       record.line_count = pending_->line_count;
-      if (pending_->equal_stride != 0) NameFreedScriptNames(*pending_, record.name);
+      if (!pending_->unreadable.empty()) NameFreedScriptNames(*pending_, record.name);
       pending_.reset();
     }
     out_.records.push_back(record);
     ++out_.stats.code_loads;
     return true;
+  }
+
+  // Keeps the .eh_frame of an UNWINDING_INFO for the next CODE_LOAD (§1.3). The data is the
+  // .eh_frame, then the .eh_frame_hdr (what perf reads, and V8 writes); a record that says its
+  // data is not mapped in the process (mapped_size 0: V8's header-only blob for code without
+  // unwind info) has none. A record whose sizes do not fit is counted and skipped: it holds no
+  // boundary the rest of the file depends on.
+  void UnwindingInfo(const RecordPrefix& r) {
+    ++out_.stats.unwinding_infos;
+    pending_eh_frame_ = {};
+    if (r.end - r.offset < sizeof(JitdumpUnwindingInfo)) {
+      ++out_.stats.unusable_unwinding_infos;
+      return;
+    }
+    const uint64_t size = *reader_.Int<uint64_t>(r.offset + 16);
+    const uint64_t header_size = *reader_.Int<uint64_t>(r.offset + 24);
+    const uint64_t mapped_size = *reader_.Int<uint64_t>(r.offset + 32);
+    const uint64_t data = r.offset + sizeof(JitdumpUnwindingInfo);
+    if (header_size > size || size > r.end - data) {
+      ++out_.stats.unusable_unwinding_infos;
+      return;
+    }
+    // The tables are in the producer's byte order; only a file of ours is read as tables.
+    if (mapped_size == 0 || size == header_size || swapped_) return;
+    if (auto eh_frame = reader_.Span(data, size - header_size)) pending_eh_frame_ = *eh_frame;
   }
 
   bool CodeMove(const RecordPrefix& r) {
@@ -148,14 +194,16 @@ class Parser {
                               " entries, more than its record can hold");
     }
     const size_t first = out_.lines.size();
-    uint64_t stride = 0;
+    std::vector<UnreadableName> unreadable;
     if (!StrictEntries(body, end, count) &&
-        (stride = EqualSizedEntries(code_addr, body, end, count)) == 0) {
+        !EqualSizedEntries(code_addr, body, end, count, unreadable) &&
+        !FirstNameUnreadable(code_addr, body, end, count, unreadable)) {
       out_.lines.resize(first);
       return Fail(offset, "DEBUG_INFO entries do not fit the record");
     }
-    pending_ = PendingDebugInfo{code_addr, static_cast<uint32_t>(first),
-                                static_cast<uint32_t>(out_.lines.size() - first), body, stride};
+    pending_ =
+        PendingDebugInfo{code_addr, static_cast<uint32_t>(first),
+                         static_cast<uint32_t>(out_.lines.size() - first), std::move(unreadable)};
     return true;
   }
 
@@ -185,58 +233,103 @@ class Parser {
   // entries whose last byte is a NUL; their names are unreadable and dropped, their lines kept.
   // With few entries, several paddings split the record evenly (2 entries and 6 bytes of padding
   // split as 2 entries 3 bytes longer, 4 bytes of padding short): the true split has V8's
-  // entries in code order (SourcePositionTableIterator), from the record's code_addr on and
-  // within kMaxEntrySpan of it; a wrong one reads addresses shifted into line and column bytes.
-  // Returns the entries' size; 0 when the record does not split so.
-  uint64_t EqualSizedEntries(uint64_t code_addr, uint64_t body, uint64_t end, uint64_t count) {
-    if (count == 0) return 0;
+  // entries in code order (InCodeOrder). False when the record does not split so.
+  bool EqualSizedEntries(uint64_t code_addr, uint64_t body, uint64_t end, uint64_t count,
+                         std::vector<UnreadableName>& unreadable) {
+    if (count == 0) return false;
     for (uint64_t padding = 0; padding < 8 && padding <= end - body; ++padding) {
       const uint64_t bytes = end - body - padding;
       if (bytes % count != 0 || bytes / count < kMinDebugEntrySize) continue;
       if (!reader_.AllZero(end - padding, end)) continue;
       const uint64_t stride = bytes / count;
       bool fits = true;
-      uint64_t previous = code_addr;
       for (uint64_t i = 0; i < count && fits; ++i) {
-        const uint64_t address = *reader_.Int<uint64_t>(body + i * stride);
-        fits = *reader_.Int<uint8_t>(body + i * stride + stride - 1) == 0 && address >= previous &&
-               address - code_addr < kMaxEntrySpan;
-        previous = address;
+        fits = *reader_.Int<uint8_t>(body + i * stride + stride - 1) == 0;
       }
-      if (!fits) continue;
-      for (uint64_t i = 0; i < count; ++i) {
+      const size_t first = out_.lines.size();
+      for (uint64_t i = 0; i < count && fits; ++i) {
         const uint64_t p = body + i * stride;
         JitdumpLineEntry entry = ReadEntry(p);
         auto name = reader_.Bytes(p + sizeof(JitdumpDebugEntry), stride - kMinDebugEntrySize);
-        if (name && name->find('\0') == std::string_view::npos) entry.file = name;
+        if (name && name->find('\0') == std::string_view::npos) {
+          entry.file = name;
+        } else {
+          unreadable.push_back({static_cast<uint32_t>(i), 0, p + sizeof(JitdumpDebugEntry),
+                                stride - kMinDebugEntrySize});
+        }
         out_.lines.push_back(entry);
       }
-      ++out_.stats.repaired_debug_infos;
-      return stride;
+      if (fits && InCodeOrder(code_addr, first)) {
+        ++out_.stats.repaired_debug_infos;
+        return true;
+      }
+      out_.lines.resize(first);
+      unreadable.clear();
     }
-    return 0;
+    return false;
+  }
+
+  // Node 18's V8 (Debian 12's) writes only the first entry's script name, from freed memory as
+  // NameFreedScriptNames says, and "\xff" ("the same file") for the entries after it of the same
+  // script. So the first name has NULs in it, and the record reads as specified from one of
+  // them on: the first entry, its name up to that NUL, then `count` - 1 entries to the record's
+  // end, all in code order. Tried at each NUL of the first kMaxNameBytes. False when none fits.
+  bool FirstNameUnreadable(uint64_t code_addr, uint64_t body, uint64_t end, uint64_t count,
+                           std::vector<UnreadableName>& unreadable) {
+    constexpr uint64_t kMaxNameBytes = 4096;  // PATH_MAX
+    if (count == 0 || !reader_.Has(body, kMinDebugEntrySize) || end - body < kMinDebugEntrySize) {
+      return false;
+    }
+    const uint64_t name = body + sizeof(JitdumpDebugEntry);
+    const uint64_t last = std::min(end, name + kMaxNameBytes);
+    const size_t first = out_.lines.size();
+    for (uint64_t nul = name; nul < last; ++nul) {
+      if (*reader_.Int<uint8_t>(nul) != 0) continue;
+      out_.lines.push_back(ReadEntry(body));
+      if (StrictEntries(nul + 1, end, count - 1) && InCodeOrder(code_addr, first)) {
+        uint32_t repeats = 0;
+        while (first + 1 + repeats < out_.lines.size() && !out_.lines[first + 1 + repeats].file) {
+          ++repeats;
+        }
+        unreadable.push_back({0, repeats, name, nul - name});
+        ++out_.stats.repaired_debug_infos;
+        return true;
+      }
+      out_.lines.resize(first);
+    }
+    return false;
+  }
+
+  // True when the entries from out_.lines[first] on are as V8 writes them: in code order
+  // (SourcePositionTableIterator), from the record's code_addr on and within kMaxEntrySpan of
+  // it. A wrong split of a record reads addresses shifted into line and column bytes.
+  bool InCodeOrder(uint64_t code_addr, size_t first) const {
+    uint64_t previous = code_addr;
+    for (size_t i = first; i < out_.lines.size(); ++i) {
+      const uint64_t address = out_.lines[i].address;
+      if (address < previous || address - code_addr >= kMaxEntrySpan) return false;
+      previous = address;
+    }
+    return true;
   }
 
   // V8 writes a DEBUG_INFO's script names from a buffer it has already freed (perf-jit.cc,
-  // LogWriteDebugInfo, Node 20 to 22: `name_storage`, which holds the copy of a script name that
+  // LogWriteDebugInfo, Node 18 to 22: `name_storage`, which holds the copy of a script name that
   // is not a flat one-byte string, dies at the end of the block that keeps a pointer into it).
   // So a user's script name arrives as its length in freed heap: malloc's links over its first
   // kFreedLinkBytes, the name's own bytes after them. V8 writes the function's own script for
-  // every entry (`raw_shared->script()`), the script its CODE_LOAD name ends with; when that
-  // script has the names' size and their readable tail, it is their file.
+  // every entry (`raw_shared->script()`; Node 18's once, then "\xff"), the script its CODE_LOAD
+  // name ends with; when that script has the name's size and its readable tail, it is their file.
   void NameFreedScriptNames(const PendingDebugInfo& info, std::string_view load_name) {
-    const uint64_t size = info.equal_stride - kMinDebugEntrySize;
-    const std::optional<std::string_view> script = V8ScriptOfCodeName(load_name, size);
-    if (!script) return;
-    const size_t tail = std::min<size_t>(kFreedLinkBytes, size);
-    for (uint32_t i = 0; i < info.line_count; ++i) {
-      const uint64_t name_offset =
-          info.equal_entries + i * info.equal_stride + sizeof(JitdumpDebugEntry);
-      auto name = reader_.Bytes(name_offset, size);
-      JitdumpLineEntry& entry = out_.lines[info.first_line + i];
-      if (entry.file || !name || name->substr(tail) != script->substr(tail)) continue;
-      entry.file = script;
-      ++out_.stats.files_from_code_names;
+    for (const UnreadableName& name : info.unreadable) {
+      const std::optional<std::string_view> script = V8ScriptOfCodeName(load_name, name.size);
+      auto bytes = reader_.Bytes(name.offset, name.size);
+      const size_t tail = std::min<size_t>(kFreedLinkBytes, name.size);
+      if (!script || !bytes || bytes->substr(tail) != script->substr(tail)) continue;
+      for (uint32_t i = name.entry; i <= name.entry + name.repeats; ++i) {
+        out_.lines[info.first_line + i].file = script;
+        ++out_.stats.files_from_code_names;
+      }
     }
   }
 
@@ -312,9 +405,11 @@ class Parser {
   }
 
   BoundedReader reader_;
+  bool swapped_;
   std::string_view file_name_;
   ParsedJitdump& out_;
   std::optional<PendingDebugInfo> pending_;
+  std::span<const uint8_t> pending_eh_frame_;  // of the last UNWINDING_INFO, for the next load
 };
 
 }  // namespace

@@ -10,7 +10,9 @@
 //    are absolute start addresses ("from here on, this line"); "\xff" as a file name means "the
 //    previous entry's file".
 //  - CODE_MOVE: a time-stamped relocation of the code with the same code_index.
-//  - CLOSE: counted. UNWINDING_INFO and unknown record ids: skipped through total_size (§1.2).
+//  - UNWINDING_INFO: its .eh_frame is attached to the next CODE_LOAD, as perf does (§1.3): the
+//    engine's own unwind tables for that code (V8's --perf-prof-unwinding-info).
+//  - CLOSE: counted. Unknown record ids: skipped through total_size (§1.2).
 //  - Both byte orders (the magic tells which, §1.1).
 //
 // Producer quirks handled, each counted in JitdumpStats so nothing is silent:
@@ -18,12 +20,15 @@
 //    every DEBUG_INFO address; perf's JVMTI agent writes plain addresses. The file is inspected as
 //    a whole (DecideLineAddressBias below) and the bias removed, so line addresses are true code
 //    addresses whoever wrote them.
-//  - Node 20's V8 writes some file names as fixed-length binary blobs with embedded NULs, which
-//    breaks NUL-terminated parsing of the rest of the record. When the entries do not parse
-//    strictly but fit the record as equal-sized entries, they are read that way and the
+//  - Node's V8 writes some file names as fixed-length binary blobs with embedded NULs, which
+//    breaks NUL-terminated parsing of the rest of the record. Node 20 writes the name for every
+//    entry: when the entries do not parse strictly but fit the record as equal-sized entries,
+//    they are read that way. Node 18 writes it for the first entry only, then "\xff": when the
+//    record parses strictly from a NUL inside the first name on, it is read that way. The
 //    unreadable names are dropped (the lines are kept). They are V8 writing a freed copy of the
-//    script's name; when the next CODE_LOAD is V8's "JS:... <script>:<line>:<column>" and the
-//    names are that script's size and end with its bytes, that script is their file.
+//    script's name; when the next CODE_LOAD is V8's "JS:... <script>:<line>:<column>" (Node 18:
+//    "LazyCompile:... <script>:<line>") and the name is that script's size and ends with its
+//    bytes, that script is their file.
 //
 // Every size and offset is checked before use. A malformed record stops parsing: the result has
 // everything read before it and `error` names the file and the record's offset.
@@ -72,6 +77,11 @@ struct JitdumpRecord {
   std::string_view name;  // CODE_LOAD only
   // CODE_LOAD only: its code_size bytes of code, or empty when the record does not hold them.
   std::span<const uint8_t> code;
+  // CODE_LOAD only: the .eh_frame of the UNWINDING_INFO before it, or empty. Its pc-relative
+  // pointers take it to lie right after the code, at EhFrameAddress() (where perf's generated
+  // ELF puts it, and V8 writes it for).
+  std::span<const uint8_t> eh_frame;
+  uint64_t EhFrameAddress() const { return code_addr + ((code_size + 7) & ~uint64_t{7}); }
   // CODE_LOAD only: its DEBUG_INFO entries, lines[first_line, first_line + line_count).
   uint32_t first_line = 0;
   uint32_t line_count = 0;
@@ -82,14 +92,15 @@ struct JitdumpStats {
   uint64_t code_moves = 0;
   uint64_t debug_infos = 0;
   uint64_t closes = 0;
-  uint64_t unwinding_infos = 0;         // skipped: unwind tables are not needed to symbolize
-  uint64_t unknown_records = 0;         // ids perf does not know either; skipped by total_size
-  uint64_t orphan_debug_infos = 0;      // DEBUG_INFO not followed by a CODE_LOAD
-  uint64_t mismatched_debug_infos = 0;  // DEBUG_INFO whose code_addr is not the next load's
-  uint64_t repaired_debug_infos = 0;    // read as equal-sized entries (Node's binary names)
-  uint64_t files_from_code_names = 0;   // entries of those named by their CODE_LOAD's script
-  uint64_t dropped_line_entries = 0;    // outside their code once the producer bias is removed
-  uint64_t line_address_bias = 0;       // 0, or 0x40 (V8/LLVM convention) removed
+  uint64_t unwinding_infos = 0;
+  uint64_t unusable_unwinding_infos = 0;  // sizes that do not fit the record: skipped
+  uint64_t unknown_records = 0;           // ids perf does not know either; skipped by total_size
+  uint64_t orphan_debug_infos = 0;        // DEBUG_INFO not followed by a CODE_LOAD
+  uint64_t mismatched_debug_infos = 0;    // DEBUG_INFO whose code_addr is not the next load's
+  uint64_t repaired_debug_infos = 0;      // read past Node's binary names (equal-sized, or 18's)
+  uint64_t files_from_code_names = 0;     // entries of those named by their CODE_LOAD's script
+  uint64_t dropped_line_entries = 0;      // outside their code once the producer bias is removed
+  uint64_t line_address_bias = 0;         // 0, or 0x40 (V8/LLVM convention) removed
 };
 
 struct ParsedJitdump {

@@ -44,15 +44,27 @@ std::vector<unwind::CodeRegion> SessionAddressSpace::RegionsOf(
   return regions;
 }
 
-const unwind::DerivedRules* SessionAddressSpace::JitRulesAt(uint64_t pc) {
+const symbolize::CodeVersion* SessionAddressSpace::JitVersionAt(uint64_t pc) {
   JitCode* code = JitCodeOfProcess();
   if (code == nullptr) return nullptr;
-  const symbolize::CodeVersion* version = code->history.Find(pc, jit_time_ns_);
-  if (version == nullptr) return nullptr;
-  if (const unwind::DerivedRules* rules = derived_->Find(version)) return rules;
+  return code->history.Find(pc, jit_time_ns_);
+}
+
+const unwind::DerivedRules& SessionAddressSpace::RulesOf(const symbolize::CodeVersion& version) {
+  if (const unwind::DerivedRules* rules = derived_->Find(&version)) return *rules;
   std::vector<symbolize::CodeBytes> bytes;
-  const std::vector<unwind::CodeRegion> regions = RegionsOf(*version, *code, bytes);
-  return &derived_->Add(version, regions, this);
+  const std::vector<unwind::CodeRegion> regions = RegionsOf(version, *JitCodeOfProcess(), bytes);
+  return derived_->Add(&version, regions, this);
+}
+
+unwind::CfiModule* SessionAddressSpace::SuppliedCfiOf(const symbolize::CodeVersion& version) {
+  if (version.eh_frame.empty()) return nullptr;
+  auto [it, inserted] = supplied_.try_emplace(&version);
+  if (inserted) {
+    auto module = unwind::CfiModule::FromEhFrame(version.eh_frame, version.eh_frame_address);
+    if (module.ok()) it->second = std::move(*module);
+  }
+  return it->second.get();
 }
 
 const unwind::CallEffect* SessionAddressSpace::EffectOf(uint64_t target) {
@@ -89,8 +101,8 @@ const unwind::CallEffect* SessionAddressSpace::EffectOf(uint64_t target) {
 }
 
 bool SessionAddressSpace::Find(uint64_t pc, unwind::ModuleAt& found) {
-  if (const unwind::DerivedRules* rules = JitRulesAt(pc)) {
-    found = {nullptr, 0, rules};
+  if (const symbolize::CodeVersion* version = JitVersionAt(pc)) {
+    found = {SuppliedCfiOf(*version), 0, &RulesOf(*version)};
     return true;
   }
   const formats::Mapping* mapping = maps_.Find(pid_, pc, time_ns_);

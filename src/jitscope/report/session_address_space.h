@@ -2,6 +2,8 @@
 //
 // The unwinder's view of a recorded process (unwind::AddressSpace): which code held a pc at the
 // sample's time.
+//  - JIT code for which the engine supplied unwind tables (a jitdump's UNWINDING_INFO): their
+//    rows, where they have one; elsewhere, as for all JIT code, the rules below.
 //  - JIT code whose bytes the process's files recorded: the rules derived from the bytes
 //    (unwind/derived_rules.h) of its code version (symbolize::CodeHistory: the function's regions
 //    as loaded; symbolize::CodeStore: their bytes then), computed once per version. A 32-bit
@@ -72,7 +74,12 @@ class SessionAddressSpace : public unwind::AddressSpace, private unwind::CallTar
   // mappings at every step): nullptr when it has none, or it is not the file recorded.
   unwind::CfiModule* ModuleOf(const formats::Mapping& mapping);
   unwind::CfiModule* ModuleFor(const std::string& path);
-  const unwind::DerivedRules* JitRulesAt(uint64_t pc);
+  // The version of the process's JIT code that held `pc`, or nullptr.
+  const symbolize::CodeVersion* JitVersionAt(uint64_t pc);
+  const unwind::DerivedRules& RulesOf(const symbolize::CodeVersion& version);
+  // The unwind tables the engine supplied for `version`, read once; nullptr when it supplied
+  // none that read.
+  unwind::CfiModule* SuppliedCfiOf(const symbolize::CodeVersion& version);
 
   const ProcessMaps& maps_;
   std::string vdso_path_;
@@ -90,6 +97,7 @@ class SessionAddressSpace : public unwind::AddressSpace, private unwind::CallTar
   };
   std::map<uint32_t, JitCode> jit_code_;              // by pid, built at first use
   std::optional<unwind::DerivedRulesCache> derived_;  // nullopt: no decoder
+  std::unordered_map<const symbolize::CodeVersion*, std::unique_ptr<unwind::CfiModule>> supplied_;
   // By the code that holds the target (a CodeVersion or a CfiModule) and the target's address in
   // it; nullopt: a call there keeps to the ABI.
   std::map<std::pair<const void*, uint64_t>, std::optional<unwind::CallEffect>> effects_;

@@ -50,7 +50,10 @@ void CodeHistory::Add(const formats::ParsedJitdump& dump) {
     }
     if (record.code_size == 0) continue;
     EndOverlapping(record.code_addr, record.code_size, record.timestamp);
-    AddVersion(record.code_index, record.code_addr, record.code_size, record.timestamp);
+    CodeVersion& version = versions_[AddVersion(record.code_index, record.code_addr,
+                                                record.code_size, record.timestamp)];
+    version.eh_frame = record.eh_frame;
+    version.eh_frame_address = record.EhFrameAddress();
   }
 }
 

@@ -14,7 +14,8 @@
 // CODE_LOAD is a version of one region and a CODE_MOVE ends the version it moves (the code store
 // has no bytes at the new address). OProfile's code (op_write_native_code, in the trace or in an
 // OProfile dump) has no method id: each load is a version of one region, ended by its unload or
-// by code loaded over it.
+// by code loaded over it. A jitdump's code load may come with the engine's own unwind tables
+// (V8's --perf-prof-unwinding-info), which its version keeps.
 #pragma once
 
 #include <cstdint>
@@ -39,6 +40,10 @@ struct CodeVersion {
   uint64_t loaded_ns = 0;  // the first region's load
   uint64_t ended_ns = UINT64_MAX;
   std::vector<Region> regions;  // in load order: regions[0] starts at the method's entry
+  // The unwind tables the engine supplied for this code (a jitdump's UNWINDING_INFO .eh_frame,
+  // a view into the file), and the address their pointers take them to lie at; empty if none.
+  std::span<const uint8_t> eh_frame;
+  uint64_t eh_frame_address = 0;
 };
 
 class CodeHistory {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <span>
 
 namespace jitscope::unwind {
@@ -18,6 +19,54 @@ constexpr size_t kMaxCachedPcs = 1 << 20;
 
 std::vector<Dwarf_Op> Copy(const Dwarf_Op* ops, size_t count) {
   return std::vector<Dwarf_Op>(ops, ops + count);
+}
+
+// The smallest ELF file that holds `eh_frame` as its .eh_frame section at `address`: libdw reads
+// CFI from an ELF file only. A header, the section's bytes, the section names, the section
+// headers.
+std::vector<char> ElfImageOf(std::span<const uint8_t> eh_frame, uint64_t address) {
+  static constexpr char kNames[] = "\0.eh_frame\0.shstrtab";
+  constexpr size_t kEhFrameName = 1, kNamesName = 11;
+  const auto align8 = [](size_t n) { return (n + 7) & ~size_t{7}; };
+  const size_t frame_offset = sizeof(Elf64_Ehdr);
+  const size_t names_offset = align8(frame_offset + eh_frame.size());
+  const size_t headers_offset = align8(names_offset + sizeof(kNames));
+  std::vector<char> image(headers_offset + 3 * sizeof(Elf64_Shdr));
+
+  Elf64_Ehdr header{};
+  std::memcpy(header.e_ident, ELFMAG, SELFMAG);
+  header.e_ident[EI_CLASS] = ELFCLASS64;
+  header.e_ident[EI_DATA] = ELFDATA2LSB;
+  header.e_ident[EI_VERSION] = EV_CURRENT;
+  header.e_type = ET_EXEC;
+  header.e_machine = EM_X86_64;
+  header.e_version = EV_CURRENT;
+  header.e_ehsize = sizeof(Elf64_Ehdr);
+  header.e_shoff = headers_offset;
+  header.e_shentsize = sizeof(Elf64_Shdr);
+  header.e_shnum = 3;
+  header.e_shstrndx = 2;
+  std::memcpy(image.data(), &header, sizeof(header));
+  if (!eh_frame.empty()) std::memcpy(image.data() + frame_offset, eh_frame.data(), eh_frame.size());
+  std::memcpy(image.data() + names_offset, kNames, sizeof(kNames));
+
+  Elf64_Shdr sections[3] = {};
+  Elf64_Shdr& frame = sections[1];
+  frame.sh_name = kEhFrameName;
+  frame.sh_type = SHT_PROGBITS;
+  frame.sh_flags = SHF_ALLOC;
+  frame.sh_addr = address;
+  frame.sh_offset = frame_offset;
+  frame.sh_size = eh_frame.size();
+  frame.sh_addralign = 8;
+  Elf64_Shdr& names = sections[2];
+  names.sh_name = kNamesName;
+  names.sh_type = SHT_STRTAB;
+  names.sh_offset = names_offset;
+  names.sh_size = sizeof(kNames);
+  names.sh_addralign = 1;
+  std::memcpy(image.data() + headers_offset, sections, sizeof(sections));
+  return image;
 }
 
 }  // namespace
@@ -52,6 +101,23 @@ base::StatusOr<std::unique_ptr<CfiModule>> CfiModule::Open(const std::string& pa
   module->eh_frame_ = dwarf_getcfi_elf(module->elf_);
   module->dwarf_ = dwarf_begin_elf(module->elf_, DWARF_C_READ, nullptr);
   if (module->dwarf_ != nullptr) module->debug_frame_ = dwarf_getcfi(module->dwarf_);
+  return module;
+}
+
+base::StatusOr<std::unique_ptr<CfiModule>> CfiModule::FromEhFrame(std::span<const uint8_t> eh_frame,
+                                                                  uint64_t address) {
+  std::unique_ptr<CfiModule> module(new CfiModule());
+  module->image_ = ElfImageOf(eh_frame, address);
+  elf_version(EV_CURRENT);
+  module->elf_ = elf_memory(module->image_.data(), module->image_.size());
+  if (module->elf_ == nullptr) {
+    return base::Status::Error("an .eh_frame of %zu bytes: %s", eh_frame.size(), elf_errmsg(-1));
+  }
+  module->eh_frame_ = dwarf_getcfi_elf(module->elf_);
+  if (module->eh_frame_ == nullptr) {
+    return base::Status::Error("an .eh_frame of %zu bytes: %s", eh_frame.size(), dwarf_errmsg(-1));
+  }
+  module->searched_debug_file_ = true;  // it has no file, hence no separate debug file
   return module;
 }
 

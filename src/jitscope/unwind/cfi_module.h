@@ -8,6 +8,8 @@
 // a pc. A lookup turns libdw's Dwarf_Frame into a CfiRow of our own — the CFA rule and each
 // register's rule — kept with the pc range it covers, so a pc inside a range already read needs
 // no walk of the CFI, and a hot pc costs one hash lookup after the first time.
+// A module can also be the .eh_frame an engine supplied for its JIT code (FromEhFrame): the same
+// rows, found by the code's own addresses.
 #pragma once
 
 #include <elfutils/libdw.h>
@@ -64,6 +66,11 @@ class CfiModule {
   // Opens `path`. A file without any CFI opens and finds no rows.
   static base::StatusOr<std::unique_ptr<CfiModule>> Open(
       const std::string& path, std::string debug_path = kDefaultDebugPath);
+  // The CFI of an x86-64 .eh_frame an engine supplied for its JIT code (jitdump UNWINDING_INFO),
+  // whose pointers take it to lie at `address`: its rows are found by the code's own addresses.
+  // The bytes are copied. Fails when libdw cannot read them as an .eh_frame.
+  static base::StatusOr<std::unique_ptr<CfiModule>> FromEhFrame(std::span<const uint8_t> eh_frame,
+                                                                uint64_t address);
   ~CfiModule();
   CfiModule(const CfiModule&) = delete;
   CfiModule& operator=(const CfiModule&) = delete;
@@ -107,6 +114,7 @@ class CfiModule {
   Dwarf_CFI* SeparateDebugFrame();
 
   base::ScopedFd fd_;
+  std::vector<char> image_;  // FromEhFrame: the ELF image elf_ reads
   Elf* elf_ = nullptr;
   Dwarf* dwarf_ = nullptr;
   Dwarf_CFI* eh_frame_ = nullptr;     // owned: dwarf_cfi_end

@@ -131,8 +131,11 @@ void Unwind(const RegisterFile& registers, const StackMemory& stack, AddressSpac
     const bool found = next_known ? next_found : space.Find(lookup, at);
     next_known = false;
     const CfiRow* row = nullptr;
-    if (found) {
-      row = at.derived != nullptr ? at.derived->FindRow(lookup) : at.module->Find(lookup - at.bias);
+    bool derived_row = false;
+    if (found && at.module != nullptr) row = at.module->Find(lookup - at.bias);
+    if (row == nullptr && found && at.derived != nullptr) {
+      row = at.derived->FindRow(lookup);
+      derived_row = row != nullptr;
     }
     if (row == nullptr) {
       // The code the kernel starts a process at has no caller, CFI or not.
@@ -147,7 +150,7 @@ void Unwind(const RegisterFile& registers, const StackMemory& stack, AddressSpac
     }
     // A derived rule's return address must follow a call: in JIT code, one the analysis of
     // that code found; in an ELF file, one its bytes hold.
-    if (at.derived != nullptr) {
+    if (derived_row) {
       next_at = {};
       next_found = space.Find(caller.pc() - 1, next_at);
       next_known = !row->signal_frame;  // the next lookup is of the same address

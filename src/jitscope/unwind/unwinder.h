@@ -7,12 +7,13 @@
 // interrupted, not calling, so its pc is looked up as is; every other caller's pc is a return
 // address and is looked up one byte back, inside its call instruction.
 //
-// JIT code has no CFI: the address space hands out rules derived from its code bytes instead
-// (derived_rules.h), which the walk applies as CFI rows. Bytes may be stale (an engine patched the
-// code after reporting it), so the return address a derived step finds must be call-consistent:
-// where it lies in JIT code, a call the analysis found must end there; otherwise the walk stops
-// (kNotAfterCall) rather than go on from a wrong frame. Where it lies in an ELF file, the file's
-// bytes before it must decode as a call ending there (call_check.h).
+// JIT code has no CFI unless its engine supplied some (V8's jitdump unwinding info), which the
+// walk uses as an ELF file's. Elsewhere the address space hands out rules derived from its code
+// bytes (derived_rules.h), which the walk applies as CFI rows. Bytes may be stale (an engine
+// patched the code after reporting it), so the return address a derived step finds must be
+// call-consistent: where it lies in JIT code, a call the analysis found must end there; otherwise
+// the walk stops (kNotAfterCall) rather than go on from a wrong frame. Where it lies in an ELF
+// file, the file's bytes before it must decode as a call ending there (call_check.h).
 //
 // Each walk ends with a reason. kOutermost is the only complete end: CFI said the return address
 // is undefined (the thread's entry, `_start` or `clone3`), or it is 0, or the frame is in the code
@@ -53,7 +54,8 @@ inline constexpr size_t kStopReasonCount = 8;
 const char* StopReasonName(StopReason reason);
 
 // The code at a pc: an ELF file's (module), or JIT code's (derived), whose rules take the pc
-// itself.
+// itself. JIT code may also have a module: the unwind tables its engine supplied (bias 0), whose
+// rows come before the derived ones.
 struct ModuleAt {
   CfiModule* module = nullptr;
   uint64_t bias = 0;  // pc - bias is the address in the module's file
