@@ -23,6 +23,7 @@
 #include "support/folded.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
+#include "support/v8_names.h"
 
 namespace jitscope::report {
 namespace {
@@ -292,13 +293,11 @@ TEST(JitUnwindE2eTest, NativeCodeWithoutFramePointersCallingAJitLeafIsUnwoundExa
 std::vector<std::string> ScriptFrames(const std::vector<std::string>& frames,
                                       const std::string& script) {
   std::vector<std::string> names;
-  for (const std::string& frame : frames) {
-    if (!frame.starts_with("JS:") || frame.find(script + ":") == std::string::npos) continue;
-    std::string name = frame.substr(3, frame.find(' ') - 3);
-    if (!name.empty() && std::string("~^+*").find(name[0]) != std::string::npos) {
-      name.erase(0, 1);
-    }
-    names.push_back(name);
+  for (std::string_view frame : frames) {
+    if (frame.ends_with("_[j]")) frame.remove_suffix(4);
+    const std::optional<test_support::V8CodeName> name = test_support::ParseV8CodeName(frame);
+    if (!name || !name->script.ends_with("/" + script)) continue;
+    names.push_back(name->function);
   }
   return names;
 }

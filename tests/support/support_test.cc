@@ -21,6 +21,7 @@
 #include "support/process.h"
 #include "support/temp_dir.h"
 #include "support/traces.h"
+#include "support/v8_names.h"
 
 namespace jitscope::test_support {
 namespace {
@@ -310,6 +311,38 @@ TEST(SupportObjdumpComparisonTest, OnlyFormMayDiffer) {
                 "0x2a\" at 0x5 covers it)",
                 "at 0x7: ours \"mov (%rax),%rcx\" (3 bytes), objdump \"mov (%rax),%rbx\" (3 "
                 "bytes)"}));
+}
+
+// Node 20's names and Node 18's, parsed alike; anything else is not one.
+TEST(SupportV8NamesTest, BothNodesNamesParse) {
+  const auto node20 = ParseV8CodeName("JS:*fibonacciHot /tmp/a b/hot.js:1:22");
+  ASSERT_TRUE(node20.has_value());
+  EXPECT_EQ(node20->tag, "JS");
+  EXPECT_EQ(node20->tier, '*');
+  EXPECT_EQ(node20->function, "fibonacciHot");
+  EXPECT_EQ(node20->script, "/tmp/a b/hot.js");
+  EXPECT_EQ(node20->line, 1u);
+  EXPECT_EQ(node20->column, 22u);
+  const auto node18 = ParseV8CodeName("LazyCompile:*fibonacciHot /tmp/hot.js:1");
+  ASSERT_TRUE(node18.has_value());
+  EXPECT_EQ(node18->tag, "LazyCompile");
+  EXPECT_EQ(node18->function, "fibonacciHot");
+  EXPECT_EQ(node18->script, "/tmp/hot.js");
+  EXPECT_EQ(node18->line, 1u);
+  EXPECT_FALSE(node18->column.has_value());
+  const auto top_level = ParseV8CodeName("JS:^ /tmp/t.js:1:1");
+  ASSERT_TRUE(top_level.has_value());
+  EXPECT_EQ(top_level->tier, '^');
+  EXPECT_EQ(top_level->function, "");
+
+  EXPECT_TRUE(IsV8CodeOf("JS:*f /t.js:3:13", '*', "f", "/t.js", 3, 13));
+  EXPECT_TRUE(IsV8CodeOf("LazyCompile:*f /t.js:3", '*', "f", "/t.js", 3, 13));
+  EXPECT_FALSE(IsV8CodeOf("JS:*f /t.js:3:14", '*', "f", "/t.js", 3, 13));
+  EXPECT_FALSE(IsV8CodeOf("JS:^f /t.js:3:13", '*', "f", "/t.js", 3, 13));
+  EXPECT_FALSE(ParseV8CodeName("JS:*f /t.js:3").has_value()) << "V8 11 names have a column";
+  EXPECT_FALSE(ParseV8CodeName("fibonacci").has_value());
+  EXPECT_FALSE(ParseV8CodeName("Builtin:ArgumentsAdaptorTrampoline").has_value());
+  EXPECT_FALSE(ParseV8CodeName("stub 0x1234:5").has_value());
 }
 
 }  // namespace

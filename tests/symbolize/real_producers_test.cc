@@ -7,6 +7,7 @@
 // and checks names and, where the producer wrote them, lines. A missing producer fails the test.
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -20,6 +21,7 @@
 #include "support/files.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
+#include "support/v8_names.h"
 
 namespace jitscope::symbolize {
 namespace {
@@ -103,15 +105,23 @@ void ExpectEveryLoadResolvesToItself(const Loaded& loaded) {
   EXPECT_GT(checked, 0u);
 }
 
-const formats::JitdumpRecord* FindLoad(const Loaded& loaded, const std::string& name_part,
+const formats::JitdumpRecord* FindLoad(const Loaded& loaded,
+                                       const std::function<bool(std::string_view)>& matches,
                                        bool with_lines) {
   for (const auto& rec : loaded.dump.records) {
-    if (rec.kind == formats::JitdumpRecordKind::kCodeLoad &&
-        rec.name.find(name_part) != std::string_view::npos && (!with_lines || rec.line_count > 0)) {
+    if (rec.kind == formats::JitdumpRecordKind::kCodeLoad && matches(rec.name) &&
+        (!with_lines || rec.line_count > 0)) {
       return &rec;
     }
   }
   return nullptr;
+}
+
+const formats::JitdumpRecord* FindLoad(const Loaded& loaded, const std::string& name_part,
+                                       bool with_lines) {
+  return FindLoad(
+      loaded, [&](std::string_view name) { return name.find(name_part) != std::string_view::npos; },
+      with_lines);
 }
 
 // The lines the index gives over every byte of a code region.
@@ -162,7 +172,13 @@ TEST(RealProducers, NodePerfProf) {
   }
   EXPECT_GT(with_lines, 0u) << "V8 wrote no DEBUG_INFO for fibonacci";
   EXPECT_TRUE(all_lines.contains(2));
-  const auto* optimized = FindLoad(loaded, "JS:*fibonacci", true);
+  const auto* optimized = FindLoad(
+      loaded,
+      [](std::string_view name) {
+        const auto parsed = test_support::ParseV8CodeName(name);
+        return parsed && parsed->tier == '*' && parsed->function == "fibonacci";
+      },
+      true);
   ASSERT_NE(optimized, nullptr) << "fibonacci was not optimized by TurboFan";
   Resolution r;
   ASSERT_TRUE(loaded.index.Resolve(optimized->code_addr, optimized->timestamp, r));
