@@ -61,6 +61,34 @@ TEST(DwarfUnwindE2eTest, StacksWithoutFramePointersReachTheThreadsEntry) {
   EXPECT_NE(text.out.find("# stacks unwound from DWARF call-frame information, walks ending in: "),
             std::string::npos)
       << text.out;
+  EXPECT_EQ(text.out.find("ran out of the"), std::string::npos) << "no advice when copies suffice";
+}
+
+// Copies too small for the stacks: the header counts the walks they cut short, and says how to
+// record more of each stack.
+TEST(DwarfUnwindE2eTest, WalksCutShortByTheStackCopyComeWithAdvice) {
+  TempDir tmp;
+  const std::string dir = Record(tmp, "dwarf,64");
+  auto text = RunProgram({JITSCOPE_CLI, "report", dir});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  // "# stacks unwound ..., walks ending in: 3 end of stack, 391 stack copy too short"
+  const std::string ends = "walks ending in: ";
+  const size_t at = text.out.find(ends);
+  ASSERT_NE(at, std::string::npos) << text.out;
+  const std::string line = text.out.substr(at, text.out.find('\n', at) - at);
+  const size_t reason = line.find(" stack copy too short");
+  ASSERT_NE(reason, std::string::npos) << line;
+  const size_t count_start = line.find_last_of(" ", reason - 1) + 1;
+  const std::string short_walks = line.substr(count_start, reason - count_start);
+  const std::string advice = "# warning: " + short_walks + " of ";
+  const size_t warning = text.out.find(advice);
+  ASSERT_NE(warning, std::string::npos) << text.out;
+  const std::string rest = text.out.substr(warning, text.out.find('\n', warning) - warning);
+  EXPECT_NE(rest.find(" ran out of the 64-byte stack copies before the thread's entry: "
+                      "'jitscope record --call-graph dwarf,65528' copies more of each stack (deep "
+                      "stacks then take up to 1024 times the disk while recording)"),
+            std::string::npos)
+      << rest;
 }
 
 #if defined(JITSCOPE_LIB32_DIR) || defined(JITSCOPE_LIB32_UNAVAILABLE)

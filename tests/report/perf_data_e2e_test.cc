@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "jitscope/report/profile_builder.h"
@@ -280,6 +281,33 @@ void ExpectDwarfWalksFromTheEntry(const std::vector<std::string>& argv, const st
 TEST(PerfDataE2eTest, DwarfStacksAreUnwoundToTheEntry) {
   ExpectDwarfWalksFromTheEntry({NO_FRAME_POINTERS, "400"}, "inner",
                                {"main", "outer", "middle", "inner"}, 100);
+}
+
+// perf's copies too small for the stacks: the report says how many walks they cut short and how
+// to record more of each stack with perf.
+TEST(PerfDataE2eTest, WalksCutShortByPerfsStackCopiesComeWithAdvice) {
+  TempDir tmp;
+  const std::string data = tmp.path() + "/dwarf.data";
+  auto recorded =
+      RunProgram({PERF_PROGRAM, "record", "-q", "-k", "1", "-e", "cpu-clock", "-F", "999",
+                  "--call-graph", "dwarf,64", "-o", data, "--", NO_FRAME_POINTERS, "400"},
+                 {{"HOME", tmp.path()}});
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+  const Profile profile = Build(data);
+  uint64_t walks = 0, short_walks = 0;
+  for (const auto& [reason, count] : profile.unwind_stops) {
+    walks += count;
+    if (reason == "stack copy too short") short_walks = count;
+  }
+  ASSERT_GT(short_walks * 2, walks) << Warnings(profile);
+  const std::string advice = fmt::format(
+      "{} of {} walks ({:.1f}%) ran out of the 64-byte stack copies before the thread's entry: "
+      "'perf record --call-graph dwarf,65528' copies more of each stack (deep stacks then take up "
+      "to 1024 times the disk while recording)",
+      short_walks, walks, 100.0 * static_cast<double>(short_walks) / static_cast<double>(walks));
+  EXPECT_NE(std::find(profile.warnings.begin(), profile.warnings.end(), advice),
+            profile.warnings.end())
+      << Warnings(profile);
 }
 
 // Samples in clock_gettime are in the vDSO, whose CFI comes from the image perf kept in its

@@ -33,6 +33,9 @@ inline constexpr uint64_t kSampleType =
 inline constexpr uint64_t kDwarfSampleType =
     kSampleType | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 
+// The largest stack copy the kernel takes: sample_stack_user must be below USHRT_MAX and
+// 8-aligned.
+inline constexpr uint32_t kMaxStackCopySize = 65528;
 // perf_event_x86_regs (asm/perf_regs.h): AX … R15, 24 registers.
 inline constexpr int kPerfRegisterCount = 24;
 // Every general-purpose register of x86-64, as perf asks for them: all 24 but DS, ES, FS and GS,

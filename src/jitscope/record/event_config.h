@@ -36,8 +36,8 @@ struct CallGraphOptions {
   bool operator==(const CallGraphOptions&) const = default;
 };
 
-// The largest stack copy the kernel takes: sample_stack_user must be below USHRT_MAX and 8-aligned.
-inline constexpr uint32_t kMaxStackSize = 65528;
+// The largest stack copy the kernel takes.
+inline constexpr uint32_t kMaxStackSize = formats::kMaxStackCopySize;
 
 // Parses "fp", "dwarf" or "dwarf,SIZE" (SIZE in bytes, rounded up to a multiple of 8 as perf
 // does, 8 to kMaxStackSize).

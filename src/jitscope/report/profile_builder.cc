@@ -684,6 +684,28 @@ base::StatusOr<Recording> ReadPerfData(const std::string& path) {
   return recording;
 }
 
+// What to do when walks ran out of stack copy: a warning saying how many did and how to record
+// more of each stack, or "" when few did (under 2%) or the copies were as large as they can be.
+std::string StackCopyAdvice(const Profile& profile, uint64_t stack_size, bool perf_data) {
+  uint64_t walks = 0, short_copies = 0;
+  for (const auto& [reason, count] : profile.unwind_stops) {
+    walks += count;
+    if (reason == unwind::StopReasonName(unwind::StopReason::kStackCopyTooShort)) {
+      short_copies = count;
+    }
+  }
+  if (short_copies == 0 || short_copies * 50 < walks || stack_size >= formats::kMaxStackCopySize) {
+    return "";
+  }
+  return fmt::format(
+      "{} of {} walks ({:.1f}%) ran out of the {}-byte stack copies before the thread's entry: "
+      "'{} --call-graph dwarf,{}' copies more of each stack (deep stacks then take up to {} "
+      "times the disk while recording)",
+      short_copies, walks, 100.0 * static_cast<double>(short_copies) / static_cast<double>(walks),
+      stack_size, perf_data ? "perf record" : "jitscope record", formats::kMaxStackCopySize,
+      stack_size == 0 ? 1 : (formats::kMaxStackCopySize + stack_size - 1) / stack_size);
+}
+
 base::StatusOr<Profile> Build(Recording recording, const BuildOptions& options) {
   Profile& profile = recording.profile;
   const formats::SampleData& data = recording.data;
@@ -704,6 +726,11 @@ base::StatusOr<Profile> Build(Recording recording, const BuildOptions& options) 
           DescribeUnnamedJitCode(anonymous, built.total_samples, recording.program, data.mappings);
       !unnamed.empty()) {
     built.warnings.push_back(std::move(unnamed));
+  }
+  if (std::string advice =
+          StackCopyAdvice(built, data.format.stack_size, recording.session_directory.empty());
+      !advice.empty()) {
+    built.warnings.push_back(std::move(advice));
   }
   built.command = std::move(profile.command);
   built.sample_period_ns = profile.sample_period_ns;
