@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -62,6 +64,41 @@ TEST(DwarfUnwindE2eTest, StacksWithoutFramePointersReachTheThreadsEntry) {
             std::string::npos)
       << text.out;
   EXPECT_EQ(text.out.find("ran out of the"), std::string::npos) << "no advice when copies suffice";
+}
+
+// With 8 bytes of stack copy no walk gets out of inner by the copy alone. The program with frame
+// pointers: each of its functions keeps a frame record, which its CFI says (CFA = rbp + 16), and
+// the kernel's frame-pointer chain read the words past the copy that those rules read, so the walks
+// go on by rules up to __libc_start_call_main, glibc's, which keeps none (where they end, still
+// "stack copy too short"). The same program without frame pointers: no rule proves a record, and
+// the walks stay in inner.
+TEST(DwarfUnwindE2eTest, WalksPastTheCopyGoOnThroughFrameRecordsByTheKernelsChain) {
+  TempDir tmp;
+  auto walked = [&](const std::string& program) {
+    const std::string dir = tmp.path() + "/" + program.substr(program.rfind('/') + 1);
+    auto result = RunProgram(
+        {JITSCOPE_CLI, "record", "--call-graph", "dwarf,8", "-o", dir, "--", program, "400"});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    auto folded = RunProgram({JITSCOPE_CLI, "report", dir, "--format", "folded"});
+    EXPECT_EQ(folded.exit_code, 0) << folded.err;
+    WalkShare share;
+    for (const FoldedStack& stack : ParseFolded(folded.out)) {
+      if (stack.leaf() != "inner") continue;
+      share.total += stack.samples;
+      const std::vector<std::string> whole = {"__libc_start_call_main", "main", "outer", "middle",
+                                              "inner"};
+      if (stack.frames == whole) share.complete += stack.samples;
+    }
+    return std::make_pair(share, folded.out);
+  };
+  const auto [with_records, with_out] = walked(WITH_FRAME_POINTERS);
+  ASSERT_GT(with_records.total, 100u) << with_out;
+  EXPECT_GE(with_records.complete * 100, with_records.total * 95)
+      << with_records.complete << " of " << with_records.total << "\n"
+      << with_out;
+  const auto [without, without_out] = walked(NO_FRAME_POINTERS);
+  ASSERT_GT(without.total, 100u) << without_out;
+  EXPECT_EQ(without.complete, 0u) << without_out;
 }
 
 // Copies too small for the stacks: the header counts the walks they cut short, and says how to

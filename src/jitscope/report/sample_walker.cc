@@ -5,6 +5,8 @@
 #include <iterator>
 #include <utility>
 
+#include "jitscope/unwind/frame_records.h"
+
 namespace jitscope::report {
 
 SampleWalker::SampleWalker(const formats::SampleData& data, const symbolize::SourceSet& sources,
@@ -26,7 +28,14 @@ void SampleWalker::Walk(const formats::Sample& sample, std::vector<StackAddress>
     uint64_t sp = 0;
     registers.Get(registers.sp_register(), sp);
     address_space_.At(sample.pid, sample.time_ns, JitTime(sample.time_ns));
-    unwind::Unwind(registers, unwind::StackMemory(sp, sample.stack), address_space_, {}, unwound_);
+    const unwind::StackMemory stack(sp, sample.stack);
+    unwind::Unwind(registers, stack, address_space_, {}, unwound_);
+    if (unwound_.reason == unwind::StopReason::kStackCopyTooShort) {
+      // Past the copy, the kernel's frame-pointer chain holds the words frame records keep.
+      chain_.clear();
+      for (auto frame = user; frame != sample.callchain.end(); ++frame) chain_.push_back(frame->ip);
+      unwind::ContinueThroughFrameRecords(registers, stack, chain_, address_space_, {}, unwound_);
+    }
     unwind_stats_.Count(unwound_.reason);
     for (const unwind::UnwoundFrame& frame : unwound_.frames) {
       out.push_back({frame.pc, false, !frame.activation});

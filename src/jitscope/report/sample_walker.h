@@ -5,7 +5,10 @@
 //  - a frame-pointer recording: the call chain the kernel walked;
 //  - a --call-graph dwarf recording: its kernel part, then the user stack unwound from the
 //    sample's registers and stack copy (unwind/unwinder.h over SessionAddressSpace), each walk's
-//    end counted. Where a walk stops short of the thread's entry and the kernel's frame-pointer
+//    end counted. A walk that ran out of the stack copy goes on by the CFI of frames that keep
+//    frame records, with the words past the copy from the kernel's frame-pointer chain
+//    (unwind/frame_records.h): proven steps. Where a walk stops short of the thread's entry and
+//    the kernel's frame-pointer
 //    chain (which `jitscope record` takes too; perf does not) holds the last address the walk
 //    found, the chain's frames beyond it follow, marked as guessed: they show where the code
 //    was called from when no rule says it (JIT code reported by name only, through a perf map),
@@ -71,6 +74,7 @@ class SampleWalker {
   const bool latest_code_;
   SessionAddressSpace address_space_;
   unwind::UnwindResult unwound_;
+  std::vector<uint64_t> chain_;  // the user frame-pointer chain's addresses, reused
   unwind::UnwindStats unwind_stats_;
   uint64_t guessed_walks_ = 0;
 };

@@ -108,6 +108,7 @@ std::vector<std::pair<std::string, uint64_t>> UnwindStats::Ends() const {
 void Unwind(const RegisterFile& registers, const StackMemory& stack, AddressSpace& space,
             const UnwindLimits& limits, UnwindResult& result) {
   result.frames.clear();
+  result.stopped = {};
   uint64_t pc = 0;
   if (!registers.is_valid() || !registers.Get(registers.pc_register(), pc) ||
       !registers.Has(registers.sp_register())) {
@@ -146,6 +147,7 @@ void Unwind(const RegisterFile& registers, const StackMemory& stack, AddressSpac
     StopReason stop = StopReason::kNoRule;
     if (!Step(*row, current, stack, caller, stop)) {
       result.reason = stop;
+      result.stopped = current;
       return;
     }
     // A derived rule's return address must follow a call: in JIT code, one the analysis of

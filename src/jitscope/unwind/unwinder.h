@@ -85,6 +85,9 @@ struct UnwindLimits {
 struct UnwindResult {
   std::vector<UnwoundFrame> frames;  // the sampled pc first
   StopReason reason = StopReason::kOutermost;
+  // The registers of the last frame, when the walk stopped because a step could not be taken
+  // (a rule read past the stack copy, or memory the sample does not hold).
+  RegisterFile stopped;
 };
 
 void Unwind(const RegisterFile& registers, const StackMemory& stack, AddressSpace& space,
