@@ -6,7 +6,8 @@
 // expressions) with registers and stack words that point anywhere. Input: the 17 x86-64 DWARF
 // registers (8 bytes each, the return-address slot being the pc), then the stack copy, which
 // starts at rsp. The same bytes are also evaluated as a DWARF expression of (atom, operand)
-// pairs, which reaches operations CFI rarely uses (branches, arithmetic, deref_size).
+// pairs, which reaches operations CFI rarely uses (branches, arithmetic, deref_size). A walk cut
+// short by the copy is carried on through frame records by a chain made of the stack's words.
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "jitscope/unwind/dwarf_expression.h"
+#include "jitscope/unwind/frame_records.h"
 #include "jitscope/unwind/unwinder.h"
 
 namespace {
@@ -62,6 +64,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   jitscope::unwind::UnwindResult result;
   jitscope::unwind::Unwind(registers, memory, space, {.max_frames = 64}, result);
   if (result.frames.size() > 64) __builtin_trap();
+  // A walk cut short goes on by a frame-pointer chain: here the stack's words taken as one,
+  // after the sampled pc, so it points anywhere.
+  if (result.reason == jitscope::unwind::StopReason::kStackCopyTooShort) {
+    std::vector<uint64_t> chain = {registers.pc()};
+    for (size_t i = kRegisterBytes; i + 8 <= size && chain.size() < 128; i += 8) {
+      uint64_t word = 0;
+      std::memcpy(&word, data + i, sizeof(word));
+      chain.push_back(word);
+    }
+    jitscope::unwind::ContinueThroughFrameRecords(registers, memory, chain, space,
+                                                  {.max_frames = 64}, result);
+    if (result.frames.size() > 64) __builtin_trap();
+  }
 
   std::vector<Dwarf_Op> ops;
   for (size_t i = kRegisterBytes; i + 3 <= size && ops.size() < 64; i += 3) {
