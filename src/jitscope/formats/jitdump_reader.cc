@@ -271,19 +271,17 @@ class Parser {
 
   // Node 18's V8 (Debian 12's) writes only the first entry's script name, from freed memory as
   // NameFreedScriptNames says, and "\xff" ("the same file") for the entries after it of the same
-  // script. So the first name has NULs in it, and the record reads as specified from one of
-  // them on: the first entry, its name up to that NUL, then `count` - 1 entries to the record's
-  // end, all in code order. Tried at each NUL of the first kMaxNameBytes. False when none fits.
+  // script. So the first name has NULs in it, all among its first kFreedLinkBytes (malloc's
+  // links), and the record reads as specified from its end on: the first entry, its name up to
+  // one of those NULs or the first one after them, then `count` - 1 entries to the record's end,
+  // all in code order. At most kFreedLinkBytes + 1 tries, each a pass over the entries. False
+  // when none fits.
   bool FirstNameUnreadable(uint64_t code_addr, uint64_t body, uint64_t end, uint64_t count,
                            std::vector<UnreadableName>& unreadable) {
-    constexpr uint64_t kMaxNameBytes = 4096;  // PATH_MAX
-    if (count == 0 || !reader_.Has(body, kMinDebugEntrySize) || end - body < kMinDebugEntrySize) {
-      return false;
-    }
+    if (count == 0 || end - body < kMinDebugEntrySize) return false;
     const uint64_t name = body + sizeof(JitdumpDebugEntry);
-    const uint64_t last = std::min(end, name + kMaxNameBytes);
     const size_t first = out_.lines.size();
-    for (uint64_t nul = name; nul < last; ++nul) {
+    for (uint64_t nul = name; nul < end; ++nul) {
       if (*reader_.Int<uint8_t>(nul) != 0) continue;
       out_.lines.push_back(ReadEntry(body));
       if (StrictEntries(nul + 1, end, count - 1) && InCodeOrder(code_addr, first)) {
@@ -296,6 +294,7 @@ class Parser {
         return true;
       }
       out_.lines.resize(first);
+      if (nul - name >= kFreedLinkBytes) break;  // the name's own end did not fit either
     }
     return false;
   }
