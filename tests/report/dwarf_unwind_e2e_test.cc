@@ -14,6 +14,7 @@
 #include "support/folded.h"
 #include "support/i386_kernel.h"
 #include "support/process.h"
+#include "support/report_header.h"
 #include "support/temp_dir.h"
 
 namespace jitscope::report {
@@ -74,11 +75,13 @@ TEST(DwarfUnwindE2eTest, StacksWithoutFramePointersReachTheThreadsEntry) {
 // the walks stay in inner.
 TEST(DwarfUnwindE2eTest, WalksPastTheCopyGoOnThroughFrameRecordsByTheKernelsChain) {
   TempDir tmp;
+  std::map<std::string, uint64_t> steps;  // record's count of the last recording's steps
   auto walked = [&](const std::string& program) {
     const std::string dir = tmp.path() + "/" + program.substr(program.rfind('/') + 1);
     auto result = RunProgram(
         {JITSCOPE_CLI, "record", "--call-graph", "dwarf,8", "-o", dir, "--", program, "400"});
     EXPECT_EQ(result.exit_code, 0) << result.err;
+    steps = test_support::CountsAfter(result.err, "steps by rule: ");
     auto folded = RunProgram({JITSCOPE_CLI, "report", dir, "--format", "folded"});
     EXPECT_EQ(folded.exit_code, 0) << folded.err;
     WalkShare share;
@@ -96,6 +99,8 @@ TEST(DwarfUnwindE2eTest, WalksPastTheCopyGoOnThroughFrameRecordsByTheKernelsChai
   EXPECT_GE(with_records.complete * 100, with_records.total * 95)
       << with_records.complete << " of " << with_records.total << "\n"
       << with_out;
+  // main, outer, middle (and inner where the sample was in its body): four steps a walk.
+  EXPECT_GE(steps["frame records past the copy"], with_records.complete * 3) << with_out;
   const auto [without, without_out] = walked(NO_FRAME_POINTERS);
   ASSERT_GT(without.total, 100u) << without_out;
   EXPECT_EQ(without.complete, 0u) << without_out;

@@ -14,7 +14,6 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -22,6 +21,7 @@
 
 #include "support/folded.h"
 #include "support/process.h"
+#include "support/report_header.h"
 #include "support/temp_dir.h"
 #include "support/v8_names.h"
 
@@ -122,21 +122,7 @@ TEST(JitUnwindE2eTest, ExactStacksThroughJitCodeWithFramePointers) {
 // The walks' ends from the text header ("walks ending in: 2864 end of stack, 4 no rule"): the
 // count of each reason.
 std::map<std::string, uint64_t> WalkEnds(const std::string& text) {
-  std::map<std::string, uint64_t> ends;
-  const std::string marker = "walks ending in: ";
-  const size_t at = text.find(marker);
-  if (at == std::string::npos) return ends;
-  std::istringstream parts(
-      text.substr(at + marker.size(), text.find('\n', at) - at - marker.size()));
-  for (std::string part; std::getline(parts, part, ',');) {
-    std::istringstream words(part);
-    uint64_t count = 0;
-    std::string reason, word;
-    words >> count;
-    while (words >> word) reason += (reason.empty() ? "" : " ") + word;
-    ends[reason] += count;
-  }
-  return ends;
+  return test_support::CountsAfter(text, "walks ending in: ");
 }
 
 // The hot-spot program exercises all the example JIT does: tier-up inside running code, inlined
@@ -342,6 +328,24 @@ TEST(JitUnwindE2eTest, NodeBaselineCodeIsUnwoundThroughItsOutOfLinePrologue) {
   }
   ASSERT_GT(in_script, 500u) << folded.out;
   EXPECT_GE(exact * 100, in_script * 95) << exact << " of " << in_script << "\n" << folded.out;
+}
+
+// Node's --perf-prof writes V8's own unwind tables for the code TurboFan compiles (it implies
+// --perf-prof-unwinding-info on x64): the walks take steps by them, the rest of V8's code by
+// derived rules and node's own by CFI, and reach the thread's entry.
+TEST(JitUnwindE2eTest, NodesOwnTablesForTurboFansCodeTakeStepsOfTheWalks) {
+  TempDir tmp;
+  const std::string dir = tmp.path() + "/session";
+  auto record = RunProgram({JITSCOPE_CLI, "record", "--call-graph", "dwarf", "-o", dir, "--",
+                            NODE_PROGRAM, "--perf-prof", THREE_LEVELS_JS, "2"},
+                           {}, {.cwd = tmp.path()});
+  ASSERT_EQ(record.exit_code, 0) << record.Describe();
+  const std::map<std::string, uint64_t> steps =
+      test_support::CountsAfter(record.err, "steps by rule: ");
+  EXPECT_GT(steps.count("engine tables") ? steps.at("engine tables") : 0, 0u) << record.err;
+  EXPECT_GT(steps.count("derived") ? steps.at("derived") : 0, 0u) << record.err;
+  EXPECT_GT(steps.count("CFI") ? steps.at("CFI") : 0, 0u) << record.err;
+  ExpectWalksReachTheEntry(dir, 500, 95);
 }
 
 // perf's own --call-graph dwarf recording, reported from perf.data, is unwound by the same code.

@@ -10,6 +10,7 @@
 
 #include <xbyak/xbyak.h>
 
+#include <array>
 #include <map>
 #include <optional>
 #include <string>
@@ -840,6 +841,7 @@ TEST(DerivedRulesWalkTest, StepsThroughJitFramesAndChecksReturnAddresses) {
   EXPECT_EQ(result.frames[0], (UnwoundFrame{space.sampled(), true}));
   EXPECT_EQ(result.frames[1], (UnwoundFrame{space.after_call(), false}));
   EXPECT_EQ(result.reason, StopReason::kOutermost);
+  EXPECT_EQ(result.steps, (std::array<uint32_t, kRuleSourceCount>{0, 0, 1, 0}));
 
   // The same stack with a return address one byte off: no call ends there.
   result = WalkFromInner(space, space.after_call() + 1);
@@ -856,6 +858,8 @@ TEST(DerivedRulesWalkTest, AnEnginesTablesTakeTheWalkWhereTheAnalysisHasNoRule) 
   EXPECT_EQ(result.frames[0], (UnwoundFrame{space.sampled(), true}));
   EXPECT_EQ(result.frames[1], (UnwoundFrame{space.after_call(), false}));
   EXPECT_EQ(result.reason, StopReason::kOutermost);
+  // One step, by the tables; outer's return address of 0 ends the walk without one.
+  EXPECT_EQ(result.steps, (std::array<uint32_t, kRuleSourceCount>{0, 1, 0, 0}));
 
   space.use_tables = false;
   result = WalkFromInner(space, space.after_call());

@@ -37,6 +37,7 @@ void SampleWalker::Walk(const formats::Sample& sample, std::vector<StackAddress>
       unwind::ContinueThroughFrameRecords(registers, stack, chain_, address_space_, {}, unwound_);
     }
     unwind_stats_.Count(unwound_.reason);
+    unwind_stats_.CountSteps(unwound_);
     for (const unwind::UnwoundFrame& frame : unwound_.frames) {
       out.push_back({frame.pc, false, !frame.activation});
     }

@@ -40,6 +40,13 @@ std::string SourceOf(const Location& l, SortKey sort) {
   return fmt::format("{}:{}", l.file, l.line);
 }
 
+// "12 end of stack, 3 no rule"
+std::string Counts(const std::vector<std::pair<std::string, uint64_t>>& counts) {
+  std::vector<std::string> parts;
+  for (const auto& [name, count] : counts) parts.push_back(fmt::format("{} {}", count, name));
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
 std::string Percent(uint64_t part, uint64_t whole) {
   return whole == 0 ? "-"
                     : fmt::format("{:.1f}%",
@@ -107,12 +114,8 @@ std::string RenderText(const Profile& profile, const TextOptions& options) {
                        fmt::join(parts, ", "), more > 0 ? fmt::format(" and {} more", more) : "");
   }
   if (!profile.unwind_stops.empty()) {
-    std::vector<std::string> parts;
-    for (const auto& [reason, count] : profile.unwind_stops) {
-      parts.push_back(fmt::format("{} {}", count, reason));
-    }
     out += fmt::format("# stacks unwound from DWARF call-frame information, walks ending in: {}\n",
-                       fmt::join(parts, ", "));
+                       Counts(profile.unwind_stops));
     if (profile.guessed_walks > 0) {
       out += fmt::format(
           "# {} walks that stopped carried on by the frame-pointer chain: the frames outside "

@@ -112,6 +112,7 @@ base::StatusOr<SessionUnwinding> UnwindSession(const std::string& directory,
     return written;
   }
   result.bytes_after += writer.records_bytes();
+  result.stats.steps = walker.unwind_stats().steps;
   const std::string samples_path = directory + "/" + formats::kSamplesFileName;
   if (std::rename(unwinding_path.c_str(), samples_path.c_str()) != 0) {
     return base::Status::Errno(errno, "renaming %s to %s", unwinding_path.c_str(),

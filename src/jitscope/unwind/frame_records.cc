@@ -75,6 +75,7 @@ bool ContinueThroughFrameRecords(const RegisterFile& registers, const StackMemor
       return true;
     }
     result.frames.push_back({return_address, false});
+    result.CountStep(RuleSource::kFrameRecords);
     row = ElfRowAt(space, return_address - 1, at);
     if (row == nullptr) {
       const bool entry =

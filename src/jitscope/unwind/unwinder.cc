@@ -97,6 +97,28 @@ const char* StopReasonName(StopReason reason) {
   return "?";
 }
 
+const char* RuleSourceName(RuleSource source) {
+  switch (source) {
+    case RuleSource::kCfi:
+      return "CFI";
+    case RuleSource::kEngineTables:
+      return "engine tables";
+    case RuleSource::kDerived:
+      return "derived";
+    case RuleSource::kFrameRecords:
+      return "frame records past the copy";
+  }
+  return "?";
+}
+
+std::vector<std::pair<std::string, uint64_t>> UnwindStats::Steps() const {
+  std::vector<std::pair<std::string, uint64_t>> sources;
+  for (size_t i = 0; i < kRuleSourceCount; ++i) {
+    if (steps[i] > 0) sources.emplace_back(RuleSourceName(static_cast<RuleSource>(i)), steps[i]);
+  }
+  return sources;
+}
+
 std::vector<std::pair<std::string, uint64_t>> UnwindStats::Ends() const {
   std::vector<std::pair<std::string, uint64_t>> ends;
   for (size_t i = 0; i < kStopReasonCount; ++i) {
@@ -109,6 +131,7 @@ void Unwind(const RegisterFile& registers, const StackMemory& stack, AddressSpac
             const UnwindLimits& limits, UnwindResult& result) {
   result.frames.clear();
   result.stopped = {};
+  result.steps = {};
   uint64_t pc = 0;
   if (!registers.is_valid() || !registers.Get(registers.pc_register(), pc) ||
       !registers.Has(registers.sp_register())) {
@@ -150,6 +173,9 @@ void Unwind(const RegisterFile& registers, const StackMemory& stack, AddressSpac
       result.stopped = current;
       return;
     }
+    result.CountStep(derived_row             ? RuleSource::kDerived
+                     : at.derived != nullptr ? RuleSource::kEngineTables
+                                             : RuleSource::kCfi);
     // A derived rule's return address must follow a call: in JIT code, one the analysis of
     // that code found; in an ELF file, one its bytes hold.
     if (derived_row) {

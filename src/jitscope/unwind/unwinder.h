@@ -53,6 +53,18 @@ inline constexpr size_t kStopReasonCount = 8;
 // "end of stack", "no rule", "stack copy too short", ...
 const char* StopReasonName(StopReason reason);
 
+// Where the rule of a step came from.
+enum class RuleSource : uint8_t {
+  kCfi,           // an ELF file's call-frame information
+  kEngineTables,  // the unwind tables a JIT engine supplied for its code
+  kDerived,       // rules derived from JIT code's bytes
+  kFrameRecords,  // an ELF frame record past the stack copy, read by the kernel (frame_records.h)
+};
+inline constexpr size_t kRuleSourceCount = 4;
+
+// "CFI", "engine tables", "derived", "frame records past the copy"
+const char* RuleSourceName(RuleSource source);
+
 // The code at a pc: an ELF file's (module), or JIT code's (derived), whose rules take the pc
 // itself. JIT code may also have a module: the unwind tables its engine supplied (bias 0), whose
 // rows come before the derived ones.
@@ -88,6 +100,8 @@ struct UnwindResult {
   // The registers of the last frame, when the walk stopped because a step could not be taken
   // (a rule read past the stack copy, or memory the sample does not hold).
   RegisterFile stopped;
+  std::array<uint32_t, kRuleSourceCount> steps{};  // the steps taken, by their rule's source
+  void CountStep(RuleSource source) { ++steps[static_cast<size_t>(source)]; }
 };
 
 void Unwind(const RegisterFile& registers, const StackMemory& stack, AddressSpace& space,
@@ -95,10 +109,17 @@ void Unwind(const RegisterFile& registers, const StackMemory& stack, AddressSpac
 
 struct UnwindStats {
   std::array<uint64_t, kStopReasonCount> stops{};
+  std::array<uint64_t, kRuleSourceCount> steps{};
   void Count(StopReason reason) { ++stops[static_cast<size_t>(reason)]; }
+  void CountSteps(const UnwindResult& walk) {
+    for (size_t i = 0; i < kRuleSourceCount; ++i) steps[i] += walk.steps[i];
+  }
   uint64_t Of(StopReason reason) const { return stops[static_cast<size_t>(reason)]; }
+  uint64_t StepsBy(RuleSource source) const { return steps[static_cast<size_t>(source)]; }
   // The reasons some walk ended for, in the reasons' order: (StopReasonName, count).
   std::vector<std::pair<std::string, uint64_t>> Ends() const;
+  // The sources some step's rule came from, in their order: (RuleSourceName, count).
+  std::vector<std::pair<std::string, uint64_t>> Steps() const;
 };
 
 }  // namespace jitscope::unwind
