@@ -27,17 +27,21 @@ namespace {
 constexpr uint32_t kPid = 42;
 constexpr uint64_t kCode = 0x7f0000001000;
 
-// A sample of kPid at `time` whose only frame is `ip`, in user space.
-std::string SampleAt(uint64_t time, uint64_t ip) {
-  return formats::testing::PerfRecordBuilder(PERF_RECORD_SAMPLE)
-      .Put<uint64_t>(ip)
+// A sample of kPid at `time` whose user frame is `ip`: its only frame, or, with a `kernel_ip`,
+// below the kernel frame it was taken in.
+std::string SampleAt(uint64_t time, uint64_t ip, uint64_t kernel_ip = 0) {
+  const bool in_kernel = kernel_ip != 0;
+  formats::testing::PerfRecordBuilder sample(PERF_RECORD_SAMPLE,
+                                             in_kernel ? PERF_RECORD_MISC_KERNEL : 0);
+  sample.Put<uint64_t>(in_kernel ? kernel_ip : ip)
       .Put<uint32_t>(kPid)
       .Put<uint32_t>(kPid)
       .Put<uint64_t>(time)
-      .Put<uint64_t>(2)
-      .Put<uint64_t>(static_cast<uint64_t>(PERF_CONTEXT_USER))
-      .Put<uint64_t>(ip)
-      .Build();
+      .Put<uint64_t>(in_kernel ? 4 : 2);
+  if (in_kernel) {
+    sample.Put<uint64_t>(static_cast<uint64_t>(PERF_CONTEXT_KERNEL)).Put<uint64_t>(kernel_ip);
+  }
+  return sample.Put<uint64_t>(static_cast<uint64_t>(PERF_CONTEXT_USER)).Put<uint64_t>(ip).Build();
 }
 
 void AppendCodeLoad(std::vector<uint8_t>& dump, uint64_t time, uint64_t index,
@@ -123,21 +127,6 @@ TEST(ProfileBuilderTest, AProcessWithoutANameAtItsLastSampleKeepsItsLatestOne) {
   EXPECT_EQ(profile->processes, (std::vector<ProcessShare>{{kPid, "second", 3}}));
 }
 
-// A sample of kPid at `time` taken in the kernel (at `kernel_ip`) with `user_ip` below it.
-std::string KernelSampleAt(uint64_t time, uint64_t kernel_ip, uint64_t user_ip) {
-  return formats::testing::PerfRecordBuilder(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL)
-      .Put<uint64_t>(kernel_ip)
-      .Put<uint32_t>(kPid)
-      .Put<uint32_t>(kPid)
-      .Put<uint64_t>(time)
-      .Put<uint64_t>(4)
-      .Put<uint64_t>(static_cast<uint64_t>(PERF_CONTEXT_KERNEL))
-      .Put<uint64_t>(kernel_ip)
-      .Put<uint64_t>(static_cast<uint64_t>(PERF_CONTEXT_USER))
-      .Put<uint64_t>(user_ip)
-      .Build();
-}
-
 std::string MappingAt(uint64_t time, uint64_t start, uint64_t length, const std::string& name) {
   return formats::testing::PerfRecordBuilder(PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER)
       .Put<uint32_t>(kPid)
@@ -156,10 +145,11 @@ std::string MappingAt(uint64_t time, uint64_t start, uint64_t length, const std:
       .Build();
 }
 
-// A sample taken in the kernel's exec, before it had mapped the process's image (the [vdso]
-// comes after the program's segments), holds the user registers of the image exec replaced: its
-// user frame says nothing of this process and is left out, where "[unknown]" would say a walk
-// went wrong. Later, an address in no mapping is "[unknown]" as ever.
+// A sample taken in the kernel's exec, before exec returned to the process's new image (it maps
+// the image, the [vdso] last, then sets the registers), holds the user registers of the image
+// exec replaced: its user frame says nothing of this process and is left out, where "[unknown]"
+// would say a walk went wrong. Once a frame of the process is in its new mappings (310), an
+// address in no mapping is "[unknown]" as ever (320).
 TEST(ProfileBuilderTest, TheUserFrameOfASampleInExecIsLeftOut) {
   const test_support::TempDir tmp;
   const std::string dir = tmp.path();
@@ -171,9 +161,10 @@ TEST(ProfileBuilderTest, TheUserFrameOfASampleInExecIsLeftOut) {
         formats::SamplesWriter::Create(dir, formats::kFlagKernel);
     ASSERT_TRUE(writer.ok()) << writer.status().message();
     for (const std::string& record :
-         {KernelSampleAt(100, kKernel, kNowhere), MappingAt(200, kCode, 0x1000, "//anon"),
-          KernelSampleAt(220, kKernel, kNowhere), MappingAt(250, kVdso, 0x2000, "[vdso]"),
-          KernelSampleAt(300, kKernel, kNowhere), KernelSampleAt(310, kKernel, kCode + 0x10)}) {
+         {SampleAt(100, kNowhere, kKernel), MappingAt(200, kCode, 0x1000, "//anon"),
+          SampleAt(220, kNowhere, kKernel), MappingAt(250, kVdso, 0x2000, "[vdso]"),
+          SampleAt(300, kNowhere, kKernel), SampleAt(310, kCode + 0x10, kKernel),
+          SampleAt(320, kNowhere, kKernel)}) {
       ASSERT_TRUE(writer->Append(record).ok());
     }
     ASSERT_TRUE(writer->Flush().ok());
@@ -189,7 +180,7 @@ TEST(ProfileBuilderTest, TheUserFrameOfASampleInExecIsLeftOut) {
     stacks[joined] += stack.samples;
   }
   EXPECT_EQ(stacks, (std::map<std::string, uint64_t>{
-                        {"[kernel]", 2}, {"[kernel];[unknown]", 1}, {"[kernel];[anonymous]", 1}}));
+                        {"[kernel]", 3}, {"[kernel];[unknown]", 1}, {"[kernel];[anonymous]", 1}}));
 }
 
 }  // namespace

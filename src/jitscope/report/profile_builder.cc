@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -278,10 +279,13 @@ class Builder {
       key = {pid, resolution_.region.start, resolution_.region.loaded, address};
     } else {
       mapping = walker_.maps().Find(pid, address, time);
-      // A sample in the kernel's exec, before it had mapped the process's new image: the user
-      // registers are still the replaced image's, in no recorded mapping. Such a frame says
-      // nothing of this process; "[unknown]" would say a step went wrong.
-      if (mapping == nullptr && time < walker_.maps().ImageMappedTime(pid)) return;
+      // A sample in the kernel's exec, before exec returned to the new image (it maps it, then
+      // sets the registers last): the user registers are still the replaced image's, in no
+      // recorded mapping. Such a frame says nothing of this process; "[unknown]" would say a
+      // step went wrong. Exec has returned once a frame of the process is in its new mappings.
+      const uint64_t image_mapped = walker_.maps().ImageMappedTime(pid);
+      if (mapping == nullptr && (time < image_mapped || !runs_its_image_.contains(pid))) return;
+      if (mapping != nullptr && time >= image_mapped) runs_its_image_.insert(pid);
       key = {kNotJit, reinterpret_cast<uintptr_t>(mapping), 0, address};
     }
     auto [it, inserted] = named_.try_emplace(key);
@@ -399,6 +403,7 @@ class Builder {
     uint32_t count = 0;
   };
   std::unordered_map<AddressKey, Named, AddressKeyHash> named_;
+  std::unordered_set<uint32_t> runs_its_image_;  // processes a frame was found in the image of
   std::vector<uint32_t> named_frames_;
   Profile profile_;
 };
