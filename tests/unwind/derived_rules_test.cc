@@ -834,13 +834,18 @@ UnwindResult WalkFromInner(TwoFunctions& space, uint64_t return_address) {
   return result;
 }
 
-TEST(DerivedRulesWalkTest, StepsThroughJitFramesAndChecksReturnAddresses) {
-  TwoFunctions space;
-  UnwindResult result = WalkFromInner(space, space.after_call());
+// The walk from inside inner found inner, then outer, whose return address of 0 ends the stack.
+void ExpectInnerThenOuter(const TwoFunctions& space, const UnwindResult& result) {
   ASSERT_EQ(result.frames.size(), 2u);
   EXPECT_EQ(result.frames[0], (UnwoundFrame{space.sampled(), true}));
   EXPECT_EQ(result.frames[1], (UnwoundFrame{space.after_call(), false}));
   EXPECT_EQ(result.reason, StopReason::kOutermost);
+}
+
+TEST(DerivedRulesWalkTest, StepsThroughJitFramesAndChecksReturnAddresses) {
+  TwoFunctions space;
+  UnwindResult result = WalkFromInner(space, space.after_call());
+  ExpectInnerThenOuter(space, result);
   EXPECT_EQ(result.steps, (std::array<uint32_t, kRuleSourceCount>{0, 0, 1, 0}));
 
   // The same stack with a return address one byte off: no call ends there.
@@ -854,10 +859,7 @@ TEST(DerivedRulesWalkTest, AnEnginesTablesTakeTheWalkWhereTheAnalysisHasNoRule) 
   ASSERT_NE(space.tables(), nullptr);
   EXPECT_EQ(space.inner().Find(space.sampled()), nullptr) << "the analysis reads none of it";
   UnwindResult result = WalkFromInner(space, space.after_call());
-  ASSERT_EQ(result.frames.size(), 2u);
-  EXPECT_EQ(result.frames[0], (UnwoundFrame{space.sampled(), true}));
-  EXPECT_EQ(result.frames[1], (UnwoundFrame{space.after_call(), false}));
-  EXPECT_EQ(result.reason, StopReason::kOutermost);
+  ExpectInnerThenOuter(space, result);
   // One step, by the tables; outer's return address of 0 ends the walk without one.
   EXPECT_EQ(result.steps, (std::array<uint32_t, kRuleSourceCount>{0, 1, 0, 0}));
 

@@ -15,6 +15,7 @@
 #include "jitscope/formats/output_formats.h"
 #include "jitscope/record/stop_signals.h"
 #include "jitscope/report/unwound_session.h"
+#include "jitscope/unwind/unwinder.h"
 
 namespace jitscope::cli {
 namespace {
@@ -38,16 +39,8 @@ uint64_t UnwindAtEnd(const std::string& directory, uint64_t recorded, std::FILE*
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  // "12 end of stack, 3 no rule"
-  const auto counts = [](const std::vector<std::pair<std::string, uint64_t>>& list) {
-    std::string text;
-    for (const auto& [name, count] : list) {
-      fmt::format_to(std::back_inserter(text), "{}{} {}", text.empty() ? "" : ", ", count, name);
-    }
-    return text;
-  };
-  const std::string ends = counts(unwound->stats.Ends());
-  const std::string steps = counts(unwound->stats.Steps());
+  const std::string ends = unwind::DescribeCounts(unwound->stats.Ends());
+  const std::string steps = unwind::DescribeCounts(unwound->stats.Steps());
   fmt::print(err, "jitscope record: unwound {} samples in {:.2f} s ({}{}{}){}\n", unwound->samples,
              seconds, ends.empty() ? "none" : ends, steps.empty() ? "" : "; steps by rule: ", steps,
              unwound->dropped == 0

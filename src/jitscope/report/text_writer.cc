@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "jitscope/report/utf8.h"
+#include "jitscope/unwind/unwinder.h"
 
 namespace jitscope::report {
 namespace {
@@ -38,13 +39,6 @@ std::string SourceOf(const Location& l, SortKey sort) {
   if (sort == SortKey::kModule || l.file.empty()) return "";
   if (sort == SortKey::kMethod || l.line == 0) return l.file;
   return fmt::format("{}:{}", l.file, l.line);
-}
-
-// "12 end of stack, 3 no rule"
-std::string Counts(const std::vector<std::pair<std::string, uint64_t>>& counts) {
-  std::vector<std::string> parts;
-  for (const auto& [name, count] : counts) parts.push_back(fmt::format("{} {}", count, name));
-  return fmt::format("{}", fmt::join(parts, ", "));
 }
 
 std::string Percent(uint64_t part, uint64_t whole) {
@@ -115,7 +109,7 @@ std::string RenderText(const Profile& profile, const TextOptions& options) {
   }
   if (!profile.unwind_stops.empty()) {
     out += fmt::format("# stacks unwound from DWARF call-frame information, walks ending in: {}\n",
-                       Counts(profile.unwind_stops));
+                       unwind::DescribeCounts(profile.unwind_stops));
     if (profile.guessed_walks > 0) {
       out += fmt::format(
           "# {} walks that stopped carried on by the frame-pointer chain: the frames outside "

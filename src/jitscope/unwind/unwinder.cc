@@ -119,6 +119,14 @@ std::vector<std::pair<std::string, uint64_t>> UnwindStats::Steps() const {
   return sources;
 }
 
+std::string DescribeCounts(const std::vector<std::pair<std::string, uint64_t>>& counts) {
+  std::string text;
+  for (const auto& [name, count] : counts) {
+    text += (text.empty() ? "" : ", ") + std::to_string(count) + " " + name;
+  }
+  return text;
+}
+
 std::vector<std::pair<std::string, uint64_t>> UnwindStats::Ends() const {
   std::vector<std::pair<std::string, uint64_t>> ends;
   for (size_t i = 0; i < kStopReasonCount; ++i) {
@@ -130,7 +138,6 @@ std::vector<std::pair<std::string, uint64_t>> UnwindStats::Ends() const {
 void Unwind(const RegisterFile& registers, const StackMemory& stack, AddressSpace& space,
             const UnwindLimits& limits, UnwindResult& result) {
   result.frames.clear();
-  result.stopped = {};
   result.steps = {};
   uint64_t pc = 0;
   if (!registers.is_valid() || !registers.Get(registers.pc_register(), pc) ||

@@ -98,7 +98,7 @@ struct UnwindResult {
   std::vector<UnwoundFrame> frames;  // the sampled pc first
   StopReason reason = StopReason::kOutermost;
   // The registers of the last frame, when the walk stopped because a step could not be taken
-  // (a rule read past the stack copy, or memory the sample does not hold).
+  // (kStackCopyTooShort, kUnreadableMemory); left as an earlier walk set it otherwise.
   RegisterFile stopped;
   std::array<uint32_t, kRuleSourceCount> steps{};  // the steps taken, by their rule's source
   void CountStep(RuleSource source) { ++steps[static_cast<size_t>(source)]; }
@@ -121,5 +121,8 @@ struct UnwindStats {
   // The sources some step's rule came from, in their order: (RuleSourceName, count).
   std::vector<std::pair<std::string, uint64_t>> Steps() const;
 };
+
+// "12 end of stack, 3 no rule": a list of Ends() or Steps() as the tools print it.
+std::string DescribeCounts(const std::vector<std::pair<std::string, uint64_t>>& counts);
 
 }  // namespace jitscope::unwind
