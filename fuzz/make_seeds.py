@@ -6,6 +6,9 @@
 # `awk 'BEGIN{for(i=0;i<2e6;i++)s+=i}'` at -F 100 with -e cpu-clock: awk_fp.data `-k 1 -g`,
 # awk_dwarf.data `-k 1 --call-graph dwarf,512`, awk_z.data `-z -k 1 -g`, awk_two_events.data
 # `-g -e cpu-clock,page-faults` (two attrs, no -k 1).
+# The real seed corpus/registered_frames/lli_mcjit.jsf was written by libjitscope-frames.so
+# preloaded into `lli-14 -jit-kind=mcjit` running tests/unwind/cfi_shapes.c (clang-14 -O2
+# -fomit-frame-pointer -S -emit-llvm).
 import os, struct
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -199,6 +202,24 @@ def oprofile_unknown_and_torn():
     return (oprofile() + struct.pack('<IIQQ', 7, 24, 1700000005, 0x6000) +
             struct.pack('<IIQQQII', 0, 64, 1700000006, 0x6000, 0x6000, 0x10, 0) + b'torn')
 
+def registered_frames():
+    # A CIE ("zR", pcrel|sdata4) and an FDE for 0x40 bytes at 0x7f0000001000, registered at
+    # 0x7f0000100000; a second registration of a CIE with absolute pointers; the first one's
+    # deregistration; then a record cut short.
+    address = 0x7f0000100000
+    cie = struct.pack('<II', 20, 0) + bytes([1]) + b'zR\0' + bytes([1, 0x78, 16, 1, 0x1b, 0x0c, 7, 8, 0x90, 1, 0, 0])
+    field = address + len(cie) + 8
+    fde = struct.pack('<IIiI', 16, len(cie) + 4, 0x7f0000001000 - field, 0x40) + bytes(4)
+    eh = cie + fde + bytes(4)
+    plain_cie = struct.pack('<II', 12, 0) + bytes([1, 0, 1, 0x78, 16, 0x0c, 7, 8])
+    plain = plain_cie + struct.pack('<IIQQ', 20, len(plain_cie) + 4, 0x401000, 0x30) + bytes(4)
+    def record(kind, time, at, body):
+        pad = (-len(body)) % 8
+        return struct.pack('<IIQQ', kind, len(body), time, at) + body + bytes(pad)
+    header = b'JSFRAMES' + struct.pack('<IIII', 1, 24, 42, 0)
+    return (header + record(1, 100, address, eh) + record(1, 150, 0x600000, plain) +
+            record(2, 200, address, b'') + record(1, 300, address, eh)[:30])
+
 def write(path, data):
     with open(os.path.join(here, 'corpus', path), 'wb') as f:
         f.write(data)
@@ -229,4 +250,6 @@ write('derived_rules/synthetic_split_function', derived_rules_split_function())
 write('derived_rules/synthetic_frames', derived_rules_frames())
 write('derived_rules/synthetic_prologue_call', derived_rules_prologue_call())
 write('oprofile_dump/synthetic_i386.dump', oprofile(i386=True))
+os.makedirs(os.path.join(here, 'corpus', 'registered_frames'), exist_ok=True)
+write('registered_frames/synthetic.jsf', registered_frames())
 write('oprofile_dump/synthetic_unknown_and_torn.dump', oprofile_unknown_and_torn())

@@ -146,6 +146,7 @@ TEST_F(Installed, EveryFileInItsPlace) {
       "lib/libjitscope-collector.so -> libjitscope-collector.so.0",
       "lib/libjitscope-collector.so.0 -> libjitscope-collector.so." + version,
       "lib/libjitscope-collector.so." + version,
+      "lib/libjitscope-frames.so",
       "lib/libjvmti_opagent.so",
       "lib/libopagent.so -> libopagent.so.1",
       "lib/libopagent.so.1 -> libopagent.so.1.0.1",

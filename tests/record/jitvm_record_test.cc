@@ -6,7 +6,9 @@
 #include <asm/perf_regs.h>
 #include <linux/perf_event.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -149,6 +151,34 @@ TEST(JitvmRecordTest, KeepStacksNeedsDwarf) {
   EXPECT_EQ(result.err,
             "jitscope record: error: --keep-stacks applies to --call-graph dwarf: an fp session "
             "keeps no stack copies\nRun 'jitscope record --help' for usage.\n");
+}
+
+// The library is preloaded into a command record starts; a running process has long registered
+// its tables.
+TEST(JitvmRecordTest, RegisteredFramesNeedACommandToStart) {
+  test_support::TempDir tmp;
+  auto result = test_support::RunProgram({JITSCOPE_CLI, "record", "--registered-frames", "-p",
+                                          std::to_string(::getpid()), "-o", tmp.path() + "/session",
+                                          "--", "true"});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.err,
+            "jitscope record: error: --registered-frames applies to a command record starts: a "
+            "running process registered its tables before the recording\nRun 'jitscope record "
+            "--help' for usage.\n");
+  EXPECT_FALSE(std::filesystem::exists(tmp.path() + "/session"));
+}
+
+// The library is preloaded before what the command's environment preloads already (the tables
+// it keeps are read by report: jit_unwind_e2e_test.cc).
+TEST(JitvmRecordTest, RegisteredFramesPreloadsTheLibraryIntoTheCommand) {
+  test_support::TempDir tmp;
+  const std::string dir = tmp.path() + "/session";
+  auto result = test_support::RunProgram({JITSCOPE_CLI, "record", "--registered-frames", "-o", dir,
+                                          "--", "/bin/sh", "-c", "echo \"$LD_PRELOAD\""},
+                                         {{"LD_PRELOAD", "libm.so.6"}});
+  ASSERT_EQ(result.exit_code, 0) << result.Describe();
+  const std::string library = std::filesystem::canonical(JITSCOPE_FRAMES).string();
+  EXPECT_EQ(result.out, library + ":libm.so.6\n");
 }
 
 }  // namespace

@@ -170,17 +170,18 @@ TEST(JitUnwindE2eTest, AFramePointerChainCarriesOnWalksThatStopInCodeWithoutByte
   EXPECT_GT(carried * 100, in_leaf * 95) << carried << " of " << in_leaf << "\n" << folded.out;
 }
 
-// The samples of session `dir` whose stack (kernel frames left out) ends in `leaf`, and of those
-// the ones `exact` accepts (given the frames, outermost first); with the folded report.
+// The samples of `recording` (a session or a perf.data) whose stack (kernel frames left out) ends
+// in `leaf`, and of those the ones `exact` accepts (given the frames, outermost first); with the
+// folded report.
 struct LeafStacks {
   uint64_t in_leaf = 0;
   uint64_t exact = 0;
   std::string folded;
 };
-LeafStacks CountLeafStacks(const std::string& dir, const std::string& leaf,
+LeafStacks CountLeafStacks(const std::string& recording, const std::string& leaf,
                            const std::function<bool(const std::vector<std::string>&)>& exact) {
   LeafStacks counts;
-  auto folded = RunProgram({JITSCOPE_CLI, "report", dir, "--format", "folded"});
+  auto folded = RunProgram({JITSCOPE_CLI, "report", recording, "--format", "folded"});
   EXPECT_EQ(folded.exit_code, 0) << folded.err;
   counts.folded = folded.out;
   for (const FoldedStack& stack : ParseFolded(folded.out)) {
@@ -231,20 +232,33 @@ TEST(JitUnwindE2eTest, HotspotWalksReachTheThreadsEntryWithoutFramePointers) {
   ExpectWalksReachTheEntry(dir, 100, percent);
 }
 
-// Another engine: LLVM's MCJIT (lli-14) writes a jitdump with each function's code (and keeps its
-// .eh_frame to itself). The rules derived from the jitdump's bytes carry every sample in leaf
-// through middle and main to the thread's entry.
-TEST(JitUnwindE2eTest, LliJitCodeIsUnwoundFromTheJitdumpsBytes) {
-  TempDir tmp;
+// lli_chain.c compiled for lli-14, in `tmp`.
+std::string CompileLliChain(const TempDir& tmp) {
   const std::string ll = tmp.path() + "/lli_chain.ll";
   auto compile = RunProgram(
       {CLANG_14, "-O2", "-fomit-frame-pointer", "-S", "-emit-llvm", LLI_CHAIN_C, "-o", ll});
-  ASSERT_EQ(compile.exit_code, 0) << compile.err;
-  const std::string dir = tmp.path() + "/session";
-  auto record = RunProgram({JITSCOPE_CLI, "record", "--call-graph", "dwarf", "-o", dir, "--",
-                            LLI_14, "-jit-kind=mcjit", ll},
-                           {{"JITDUMPDIR", tmp.path()}});
-  ASSERT_EQ(record.exit_code, 0) << record.err;
+  EXPECT_EQ(compile.exit_code, 0) << compile.err;
+  return ll;
+}
+
+// `jitscope record [extra] -- lli-14 -jit-kind=mcjit lli_chain.ll` with LLVM's jitdump in
+// `jitdump_dir` (/dev/null: none, as LLVM cannot create its directory there); returns record's
+// output.
+test_support::ProcessResult RecordLliChain(const TempDir& tmp, const std::string& dir,
+                                           const std::vector<std::string>& extra,
+                                           const std::string& jitdump_dir) {
+  const std::string ll = CompileLliChain(tmp);
+  std::vector<std::string> argv = {JITSCOPE_CLI, "record", "--call-graph", "dwarf", "-o", dir};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  argv.insert(argv.end(), {"--", LLI_14, "-jit-kind=mcjit", ll});
+  auto record = RunProgram(argv, {{"JITDUMPDIR", jitdump_dir}});
+  EXPECT_EQ(record.exit_code, 0) << record.Describe();
+  return record;
+}
+
+// Every sample in leaf must have the one true stack: main > middle > leaf under the thread's
+// entry.
+void ExpectExactLliLeafStacks(const std::string& dir) {
   const LeafStacks stacks = CountLeafStacks(dir, "leaf_[j]", [](const auto& frames) {
     const size_t n = frames.size();
     return n >= 4 && frames.front() == "_start" && frames[n - 3] == "main_[j]" &&
@@ -254,6 +268,78 @@ TEST(JitUnwindE2eTest, LliJitCodeIsUnwoundFromTheJitdumpsBytes) {
   EXPECT_GE(stacks.exact * 100, stacks.in_leaf * 95)
       << stacks.exact << " of " << stacks.in_leaf << "\n"
       << stacks.folded;
+}
+
+// Another engine: LLVM's MCJIT (lli-14) writes a jitdump with each function's code (and keeps its
+// .eh_frame to itself). The rules derived from the jitdump's bytes carry every sample in leaf
+// through middle and main to the thread's entry.
+TEST(JitUnwindE2eTest, LliJitCodeIsUnwoundFromTheJitdumpsBytes) {
+  TempDir tmp;
+  const std::string dir = tmp.path() + "/session";
+  RecordLliChain(tmp, dir, {}, tmp.path());
+  ExpectExactLliLeafStacks(dir);
+}
+
+// lli-14 hands the .eh_frame of the code MCJIT loads to libgcc (__register_frame); record
+// --registered-frames keeps it. The walks through LLVM's code then take LLVM's own tables, which
+// describe all of it (no step needs a derived rule), and still find each sample's one stack.
+TEST(JitUnwindE2eTest, LlisRegisteredTablesTakeTheStepsThroughItsCode) {
+  TempDir tmp;
+  const std::string dir = tmp.path() + "/session";
+  auto record = RecordLliChain(tmp, dir, {"--registered-frames"}, tmp.path());
+  const std::map<std::string, uint64_t> steps =
+      test_support::CountsAfter(record.err, "steps by rule: ");
+  EXPECT_GT(steps.count("engine tables") ? steps.at("engine tables") : 0, 100u) << record.err;
+  EXPECT_EQ(steps.count("derived"), 0u) << record.err;
+  ExpectExactLliLeafStacks(dir);
+}
+
+// The samples of a recording (a session or a perf.data) of lli_chain.c whose leaf is in JIT code
+// no file names ("[anonymous]"), and those whose walk went from there through the other two JIT
+// frames (main and middle) and lli's native frames to the thread's entry.
+LeafStacks CountAnonymousLeaves(const std::string& recording) {
+  return CountLeafStacks(recording, "[anonymous]", [](const auto& frames) {
+    const size_t n = frames.size();
+    return n >= 5 && frames.front() == "_start" &&
+           frames[n - 4].starts_with("llvm::MCJIT::runFunction(") &&
+           frames[n - 3] == "[anonymous]" && frames[n - 2] == "[anonymous]";
+  });
+}
+
+// Where no JIT file describes the code (LLVM cannot write its jitdump), the walks through it have
+// no rule, unless the tables the engine registered were kept: then they reach the thread's entry
+// through lli's native frames, with the three JIT frames (main, middle, leaf) unnamed.
+TEST(JitUnwindE2eTest, LliCodeNoFileDescribesIsUnwoundByTheTablesItRegistered) {
+  TempDir tmp;
+  const std::string without = tmp.path() + "/without";
+  RecordLliChain(tmp, without, {}, "/dev/null");
+  const LeafStacks plain = CountAnonymousLeaves(without);
+  ASSERT_GT(plain.in_leaf, 50u) << plain.folded;
+  EXPECT_EQ(plain.exact, 0u) << plain.folded;
+
+  const std::string with = tmp.path() + "/with";
+  RecordLliChain(tmp, with, {"--registered-frames"}, "/dev/null");
+  const LeafStacks registered = CountAnonymousLeaves(with);
+  ASSERT_GT(registered.in_leaf, 50u) << registered.folded;
+  EXPECT_GE(registered.exact * 100, registered.in_leaf * 95) << registered.folded;
+}
+
+// The same under `perf record --call-graph dwarf` with libjitscope-frames.so preloaded by hand:
+// it writes its file into the working directory, beside perf.data, where report finds it.
+TEST(JitUnwindE2eTest, LliUnderPerfRecordIsUnwoundByTheTablesThePreloadKept) {
+  TempDir tmp;
+  const std::string ll = CompileLliChain(tmp);
+  const std::string command =
+      "cd " + tmp.path() + " && " + PERF_PROGRAM +
+      " record -q -N -k 1 --call-graph dwarf -e cpu-clock -o perf.data -- " + LLI_14 +
+      " -jit-kind=mcjit " + ll;
+  auto perf = RunProgram({"/bin/sh", "-c", command},
+                         {{"JITDUMPDIR", "/dev/null"}, {"LD_PRELOAD", JITSCOPE_FRAMES}},
+                         {.unset = {"JITSCOPE_OUTPUT_DIR"}});
+  ASSERT_EQ(perf.exit_code, 0) << perf.Describe();
+  const LeafStacks counts = CountAnonymousLeaves(tmp.path() + "/perf.data");
+  ASSERT_GT(counts.in_leaf, 50u) << counts.folded;
+  EXPECT_GE(counts.exact * 100, counts.in_leaf * 95) << counts.folded;
 }
 
 // jit_leaf_harness.c: native C without frame pointers calls a JIT leaf without one. Every

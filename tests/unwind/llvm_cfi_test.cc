@@ -2,12 +2,14 @@
 //
 // Ground truth from an engine's own unwind information (issue 15): LLVM's MCJIT writes, for the
 // code it JIT-compiles, the .eh_frame it would write for an object file, and registers it with
-// the in-process unwinder (__register_frame). jitscope does not capture that at run time, but
-// lli's object cache (-enable-cache-manager) keeps the very object lli loaded. Linked at fixed
-// addresses by ld, its CFI is LLVM's own for each function lli ran, and the jitdump lli writes
-// holds the bytes it ran. The rules derived from those bytes (rule_agreement.h) must equal LLVM's
-// CFI at every instruction where they claim a rule, for cfi_shapes.c's functions at several
-// optimisation levels, with and without frame pointers.
+// the in-process unwinder (__register_frame). The rules derived from the bytes lli ran (the
+// jitdump it writes; rule_agreement.h) must equal LLVM's CFI at every instruction where they
+// claim a rule, for cfi_shapes.c's functions at several optimisation levels, with and without
+// frame pointers. LLVM's CFI is read twice:
+//  - as registered: libjitscope-frames.so, preloaded as `record --registered-frames` does,
+//    keeps each registered .eh_frame with the address it was registered at;
+//  - from lli's object cache (-enable-cache-manager), which keeps the very object lli loaded,
+//    linked at fixed addresses by ld.
 #include <cctype>
 #include <filesystem>
 #include <functional>
@@ -18,6 +20,7 @@
 #include <gtest/gtest.h>
 
 #include "jitscope/formats/jitdump_reader.h"
+#include "jitscope/formats/registered_frames.h"
 #include "support/files.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
@@ -49,6 +52,22 @@ std::string FindFile(const std::string& dir,
 
 class LlvmCfiTest : public ::testing::TestWithParam<std::vector<std::string>> {};
 
+// What every comparison must find: LLVM describes all of its code, and agrees with the rules.
+void ExpectAgreement(const testing::RuleAgreement& all, size_t functions) {
+  EXPECT_EQ(functions, kShapesFunctions);
+  EXPECT_EQ(all.other_base, 0u) << all.Describe();
+  EXPECT_EQ(all.cfa_differs, 0u) << all.Describe();
+  EXPECT_EQ(all.return_address_differs, 0u) << all.Describe();
+  EXPECT_EQ(all.saved_differs, 0u) << all.Describe();
+  // Not compared: a register the analysis has seen pushed while LLVM's CFI still calls it
+  // unchanged (LLVM describes a prologue's pushes after the last of them). Until the code writes
+  // the register, both are true.
+  // Every instruction the analysis claims is compared: LLVM describes all of its code. And every
+  // instruction that runs has a rule, a switch's cases too; only alignment padding has none.
+  EXPECT_EQ(all.compared, all.claimed) << all.Describe();
+  EXPECT_EQ(all.claimed + all.padding, all.instructions) << all.Describe();
+}
+
 TEST_P(LlvmCfiTest, RulesDerivedFromLlisCodeEqualLlvmsOwnCfi) {
   TempDir tmp;
   const std::string ll = tmp.path() + "/cfi_shapes.ll";
@@ -59,7 +78,9 @@ TEST_P(LlvmCfiTest, RulesDerivedFromLlisCodeEqualLlvmsOwnCfi) {
   ASSERT_TRUE(compiled.ok()) << compiled.Describe();
   auto ran = RunProgram(
       {LLI_14, "-jit-kind=mcjit", "-enable-cache-manager", "-object-cache-dir=" + tmp.path(), ll},
-      {{"JITDUMPDIR", tmp.path()}});
+      {{"JITDUMPDIR", tmp.path()},
+       {"LD_PRELOAD", JITSCOPE_FRAMES},
+       {"JITSCOPE_OUTPUT_DIR", tmp.path()}});
   ASSERT_TRUE(ran.exited()) << ran.Describe();
   const std::string object =
       FindFile(tmp.path(), [](const std::string& name) { return name == "cfi_shapes.o"; });
@@ -78,6 +99,17 @@ TEST_P(LlvmCfiTest, RulesDerivedFromLlisCodeEqualLlvmsOwnCfi) {
       std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()), jitdump_path);
   ASSERT_TRUE(jitdump.ok()) << jitdump.status().message();
 
+  const std::string frames_path = FindFile(tmp.path(), [](const std::string& name) {
+    return name.starts_with("frames-") && name.ends_with(".jsf");
+  });
+  ASSERT_FALSE(frames_path.empty()) << "lli registered no tables under " << tmp.path();
+  const std::string frames_bytes = ReadFile(frames_path);
+  auto frames = formats::ParseRegisteredFrames(
+      std::span(reinterpret_cast<const uint8_t*>(frames_bytes.data()), frames_bytes.size()),
+      frames_path);
+  ASSERT_TRUE(frames.ok()) << frames.status().message();
+  ASSERT_TRUE(frames->error.ok()) << frames->error.message();
+
   auto module = CfiModule::Open(linked);
   ASSERT_TRUE(module.ok()) << module.status().message();
   std::map<std::string, testing::ElfFunction> by_name;
@@ -87,8 +119,26 @@ TEST_P(LlvmCfiTest, RulesDerivedFromLlisCodeEqualLlvmsOwnCfi) {
   auto decoder = disasm::Decoder::Create(disasm::Mode::kX86_64);
   ASSERT_TRUE(decoder.has_value());
 
-  testing::RuleAgreement all;
-  size_t functions = 0;
+  // The registered table whose FDEs describe `address`, read once.
+  std::map<const formats::FrameRegistration*, std::unique_ptr<CfiModule>> registered;
+  const auto registered_at = [&](uint64_t address) -> CfiModule* {
+    for (const formats::FrameRegistration& registration : frames->registrations) {
+      for (const formats::CodeRange& range : registration.ranges) {
+        if (address < range.begin || address >= range.end) continue;
+        auto [it, inserted] = registered.try_emplace(&registration);
+        if (inserted) {
+          auto read = CfiModule::FromEhFrame(registration.eh_frame, registration.address);
+          EXPECT_TRUE(read.ok()) << read.status().message();
+          if (read.ok()) it->second = std::move(*read);
+        }
+        return it->second.get();
+      }
+    }
+    return nullptr;
+  };
+
+  testing::RuleAgreement with_object, with_registered;
+  size_t in_object = 0, in_registered = 0;
   for (const formats::JitdumpRecord& record : jitdump->records) {
     if (record.kind != formats::JitdumpRecordKind::kCodeLoad || record.code.empty()) continue;
     auto it = by_name.find(std::string(record.name));
@@ -97,21 +147,22 @@ TEST_P(LlvmCfiTest, RulesDerivedFromLlisCodeEqualLlvmsOwnCfi) {
     const testing::RuleAgreement one = testing::CompareWithCfi(
         *decoder, record.code, record.code_addr, **module, it->second.address);
     EXPECT_GT(one.compared, 0u) << record.name << ": " << one.Describe();
-    all.Add(one);
-    ++functions;
+    with_object.Add(one);
+    ++in_object;
+    CfiModule* tables = registered_at(record.code_addr);
+    EXPECT_NE(tables, nullptr) << record.name << " is in no registered table";
+    if (tables == nullptr) continue;
+    const testing::RuleAgreement as_registered =
+        testing::CompareWithCfi(*decoder, record.code, record.code_addr, *tables, record.code_addr);
+    // The same CFI, read where it ran: the same counts (the details name other addresses).
+    const std::string counts = one.Describe().substr(0, one.Describe().find('\n'));
+    EXPECT_EQ(as_registered.Describe().substr(0, as_registered.Describe().find('\n')), counts)
+        << record.name;
+    with_registered.Add(as_registered);
+    ++in_registered;
   }
-  EXPECT_EQ(functions, kShapesFunctions);
-  EXPECT_EQ(all.other_base, 0u) << all.Describe();
-  EXPECT_EQ(all.cfa_differs, 0u) << all.Describe();
-  EXPECT_EQ(all.return_address_differs, 0u) << all.Describe();
-  EXPECT_EQ(all.saved_differs, 0u) << all.Describe();
-  // Not compared: a register the analysis has seen pushed while LLVM's CFI still calls it
-  // unchanged (LLVM describes a prologue's pushes after the last of them). Until the code writes
-  // the register, both are true.
-  // Every instruction the analysis claims is compared: LLVM describes all of its code. And every
-  // instruction that runs has a rule, a switch's cases too; only alignment padding has none.
-  EXPECT_EQ(all.compared, all.claimed) << all.Describe();
-  EXPECT_EQ(all.claimed + all.padding, all.instructions) << all.Describe();
+  ExpectAgreement(with_object, in_object);
+  ExpectAgreement(with_registered, in_registered);
 }
 
 INSTANTIATE_TEST_SUITE_P(

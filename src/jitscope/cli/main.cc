@@ -142,6 +142,12 @@ void AddRecordCommand(CLI::App& app, record::SessionOptions& options,
                     "With --call-graph dwarf: keep each sample's registers and stack copy in the "
                     "session, for 'jitscope report' to unwind each time it runs, instead of "
                     "unwinding them when the recording ends");
+  command->add_flag("--registered-frames", command_options.registered_frames,
+                    "Preload libjitscope-frames.so into the command (x86-64 programs: a 32-bit "
+                    "one prints that it ignored it) to keep the unwind tables its JIT engines "
+                    "register with __register_frame (LLVM's MCJIT and ORC, Wasmtime) in the "
+                    "session, as frames-PID.jsf; the walks through that code take them before "
+                    "rules derived from its bytes, and code no JIT file describes gets rules");
   command->add_option("--formats", options.formats,
                       "Files the collector writes (JITSCOPE_FORMATS), comma-separated, of: " +
                           formats::KnownOutputFormats() + "; default: trace");

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "jitscope/formats/output_formats.h"
+#include "jitscope/record/install_tree.h"
 #include "jitscope/record/stop_signals.h"
 #include "jitscope/report/unwound_session.h"
 #include "jitscope/unwind/unwinder.h"
@@ -107,6 +108,12 @@ int RunRecord(record::SessionOptions options, const RecordCommandOptions& comman
         "--keep-stacks applies to --call-graph dwarf: an fp session "
         "keeps no stack copies");
   }
+  if (status.ok() && command_options.registered_frames &&
+      (!options.attach.empty() || options.system_wide)) {
+    status = base::Status::Error(
+        "--registered-frames applies to a command record starts: a running process registered "
+        "its tables before the recording");
+  }
   if (!status.ok()) {
     std::fprintf(err, "jitscope record: error: %s\nRun 'jitscope record --help' for usage.\n",
                  status.message().c_str());
@@ -125,6 +132,16 @@ int RunRecord(record::SessionOptions options, const RecordCommandOptions& comman
   // collector is installed beside the 64-bit one.
   if (base::StatusOr<std::string> collector32 = record::FindCollector("lib32"); collector32.ok()) {
     options.collector32_path = *collector32;
+  }
+  if (command_options.registered_frames) {
+    base::StatusOr<std::string> frames =
+        record::FindInstalledLibrary("libjitscope-frames.so", "the frame-registration library");
+    if (!frames.ok()) {
+      std::fprintf(err, "jitscope record: error: --registered-frames: %s\n",
+                   frames.status().message().c_str());
+      return 1;
+    }
+    options.preload_path = *frames;
   }
   base::StatusOr<record::SessionResult> result = record::RunSession(options);
   if (!result.ok()) {

@@ -22,6 +22,9 @@ struct RecordCommandOptions {
   // `jitscope report` to unwind, instead of unwinding them when the recording ends
   // (report/unwound_session.h).
   bool keep_stacks = false;
+  // Preload libjitscope-frames.so into the command, to capture the unwind tables its JIT
+  // engines register with __register_frame (formats/registered_frames.h).
+  bool registered_frames = false;
 };
 
 // Returns the process exit code: the command's; 2 for a bad option (the command never starts);

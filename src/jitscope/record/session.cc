@@ -54,6 +54,13 @@ constexpr int kPollTimeoutMs = 50;
       ::setenv("INTEL_JIT_PROFILER32", options.collector32_path.c_str(), 1);
     }
     ::setenv("JITSCOPE_OUTPUT_DIR", options.output_dir.c_str(), 1);
+    if (!options.preload_path.empty()) {
+      const char* preloaded = std::getenv("LD_PRELOAD");
+      const std::string preload = preloaded != nullptr && *preloaded != '\0'
+                                      ? options.preload_path + ":" + preloaded
+                                      : options.preload_path;
+      ::setenv("LD_PRELOAD", preload.c_str(), 1);
+    }
     if (!options.formats.empty()) ::setenv("JITSCOPE_FORMATS", options.formats.c_str(), 1);
   }
   std::vector<char*> argv;

@@ -51,6 +51,9 @@ struct SessionOptions {
   std::string formats;           // JITSCOPE_FORMATS for the collector; empty = its default
   std::string collector_path;    // INTEL_JIT_PROFILER64; empty = do not set it
   std::string collector32_path;  // INTEL_JIT_PROFILER32, for 32-bit processes; empty = do not set
+  // Preloaded into the command (LD_PRELOAD, before what the environment preloads already):
+  // libjitscope-frames.so for --registered-frames; empty = nothing.
+  std::string preload_path;
   std::vector<std::string> command;  // with `attach`: the command that times the recording
   std::vector<pid_t> attach;         // record -p: running processes to sample
   bool system_wide = false;          // record -a: every process on every CPU

@@ -469,11 +469,15 @@ std::vector<std::string> FindAttachedTraces(const std::vector<std::string>& coll
     if (listing == nullptr) continue;
     while (const dirent* entry = ::readdir(listing)) {
       std::string_view name = entry->d_name;
-      if (!name.starts_with("jit-") || !name.ends_with(".jsc")) continue;
-      // jit-<pid>.<n>.jsc: the collector's name when jit-<pid>.jsc was taken.
+      // The collector's traces and the unwind tables libjitscope-frames.so keeps (jit-<pid>.jsc,
+      // frames-<pid>.jsf; jit-<pid>.<n>.jsc when the name was taken).
+      const char* prefix = name.starts_with("jit-") && name.ends_with(".jsc")      ? "jit-"
+                           : name.starts_with("frames-") && name.ends_with(".jsf") ? "frames-"
+                                                                                   : nullptr;
+      if (prefix == nullptr) continue;
       const size_t dot = name.find('.');
       const std::optional<uint32_t> pid =
-          formats::ParsePidFileName(name.substr(0, dot), "jit-", "");
+          formats::ParsePidFileName(name.substr(0, dot), prefix, "");
       if (!pid || std::find(pids.begin(), pids.end(), *pid) == pids.end()) continue;
       const std::string path = dir + "/" + std::string(name);
       if (IsRegularFile(path)) found.insert(path);

@@ -119,7 +119,9 @@ std::vector<std::string> FindForeignJitFiles(const std::string& session_director
 // The collector's traces of processes `record -p` attached to, which they wrote into their own
 // JITSCOPE_OUTPUT_DIR (session.json's "collector_output_dir", never searched below): the
 // `jit-<pid>.jsc` and `jit-<pid>.<n>.jsc` there of every pid in `pids` (the attached processes
-// and the children they started while recorded).
+// and the children they started while recorded), and the unwind tables libjitscope-frames.so
+// kept beside them (`frames-<pid>.jsf`, `frames-<pid>.<n>.jsf`): beside a perf.data, of a
+// command perf recorded with the library preloaded.
 std::vector<std::string> FindAttachedTraces(const std::vector<std::string>& collector_dirs,
                                             const std::vector<uint32_t>& pids);
 

@@ -67,6 +67,47 @@ unwind::CfiModule* SessionAddressSpace::SuppliedCfiOf(const symbolize::CodeVersi
   return it->second.get();
 }
 
+unwind::CfiModule* SessionAddressSpace::RegisteredCfiAt(uint64_t pc) {
+  if (sources_ == nullptr) return nullptr;
+  auto [it, inserted] = registered_.try_emplace(pid_);
+  RegisteredCode& code = it->second;
+  if (inserted) {
+    for (const formats::FrameRegistration* registration : sources_->RegisteredFrames(pid_)) {
+      for (const formats::CodeRange& range : registration->ranges) {
+        code.by_begin.push_back({range, registration});
+        code.longest = std::max(code.longest, range.end - range.begin);
+      }
+    }
+    std::stable_sort(code.by_begin.begin(), code.by_begin.end(),
+                     [](const auto& a, const auto& b) { return a.range.begin < b.range.begin; });
+  }
+  // Of the FDEs that hold pc, the latest registration's live at the lookup's time (any, when
+  // the times cannot be compared: the latest, as JIT code is named).
+  const formats::FrameRegistration* best = nullptr;
+  auto fde =
+      std::upper_bound(code.by_begin.begin(), code.by_begin.end(), pc,
+                       [](uint64_t address, const auto& f) { return address < f.range.begin; });
+  while (fde != code.by_begin.begin()) {
+    --fde;
+    if (pc - fde->range.begin >= code.longest) break;
+    const formats::FrameRegistration& registration = *fde->registration;
+    const bool live =
+        jit_time_ns_ == symbolize::kLatest ||
+        (registration.registered_ns <= jit_time_ns_ && jit_time_ns_ < registration.deregistered_ns);
+    if (pc < fde->range.end && live &&
+        (best == nullptr || registration.registered_ns > best->registered_ns)) {
+      best = &registration;
+    }
+  }
+  if (best == nullptr) return nullptr;
+  auto [module, created] = registered_modules_.try_emplace(best);
+  if (created) {
+    auto read = unwind::CfiModule::FromEhFrame(best->eh_frame, best->address);
+    if (read.ok()) module->second = std::move(*read);
+  }
+  return module->second.get();
+}
+
 const unwind::CallEffect* SessionAddressSpace::EffectOf(uint64_t target) {
   const JitCode* code = JitCodeOfProcess();
   if (code == nullptr) return nullptr;
@@ -102,10 +143,18 @@ const unwind::CallEffect* SessionAddressSpace::EffectOf(uint64_t target) {
 
 bool SessionAddressSpace::Find(uint64_t pc, unwind::ModuleAt& found) {
   if (const symbolize::CodeVersion* version = JitVersionAt(pc)) {
-    found = {SuppliedCfiOf(*version), 0, &RulesOf(*version)};
+    unwind::CfiModule* supplied = SuppliedCfiOf(*version);
+    found = {supplied != nullptr ? supplied : RegisteredCfiAt(pc), 0, &RulesOf(*version)};
     return true;
   }
   const formats::Mapping* mapping = maps_.Find(pid_, pc, time_ns_);
+  if (mapping == nullptr || IsAnonymousMemory(mapping->filename)) {
+    // JIT code no file recorded, which its engine may have described to the unwinder.
+    if (unwind::CfiModule* registered = RegisteredCfiAt(pc)) {
+      found = {registered, 0, nullptr};
+      return true;
+    }
+  }
   if (mapping == nullptr) return false;
   unwind::CfiModule* module = ModuleOf(*mapping);
   if (module == nullptr) return false;

@@ -2,8 +2,11 @@
 //
 // The unwinder's view of a recorded process (unwind::AddressSpace): which code held a pc at the
 // sample's time.
-//  - JIT code for which the engine supplied unwind tables (a jitdump's UNWINDING_INFO): their
-//    rows, where they have one; elsewhere, as for all JIT code, the rules below.
+//  - JIT code for which the engine supplied unwind tables (a jitdump's UNWINDING_INFO, or else
+//    the .eh_frame it registered with __register_frame, live at the sample's time and describing
+//    the pc: formats/registered_frames.h): their rows, where they have one; elsewhere, as for all
+//    JIT code, the rules below. Registered tables also serve JIT code no file recorded, in
+//    anonymous memory.
 //  - JIT code whose bytes the process's files recorded: the rules derived from the bytes
 //    (unwind/derived_rules.h) of its code version (symbolize::CodeHistory: the function's regions
 //    as loaded; symbolize::CodeStore: their bytes then), computed once per version. A 32-bit
@@ -80,6 +83,9 @@ class SessionAddressSpace : public unwind::AddressSpace, private unwind::CallTar
   // The unwind tables the engine supplied for `version`, read once; nullptr when it supplied
   // none that read.
   unwind::CfiModule* SuppliedCfiOf(const symbolize::CodeVersion& version);
+  // The latest registered .eh_frame of the process that was live at the lookup's time and has
+  // an FDE for `pc`, read once; nullptr when there is none, or it does not read.
+  unwind::CfiModule* RegisteredCfiAt(uint64_t pc);
 
   const ProcessMaps& maps_;
   std::string vdso_path_;
@@ -98,6 +104,18 @@ class SessionAddressSpace : public unwind::AddressSpace, private unwind::CallTar
   std::map<uint32_t, JitCode> jit_code_;              // by pid, built at first use
   std::optional<unwind::DerivedRulesCache> derived_;  // nullopt: no decoder
   std::unordered_map<const symbolize::CodeVersion*, std::unique_ptr<unwind::CfiModule>> supplied_;
+  // A process's registered FDEs, by the start of the code each describes.
+  struct RegisteredCode {
+    struct Fde {
+      formats::CodeRange range;
+      const formats::FrameRegistration* registration;
+    };
+    std::vector<Fde> by_begin;
+    uint64_t longest = 0;
+  };
+  std::map<uint32_t, RegisteredCode> registered_;  // by pid, built at first use
+  std::unordered_map<const formats::FrameRegistration*, std::unique_ptr<unwind::CfiModule>>
+      registered_modules_;
   // By the code that holds the target (a CodeVersion or a CfiModule) and the target's address in
   // it; nullopt: a call there keeps to the ABI.
   std::map<std::pair<const void*, uint64_t>, std::optional<unwind::CallEffect>> effects_;

@@ -23,6 +23,8 @@ const char* SourceFormatName(SourceFormat format) {
       return "perf map";
     case SourceFormat::kOprofileDump:
       return "OProfile dump";
+    case SourceFormat::kRegisteredFrames:
+      return "registered unwind tables";
   }
   return "?";
 }
@@ -32,7 +34,7 @@ struct SourceSet::File {
   std::optional<base::MappedFile> mapping;  // what `parsed` points into
   std::optional<uint32_t> pid;
   std::variant<trace::ParsedTrace, formats::ParsedJitdump, formats::ParsedPerfMap,
-               formats::ParsedOprofileDump>
+               formats::ParsedOprofileDump, formats::ParsedRegisteredFrames>
       parsed;
 };
 
@@ -47,6 +49,7 @@ std::optional<SourceFormat> Detect(std::span<const uint8_t> bytes) {
   if (trace::LooksLikeTrace(bytes)) return SourceFormat::kTrace;
   if (formats::LooksLikeJitdump(bytes)) return SourceFormat::kJitdump;
   if (formats::LooksLikeOprofileDump(bytes)) return SourceFormat::kOprofileDump;
+  if (formats::LooksLikeRegisteredFrames(bytes)) return SourceFormat::kRegisteredFrames;
   if (formats::LooksLikePerfMap(bytes)) return SourceFormat::kPerfMap;
   return std::nullopt;
 }
@@ -97,6 +100,14 @@ base::Status SourceSet::Add(const std::string& path, bool explicit_path,
     case SourceFormat::kOprofileDump: {
       ASSIGN_OR_RETURN(formats::ParsedOprofileDump parsed, formats::ParseOprofileDump(bytes, path));
       file->pid = formats::OprofileDumpPid(path);
+      damage = parsed.error;
+      file->parsed = std::move(parsed);
+      break;
+    }
+    case SourceFormat::kRegisteredFrames: {
+      ASSIGN_OR_RETURN(formats::ParsedRegisteredFrames parsed,
+                       formats::ParseRegisteredFrames(bytes, path));
+      file->pid = parsed.pid;
       damage = parsed.error;
       file->parsed = std::move(parsed);
       break;
@@ -231,9 +242,9 @@ SymbolIndex SourceSet::BuildIndex(std::optional<uint32_t> pid) const {
             ImportJitdump(parsed, builder);
           } else if constexpr (std::is_same_v<T, formats::ParsedPerfMap>) {
             ImportPerfMap(parsed, builder);
-          } else {
+          } else if constexpr (std::is_same_v<T, formats::ParsedOprofileDump>) {
             ImportOprofileDump(parsed, builder);
-          }
+          }  // registered unwind tables name nothing
         },
         file->parsed);
   }
@@ -267,13 +278,29 @@ CodeHistory SourceSet::BuildCodeHistory(uint32_t pid) const {
   return history;
 }
 
+std::vector<const formats::FrameRegistration*> SourceSet::RegisteredFrames(uint32_t pid) const {
+  std::vector<const formats::FrameRegistration*> registrations;
+  // Not FilesOf: a native trace beside them supersedes nothing of theirs.
+  for (const auto& file : files_) {
+    const auto* parsed = std::get_if<formats::ParsedRegisteredFrames>(&file->parsed);
+    if (parsed == nullptr || file->pid != pid) continue;
+    for (const formats::FrameRegistration& registration : parsed->registrations) {
+      registrations.push_back(&registration);
+    }
+  }
+  return registrations;
+}
+
 CodeStore SourceSet::BuildCodeStore(std::optional<uint32_t> pid) const {
   CodeStore store;
   for (const File* file : FilesOf(pid)) {
     std::visit(
         [&](const auto& parsed) {
           using T = std::decay_t<decltype(parsed)>;
-          if constexpr (!std::is_same_v<T, formats::ParsedPerfMap>) ImportCode(parsed, store);
+          if constexpr (!std::is_same_v<T, formats::ParsedPerfMap> &&
+                        !std::is_same_v<T, formats::ParsedRegisteredFrames>) {
+            ImportCode(parsed, store);
+          }
         },
         file->parsed);
   }

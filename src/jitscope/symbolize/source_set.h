@@ -1,9 +1,10 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // The files a symbol index is built from. Each SOURCE is a file of any supported format — the
-// native trace (jit-<pid>.jsc), a perf jitdump, a perf map, an OProfile dump — recognised by its
-// content, never its name, or a directory, searched recursively for such files (anything else
-// in it, like perf inject's jitted-*.so, is passed over).
+// native trace (jit-<pid>.jsc), a perf jitdump, a perf map, an OProfile dump, the unwind tables a
+// process registered (frames-<pid>.jsf, which name nothing: the unwinder reads them) —
+// recognised by its content, never its name, or a directory, searched recursively for such files
+// (anything else in it, like perf inject's jitted-*.so, is passed over).
 //
 // Each file belongs to a process: the pid in its header (trace, jitdump) or its name
 // (perf-<pid>.map, <pid>.dump). The index is per process; files whose pid is unknown join any.
@@ -26,6 +27,7 @@
 #include <vector>
 
 #include "jitscope/base/status.h"
+#include "jitscope/formats/registered_frames.h"
 #include "jitscope/symbolize/code_history.h"
 #include "jitscope/symbolize/code_store.h"
 #include "jitscope/symbolize/symbol_index.h"
@@ -33,7 +35,7 @@
 
 namespace jitscope::symbolize {
 
-enum class SourceFormat { kTrace, kJitdump, kPerfMap, kOprofileDump };
+enum class SourceFormat { kTrace, kJitdump, kPerfMap, kOprofileDump, kRegisteredFrames };
 const char* SourceFormatName(SourceFormat format);
 
 class SourceSet {
@@ -69,6 +71,10 @@ class SourceSet {
   // Which regions make up each version of process `pid`'s JIT code, over time, from its native
   // traces and jitdumps among the same files.
   CodeHistory BuildCodeHistory(uint32_t pid) const;
+  // The unwind tables process `pid` registered with __register_frame (files of
+  // formats/registered_frames.h), in the order of its files and, in each, of registration. They
+  // point into this set's files.
+  std::vector<const formats::FrameRegistration*> RegisteredFrames(uint32_t pid) const;
 
  private:
   struct File;

@@ -84,6 +84,8 @@ class CfiModule {
   bool FileOffsetToAddress(uint64_t file_offset, uint64_t& address) const;
 
   bool is_64bit() const { return is_64bit_; }
+  // The tables are an engine's, for its JIT code (FromEhFrame), not an ELF file's.
+  bool supplied_by_engine() const { return !image_.empty(); }
   // The file's entry point (ELF e_entry), where the kernel starts a process, if it has one.
   std::optional<uint64_t> entry() const { return entry_; }
 

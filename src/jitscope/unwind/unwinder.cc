@@ -180,9 +180,9 @@ void Unwind(const RegisterFile& registers, const StackMemory& stack, AddressSpac
       result.stopped = current;
       return;
     }
-    result.CountStep(derived_row             ? RuleSource::kDerived
-                     : at.derived != nullptr ? RuleSource::kEngineTables
-                                             : RuleSource::kCfi);
+    result.CountStep(derived_row                       ? RuleSource::kDerived
+                     : at.module->supplied_by_engine() ? RuleSource::kEngineTables
+                                                       : RuleSource::kCfi);
     // A derived rule's return address must follow a call: in JIT code, one the analysis of
     // that code found; in an ELF file, one its bytes hold.
     if (derived_row) {

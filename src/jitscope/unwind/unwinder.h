@@ -67,7 +67,7 @@ const char* RuleSourceName(RuleSource source);
 
 // The code at a pc: an ELF file's (module), or JIT code's (derived), whose rules take the pc
 // itself. JIT code may also have a module: the unwind tables its engine supplied (bias 0), whose
-// rows come before the derived ones.
+// rows come before the derived ones; JIT code whose bytes are unknown may have only those.
 struct ModuleAt {
   CfiModule* module = nullptr;
   uint64_t bias = 0;  // pc - bias is the address in the module's file
