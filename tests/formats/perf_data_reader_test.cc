@@ -433,6 +433,26 @@ TEST(PerfDataReaderTest, ARecordThatDecompressesToMoreThan64MiBIsDamage) {
                                 ": a compressed record decompresses to more than 67108864 bytes");
 }
 
+// Each record within its bound, all of them together may still decompress to more than the disk
+// they are spooled to should take: past 1 GiB (for a file this small; 100 times the file's size
+// for a larger one) the rest is refused, and what came before stays.
+TEST(PerfDataReaderTest, CompressedRecordsThatDecompressToMoreThan1GiBAreDamage) {
+  PerfDataBuilder b = Basic();
+  const std::string frame = CompressedCopies(LargestIgnoredRecord(), 1024);  // 64 MiB less a bit
+  const size_t records_within = (uint64_t{1} << 30) / (1024 * 65528);        // 16
+  size_t at = 0;
+  for (size_t i = 0; i <= records_within; ++i) {
+    at = b.DataOffset();
+    b.Record(CompressedRecord(frame));
+  }
+  auto parsed = Parse(b.Build());
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  EXPECT_EQ(parsed->data.samples.size(), 2u);
+  EXPECT_EQ(parsed->damage, "t.data: offset " + std::to_string(at) +
+                                ": the compressed records decompress to more than 1073741824 "
+                                "bytes (1 GiB, or 100 times the file's size if more)");
+}
+
 // Recordings Debian's perf 6.1 wrote: the fuzzer's seeds (fuzz/make_seeds.py says how).
 std::vector<uint8_t> ReadSeed(const std::string& name) {
   auto file = base::MappedFile::Open(std::string(JITSCOPE_PERF_DATA_SEEDS) + "/" + name);

@@ -14,6 +14,7 @@
 // cannot be written drops the records, never the call.
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -62,6 +63,9 @@ bool WriteAll(int fd, std::string_view bytes) {
 
 class FramesFile {
  public:
+  void Lock() { mutex_.lock(); }
+  void Unlock() { mutex_.unlock(); }
+
   void Append(const std::string& record) {
     std::lock_guard lock(mutex_);
     const pid_t pid = ::getpid();
@@ -104,7 +108,13 @@ class FramesFile {
 };
 
 FramesFile& File() {
-  static FramesFile* file = new FramesFile;  // never destroyed: registrations outlive exit()
+  // Never destroyed: registrations outlive exit(). A fork while another thread appends must not
+  // leave the child a mutex no thread of it will unlock: fork waits for the append to end.
+  static FramesFile* file = [] {
+    auto* created = new FramesFile;
+    ::pthread_atfork([] { File().Lock(); }, [] { File().Unlock(); }, [] { File().Unlock(); });
+    return created;
+  }();
   return *file;
 }
 
