@@ -3,6 +3,7 @@
 import os
 import re
 import subprocess
+import time
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -39,6 +40,26 @@ def timed(cmd, cwd):
         fail(f"{' '.join(cmd)} exited with {proc.returncode}: {proc.stderr.strip()[-2000:]}")
     seconds, kilobytes = open(times).read().split()[-2:]
     return float(seconds), int(kilobytes) / 1024.0
+
+
+def run_watching(cmd, cwd, watched):
+    """Runs cmd (as run() does) while polling the size of directory `watched` every 20 ms;
+    returns the process and the largest size seen, in MB (what the recording held on disk at
+    most)."""
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    largest = 0.0
+    while proc.poll() is None:
+        try:
+            largest = max(largest, directory_mb(watched))
+        except OSError:
+            pass  # not made yet, or a file renamed meanwhile
+        time.sleep(0.02)
+    out, err = proc.communicate()
+    if proc.returncode != 0:
+        fail(f"{' '.join(cmd)} exited with {proc.returncode}: {err.strip()[-2000:]}")
+    largest = max(largest, directory_mb(watched))
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err), largest
 
 
 def directory_mb(path):

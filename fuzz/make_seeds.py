@@ -135,6 +135,21 @@ def samples_unwound():
             + sample(300, [user, 0x400010, walk_end + 200])
             + sample(400, [walk_end + 1]))
 
+def samples_mixed():
+    # A --call-graph dwarf samples file `jitscope record` was unwinding while it recorded: the
+    # samples of samples_dwarf(), then two of jitscope's own record type 0x4a530001 (unwound
+    # while recording: the unwound layout, markers and walk's end), one with a reason no unwinder
+    # has.
+    kernel, user = 0xffffffffffffff80, 0xfffffffffffffe00
+    not_after_call, walk_end = 0xfffffffffffff200, 0xfffffffffffff100
+    def unwound(time, chain):
+        body = struct.pack('<QIIQ', 0x400010, 7, 7, time)
+        body += struct.pack('<Q', len(chain)) + b''.join(struct.pack('<Q', v) for v in chain)
+        return perf_rec(0x4a530001, body, misc=2)
+    return (samples_dwarf()
+            + unwound(300, [kernel, 0, user, not_after_call, 0x400010, 0x400420, walk_end + 0])
+            + unwound(350, [user, 0x400010, walk_end + 200]))
+
 def unwind_walk():
     # 17 x86-64 DWARF registers (rip in slot 16 at a low file address of the fuzzer, rsp in slot
     # 7), then a stack copy whose words look like return addresses and saved registers.
@@ -236,6 +251,7 @@ write('oprofile_dump/synthetic.dump', oprofile())
 write('samples/synthetic_dwarf.jss', samples_dwarf())
 write('samples/synthetic_dwarf_truncated.jss', samples_dwarf()[:-40])
 write('samples/synthetic_unwound.jss', samples_unwound())
+write('samples/synthetic_mixed.jss', samples_mixed())
 os.makedirs(os.path.join(here, 'corpus', 'unwind'), exist_ok=True)
 write('unwind/synthetic_walk', unwind_walk())
 write('unwind/synthetic_expression', unwind_expression())

@@ -567,6 +567,44 @@ TEST(UnwoundSamplesTest, AChainTooLongForARecordIsRefused) {
       EncodeUnwoundSample(Sample{}, std::vector<Frame>(8000, Frame{0x401000}), 0, 0, record));
 }
 
+// A --call-graph dwarf file whose recorder unwound some samples as it recorded: those are of
+// jitscope's own record type, decoded as an unwound file's samples; the others keep their
+// registers and stack copies, and no walk's end.
+TEST(UnwoundSamplesTest, AFileMixesSamplesUnwoundWhileRecordingWithSamplesAsRecorded) {
+  Sample sample;
+  sample.pid = 10;
+  sample.tid = 11;
+  sample.time_ns = 6000;
+  sample.ip = 0x401000;
+  std::string unwound;
+  ASSERT_TRUE(EncodeUnwoundSample(
+      sample, std::vector<Frame>{{0x401000, false, true}, {0x402000, false, false}}, 0,
+      PERF_RECORD_MISC_USER, unwound, kRecordUnwoundSample));
+  perf_event_header header{};
+  std::memcpy(&header, unwound.data(), sizeof(header));
+  EXPECT_EQ(header.type, kRecordUnwoundSample);
+
+  const std::string raw = DwarfSampleRecord(PERF_SAMPLE_REGS_ABI_64, 64, 64);  // at 5000
+  base::StatusOr<SampleData> data = ParseSamples(Header(kDwarfFormat) + unwound + raw);
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  EXPECT_EQ(data->counters, SampleCounters{});
+  ASSERT_EQ(data->samples.size(), 2u);
+  // In time order: the one as recorded first.
+  const Sample as_recorded = data->samples[0];
+  EXPECT_EQ(as_recorded.time_ns, 5000u);
+  EXPECT_FALSE(as_recorded.walk_end.has_value());
+  EXPECT_EQ(as_recorded.regs.abi, static_cast<uint64_t>(PERF_SAMPLE_REGS_ABI_64));
+  EXPECT_EQ(as_recorded.stack.size(), 64u);
+  const Sample read = data->samples[1];
+  EXPECT_EQ(read.time_ns, 6000u);
+  EXPECT_EQ(read.pid, 10u);
+  EXPECT_EQ(read.callchain,
+            (std::vector<Frame>{{0x401000, false, false}, {0x402000, false, false}}));
+  EXPECT_EQ(read.walk_end, std::optional<uint8_t>(0));
+  EXPECT_EQ(read.regs.abi, static_cast<uint64_t>(PERF_SAMPLE_REGS_ABI_NONE));
+  EXPECT_TRUE(read.stack.empty());
+}
+
 // Only a frame-pointer layout can be unwound: registers and stack copies are what unwinding
 // replaced.
 TEST(UnwoundSamplesTest, AnUnwoundLayoutHasNoRegisters) {

@@ -10,15 +10,22 @@
 // trace holds (unwind/derived_rules.h). So the walks reach the thread's entry through every JIT
 // frame, with and without frame pointers, and name exactly the one possible chain of callers;
 // from a perf.data `perf record --call-graph dwarf` wrote as well.
+#include <signal.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "support/files.h"
 #include "support/folded.h"
 #include "support/process.h"
 #include "support/report_header.h"
@@ -86,11 +93,8 @@ std::string PerfRecordOneCaller(const TempDir& tmp, const std::vector<std::strin
   return tmp.path() + "/perf.data";
 }
 
-void ExpectExactStacksThroughJitCode(const std::vector<std::string>& jitvm_options,
-                                     bool perf = false) {
-  TempDir tmp;
-  const std::string dir =
-      perf ? PerfRecordOneCaller(tmp, jitvm_options) : RecordOneCaller(tmp, jitvm_options);
+// Every sample in leaf of recording `dir` of one_caller.jv has the one true stack, but for 5%.
+void ExpectExactLeafStacks(const std::string& dir) {
   auto text = RunProgram({JITSCOPE_CLI, "report", dir});
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find(" end of stack"), std::string::npos) << text.out;
@@ -111,12 +115,89 @@ void ExpectExactStacksThroughJitCode(const std::vector<std::string>& jitvm_optio
   EXPECT_GE(exact * 100, in_leaf * 95) << exact << " of " << in_leaf << "\n" << folded.out;
 }
 
+void ExpectExactStacksThroughJitCode(const std::vector<std::string>& jitvm_options,
+                                     bool perf = false) {
+  TempDir tmp;
+  ExpectExactLeafStacks(perf ? PerfRecordOneCaller(tmp, jitvm_options)
+                             : RecordOneCaller(tmp, jitvm_options));
+}
+
 TEST(JitUnwindE2eTest, ExactStacksThroughJitCodeWithoutFramePointers) {
   ExpectExactStacksThroughJitCode({"--no-frame-pointers"});
 }
 
 TEST(JitUnwindE2eTest, ExactStacksThroughJitCodeWithFramePointers) {
   ExpectExactStacksThroughJitCode({});
+}
+
+// Whether process `pid` runs (it exists, and has not exited unreaped).
+bool Runs(pid_t pid) {
+  const std::string stat = test_support::ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  const size_t paren = stat.rfind(')');
+  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z';
+}
+
+uint64_t SizeOf(const std::string& path) {
+  std::error_code error;
+  const uintmax_t size = std::filesystem::file_size(path, error);
+  return error ? 0 : size;
+}
+
+// `jitscope record` of one_caller.jv for `iterations`, started, unwinding in batches of 256 KiB.
+std::unique_ptr<test_support::Process> StartRecordingOneCaller(const std::string& dir,
+                                                               const std::string& iterations) {
+  return std::make_unique<test_support::Process>(
+      std::vector<std::string>{JITSCOPE_CLI, "record", "-o", dir, "--", JITVM,
+                               "--no-frame-pointers", ONE_CALLER_JV, iterations},
+      std::map<std::string, std::string>{{"JITSCOPE_UNWIND_BATCH", "262144"}});
+}
+
+// record unwinds a command's samples while it records, batch by batch
+// (report/recording_unwinder.h): the samples file never holds more than the few stack copies no
+// rule unwound yet, where it held every sample's 8 KiB until the end; and the stacks are the ones
+// the unwinding at the end finds.
+TEST(JitUnwindE2eTest, RecordUnwindsWhileItRecordsAndTheStackCopiesNeverPileUp) {
+  TempDir tmp;
+  const std::string dir = tmp.path() + "/session";
+  const auto record = StartRecordingOneCaller(dir, "80000");
+  uint64_t largest = 0;
+  while (Runs(record->pid())) {
+    largest = std::max(largest, SizeOf(dir + "/samples.jss"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  auto recorded = record->Wait();
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.Describe();
+  const std::string said = "jitscope record: unwound ";
+  const size_t at = recorded.err.find(said);
+  ASSERT_NE(at, std::string::npos) << recorded.err;
+  const uint64_t samples = std::stoull(recorded.err.substr(at + said.size()));
+  const size_t while_recording = recorded.err.find(" of them while recording");
+  ASSERT_NE(while_recording, std::string::npos) << recorded.err;
+  const size_t number = recorded.err.rfind(", ", while_recording);
+  const uint64_t unwound = std::stoull(recorded.err.substr(number + 2));
+  ASSERT_GT(samples, 300u) << recorded.err;
+  EXPECT_GE(unwound * 100, samples * 95) << recorded.err;
+  // Raw, the samples would take 8 KiB each; unwound, well under one.
+  EXPECT_LT(largest, samples * 1024) << largest << " bytes for " << samples << " samples";
+  ExpectExactLeafStacks(dir);
+}
+
+// A recorder killed while it unwinds leaves the samples it unwound and those it did not in one
+// file, which report reads as it is: the samples of the batches written, each with its stack.
+TEST(JitUnwindE2eTest, ARecorderKilledWhileItUnwindsLeavesASessionReportReads) {
+  TempDir tmp;
+  const std::string dir = tmp.path() + "/session";
+  const auto record = StartRecordingOneCaller(dir, "100000000");
+  const pid_t command = test_support::WaitForChild(record->pid(), "jitvm", 1);
+  ASSERT_NE(command, 0);
+  for (int i = 0; i < 3000 && SizeOf(dir + "/samples.jss") < 64 * 1024; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ::kill(record->pid(), SIGKILL);
+  ::kill(command, SIGKILL);
+  record->Wait();
+  ASSERT_GE(SizeOf(dir + "/samples.jss"), 64u * 1024);
+  ExpectExactLeafStacks(dir);
 }
 
 // The walks' ends from the text header ("walks ending in: 2864 end of stack, 4 no rule"): the

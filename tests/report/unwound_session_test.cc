@@ -7,6 +7,9 @@
 #include "jitscope/report/unwound_session.h"
 
 #include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,8 +17,10 @@
 
 #include "jitscope/base/files.h"
 #include "jitscope/formats/samples_file.h"
+#include "jitscope/report/recording_unwinder.h"
 #include "support/files.h"
 #include "support/process.h"
+#include "support/report_header.h"
 #include "support/temp_dir.h"
 
 namespace jitscope::report {
@@ -125,6 +130,67 @@ TEST_P(UnwoundSessionTest, AnInterruptedUnwindingLeavesTheSessionAsRecorded) {
   EXPECT_EQ(Report(dir, {"--format", "folded"}), expected);
   EXPECT_TRUE(UnwindSession(dir, [] { return false; }).ok());
   EXPECT_EQ(Report(dir, {"--format", "folded"}), expected);
+}
+
+// The session's records, as `jitscope record` drained them, through a RecordingUnwinder with
+// batches of `batch_bytes` into a new samples file in `dir`; what it did.
+RecordingUnwinding RecordAgain(const std::string& dir, uint64_t batch_bytes) {
+  const std::string recorded = test_support::ReadFile(dir + "/" + formats::kSamplesFileName);
+  const base::StatusOr<formats::SamplesHeader> header = formats::ReadSamplesHeader(recorded);
+  EXPECT_TRUE(header.ok()) << header.status().message();
+  if (!header.ok()) return {};
+  std::filesystem::remove(dir + "/" + formats::kSamplesFileName);
+  auto done = std::make_shared<RecordingUnwinding>();
+  auto unwinder = RecordingUnwinder::Create(dir, header->flags, header->format, batch_bytes, done);
+  EXPECT_TRUE(unwinder.ok()) << unwinder.status().message();
+  if (!unwinder.ok()) return {};
+  size_t offset = header->size;
+  while (const std::optional<std::string_view> record = formats::RecordAt(recorded, offset)) {
+    offset += record->size();
+    EXPECT_TRUE((*unwinder)->Append(*record).ok());
+  }
+  EXPECT_TRUE((*unwinder)->Flush().ok());
+  return *done;
+}
+
+// Unwound while it was recorded, batch by batch, the session gives the report its stack copies
+// give: each sample unwound then is stored as it would have been at the end, the others are
+// unwound by report (the file mixes both), and the unwinding at the end makes the same file an
+// unwound one.
+TEST_P(UnwoundSessionTest, UnwoundWhileRecordedReportsAsTheStackCopiesDo) {
+  const std::string original = CopyOfSession();
+  const std::string mixed = temp_.path() + "/mixed";
+  std::filesystem::copy(original, mixed);
+  const size_t samples = formats::ReadSamplesFile(original + "/samples.jss")->samples.size();
+
+  const RecordingUnwinding counts = RecordAgain(mixed, 32 << 10);
+  EXPECT_GT(counts.batches, 2u);
+  EXPECT_EQ(counts.unwound + counts.deferred, samples);
+  // What is left for the end: walks with no rule (jitvm-nofp's: the jitvm that ran is not the one
+  // built now), and lli's samples taken after the last record its jitdump held when the batch
+  // was unwound (LLVM loads its code before it runs it). oneDNN's code is in the collector's
+  // trace, written as it is loaded.
+  if (std::string(GetParam()) == "onednn") {
+    const std::map<std::string, uint64_t> ends =
+        test_support::CountsAfter(Report(original, {}), "walks ending in: ");
+    EXPECT_EQ(counts.deferred, ends.count("no rule") ? ends.at("no rule") : 0);
+    EXPECT_GT(counts.unwound * 10, samples * 9) << counts.deferred << " deferred";
+  }
+  EXPECT_EQ(HeaderOf(mixed).format, HeaderOf(original).format);
+
+  const std::vector<std::vector<std::string>> reports = {
+      {"--format", "folded"}, {"--top", "0"}, {"--sort", "line", "--top", "0"}};
+  for (const std::vector<std::string>& arguments : reports) {
+    EXPECT_EQ(Report(mixed, arguments), Report(original, arguments)) << arguments.front();
+  }
+  base::StatusOr<SessionUnwinding> result = UnwindSession(mixed);
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_EQ(result->samples, samples);
+  EXPECT_EQ(result->dropped, 0u);
+  EXPECT_TRUE(HeaderOf(mixed).format.layout.unwound);
+  for (const std::vector<std::string>& arguments : reports) {
+    EXPECT_EQ(Report(mixed, arguments), Report(original, arguments)) << arguments.front();
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(RecordedSessions, UnwoundSessionTest,

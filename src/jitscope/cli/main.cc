@@ -134,14 +134,15 @@ void AddRecordCommand(CLI::App& app, record::SessionOptions& options,
           "How call stacks are sampled, as perf record's option: 'dwarf[,SIZE]' (the default: "
           "the user registers and SIZE bytes of the user stack per sample, 8192 by default, at "
           "most 65528, unwound with the code's call-frame information and rules derived from "
-          "the JIT code's bytes when the recording ends, and kept as call stacks; the "
+          "the JIT code's bytes while the command runs (what its JIT files do not describe yet, "
+          "and all of it with -p or -a, when the recording ends), and kept as call stacks; the "
           "frame-pointer chain carries on, marked as a guess, where no rule does) or 'fp' (the "
           "kernel's frame-pointer chain alone: broken wherever code keeps no frame pointer)")
       ->default_str("dwarf");
   command->add_flag("--keep-stacks", command_options.keep_stacks,
                     "With --call-graph dwarf: keep each sample's registers and stack copy in the "
                     "session, for 'jitscope report' to unwind each time it runs, instead of "
-                    "unwinding them when the recording ends");
+                    "unwinding them while recording");
   command->add_flag("--registered-frames", command_options.registered_frames,
                     "Preload libjitscope-frames.so into the command (x86-64 programs: a 32-bit "
                     "one prints that it ignored it) to keep the unwind tables its JIT engines "

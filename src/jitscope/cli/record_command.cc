@@ -15,15 +15,18 @@
 #include "jitscope/formats/output_formats.h"
 #include "jitscope/record/install_tree.h"
 #include "jitscope/record/stop_signals.h"
+#include "jitscope/report/recording_unwinder.h"
 #include "jitscope/report/unwound_session.h"
 #include "jitscope/unwind/unwinder.h"
 
 namespace jitscope::cli {
 namespace {
 
-// Unwinds a --call-graph dwarf session now that its JIT files are complete, and says how it went.
-// Returns the size of the samples file to tell the user; `recorded` when it stays as it was.
-uint64_t UnwindAtEnd(const std::string& directory, uint64_t recorded, std::FILE* err) {
+// Unwinds a --call-graph dwarf session now that its JIT files are complete, and says how it went,
+// with what was unwound while recording (`while_recording`). Returns the size of the samples file
+// to tell the user; `recorded` when it stays as it was.
+uint64_t UnwindAtEnd(const std::string& directory, uint64_t recorded,
+                     const report::RecordingUnwinding& while_recording, std::FILE* err) {
   const auto start = std::chrono::steady_clock::now();
   fmt::print(err, "jitscope record: unwinding the samples (Ctrl-C leaves that to report)\n");
   std::fflush(err);
@@ -40,10 +43,18 @@ uint64_t UnwindAtEnd(const std::string& directory, uint64_t recorded, std::FILE*
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const std::string ends = unwind::DescribeCounts(unwound->stats.Ends());
-  const std::string steps = unwind::DescribeCounts(unwound->stats.Steps());
-  fmt::print(err, "jitscope record: unwound {} samples in {:.2f} s ({}{}{}){}\n", unwound->samples,
-             seconds, ends.empty() ? "none" : ends, steps.empty() ? "" : "; steps by rule: ", steps,
+  unwind::UnwindStats stats = unwound->stats;
+  for (size_t i = 0; i < unwind::kRuleSourceCount; ++i) {
+    stats.steps[i] += while_recording.stats.steps[i];
+  }
+  const std::string ends = unwind::DescribeCounts(stats.Ends());
+  const std::string steps = unwind::DescribeCounts(stats.Steps());
+  fmt::print(err, "jitscope record: unwound {} samples in {:.2f} s ({}{}{}){}{}\n",
+             unwound->samples, seconds, ends.empty() ? "none" : ends,
+             steps.empty() ? "" : "; steps by rule: ", steps,
+             while_recording.unwound == 0
+                 ? ""
+                 : fmt::format(", {} of them while recording", while_recording.unwound),
              unwound->dropped == 0
                  ? ""
                  : fmt::format("; {} samples that did not decode left out", unwound->dropped));
@@ -143,6 +154,23 @@ int RunRecord(record::SessionOptions options, const RecordCommandOptions& comman
     }
     options.preload_path = *frames;
   }
+  // A command's samples are unwound while it runs, so their stack copies never pile up on disk
+  // (report/recording_unwinder.h). -p and -a keep them until the end: the JIT files of processes
+  // in containers, and JVMs' perf maps, are in the session only then.
+  auto while_recording = std::make_shared<report::RecordingUnwinding>();
+  const bool unwinding =
+      options.call_graph.mode == record::CallGraph::kDwarf && !command_options.keep_stacks;
+  if (unwinding && options.attach.empty() && !options.system_wide) {
+    const uint64_t batch_bytes = report::RecordingUnwinder::BatchBytesFromEnvironment();
+    options.record_sink = [while_recording, batch_bytes](const std::string& dir, uint64_t flags,
+                                                         const formats::SamplesFormat& format)
+        -> base::StatusOr<std::unique_ptr<formats::RecordSink>> {
+      ASSIGN_OR_RETURN(
+          std::unique_ptr<report::RecordingUnwinder> unwinder,
+          report::RecordingUnwinder::Create(dir, flags, format, batch_bytes, while_recording));
+      return std::unique_ptr<formats::RecordSink>(std::move(unwinder));
+    };
+  }
   base::StatusOr<record::SessionResult> result = record::RunSession(options);
   if (!result.ok()) {
     std::fprintf(err, "jitscope record: error: %s\n", result.status().message().c_str());
@@ -168,9 +196,8 @@ int RunRecord(record::SessionOptions options, const RecordCommandOptions& comman
                  "only\n");
   }
   uint64_t samples_bytes = result->records_bytes;
-  if (options.call_graph.mode == record::CallGraph::kDwarf && !command_options.keep_stacks) {
-    samples_bytes = UnwindAtEnd(options.output_dir, samples_bytes, err);
-  }
+  if (unwinding)
+    samples_bytes = UnwindAtEnd(options.output_dir, samples_bytes, *while_recording, err);
   std::fprintf(
       err, "jitscope record: wrote %s (%.1f KiB of samples); view it with 'jitscope report %s'\n",
       options.output_dir.c_str(), static_cast<double>(samples_bytes) / 1024.0,

@@ -225,6 +225,9 @@ bool IsSupportedLayout(const SampleLayout& layout) {
 base::Status ParseSampleRecord(std::string_view bytes, const SampleLayout& layout, Sample& out) {
   Cursor cursor(bytes);
   ASSIGN_OR_RETURN(const perf_event_header header, ReadHeader(cursor, bytes.size()));
+  if (header.type == kRecordUnwoundSample) {
+    return ParseSampleInto(cursor, bytes.size(), UnwoundSampleLayout(), out);
+  }
   if (header.type != PERF_RECORD_SAMPLE) {
     return base::Status::Error("perf record: record of type %u is not a sample", header.type);
   }
@@ -232,7 +235,7 @@ base::Status ParseSampleRecord(std::string_view bytes, const SampleLayout& layou
 }
 
 bool EncodeUnwoundSample(const Sample& sample, std::span<const Frame> frames, uint8_t walk_end,
-                         uint16_t misc, std::string& out) {
+                         uint16_t misc, std::string& out, uint32_t type) {
   // The chain's entries: a context marker where kernel and user frames meet, the markers of
   // unwound samples, the frames and the walk's end.
   auto for_each_entry = [&](const auto& visit) {
@@ -256,7 +259,7 @@ bool EncodeUnwoundSample(const Sample& sample, std::span<const Frame> frames, ui
   auto put = [&out](const auto& value) {
     out.append(reinterpret_cast<const char*>(&value), sizeof(value));
   };
-  put(perf_event_header{PERF_RECORD_SAMPLE, misc, static_cast<uint16_t>(size)});
+  put(perf_event_header{type, misc, static_cast<uint16_t>(size)});
   put(sample.ip);
   put(sample.pid);
   put(sample.tid);

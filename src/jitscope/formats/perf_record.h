@@ -70,6 +70,20 @@ inline constexpr uint64_t kContextWalkEnd = static_cast<uint64_t>(-3840);
 inline constexpr uint64_t kContextGuessed = static_cast<uint64_t>(-3328);
 inline constexpr uint64_t kMaxWalkEnd = 255;
 
+// A record type of jitscope's own, far from the kernel's (below 64) and perf's (from 64): in a
+// --call-graph dwarf samples file, a sample `jitscope record` unwound while it recorded, in the
+// unwound layout (UnwoundSampleLayout(): its call chain with the markers above, its walk's end);
+// the file's other samples are as the kernel wrote them, to be unwound later
+// (report/recording_unwinder.h). Decoding one gives the sample as an unwound file's.
+inline constexpr uint32_t kRecordUnwoundSample = 0x4a530001;
+
+// The layout of an unwound file's samples, and of kRecordUnwoundSample records.
+inline SampleLayout UnwoundSampleLayout() {
+  SampleLayout layout;
+  layout.unwound = true;
+  return layout;
+}
+
 // Whether a session's samples file may hold `layout`: one of the two sample types, registers
 // exactly when REGS_USER is set, only of the mask above, and the trailer {pid, tid, time}.
 bool IsSupportedLayout(const SampleLayout& layout);
@@ -167,17 +181,18 @@ base::StatusOr<PerfRecord> ParsePerfRecord(std::string_view bytes, const SampleL
 
 // Decodes `bytes`, one PERF_RECORD_SAMPLE of `layout` as ParsePerfRecord does, into `out`, whose
 // call chain's capacity is reused: what a reader that decodes each sample again when it is used
-// calls, so a pass over a million samples allocates nothing per sample.
+// calls, so a pass over a million samples allocates nothing per sample. A kRecordUnwoundSample
+// record is decoded in UnwoundSampleLayout(), whatever `layout`.
 base::Status ParseSampleRecord(std::string_view bytes, const SampleLayout& layout, Sample& out);
 
 // The PERF_RECORD_SAMPLE of an unwound samples file (SampleLayout::unwound) for `sample`'s pid,
 // tid, time and ip, with `frames` as its call chain (leaf first; `exact` is written for every
 // frame but the first, whose pc is always exact; `guessed` from the first guessed frame on) and
 // the walk's end, into `out`. The header's
-// misc is `misc`. Fails, writing nothing, when the record would pass the 64 KiB a record's size
-// can say.
+// misc is `misc`, its type `type` (kRecordUnwoundSample in a file of samples not unwound). Fails,
+// writing nothing, when the record would pass the 64 KiB a record's size can say.
 bool EncodeUnwoundSample(const Sample& sample, std::span<const Frame> frames, uint8_t walk_end,
-                         uint16_t misc, std::string& out);
+                         uint16_t misc, std::string& out, uint32_t type = PERF_RECORD_SAMPLE);
 
 // `bytes`, one PERF_RECORD_SAMPLE of `layout` with a copy of the user stack, with the copy cut
 // to the bytes the kernel filled (dyn_size, rounded up to 8), written into `out`: the same

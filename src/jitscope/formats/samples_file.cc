@@ -36,18 +36,23 @@ base::StatusOr<SamplesWriter> SamplesWriter::Create(const std::string& directory
                                static_cast<unsigned long long>(format.layout.sample_type));
   }
   ASSIGN_OR_RETURN(base::ScopedFd fd, base::CreateExclusive(directory, name, 0600));
-  if (format.layout.unwound) flags |= kFlagUnwound;
   SamplesWriter writer(std::move(fd), format.layout);
+  writer.buffer_ = EncodeSamplesHeader(flags, format);
   writer.buffer_.reserve(kBufferSize);
-  writer.buffer_.append(kSamplesMagic, sizeof(kSamplesMagic));
-  Put(writer.buffer_, kSamplesVersion);
-  Put(writer.buffer_, kSamplesHeaderSize);
-  Put(writer.buffer_, format.layout.sample_type);
-  Put(writer.buffer_, flags);
-  Put(writer.buffer_, format.layout.regs_mask);
-  Put(writer.buffer_, format.stack_size);
   RETURN_IF_ERROR(writer.Flush());
   return writer;
+}
+
+std::string EncodeSamplesHeader(uint64_t flags, const SamplesFormat& format) {
+  if (format.layout.unwound) flags |= kFlagUnwound;
+  std::string header(kSamplesMagic, sizeof(kSamplesMagic));
+  Put(header, kSamplesVersion);
+  Put(header, kSamplesHeaderSize);
+  Put(header, format.layout.sample_type);
+  Put(header, flags);
+  Put(header, format.layout.regs_mask);
+  Put(header, format.stack_size);
+  return header;
 }
 
 SamplesWriter::~SamplesWriter() {
@@ -330,7 +335,8 @@ base::StatusOr<SampleData> ParseSamplesIn(
       file->Evict(evicted, offset);
       evicted = offset;
     }
-    if (Get<perf_event_header>(*bytes_of_record, 0).type == PERF_RECORD_SAMPLE) {
+    const uint32_t type = Get<perf_event_header>(*bytes_of_record, 0).type;
+    if (type == PERF_RECORD_SAMPLE || type == kRecordUnwoundSample) {
       if (!data.samples.Add(*bytes_of_record).ok()) ++data.counters.malformed_records;
       continue;
     }
@@ -348,7 +354,11 @@ base::StatusOr<SampleData> ParseSamplesIn(
 }  // namespace
 
 base::StatusOr<SampleData> ParseSamples(std::string_view bytes) {
-  auto copy = std::make_unique<const std::string>(bytes);
+  return ParseOwnedSamples(std::string(bytes));
+}
+
+base::StatusOr<SampleData> ParseOwnedSamples(std::string bytes) {
+  auto copy = std::make_unique<const std::string>(std::move(bytes));
   ASSIGN_OR_RETURN(SampleData data, ParseSamplesIn(*copy, {}));
   data.copy = std::move(copy);
   return data;

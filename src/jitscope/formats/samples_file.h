@@ -15,7 +15,9 @@
 //                       {u32 type; u16 misc; u16 size} followed by size - 8 bytes
 //
 // Records are copied from the ring unchanged (but an unwound file's samples, which replace the
-// --call-graph dwarf samples they were unwound from), so recording costs one memcpy per record and
+// --call-graph dwarf samples they were unwound from, and the samples `record` unwound while it
+// recorded, of jitscope's own record type perf_record.h's kRecordUnwoundSample, in a file whose
+// other samples are the kernel's), so recording costs one memcpy per record and
 // the decoding rules live in one place (perf_record.h). A file cut short (the recorder was killed)
 // ends in a torn record, which the reader counts and stops at: it is a normal end state
 // (STYLE.md §9).
@@ -56,8 +58,25 @@ struct SamplesFormat {
   bool operator==(const SamplesFormat&) const = default;
 };
 
+// The header of a samples file of `format` (kFlagUnwound is set in `flags` when
+// format.layout.unwound).
+std::string EncodeSamplesHeader(uint64_t flags, const SamplesFormat& format);
+
+// Where a recorder's records go, in the order it drains them: the samples file as recorded
+// (SamplesWriter), or a writer that unwinds the samples as they come
+// (report/recording_unwinder.h).
+class RecordSink {
+ public:
+  virtual ~RecordSink() = default;
+  virtual base::Status Append(std::string_view record) = 0;
+  // Everything appended is in the file.
+  virtual base::Status Flush() = 0;
+  // The bytes of the records in the file so far.
+  virtual uint64_t records_bytes() const = 0;
+};
+
 // Appends records to a new samples file, buffered.
-class SamplesWriter {
+class SamplesWriter : public RecordSink {
  public:
   // Creates `directory`/`name` exclusively, for samples of `format` (kFlagUnwound is set in
   // `flags` when format.layout.unwound).
@@ -67,12 +86,12 @@ class SamplesWriter {
 
   SamplesWriter(SamplesWriter&&) = default;
   SamplesWriter& operator=(SamplesWriter&&) = default;
-  ~SamplesWriter();
+  ~SamplesWriter() override;
 
-  base::Status Append(std::string_view record);
-  base::Status Flush();
+  base::Status Append(std::string_view record) override;
+  base::Status Flush() override;
   // The bytes of the records appended so far, as written (stack copies cut).
-  uint64_t records_bytes() const { return records_bytes_; }
+  uint64_t records_bytes() const override { return records_bytes_; }
 
  private:
   SamplesWriter(base::ScopedFd fd, const SampleLayout& layout)
@@ -233,6 +252,8 @@ void SortByTime(SampleData& data);
 // version can read; damage after the header is counted in `counters`. The samples are in a copy
 // of `bytes` the data holds (SampleData::copy).
 base::StatusOr<SampleData> ParseSamples(std::string_view bytes);
+// The same, keeping `bytes` itself rather than a copy.
+base::StatusOr<SampleData> ParseOwnedSamples(std::string bytes);
 base::StatusOr<SampleData> ReadSamplesFile(const std::string& path);
 
 }  // namespace jitscope::formats

@@ -140,7 +140,7 @@ int ExitCodeOf(int wait_status) {
 // in the rings. A write error stops writing (the draining goes on, so the kernel never blocks on a
 // full ring) and is returned in `write_status`.
 // `observe`, if set, sees each record first.
-void DrainUntil(Sampler& sampler, const std::function<bool()>& done, formats::SamplesWriter& writer,
+void DrainUntil(Sampler& sampler, const std::function<bool()>& done, formats::RecordSink& writer,
                 base::Status& write_status,
                 const std::function<void(std::string_view)>& observe = nullptr) {
   auto drain = [&] {
@@ -156,15 +156,18 @@ void DrainUntil(Sampler& sampler, const std::function<bool()>& done, formats::Sa
   drain();
 }
 
-// The samples file of `sampler`'s samples, and the vDSO beside it.
-base::StatusOr<formats::SamplesWriter> CreateSessionFiles(const std::string& dir,
-                                                          const Sampler& sampler) {
-  ASSIGN_OR_RETURN(formats::SamplesWriter writer,
-                   formats::SamplesWriter::Create(
-                       dir, sampler.options().include_kernel ? formats::kFlagKernel : 0,
-                       SamplesFormatOf(sampler.options())));
+// The samples file of `sampler`'s samples, written by `make_sink` if set, and the vDSO beside
+// it (which the sink may read from the start).
+base::StatusOr<std::unique_ptr<formats::RecordSink>> CreateSessionFiles(
+    const std::string& dir, const Sampler& sampler, const RecordSinkFactory& make_sink = {}) {
   RETURN_IF_ERROR(SaveVdso(dir));
-  return writer;
+  const uint64_t flags = sampler.options().include_kernel ? formats::kFlagKernel : 0;
+  const formats::SamplesFormat format = SamplesFormatOf(sampler.options());
+  if (make_sink) return make_sink(dir, flags, format);
+  ASSIGN_OR_RETURN(formats::SamplesWriter writer,
+                   formats::SamplesWriter::Create(dir, flags, format));
+  return std::unique_ptr<formats::RecordSink>(
+      std::make_unique<formats::SamplesWriter>(std::move(writer)));
 }
 
 SamplerOptions SamplerOptionsOf(const SessionOptions& options) {
@@ -429,7 +432,9 @@ base::StatusOr<SessionResult> RunAttachSession(const SessionOptions& options) {
   ASSIGN_OR_RETURN(Sampler sampler,
                    options.system_wide ? OpenOnEveryCpu(options) : OpenOnThreads(options, targets));
   result.kernel_frames = sampler.options().include_kernel;
-  ASSIGN_OR_RETURN(formats::SamplesWriter writer, CreateSessionFiles(options.output_dir, sampler));
+  ASSIGN_OR_RETURN(std::unique_ptr<formats::RecordSink> sink,
+                   CreateSessionFiles(options.output_dir, sampler));
+  formats::RecordSink& writer = *sink;
   formats::SessionInfo info{.command = options.command,
                             .pid = command ? static_cast<uint32_t>(command->pid()) : 0,
                             .frequency_hz = options.frequency_hz,
@@ -589,7 +594,9 @@ base::StatusOr<SessionResult> RunSession(const SessionOptions& options) {
       Sampler sampler,
       Sampler::Open(SamplerOptionsOf(options), SamplerTarget{{command.pid()}, /*running=*/false}));
   result.kernel_frames = sampler.options().include_kernel;
-  ASSIGN_OR_RETURN(formats::SamplesWriter writer, CreateSessionFiles(options.output_dir, sampler));
+  ASSIGN_OR_RETURN(std::unique_ptr<formats::RecordSink> sink,
+                   CreateSessionFiles(options.output_dir, sampler, options.record_sink));
+  formats::RecordSink& writer = *sink;
   const formats::SessionInfo info{.command = options.command,
                                   .pid = static_cast<uint32_t>(command.pid()),
                                   .frequency_hz = options.frequency_hz,

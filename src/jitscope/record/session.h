@@ -4,7 +4,8 @@
 // with the collector configured, samples it with one inherited per-task perf event and writes the
 // session directory:
 //
-//   <dir>/samples.jss      the samples and mmap/comm/fork/exit records (formats/samples_file.h)
+//   <dir>/samples.jss      the samples and mmap/comm/fork/exit records (formats/samples_file.h),
+//                          written by SessionOptions::record_sink when it is set
 //   <dir>/session.json     the command, its pid and the sampling frequency (formats/session_info.h)
 //   <dir>/vdso.so          the kernel's vDSO image (vdso.h)
 //   <dir>/jit-<pid>.jsc …  what the collector writes (JITSCOPE_OUTPUT_DIR=<dir>)
@@ -36,13 +37,21 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "jitscope/base/status.h"
+#include "jitscope/formats/samples_file.h"
 #include "jitscope/record/event_config.h"
 
 namespace jitscope::record {
+
+// What a command session's records go to, given the session directory and the samples file's
+// flags and format (report/recording_unwinder.h unwinds them as they come).
+using RecordSinkFactory = std::function<base::StatusOr<std::unique_ptr<formats::RecordSink>>(
+    const std::string& dir, uint64_t flags, const formats::SamplesFormat& format)>;
 
 struct SessionOptions {
   std::string output_dir = "jitscope.data";
@@ -54,6 +63,9 @@ struct SessionOptions {
   // Preloaded into the command (LD_PRELOAD, before what the environment preloads already):
   // libjitscope-frames.so for --registered-frames; empty = nothing.
   std::string preload_path;
+  // For a command session (neither -p nor -a): where its records go; unset: the samples file as
+  // recorded (formats::SamplesWriter).
+  RecordSinkFactory record_sink;
   std::vector<std::string> command;  // with `attach`: the command that times the recording
   std::vector<pid_t> attach;         // record -p: running processes to sample
   bool system_wide = false;          // record -a: every process on every CPU

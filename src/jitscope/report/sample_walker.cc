@@ -19,6 +19,18 @@ SampleWalker::SampleWalker(const formats::SampleData& data, const symbolize::Sou
 
 void SampleWalker::Walk(const formats::Sample& sample, std::vector<StackAddress>& out) {
   out.clear();
+  if (unwound_by_record_ || sample.walk_end) {
+    // Unwound by record: the whole file, or this sample (kRecordUnwoundSample).
+    for (const formats::Frame& frame : sample.callchain) {
+      out.push_back({frame.ip, frame.kernel, !out.empty() && !frame.exact, frame.guessed});
+    }
+    if (!out.empty() && out.back().guessed) ++guessed_walks_;
+    // A walk's end that names no reason is not one of record's: it counts for none.
+    if (sample.walk_end && *sample.walk_end < unwind::kStopReasonCount) {
+      unwind_stats_.Count(static_cast<unwind::StopReason>(*sample.walk_end));
+    }
+    return;
+  }
   if (unwinding_) {
     // The kernel's part of the chain is one run of kernel frames; the user part is unwound.
     const auto user = std::find_if(sample.callchain.begin(), sample.callchain.end(),
@@ -51,17 +63,6 @@ void SampleWalker::Walk(const formats::Sample& sample, std::vector<StackAddress>
       out.push_back({frame->ip, false, true, true});
     }
     ++guessed_walks_;
-    return;
-  }
-  if (unwound_by_record_) {
-    for (const formats::Frame& frame : sample.callchain) {
-      out.push_back({frame.ip, frame.kernel, !out.empty() && !frame.exact, frame.guessed});
-    }
-    if (!out.empty() && out.back().guessed) ++guessed_walks_;
-    // A walk's end that names no reason is not one of record's: it counts for none.
-    if (sample.walk_end && *sample.walk_end < unwind::kStopReasonCount) {
-      unwind_stats_.Count(static_cast<unwind::StopReason>(*sample.walk_end));
-    }
     return;
   }
   if (sample.callchain.empty()) {

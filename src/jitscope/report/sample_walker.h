@@ -13,8 +13,9 @@
 //    found, the chain's frames beyond it follow, marked as guessed: they show where the code
 //    was called from when no rule says it (JIT code reported by name only, through a perf map),
 //    but nothing proves them, and the walk still counts as ended where it ended;
-//  - a --call-graph dwarf recording `jitscope record` unwound already (formats::kFlagUnwound):
-//    the stacks it stored, with how their walks ended.
+//  - a --call-graph dwarf recording `jitscope record` unwound already (formats::kFlagUnwound),
+//    or the samples it unwound while it recorded (formats::kRecordUnwoundSample, beside samples
+//    still to unwind): the stacks it stored, with how their walks ended.
 // A return address is marked as one: the code that was running is the call instruction before
 // it, so it is looked up one byte back, as perf does (the address after a call can belong to the
 // next line or even the next function).

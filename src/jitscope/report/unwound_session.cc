@@ -17,6 +17,21 @@
 
 namespace jitscope::report {
 
+unwind::StopReason SampleUnwinder::Walk(const formats::Sample& sample) {
+  walker_.Walk(sample, stack_);
+  return walker_.last_walk_end();
+}
+
+bool SampleUnwinder::Encode(const formats::Sample& sample, uint16_t misc, uint32_t type,
+                            std::string& out) {
+  frames_.clear();
+  for (const StackAddress& address : stack_) {
+    frames_.push_back({address.pc, address.kernel, !address.returns, address.guessed});
+  }
+  return formats::EncodeUnwoundSample(
+      sample, frames_, static_cast<uint8_t>(walker_.last_walk_end()), misc, out, type);
+}
+
 namespace {
 
 // How often a long unwinding asks whether to stop: a few milliseconds of walks.
@@ -33,8 +48,7 @@ base::Status UnwindInto(const formats::SampleData& data, SampleWalker& walker,
   ASSIGN_OR_RETURN(const formats::SamplesHeader header, formats::ReadSamplesHeader(bytes));
   result.bytes_after = header.size;  // and the records the writer writes
   formats::Sample sample;
-  std::vector<StackAddress> stack;
-  std::vector<formats::Frame> frames;
+  SampleUnwinder unwinder(walker);
   std::string encoded;
   size_t offset = header.size;
   size_t evicted = offset;
@@ -46,6 +60,22 @@ base::Status UnwindInto(const formats::SampleData& data, SampleWalker& walker,
     }
     perf_event_header record_header{};
     std::memcpy(&record_header, record->data(), sizeof(record_header));
+    if (record_header.type == formats::kRecordUnwoundSample) {
+      // Unwound while recording: the record an unwound file holds, but for its type.
+      if (!formats::ParseSampleRecord(*record, data.format.layout, sample).ok()) {
+        ++result.dropped;
+        continue;
+      }
+      encoded.assign(*record);
+      record_header.type = PERF_RECORD_SAMPLE;
+      std::memcpy(encoded.data(), &record_header, sizeof(record_header));
+      if (sample.walk_end && *sample.walk_end < unwind::kStopReasonCount) {
+        result.stats.Count(static_cast<unwind::StopReason>(*sample.walk_end));
+      }
+      ++result.samples;
+      RETURN_IF_ERROR(writer.Append(encoded));
+      continue;
+    }
     if (record_header.type != PERF_RECORD_SAMPLE) {
       RETURN_IF_ERROR(writer.Append(*record));
       continue;
@@ -58,14 +88,8 @@ base::Status UnwindInto(const formats::SampleData& data, SampleWalker& walker,
       ++result.dropped;
       continue;
     }
-    walker.Walk(sample, stack);
-    frames.clear();
-    for (const StackAddress& address : stack) {
-      frames.push_back({address.pc, address.kernel, !address.returns, address.guessed});
-    }
-    const unwind::StopReason end = walker.last_walk_end();
-    if (!formats::EncodeUnwoundSample(sample, frames, static_cast<uint8_t>(end), record_header.misc,
-                                      encoded)) {
+    const unwind::StopReason end = unwinder.Walk(sample);
+    if (!unwinder.Encode(sample, record_header.misc, PERF_RECORD_SAMPLE, encoded)) {
       ++result.dropped;
       continue;
     }

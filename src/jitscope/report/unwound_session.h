@@ -8,17 +8,39 @@
 // the samples were taken in.
 //
 // The samples file is rewritten beside itself and renamed over it: a recorder killed meanwhile
-// leaves the session as recorded, which report unwinds itself.
+// leaves the session as recorded, which report unwinds itself. The samples record unwound while
+// it recorded (formats::kRecordUnwoundSample, recording_unwinder.h) are kept as they are.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "jitscope/base/status.h"
+#include "jitscope/formats/perf_record.h"
+#include "jitscope/report/sample_walker.h"
 #include "jitscope/unwind/unwinder.h"
 
 namespace jitscope::report {
+
+// Walks samples with a SampleWalker and writes each walk as an unwound sample record: what the
+// unwinding when a recording ends and the unwinding while it records share.
+class SampleUnwinder {
+ public:
+  explicit SampleUnwinder(SampleWalker& walker) : walker_(walker) {}
+  // Walks `sample`; how the walk ended.
+  unwind::StopReason Walk(const formats::Sample& sample);
+  // The sample Walk() walked last, as a record of `type` (PERF_RECORD_SAMPLE in an unwound file,
+  // formats::kRecordUnwoundSample beside samples not unwound) with `misc`, into `out`; false when
+  // its stack does not fit one record.
+  bool Encode(const formats::Sample& sample, uint16_t misc, uint32_t type, std::string& out);
+
+ private:
+  SampleWalker& walker_;
+  std::vector<StackAddress> stack_;
+  std::vector<formats::Frame> frames_;
+};
 
 struct SessionUnwinding {
   uint64_t samples = 0;       // unwound

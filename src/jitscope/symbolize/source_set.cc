@@ -278,6 +278,23 @@ CodeHistory SourceSet::BuildCodeHistory(uint32_t pid) const {
   return history;
 }
 
+std::optional<uint64_t> SourceSet::WholeUpTo(uint32_t pid) const {
+  std::optional<uint64_t> whole;
+  for (const auto& file : files_) {
+    if (file->pid != pid) continue;
+    if (const auto* d = std::get_if<formats::ParsedJitdump>(&file->parsed)) {
+      uint64_t latest = 0;
+      for (const formats::JitdumpRecord& record : d->records) {
+        latest = std::max(latest, record.timestamp);
+      }
+      whole = std::min(whole.value_or(UINT64_MAX), latest);
+    } else if (std::holds_alternative<formats::ParsedOprofileDump>(file->parsed)) {
+      whole = 0;
+    }
+  }
+  return whole;
+}
+
 std::vector<const formats::FrameRegistration*> SourceSet::RegisteredFrames(uint32_t pid) const {
   std::vector<const formats::FrameRegistration*> registrations;
   // Not FilesOf: a native trace beside them supersedes nothing of theirs.

@@ -71,6 +71,12 @@ class SourceSet {
   // Which regions make up each version of process `pid`'s JIT code, over time, from its native
   // traces and jitdumps among the same files.
   CodeHistory BuildCodeHistory(uint32_t pid) const;
+  // While process `pid` still runs: the time up to which the JIT files its engine writes are known
+  // to be whole. Engines write jitdumps through stdio buffers (V8 holds 2 MB back) and may hold
+  // later records back, so that is the latest record of its jitdumps; an OProfile dump's times
+  // are whole seconds of another clock, so 0. nullopt when it has neither: the collector's trace
+  // and the registered unwind tables are written as the events happen.
+  std::optional<uint64_t> WholeUpTo(uint32_t pid) const;
   // The unwind tables process `pid` registered with __register_frame (files of
   // formats/registered_frames.h), in the order of its files and, in each, of registration. They
   // point into this set's files.

@@ -1,0 +1,194 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "jitscope/report/recording_unwinder.h"
+
+#include <linux/perf_event.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <utility>
+
+#include "jitscope/report/profile_builder.h"
+#include "jitscope/report/sample_walker.h"
+#include "jitscope/report/unwound_session.h"
+
+namespace jitscope::report {
+
+namespace {
+
+uint32_t TypeOf(std::string_view record) {
+  perf_event_header header{};
+  std::memcpy(&header, record.data(), sizeof(header));
+  return header.type;
+}
+
+uint16_t MiscOf(std::string_view record) {
+  perf_event_header header{};
+  std::memcpy(&header, record.data(), sizeof(header));
+  return header.misc;
+}
+
+}  // namespace
+
+uint64_t RecordingUnwinder::BatchBytesFromEnvironment() {
+  const char* text = std::getenv("JITSCOPE_UNWIND_BATCH");
+  if (text == nullptr || *text == '\0') return kDefaultBatchBytes;
+  char* end = nullptr;
+  const unsigned long long bytes = std::strtoull(text, &end, 10);
+  return *end == '\0' && bytes > 0 ? bytes : kDefaultBatchBytes;
+}
+
+base::StatusOr<std::unique_ptr<RecordingUnwinder>> RecordingUnwinder::Create(
+    const std::string& directory, uint64_t flags, const formats::SamplesFormat& format,
+    uint64_t batch_bytes, std::shared_ptr<RecordingUnwinding> done) {
+  if (format.layout.unwound || (format.layout.sample_type & PERF_SAMPLE_REGS_USER) == 0) {
+    return base::Status::Error("only samples with registers and stack copies are unwound");
+  }
+  ASSIGN_OR_RETURN(formats::SamplesWriter writer,
+                   formats::SamplesWriter::Create(directory, flags, format));
+  return std::unique_ptr<RecordingUnwinder>(new RecordingUnwinder(
+      directory, flags, format, batch_bytes, std::move(writer), std::move(done)));
+}
+
+RecordingUnwinder::RecordingUnwinder(std::string directory, uint64_t flags,
+                                     const formats::SamplesFormat& format, uint64_t batch_bytes,
+                                     formats::SamplesWriter writer,
+                                     std::shared_ptr<RecordingUnwinding> done)
+    : directory_(std::move(directory)),
+      header_(formats::EncodeSamplesHeader(flags, format)),
+      layout_(format.layout),
+      batch_bytes_(batch_bytes),
+      writer_(std::move(writer)),
+      done_(std::move(done)),
+      thread_([this] { Work(); }) {}
+
+RecordingUnwinder::~RecordingUnwinder() {
+  if (thread_.joinable()) (void)Flush();
+}
+
+base::Status RecordingUnwinder::Append(std::string_view record) {
+  gathering_.append(record);
+  if (gathering_.size() >= batch_bytes_) HandOver();
+  std::lock_guard lock(mutex_);
+  return status_;
+}
+
+void RecordingUnwinder::HandOver() {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [this] { return !waiting_.has_value(); });
+  waiting_ = std::move(gathering_);
+  gathering_.clear();
+  changed_.notify_all();
+}
+
+base::Status RecordingUnwinder::Flush() {
+  if (thread_.joinable()) {
+    if (!gathering_.empty()) HandOver();
+    {
+      std::lock_guard lock(mutex_);
+      finishing_ = true;
+    }
+    changed_.notify_all();
+    thread_.join();
+    if (done_) *done_ = counts_;
+  }
+  std::lock_guard lock(mutex_);
+  if (status_.ok()) status_ = writer_.Flush();
+  return status_;
+}
+
+uint64_t RecordingUnwinder::records_bytes() const { return writer_.records_bytes(); }
+
+void RecordingUnwinder::Work() {
+  for (;;) {
+    std::string batch;
+    {
+      std::unique_lock lock(mutex_);
+      changed_.wait(lock, [this] { return waiting_.has_value() || finishing_; });
+      if (!waiting_) return;
+      batch = std::move(*waiting_);
+      waiting_.reset();
+    }
+    changed_.notify_all();
+    base::Status written = Unwind(std::move(batch));
+    if (written.ok()) written = writer_.Flush();
+    std::lock_guard lock(mutex_);
+    if (status_.ok()) status_ = written;
+  }
+}
+
+base::Status RecordingUnwinder::WriteAsRecorded(std::string_view batch) {
+  size_t offset = 0;
+  while (const std::optional<std::string_view> record = formats::RecordAt(batch, offset)) {
+    offset += record->size();
+    RETURN_IF_ERROR(writer_.Append(*record));
+    if (TypeOf(*record) == PERF_RECORD_SAMPLE) {
+      ++counts_.deferred;
+    } else {
+      context_.append(*record);
+    }
+  }
+  return base::Status::Ok();
+}
+
+base::Status RecordingUnwinder::Unwind(std::string batch) {
+  ++counts_.batches;
+  // The batch behind every earlier record but samples: one samples file, whose mappings are all
+  // the recording has seen up to the batch's end. The batch's records are then read from it.
+  const size_t batch_start = header_.size() + context_.size();
+  std::string file = header_ + context_;
+  file += batch;
+  batch = std::string();
+  base::StatusOr<formats::SampleData> data = formats::ParseOwnedSamples(std::move(file));
+  if (!data.ok()) return base::Status::Error("%s", data.status().message().c_str());
+  Recording recording;
+  recording.data = std::move(*data);
+  recording.session_directory = directory_;
+  recording.vdso_path = directory_ + "/" + formats::kVdsoFileName;
+  const std::string_view records = std::string_view(*recording.data.copy).substr(batch_start);
+  base::StatusOr<symbolize::SourceSet> sources = OpenRecordingJitSources(recording, {});
+  if (!sources.ok()) return WriteAsRecorded(records);
+  SampleWalker walker(recording.data, *sources, recording.vdso_path, /*latest_code=*/false);
+  SampleUnwinder unwinder(walker);
+  std::map<uint32_t, std::optional<uint64_t>> whole_up_to;  // by pid
+
+  formats::Sample sample;
+  std::string encoded;
+  size_t offset = 0;
+  while (const std::optional<std::string_view> record = formats::RecordAt(records, offset)) {
+    offset += record->size();
+    if (TypeOf(*record) != PERF_RECORD_SAMPLE) {
+      context_.append(*record);
+      RETURN_IF_ERROR(writer_.Append(*record));
+      continue;
+    }
+    bool unwound = formats::ParseSampleRecord(*record, layout_, sample).ok();
+    if (unwound) {
+      auto [it, inserted] = whole_up_to.try_emplace(sample.pid);
+      if (inserted) it->second = sources->WholeUpTo(sample.pid);
+      unwound = !it->second || sample.time_ns <= *it->second;
+    }
+    if (unwound) {
+      const unwind::UnwindStats before = walker.unwind_stats();
+      const unwind::StopReason end = unwinder.Walk(sample);
+      unwound = end != unwind::StopReason::kNoRule &&
+                unwinder.Encode(sample, MiscOf(*record), formats::kRecordUnwoundSample, encoded);
+      if (unwound) {
+        counts_.stats.Count(end);
+        for (size_t i = 0; i < unwind::kRuleSourceCount; ++i) {
+          counts_.stats.steps[i] += walker.unwind_stats().steps[i] - before.steps[i];
+        }
+      }
+    }
+    if (unwound) {
+      ++counts_.unwound;
+      RETURN_IF_ERROR(writer_.Append(encoded));
+    } else {
+      ++counts_.deferred;
+      RETURN_IF_ERROR(writer_.Append(*record));
+    }
+  }
+  return base::Status::Ok();
+}
+
+}  // namespace jitscope::report

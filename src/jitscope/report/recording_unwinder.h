@@ -1,0 +1,102 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// `jitscope record --call-graph dwarf` unwinds while it records, so the stack copies never pile up
+// on disk: the records the recorder drains are gathered into batches (kDefaultBatchBytes, or
+// JITSCOPE_UNWIND_BATCH), and a thread of its own unwinds each batch while the next one fills,
+// into the samples file, where each sample it could unwind takes a few dozen bytes
+// (formats::kRecordUnwoundSample) instead of its registers and stack copy. When the recording
+// ends, UnwindSession (unwound_session.h) unwinds the samples left as recorded and turns the file
+// into an unwound one.
+//
+// A batch is unwound as report would unwind it: a SampleWalker over every mapping the recording
+// has seen so far (the batch's records after all the earlier records but samples, parsed as one
+// samples file) and the JIT files as they stand. What those files do not hold yet is left for the
+// end, the sample kept as recorded:
+//  - a sample of a process whose engine writes jitdumps, taken after the last record they hold
+//    (V8 keeps 2 MB of records in a stdio buffer: code it loaded may not be in the file yet; see
+//    symbolize::SourceSet::WholeUpTo);
+//  - a sample whose walk found no rule (code no file describes yet).
+// The collector's trace and the registered unwind tables are written as the events happen.
+//
+// The samples file holds, at every batch's end, the records so far, each sample either unwound or
+// as recorded: a recorder killed meanwhile leaves a session report reads as it is. What it loses
+// is the batch being gathered.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "jitscope/base/status.h"
+#include "jitscope/formats/samples_file.h"
+#include "jitscope/unwind/unwinder.h"
+
+namespace jitscope::report {
+
+// What unwinding while recording did.
+struct RecordingUnwinding {
+  uint64_t batches = 0;
+  uint64_t unwound = 0;       // samples unwound while recording
+  uint64_t deferred = 0;      // samples left for the end
+  unwind::UnwindStats stats;  // of the samples unwound while recording
+};
+
+class RecordingUnwinder : public formats::RecordSink {
+ public:
+  // 32 MiB: four thousand samples of 8 KiB stack copies, a few seconds of a busy recording; at
+  // most three batches are in memory (one gathered, one waiting, one unwound).
+  static constexpr uint64_t kDefaultBatchBytes = 32u << 20;
+  // The batch size JITSCOPE_UNWIND_BATCH (bytes) asks for, else the default.
+  static uint64_t BatchBytesFromEnvironment();
+
+  // Creates the samples file in `directory` for samples of `format` (not unwound), with `flags`.
+  // `done`, if given, is filled in when Flush() has unwound the last batch.
+  static base::StatusOr<std::unique_ptr<RecordingUnwinder>> Create(
+      const std::string& directory, uint64_t flags, const formats::SamplesFormat& format,
+      uint64_t batch_bytes, std::shared_ptr<RecordingUnwinding> done = nullptr);
+  ~RecordingUnwinder() override;
+
+  // The recorder's thread. Blocks while two batches wait for the unwinding thread.
+  base::Status Append(std::string_view record) override;
+  // Unwinds what is gathered, waits for every batch and flushes the file.
+  base::Status Flush() override;
+  uint64_t records_bytes() const override;
+
+ private:
+  RecordingUnwinder(std::string directory, uint64_t flags, const formats::SamplesFormat& format,
+                    uint64_t batch_bytes, formats::SamplesWriter writer,
+                    std::shared_ptr<RecordingUnwinding> done);
+  // Hands `gathering_` to the unwinding thread, waiting while another batch waits.
+  void HandOver();
+  void Work();
+  // Unwinds `batch` (whole records) into the file.
+  base::Status Unwind(std::string batch);
+  // Writes `batch`'s records to the file as they are.
+  base::Status WriteAsRecorded(std::string_view batch);
+
+  const std::string directory_;
+  const std::string header_;  // of a samples file as recorded: what a batch is parsed behind
+  const formats::SampleLayout layout_;
+  const uint64_t batch_bytes_;
+  std::string gathering_;  // the recorder's thread's
+
+  // Between the threads.
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::optional<std::string> waiting_;
+  bool finishing_ = false;
+  base::Status status_;  // the first failure to write; then every record is dropped
+
+  // The unwinding thread's (and Flush()'s, once it has joined).
+  formats::SamplesWriter writer_;
+  std::string context_;  // every record but samples so far: the mappings a batch is walked in
+  RecordingUnwinding counts_;
+  std::shared_ptr<RecordingUnwinding> done_;
+  std::thread thread_;
+};
+
+}  // namespace jitscope::report
