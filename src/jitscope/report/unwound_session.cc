@@ -38,9 +38,20 @@ namespace {
 constexpr uint64_t kSamplesPerCancelCheck = 1024;
 
 // Writes the records of `data`'s file to `writer` in the order they were recorded, each sample
-// unwound by `walker`, counting into `result`. Every record but a sample is copied as it is
+// unwound by `walker` (nullptr when every sample was unwound while recording), counting into
+// `result`. Every record but a sample is copied as it is
 // (its sample_id_all trailer has the same fields in both layouts).
-base::Status UnwindInto(const formats::SampleData& data, SampleWalker& walker,
+// Whether any sample of `samples` is as recorded, not unwound already.
+bool HasSamplesToWalk(const formats::SampleList& samples) {
+  for (size_t i = 0; i < samples.size(); ++i) {
+    perf_event_header header{};
+    std::memcpy(&header, samples.record_start(i), sizeof(header));
+    if (header.type == PERF_RECORD_SAMPLE) return true;
+  }
+  return false;
+}
+
+base::Status UnwindInto(const formats::SampleData& data, SampleWalker* walker,
                         const std::function<bool()>& cancelled, formats::SamplesWriter& writer,
                         SessionUnwinding& result) {
   const std::string_view bytes = data.file->bytes();
@@ -48,7 +59,8 @@ base::Status UnwindInto(const formats::SampleData& data, SampleWalker& walker,
   ASSIGN_OR_RETURN(const formats::SamplesHeader header, formats::ReadSamplesHeader(bytes));
   result.bytes_after = header.size;  // and the records the writer writes
   formats::Sample sample;
-  SampleUnwinder unwinder(walker);
+  std::optional<SampleUnwinder> unwinder;
+  if (walker != nullptr) unwinder.emplace(*walker);
   std::string encoded;
   size_t offset = header.size;
   size_t evicted = offset;
@@ -84,12 +96,12 @@ base::Status UnwindInto(const formats::SampleData& data, SampleWalker& walker,
         cancelled()) {
       return base::Status::Error("interrupted");
     }
-    if (!formats::ParseSampleRecord(*record, data.format.layout, sample).ok()) {
+    if (!unwinder || !formats::ParseSampleRecord(*record, data.format.layout, sample).ok()) {
       ++result.dropped;
       continue;
     }
-    const unwind::StopReason end = unwinder.Walk(sample);
-    if (!unwinder.Encode(sample, record_header.misc, PERF_RECORD_SAMPLE, encoded)) {
+    const unwind::StopReason end = unwinder->Walk(sample);
+    if (!unwinder->Encode(sample, record_header.misc, PERF_RECORD_SAMPLE, encoded)) {
       ++result.dropped;
       continue;
     }
@@ -112,9 +124,15 @@ base::StatusOr<SessionUnwinding> UnwindSession(const std::string& directory,
   if ((data.format.layout.sample_type & PERF_SAMPLE_REGS_USER) == 0 || data.file == nullptr) {
     return base::Status::Error("%s: not a --call-graph dwarf session", directory.c_str());
   }
-  ASSIGN_OR_RETURN(symbolize::SourceSet sources, OpenRecordingJitSources(recording, {}));
-  SampleWalker walker(data, sources, recording.vdso_path, recording.latest_code);
-  DescribeOtherRoots(recording, walker.files());
+  // A session record unwound while recording may have no sample left to walk: then the JIT
+  // files need not be read again.
+  std::optional<symbolize::SourceSet> sources;
+  std::optional<SampleWalker> walker;
+  if (HasSamplesToWalk(data.samples)) {
+    ASSIGN_OR_RETURN(sources, OpenRecordingJitSources(recording, {}));
+    walker.emplace(data, *sources, recording.vdso_path, recording.latest_code);
+    DescribeOtherRoots(recording, walker->files());
+  }
 
   const std::string unwinding_path = directory + "/" + kUnwindingFileName;
   if (::unlink(unwinding_path.c_str()) != 0 && errno != ENOENT) {
@@ -128,7 +146,7 @@ base::StatusOr<SessionUnwinding> UnwindSession(const std::string& directory,
       formats::SamplesWriter::Create(directory, data.flags, format, kUnwindingFileName));
 
   SessionUnwinding result;
-  base::Status written = UnwindInto(data, walker, cancelled, writer, result);
+  base::Status written = UnwindInto(data, walker ? &*walker : nullptr, cancelled, writer, result);
   if (written.ok()) written = writer.Flush();
   if (!written.ok()) {
     // The session stays as recorded; a part of its unwinding would only take disk space.
@@ -136,7 +154,7 @@ base::StatusOr<SessionUnwinding> UnwindSession(const std::string& directory,
     return written;
   }
   result.bytes_after += writer.records_bytes();
-  result.stats.steps = walker.unwind_stats().steps;
+  if (walker) result.stats.steps = walker->unwind_stats().steps;
   const std::string samples_path = directory + "/" + formats::kSamplesFileName;
   if (std::rename(unwinding_path.c_str(), samples_path.c_str()) != 0) {
     return base::Status::Errno(errno, "renaming %s to %s", unwinding_path.c_str(),
