@@ -127,8 +127,9 @@ TEST(DwarfUnwindE2eTest, WalksCutShortByTheStackCopyComeWithAdvice) {
   ASSERT_NE(warning, std::string::npos) << text.out;
   const std::string rest = text.out.substr(warning, text.out.find('\n', warning) - warning);
   EXPECT_NE(rest.find(" ran out of the 64-byte stack copies before the thread's entry: "
-                      "'jitscope record --call-graph dwarf,65528' copies more of each stack (deep "
-                      "stacks then take up to 1024 times the disk while recording)"),
+                      "'jitscope record --call-graph dwarf,65528' copies more of each stack (the "
+                      "samples it leaves to unwind when the recording ends, those of engines that "
+                      "write jitdumps, then take up to 1024 times the disk while recording)"),
             std::string::npos)
       << rest;
 }

@@ -19,6 +19,29 @@ namespace {
 // 512 KiB of ring per CPU: at 1 kHz with 127-frame chains (~1 KiB each), half a second of samples
 // between two drains, and the session drains at least every 50 ms.
 constexpr size_t kRingDataPages = 128;
+// With stack copies, room for this many samples, when that is more: a 64 KiB copy at 1 kHz fills
+// 512 KiB in 8 ms.
+constexpr size_t kRingSamples = 32;
+
+// The ring's data pages for samples of `options` (a power of two).
+size_t RingDataPages(const SamplerOptions& options) {
+  size_t pages = kRingDataPages;
+  if (options.call_graph.mode != CallGraph::kDwarf) return pages;
+  const size_t page_size = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  while (pages * page_size < kRingSamples * options.call_graph.stack_size) pages *= 2;
+  return pages;
+}
+
+// A ring for `fd` of `pages` data pages, or of the default when the kernel refuses to lock that
+// much for this user (kernel.perf_event_mlock_kb, RLIMIT_MEMLOCK).
+base::StatusOr<RingBuffer> MapRing(int fd, size_t pages) {
+  base::StatusOr<RingBuffer> ring = RingBuffer::Map(fd, pages);
+  if (!ring.ok() && pages > kRingDataPages &&
+      (ring.status().errno_value() == EPERM || ring.status().errno_value() == ENOMEM)) {
+    return RingBuffer::Map(fd, kRingDataPages);
+  }
+  return ring;
+}
 
 base::StatusOr<base::ScopedFd> OpenEvent(perf_event_attr attr, pid_t pid, int cpu) {
   const long fd = ::syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
@@ -60,7 +83,7 @@ base::StatusOr<OpenedEvents> OpenEvents(const SamplerOptions& options, const Sam
       if (ring_owner < 0) {
         // Mapped before any event is redirected to it: the kernel redirects only into an
         // existing ring (EINVAL otherwise).
-        ASSIGN_OR_RETURN(RingBuffer ring, RingBuffer::Map(fd->get(), kRingDataPages));
+        ASSIGN_OR_RETURN(RingBuffer ring, MapRing(fd->get(), RingDataPages(options)));
         ring_owner = fd->get();
         opened.ring_owners.push_back(std::move(*fd));
         opened.rings.push_back(std::move(ring));

@@ -706,12 +706,17 @@ std::string StackCopyAdvice(const Profile& profile, uint64_t stack_size, bool pe
   if (short_copies == 0 || short_copies * 50 < walks || stack_size >= formats::kMaxStackCopySize) {
     return "";
   }
+  // perf keeps every copy; jitscope record only those it cannot unwind while it records
+  // (report/recording_unwinder.h).
   return fmt::format(
       "{} of {} walks ({:.1f}%) ran out of the {}-byte stack copies before the thread's entry: "
-      "'{} --call-graph dwarf,{}' copies more of each stack (deep stacks then take up to {} "
-      "times the disk while recording)",
+      "'{} --call-graph dwarf,{}' copies more of each stack ({} then take up to {} times the disk "
+      "while recording)",
       short_copies, walks, 100.0 * static_cast<double>(short_copies) / static_cast<double>(walks),
       stack_size, perf_data ? "perf record" : "jitscope record", formats::kMaxStackCopySize,
+      perf_data ? "deep stacks"
+                : "the samples it leaves to unwind when the recording ends, those of engines that "
+                  "write jitdumps,",
       stack_size == 0 ? 1 : (formats::kMaxStackCopySize + stack_size - 1) / stack_size);
 }
 

@@ -67,6 +67,9 @@ RecordingUnwinder::~RecordingUnwinder() {
 }
 
 base::Status RecordingUnwinder::Append(std::string_view record) {
+  // Room for a whole batch: growing by doubling would copy megabytes on the recorder's thread,
+  // time in which the kernel's rings fill (its pages are touched only as they are written).
+  if (gathering_.capacity() < batch_bytes_) gathering_.reserve(batch_bytes_ + UINT16_MAX);
   gathering_.append(record);
   if (gathering_.size() >= batch_bytes_) HandOver();
   std::lock_guard lock(mutex_);
