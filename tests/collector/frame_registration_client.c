@@ -12,23 +12,23 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-void __register_frame(void *begin);
-void __deregister_frame(void *begin);
-const void *_Unwind_Find_FDE(void *pc, void *bases);
+void __register_frame(void* begin);
+void __deregister_frame(void* begin);
+const void* _Unwind_Find_FDE(void* pc, void* bases);
 
 static unsigned char code[64];
 
 /* A CIE ("zR", FDE pointers pc-relative sdata4, CFA = rsp + 8) and one FDE for code[0, 64),
  * then the terminator. */
-static size_t BuildEhFrame(unsigned char *eh) {
+static size_t BuildEhFrame(unsigned char* eh) {
   static const unsigned char cie[] = {
-      0x14, 0, 0, 0,    /* length */
-      0, 0, 0, 0,       /* CIE id */
-      1, 'z', 'R', 0,   /* version, augmentation */
-      1, 0x78, 0x10,    /* code alignment 1, data alignment -8, return address register 16 */
-      1, 0x1b,          /* augmentation data: pointer encoding pcrel|sdata4 */
-      0x0c, 7, 8,       /* DW_CFA_def_cfa rsp+8 */
-      0x90, 1, 0, 0};   /* DW_CFA_offset r16 at cfa-8, padding */
+      0x14, 0,    0,    0,  /* length */
+      0,    0,    0,    0,  /* CIE id */
+      1,    'z',  'R',  0,  /* version, augmentation */
+      1,    0x78, 0x10,     /* code alignment 1, data alignment -8, return address register 16 */
+      1,    0x1b,           /* augmentation data: pointer encoding pcrel|sdata4 */
+      0x0c, 7,    8,        /* DW_CFA_def_cfa rsp+8 */
+      0x90, 1,    0,    0}; /* DW_CFA_offset r16 at cfa-8, padding */
   memcpy(eh, cie, sizeof(cie));
   size_t at = sizeof(cie);
   const uint32_t fde_length = 4 + 4 + 4 + 1 + 3;
@@ -48,7 +48,7 @@ static size_t BuildEhFrame(unsigned char *eh) {
 int main(void) {
   static unsigned char eh[64] __attribute__((aligned(8)));
   static unsigned char eh2[64] __attribute__((aligned(8)));
-  void *bases[3];
+  void* bases[3];
   BuildEhFrame(eh);
   __register_frame(eh);
   if (_Unwind_Find_FDE(code + 8, bases) == NULL) return 1;
@@ -67,7 +67,7 @@ int main(void) {
   }
   __deregister_frame(eh);
   if (_Unwind_Find_FDE(code + 8, bases) != NULL) return 1;
-  printf("parent %d child %d eh %p eh2 %p code %p\n", (int)getpid(), (int)child, (void *)eh,
-         (void *)eh2, (void *)code);
+  printf("parent %d child %d eh %p eh2 %p code %p\n", (int)getpid(), (int)child, (void*)eh,
+         (void*)eh2, (void*)code);
   return 0;
 }
