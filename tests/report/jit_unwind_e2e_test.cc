@@ -176,7 +176,13 @@ TEST(JitUnwindE2eTest, RecordUnwindsWhileItRecordsAndTheStackCopiesNeverPileUp) 
   const size_t number = recorded.err.rfind(", ", while_recording);
   const uint64_t unwound = std::stoull(recorded.err.substr(number + 2));
   ASSERT_GT(samples, 300u) << recorded.err;
-  EXPECT_GE(unwound * 100, samples * 95) << recorded.err;
+  // What waits for the end is what had no rule then: the collector's trace is written as the
+  // code is loaded (the sanitized build's jitvm runs code without CFI, the sanitizer's own). A
+  // batch may read the trace while a record is half written: a few more.
+  const std::map<std::string, uint64_t> ends = test_support::CountsAfter(recorded.err, " s (");
+  const uint64_t no_rule = ends.count("no rule") ? ends.at("no rule") : 0;
+  EXPECT_LE(samples - unwound, no_rule + samples / 100) << recorded.err;
+  EXPECT_GE(unwound * 100, samples * 80) << recorded.err;
   // Raw, the samples would take 8 KiB each; unwound, well under one.
   EXPECT_LT(largest, samples * 1024) << largest << " bytes for " << samples << " samples";
   ExpectExactLeafStacks(dir);
