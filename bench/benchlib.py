@@ -42,6 +42,16 @@ def timed(cmd, cwd):
     return float(seconds), int(kilobytes) / 1024.0
 
 
+def record_unwinding(stderr):
+    """What `jitscope record` said of its unwinding: (samples, of them unwound while recording,
+    seconds the unwinding took when the recording ended), or None when it unwound nothing."""
+    said = re.search(r"unwound (\d+) samples in ([\d.]+) s .*?(?:, (\d+) of them while "
+                     r"recording)?$", stderr, re.M)
+    if not said:
+        return None
+    return int(said.group(1)), int(said.group(3) or 0), float(said.group(2))
+
+
 def run_watching(cmd, cwd, watched):
     """Runs cmd (as run() does) while polling the size of directory `watched` every 20 ms;
     returns the process and the largest size seen, in MB (what the recording held on disk at

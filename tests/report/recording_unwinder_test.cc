@@ -9,7 +9,6 @@
 
 #include <linux/perf_event.h>
 
-#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -30,9 +29,8 @@ std::vector<std::string> Outline(std::string_view bytes, size_t offset) {
   std::vector<std::string> outline;
   while (const std::optional<std::string_view> record = formats::RecordAt(bytes, offset)) {
     offset += record->size();
-    perf_event_header header{};
-    std::memcpy(&header, record->data(), sizeof(header));
-    if (header.type != PERF_RECORD_SAMPLE && header.type != formats::kRecordUnwoundSample) {
+    const uint32_t type = formats::RecordHeader(*record).type;
+    if (type != PERF_RECORD_SAMPLE && type != formats::kRecordUnwoundSample) {
       outline.emplace_back(*record);
       continue;
     }

@@ -14,6 +14,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <span>
 #include <string>
@@ -82,6 +83,13 @@ inline SampleLayout UnwoundSampleLayout() {
   SampleLayout layout;
   layout.unwound = true;
   return layout;
+}
+
+// The header of `record`, which holds at least one (what RecordAt and a ring's reader give).
+inline perf_event_header RecordHeader(std::string_view record) {
+  perf_event_header header{};
+  std::memcpy(&header, record.data(), sizeof(header));
+  return header;
 }
 
 // Whether a session's samples file may hold `layout`: one of the two sample types, registers

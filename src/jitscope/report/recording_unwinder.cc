@@ -4,7 +4,6 @@
 #include <linux/perf_event.h>
 
 #include <cstdlib>
-#include <cstring>
 #include <map>
 #include <utility>
 
@@ -13,22 +12,6 @@
 #include "jitscope/report/unwound_session.h"
 
 namespace jitscope::report {
-
-namespace {
-
-uint32_t TypeOf(std::string_view record) {
-  perf_event_header header{};
-  std::memcpy(&header, record.data(), sizeof(header));
-  return header.type;
-}
-
-uint16_t MiscOf(std::string_view record) {
-  perf_event_header header{};
-  std::memcpy(&header, record.data(), sizeof(header));
-  return header.misc;
-}
-
-}  // namespace
 
 uint64_t RecordingUnwinder::BatchBytesFromEnvironment() {
   const char* text = std::getenv("JITSCOPE_UNWIND_BATCH");
@@ -125,7 +108,7 @@ base::Status RecordingUnwinder::WriteAsRecorded(std::string_view batch) {
   while (const std::optional<std::string_view> record = formats::RecordAt(batch, offset)) {
     offset += record->size();
     RETURN_IF_ERROR(writer_.Append(*record));
-    if (TypeOf(*record) == PERF_RECORD_SAMPLE) {
+    if (formats::RecordHeader(*record).type == PERF_RECORD_SAMPLE) {
       ++counts_.deferred;
     } else {
       context_.append(*record);
@@ -160,7 +143,7 @@ base::Status RecordingUnwinder::Unwind(std::string batch) {
   size_t offset = 0;
   while (const std::optional<std::string_view> record = formats::RecordAt(records, offset)) {
     offset += record->size();
-    if (TypeOf(*record) != PERF_RECORD_SAMPLE) {
+    if (formats::RecordHeader(*record).type != PERF_RECORD_SAMPLE) {
       context_.append(*record);
       RETURN_IF_ERROR(writer_.Append(*record));
       continue;
@@ -175,7 +158,8 @@ base::Status RecordingUnwinder::Unwind(std::string batch) {
       const unwind::UnwindStats before = walker.unwind_stats();
       const unwind::StopReason end = unwinder.Walk(sample);
       unwound = end != unwind::StopReason::kNoRule &&
-                unwinder.Encode(sample, MiscOf(*record), formats::kRecordUnwoundSample, encoded);
+                unwinder.Encode(sample, formats::RecordHeader(*record).misc,
+                                formats::kRecordUnwoundSample, encoded);
       if (unwound) {
         counts_.stats.Count(end);
         for (size_t i = 0; i < unwind::kRuleSourceCount; ++i) {

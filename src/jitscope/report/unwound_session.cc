@@ -44,9 +44,7 @@ constexpr uint64_t kSamplesPerCancelCheck = 1024;
 // Whether any sample of `samples` is as recorded, not unwound already.
 bool HasSamplesToWalk(const formats::SampleList& samples) {
   for (size_t i = 0; i < samples.size(); ++i) {
-    perf_event_header header{};
-    std::memcpy(&header, samples.record_start(i), sizeof(header));
-    if (header.type == PERF_RECORD_SAMPLE) return true;
+    if (formats::RecordHeader(samples.record(i)).type == PERF_RECORD_SAMPLE) return true;
   }
   return false;
 }
@@ -70,8 +68,7 @@ base::Status UnwindInto(const formats::SampleData& data, SampleWalker* walker,
       data.file->Evict(evicted, offset);
       evicted = offset;
     }
-    perf_event_header record_header{};
-    std::memcpy(&record_header, record->data(), sizeof(record_header));
+    perf_event_header record_header = formats::RecordHeader(*record);
     if (record_header.type == formats::kRecordUnwoundSample) {
       // Unwound while recording: the record an unwound file holds, but for its type.
       if (!formats::ParseSampleRecord(*record, data.format.layout, sample).ok()) {
