@@ -1,14 +1,11 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "jitscope/symbolize/code_store.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <memory>
-#include <set>
 #include <string>
 #include <variant>
 #include <vector>
@@ -121,29 +118,6 @@ TEST(CodeStore, ReadsTheCodeBytesTheCollectorRecorded) {
   const CodeStore from_jitdump = jitdump->BuildCodeStore(std::nullopt);
   EXPECT_EQ(from_jitdump.snapshot_count(), 2u);
   EXPECT_EQ(Show(from_jitdump.Read(address, 4, kLatest)), "31 c0 c3 90");
-}
-
-// The copies record keeps of a process in another pid namespace name its pid there (perf-1.map):
-// in a directory given as that process's, a file is its, whatever its name or header says.
-TEST(SourceSetTest, FilesOfADirectoryGivenAsAProcesssAreItsWhateverTheyName) {
-  test_support::TempDir dir;
-  const std::string copies = dir.path() + "/pid-4321";
-  ASSERT_EQ(::mkdir(copies.c_str(), 0700), 0);
-  {
-    std::ofstream map(copies + "/perf-1.map");
-    map << "1000 10 nsFunction\n";
-  }
-  auto plain = SourceSet::Open({dir.path()});
-  ASSERT_TRUE(plain.ok()) << plain.status().message();
-  EXPECT_EQ(plain->pids(), std::set<uint32_t>{1});
-  auto owned = SourceSet::Open({dir.path()}, {{dir.path() + "/./pid-4321", 4321}});
-  ASSERT_TRUE(owned.ok()) << owned.status().message();
-  EXPECT_EQ(owned->pids(), std::set<uint32_t>{4321});
-  SymbolIndex index = owned->BuildIndex(4321);
-  Resolution resolution;
-  ASSERT_TRUE(index.Resolve(0x1004, kLatest, resolution));
-  ASSERT_FALSE(resolution.frames.empty());
-  EXPECT_EQ(resolution.frames[0].name, "nsFunction");
 }
 
 }  // namespace

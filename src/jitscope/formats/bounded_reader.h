@@ -109,6 +109,9 @@ inline constexpr uint64_t kRecordPrefixSize = 16;
 struct WalkEnd {
   base::Status error;  // a record size smaller than the prefix; OK otherwise
   bool torn = false;   // the file ends inside a record
+  // Where the walk ended: after the last record read whole (where zero bytes, a torn record or
+  // a malformed one begin, or the file ends).
+  uint64_t offset = 0;
 };
 
 // Walks the records from `offset`, calling `visit(const RecordPrefix&)` for each; `visit` returns
@@ -121,7 +124,7 @@ WalkEnd WalkRecords(const BoundedReader& reader, uint64_t offset, std::string_vi
                     Visit visit) {
   while (offset < reader.size()) {
     if (reader.AllZero(offset, reader.size())) break;
-    if (!reader.Has(offset, kRecordPrefixSize)) return {base::Status::Ok(), true};
+    if (!reader.Has(offset, kRecordPrefixSize)) return {base::Status::Ok(), true, offset};
     RecordPrefix prefix;
     prefix.id = *reader.Int<uint32_t>(offset);
     const uint32_t total_size = *reader.Int<uint32_t>(offset + 4);
@@ -131,14 +134,14 @@ WalkEnd WalkRecords(const BoundedReader& reader, uint64_t offset, std::string_vi
       return {RecordError(file, offset,
                           "record size " + std::to_string(total_size) +
                               " is smaller than the 16-byte record header"),
-              false};
+              false, offset};
     }
-    if (total_size > reader.size() - offset) return {base::Status::Ok(), true};
+    if (total_size > reader.size() - offset) return {base::Status::Ok(), true, offset};
     prefix.end = offset + total_size;
     if (!visit(prefix)) break;
     offset = prefix.end;
   }
-  return {base::Status::Ok(), false};
+  return {base::Status::Ok(), false, offset};
 }
 
 }  // namespace jitscope::formats

@@ -77,6 +77,7 @@ class Parser {
       return true;
     });
     if (!end.error.ok()) out_.error = std::move(end.error);
+    out_.records_end = end.offset;
     DropPendingDebugInfo();
     pending_eh_frame_ = {};
   }

@@ -111,6 +111,9 @@ struct ParsedJitdump {
   base::HugeVector<JitdumpLineEntry> lines;
   JitdumpStats stats;
   base::Status error;  // the first malformed record ("FILE: offset N: ..."); OK if none
+  // Where the last record read whole ends: the file's size, unless the file ends inside a record
+  // (its writer is still writing it, or died), in zero bytes, or at a malformed record.
+  uint64_t records_end = 0;
 };
 
 // True when `bytes` starts with the jitdump magic in either byte order.

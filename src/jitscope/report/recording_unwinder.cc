@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <map>
 #include <utility>
+#include <variant>
 
 #include "jitscope/report/profile_builder.h"
 #include "jitscope/report/sample_walker.h"
@@ -117,6 +118,24 @@ base::Status RecordingUnwinder::WriteAsRecorded(std::string_view batch) {
   return base::Status::Ok();
 }
 
+void RecordingUnwinder::NoteEndedProcesses(std::string_view records) {
+  size_t offset = 0;
+  while (const std::optional<std::string_view> record = formats::RecordAt(records, offset)) {
+    offset += record->size();
+    const uint32_t type = formats::RecordHeader(*record).type;
+    if (type != PERF_RECORD_EXIT && type != PERF_RECORD_FORK) continue;
+    const base::StatusOr<formats::PerfRecord> parsed = formats::ParsePerfRecord(*record, layout_);
+    const auto* task = parsed.ok() ? std::get_if<formats::Task>(&*parsed) : nullptr;
+    // A thread's own exit or start (tid != pid) ends or begins no process.
+    if (task == nullptr || task->pid != task->tid) continue;
+    if (task->exit) {
+      ended_.insert(task->pid);
+    } else {
+      ended_.erase(task->pid);  // its pid, recycled
+    }
+  }
+}
+
 base::Status RecordingUnwinder::Unwind(std::string batch) {
   ++counts_.batches;
   // The batch behind every earlier record but samples: one samples file, whose mappings are all
@@ -134,6 +153,7 @@ base::Status RecordingUnwinder::Unwind(std::string batch) {
   const std::string_view records = std::string_view(*recording.data.copy).substr(batch_start);
   base::StatusOr<symbolize::SourceSet> sources = OpenRecordingJitSources(recording, {});
   if (!sources.ok()) return WriteAsRecorded(records);
+  NoteEndedProcesses(records);
   SampleWalker walker(recording.data, *sources, recording.vdso_path, /*latest_code=*/false);
   SampleUnwinder unwinder(walker);
   std::map<uint32_t, std::optional<uint64_t>> whole_up_to;  // by pid
@@ -151,7 +171,7 @@ base::Status RecordingUnwinder::Unwind(std::string batch) {
     bool unwound = formats::ParseSampleRecord(*record, layout_, sample).ok();
     if (unwound) {
       auto [it, inserted] = whole_up_to.try_emplace(sample.pid);
-      if (inserted) it->second = sources->WholeUpTo(sample.pid);
+      if (inserted && !ended_.contains(sample.pid)) it->second = sources->WholeUpTo(sample.pid);
       unwound = !it->second || sample.time_ns <= *it->second;
     }
     if (unwound) {

@@ -12,11 +12,12 @@
 // has seen so far (the batch's records after all the earlier records but samples, parsed as one
 // samples file) and the JIT files as they stand. What those files do not hold yet is left for the
 // end, the sample kept as recorded:
-//  - a sample of a process whose engine writes jitdumps, taken after the last record they hold
-//    (V8 keeps 2 MB of records in a stdio buffer: code it loaded may not be in the file yet; see
-//    symbolize::SourceSet::WholeUpTo);
+//  - a sample of a running process whose engine writes jitdumps through a stdio buffer (V8's),
+//    taken after the last record they hold: code it loaded since may not be in the file yet
+//    (symbolize::SourceSet::WholeUpTo). Jitdumps written record by record (LLVM's), the
+//    collector's trace and the registered unwind tables are written as the events happen, and
+//    the files of a process whose exit the recording has seen are whole;
 //  - a sample whose walk found no rule (code no file describes yet).
-// The collector's trace and the registered unwind tables are written as the events happen.
 //
 // The samples file holds, at every batch's end, the records so far, each sample either unwound or
 // as recorded: a recorder killed meanwhile leaves a session report reads as it is. What it loses
@@ -28,6 +29,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -77,6 +79,8 @@ class RecordingUnwinder : public formats::RecordSink {
   base::Status Unwind(std::string batch);
   // Writes `batch`'s records to the file as they are.
   base::Status WriteAsRecorded(std::string_view batch);
+  // Notes the processes that `records` (a batch) end, and those whose pid a new one takes.
+  void NoteEndedProcesses(std::string_view records);
 
   const std::string directory_;
   const std::string header_;  // of a samples file as recorded: what a batch is parsed behind
@@ -94,6 +98,8 @@ class RecordingUnwinder : public formats::RecordSink {
   // The unwinding thread's (and Flush()'s, once it has joined).
   formats::SamplesWriter writer_;
   std::string context_;  // every record but samples so far: the mappings a batch is walked in
+  // The processes that have exited: their engines flushed their files (stdio does at exit).
+  std::set<uint32_t> ended_;
   RecordingUnwinding counts_;
   std::shared_ptr<RecordingUnwinding> done_;
   std::thread thread_;

@@ -278,11 +278,28 @@ CodeHistory SourceSet::BuildCodeHistory(uint32_t pid) const {
   return history;
 }
 
+namespace {
+
+// glibc flushes a stdio stream's buffer whole, and writes what overflows it in whole buffers; a
+// buffer's size is a multiple of this (st_blksize, or the engine's own: V8's is megabytes).
+constexpr uint64_t kStdioBlock = 4096;
+
+// Whether the engine writes `jitdump` (`size` bytes) record by record, each as it loads the code
+// (LLVM's listener flushes after each object): then the file ends where a record ends, and a
+// multiple of a stdio block only by chance. A file flushed a block at a time ends at such a
+// multiple, mostly inside a record, and holds back what its buffer holds.
+bool WrittenRecordByRecord(const formats::ParsedJitdump& jitdump, uint64_t size) {
+  return jitdump.error.ok() && jitdump.records_end == size && size % kStdioBlock != 0;
+}
+
+}  // namespace
+
 std::optional<uint64_t> SourceSet::WholeUpTo(uint32_t pid) const {
   std::optional<uint64_t> whole;
   for (const auto& file : files_) {
     if (file->pid != pid) continue;
     if (const auto* d = std::get_if<formats::ParsedJitdump>(&file->parsed)) {
+      if (WrittenRecordByRecord(*d, file->mapping->size())) continue;
       uint64_t latest = 0;
       for (const formats::JitdumpRecord& record : d->records) {
         latest = std::max(latest, record.timestamp);

@@ -72,10 +72,13 @@ class SourceSet {
   // traces and jitdumps among the same files.
   CodeHistory BuildCodeHistory(uint32_t pid) const;
   // While process `pid` still runs: the time up to which the JIT files its engine writes are known
-  // to be whole. Engines write jitdumps through stdio buffers (V8 holds 2 MB back) and may hold
-  // later records back, so that is the latest record of its jitdumps; an OProfile dump's times
-  // are whole seconds of another clock, so 0. nullopt when it has neither: the collector's trace
-  // and the registered unwind tables are written as the events happen.
+  // to be whole; nullopt when they are whole as they stand. The collector's trace and the
+  // registered unwind tables are written as the events happen, and so is a jitdump its engine
+  // writes record by record (LLVM's listener flushes each object's): such a file ends where a
+  // record ends, at no multiple of 4 KiB. A jitdump written through a stdio buffer (V8's) is
+  // flushed a block at a time, so it ends at a multiple of 4 KiB, mostly inside a record, and
+  // code its engine loaded since may not be in it yet: it is whole up to its latest record. An
+  // OProfile dump's times are whole seconds of another clock: 0.
   std::optional<uint64_t> WholeUpTo(uint32_t pid) const;
   // The unwind tables process `pid` registered with __register_frame (files of
   // formats/registered_frames.h), in the order of its files and, in each, of registration. They
