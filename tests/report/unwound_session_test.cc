@@ -9,6 +9,8 @@
 #include <linux/perf_event.h>
 
 #include <algorithm>
+#include <cstddef>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -144,9 +146,33 @@ TEST_P(UnwoundSessionTest, AnInterruptedUnwindingLeavesTheSessionAsRecorded) {
   EXPECT_EQ(Report(dir, {"--format", "folded"}), expected);
 }
 
-// The session's records, as `jitscope record` drained them, through a RecordingUnwinder with
-// batches of `batch_bytes` into a new samples file in `dir`; what it did. Without `exits`, the
-// recording never saw a process exit.
+// `record` (of `format`) as the kernel wrote it: a sample's stack copy the whole size asked for,
+// where the session keeps the bytes of the stack in use (dyn_size).
+std::string AsTheKernelWroteIt(std::string_view record, const formats::SamplesFormat& format) {
+  formats::Sample sample;
+  if (formats::RecordHeader(record).type != PERF_RECORD_SAMPLE ||
+      !formats::ParseSampleRecord(record, format.layout, sample).ok() ||
+      sample.stack.data() == nullptr) {
+    return std::string(record);
+  }
+  const size_t data_at = static_cast<size_t>(sample.stack.data() - record.data());
+  uint64_t kept = 0;
+  std::memcpy(&kept, record.data() + data_at - sizeof(kept), sizeof(kept));
+  const uint64_t size = format.stack_size;
+  std::string out(record.substr(0, data_at - sizeof(size)));
+  out.append(reinterpret_cast<const char*>(&size), sizeof(size));
+  out.append(record.substr(data_at, kept));
+  out.append(size - kept, '\xaa');
+  if (kept == 0) out.append(sizeof(uint64_t), '\0');  // dyn_size, left out after no data
+  out.append(record.substr(data_at + kept));
+  const auto new_size = static_cast<uint16_t>(out.size());
+  std::memcpy(out.data() + offsetof(perf_event_header, size), &new_size, sizeof(new_size));
+  return out;
+}
+
+// The session's records, as `jitscope record` drained them from the kernel's rings, through a
+// RecordingUnwinder with batches of `batch_bytes` into a new samples file in `dir`; what it did.
+// Without `exits`, the recording never saw a process exit.
 RecordingUnwinding RecordAgain(const std::string& dir, uint64_t batch_bytes, bool exits = true) {
   const std::string recorded = test_support::ReadFile(dir + "/" + formats::kSamplesFileName);
   const base::StatusOr<formats::SamplesHeader> header = formats::ReadSamplesHeader(recorded);
@@ -161,7 +187,7 @@ RecordingUnwinding RecordAgain(const std::string& dir, uint64_t batch_bytes, boo
   while (const std::optional<std::string_view> record = formats::RecordAt(recorded, offset)) {
     offset += record->size();
     if (!exits && formats::RecordHeader(*record).type == PERF_RECORD_EXIT) continue;
-    EXPECT_TRUE((*unwinder)->Append(*record).ok());
+    EXPECT_TRUE((*unwinder)->Append(AsTheKernelWroteIt(*record, header->format)).ok());
   }
   EXPECT_TRUE((*unwinder)->Flush().ok());
   return *done;

@@ -54,7 +54,10 @@ base::Status RecordingUnwinder::Append(std::string_view record) {
   // Room for a whole batch: growing by doubling would copy megabytes on the recorder's thread,
   // time in which the kernel's rings fill (its pages are touched only as they are written).
   if (gathering_.capacity() < batch_bytes_) gathering_.reserve(batch_bytes_ + UINT16_MAX);
-  gathering_.append(record);
+  // Only the stack in use: a record carries the whole copy asked for (32 KiB) where the thread's
+  // stack may hold a few hundred bytes, and copying the rest costs the recorder's thread more than
+  // cutting it off.
+  gathering_.append(formats::CutStackCopy(record, layout_, cut_sample_, cut_));
   if (gathering_.size() >= batch_bytes_) HandOver();
   std::lock_guard lock(mutex_);
   return status_;

@@ -86,7 +86,10 @@ class RecordingUnwinder : public formats::RecordSink {
   const std::string header_;  // of a samples file as recorded: what a batch is parsed behind
   const formats::SampleLayout layout_;
   const uint64_t batch_bytes_;
-  std::string gathering_;  // the recorder's thread's
+  // The recorder's thread's.
+  std::string gathering_;
+  formats::Sample cut_sample_;  // CutStackCopy's scratch
+  std::string cut_;
 
   // Between the threads.
   std::mutex mutex_;
