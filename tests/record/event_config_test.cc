@@ -72,7 +72,7 @@ TEST(EventConfigTest, DwarfModeAsksForEveryGeneralRegisterAndTheStackCopy) {
 
 TEST(EventConfigTest, ParsesPerfsCallGraphSpelling) {
   EXPECT_EQ(*ParseCallGraph("fp"), CallGraphOptions{});
-  EXPECT_EQ(*ParseCallGraph("dwarf"), (CallGraphOptions{CallGraph::kDwarf, 8192}));
+  EXPECT_EQ(*ParseCallGraph("dwarf"), (CallGraphOptions{CallGraph::kDwarf, 32768}));
   EXPECT_EQ(*ParseCallGraph("dwarf,4096"), (CallGraphOptions{CallGraph::kDwarf, 4096}));
   EXPECT_EQ(*ParseCallGraph("dwarf,1001"), (CallGraphOptions{CallGraph::kDwarf, 1008}))
       << "rounded up to 8 bytes, as perf does";

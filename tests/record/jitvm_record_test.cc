@@ -74,7 +74,7 @@ TEST(JitvmRecordTest, SamplesLandInJitCodeLoadedBeforeThem) {
 }
 
 // --call-graph dwarf --keep-stacks: every sample of the JIT carries its user registers, the
-// valid part of an 8 KiB stack copy and the kernel's call chain, and the session keeps the vDSO.
+// valid part of a 32 KiB stack copy and the kernel's call chain, and the session keeps the vDSO.
 TEST(JitvmRecordTest, DwarfCallGraphSamplesCarryRegistersAndStack) {
   test_support::TempDir tmp;
   const std::string dir = tmp.path() + "/session";
@@ -85,13 +85,13 @@ TEST(JitvmRecordTest, DwarfCallGraphSamplesCarryRegistersAndStack) {
   base::StatusOr<SampleData> data = ReadSamplesFile(dir + "/" + kSamplesFileName);
   ASSERT_TRUE(data.ok()) << data.status().message();
   EXPECT_EQ(data->format,
-            (formats::SamplesFormat{{formats::kDwarfSampleType, formats::kX86_64RegsMask}, 8192}));
+            (formats::SamplesFormat{{formats::kDwarfSampleType, formats::kX86_64RegsMask}, 32768}));
   size_t user = 0;
   for (const Sample& sample : data->samples) {
     ASSERT_EQ(sample.regs.abi, static_cast<uint64_t>(PERF_SAMPLE_REGS_ABI_64));
     ASSERT_EQ(sample.regs.mask, formats::kX86_64RegsMask);
     // The kernel copies at most what was asked, from the user stack pointer up.
-    ASSERT_LE(sample.stack.size(), 8192u);
+    ASSERT_LE(sample.stack.size(), 32768u);
     // The kernel's frame-pointer chain comes too, for a walk that stops (sample_walker.h).
     ASSERT_FALSE(sample.callchain.empty());
     if (sample.callchain.front().kernel)
@@ -121,7 +121,7 @@ TEST(JitvmRecordTest, DwarfCallGraphIsTheDefaultAndUnwoundWhenTheRecordingEnds) 
   base::StatusOr<SampleData> data = ReadSamplesFile(dir + "/" + kSamplesFileName);
   ASSERT_TRUE(data.ok()) << data.status().message();
   EXPECT_TRUE(data->format.layout.unwound);
-  EXPECT_EQ(data->format.stack_size, 8192u);
+  EXPECT_EQ(data->format.stack_size, 32768u);
   size_t complete = 0;
   for (const Sample& sample : data->samples) {
     ASSERT_TRUE(sample.walk_end.has_value());

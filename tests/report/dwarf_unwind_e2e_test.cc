@@ -128,8 +128,8 @@ TEST(DwarfUnwindE2eTest, WalksCutShortByTheStackCopyComeWithAdvice) {
   const std::string rest = text.out.substr(warning, text.out.find('\n', warning) - warning);
   EXPECT_NE(rest.find(" ran out of the 64-byte stack copies before the thread's entry: "
                       "'jitscope record --call-graph dwarf,65528' copies more of each stack (the "
-                      "samples it leaves to unwind when the recording ends, those of engines that "
-                      "write jitdumps, then take up to 1024 times the disk while recording)"),
+                      "samples it cannot unwind while it records keep the stack in use, up to "
+                      "that size, on disk until it ends)"),
             std::string::npos)
       << rest;
 }

@@ -302,8 +302,8 @@ TEST(PerfDataE2eTest, WalksCutShortByPerfsStackCopiesComeWithAdvice) {
   ASSERT_GT(short_walks * 2, walks) << Warnings(profile);
   const std::string advice = fmt::format(
       "{} of {} walks ({:.1f}%) ran out of the 64-byte stack copies before the thread's entry: "
-      "'perf record --call-graph dwarf,65528' copies more of each stack (deep stacks then take up "
-      "to 1024 times the disk while recording)",
+      "'perf record --call-graph dwarf,65528' copies more of each stack (every sample then takes "
+      "up to 1024 times the disk while recording)",
       short_walks, walks, 100.0 * static_cast<double>(short_walks) / static_cast<double>(walks));
   EXPECT_NE(std::find(profile.warnings.begin(), profile.warnings.end(), advice),
             profile.warnings.end())

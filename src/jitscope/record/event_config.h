@@ -30,9 +30,15 @@ enum class CallGraph : uint8_t {
   kDwarf,         // "dwarf[,SIZE]": user registers and SIZE bytes of the user stack, unwound later
 };
 
+// The stack copy `dwarf` takes without a SIZE: four times perf's 8 KiB. Deep engines (oneDNN's
+// frames, PostgreSQL's executor, LLVM's pass pipeline) need more than 8 KiB to reach the thread's
+// entry, and record keeps only the stack in use (docs/performance.md, "How complete the call
+// stacks are").
+inline constexpr uint32_t kDefaultStackSize = 32768;
+
 struct CallGraphOptions {
   CallGraph mode = CallGraph::kFramePointer;
-  uint32_t stack_size = 8192;  // dwarf only: bytes of user stack per sample, as perf's default
+  uint32_t stack_size = kDefaultStackSize;  // dwarf only: bytes of user stack per sample
   bool operator==(const CallGraphOptions&) const = default;
 };
 

@@ -706,18 +706,20 @@ std::string StackCopyAdvice(const Profile& profile, uint64_t stack_size, bool pe
   if (short_copies == 0 || short_copies * 50 < walks || stack_size >= formats::kMaxStackCopySize) {
     return "";
   }
-  // perf keeps every copy; jitscope record only those it cannot unwind while it records
-  // (report/recording_unwinder.h).
+  // perf keeps every copy whole; jitscope record only those it cannot unwind while it records
+  // (report/recording_unwinder.h), and of those the stack in use.
+  const std::string cost =
+      perf_data
+          ? fmt::format(
+                "every sample then takes up to {} times the disk while recording",
+                stack_size == 0 ? 1 : (formats::kMaxStackCopySize + stack_size - 1) / stack_size)
+          : "the samples it cannot unwind while it records keep the stack in use, up to "
+            "that size, on disk until it ends";
   return fmt::format(
       "{} of {} walks ({:.1f}%) ran out of the {}-byte stack copies before the thread's entry: "
-      "'{} --call-graph dwarf,{}' copies more of each stack ({} then take up to {} times the disk "
-      "while recording)",
+      "'{} --call-graph dwarf,{}' copies more of each stack ({})",
       short_copies, walks, 100.0 * static_cast<double>(short_copies) / static_cast<double>(walks),
-      stack_size, perf_data ? "perf record" : "jitscope record", formats::kMaxStackCopySize,
-      perf_data ? "deep stacks"
-                : "the samples it leaves to unwind when the recording ends, those of engines that "
-                  "write jitdumps,",
-      stack_size == 0 ? 1 : (formats::kMaxStackCopySize + stack_size - 1) / stack_size);
+      stack_size, perf_data ? "perf record" : "jitscope record", formats::kMaxStackCopySize, cost);
 }
 
 base::StatusOr<Profile> Build(Recording recording, const BuildOptions& options) {

@@ -49,8 +49,8 @@ struct RecordingUnwinding {
 
 class RecordingUnwinder : public formats::RecordSink {
  public:
-  // 32 MiB: four thousand samples of 8 KiB stack copies, a few seconds of a busy recording; at
-  // most three batches are in memory (one gathered, one waiting, one unwound).
+  // 32 MiB: thousands of samples, each with the stack in use (a few KiB), a few seconds of a busy
+  // recording; at most three batches are in memory (one gathered, one waiting, one unwound).
   static constexpr uint64_t kDefaultBatchBytes = 32u << 20;
   // The batch size JITSCOPE_UNWIND_BATCH (bytes) asks for, else the default.
   static uint64_t BatchBytesFromEnvironment();
