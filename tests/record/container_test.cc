@@ -381,6 +381,12 @@ void RecordAContainedProgram(const std::vector<std::string>& record_options, boo
   program.unshare.Wait();
   ASSERT_EQ(recorded.exit_code, 0) << recorded.Describe();
   std::filesystem::remove_all(root);
+  if (record_options.front() == "-p") {
+    // Its samples wait for the end, when its files are in the session (until then the paths its
+    // records name are the host's): none is unwound while recording.
+    EXPECT_NE(recorded.err.find("jitscope record: unwound "), std::string::npos) << recorded.err;
+    EXPECT_EQ(recorded.err.find(" of them while recording"), std::string::npos) << recorded.err;
+  }
 
   const std::string copies = "pid-" + std::to_string(pid) + "/root";
   EXPECT_NE(recorded.err.find("jitscope record: process " + std::to_string(pid) +

@@ -152,10 +152,34 @@ std::unique_ptr<test_support::Process> StartRecordingOneCaller(const std::string
       std::map<std::string, std::string>{{"JITSCOPE_UNWIND_BATCH", "262144"}});
 }
 
+// Of what `jitscope record` said (`err`), that it unwound most of its samples while it recorded,
+// and what waited for the end had no rule then; returns how many samples it unwound in all.
+uint64_t ExpectUnwoundWhileRecording(const std::string& err) {
+  const std::string said = "jitscope record: unwound ";
+  const size_t at = err.find(said);
+  EXPECT_NE(at, std::string::npos) << err;
+  if (at == std::string::npos) return 0;
+  const uint64_t samples = std::stoull(err.substr(at + said.size()));
+  const size_t while_recording = err.find(" of them while recording");
+  EXPECT_NE(while_recording, std::string::npos) << err;
+  if (while_recording == std::string::npos) return samples;
+  const size_t number = err.rfind(", ", while_recording);
+  const uint64_t unwound = std::stoull(err.substr(number + 2));
+  EXPECT_GT(samples, 300u) << err;
+  // What waits for the end is what had no rule then: the collector's trace is written as the
+  // code is loaded (the sanitized build's jitvm runs code without CFI, the sanitizer's own). A
+  // batch may read the trace while a record is half written: a few more.
+  const std::map<std::string, uint64_t> ends = test_support::CountsAfter(err, " s (");
+  const uint64_t no_rule = ends.count("no rule") ? ends.at("no rule") : 0;
+  EXPECT_LE(samples - unwound, no_rule + samples / 100) << err;
+  EXPECT_GE(unwound * 100, samples * 80) << err;
+  return samples;
+}
+
 // record unwinds a command's samples while it records, batch by batch
 // (report/recording_unwinder.h): the samples file never holds more than the few stack copies no
-// rule unwound yet, where it held every sample's 8 KiB until the end; and the stacks are the ones
-// the unwinding at the end finds.
+// rule unwound yet, where it held every sample's stack copy until the end; and the stacks are the
+// ones the unwinding at the end finds.
 TEST(JitUnwindE2eTest, RecordUnwindsWhileItRecordsAndTheStackCopiesNeverPileUp) {
   TempDir tmp;
   const std::string dir = tmp.path() + "/session";
@@ -167,24 +191,32 @@ TEST(JitUnwindE2eTest, RecordUnwindsWhileItRecordsAndTheStackCopiesNeverPileUp) 
   }
   auto recorded = record->Wait();
   ASSERT_EQ(recorded.exit_code, 0) << recorded.Describe();
-  const std::string said = "jitscope record: unwound ";
-  const size_t at = recorded.err.find(said);
-  ASSERT_NE(at, std::string::npos) << recorded.err;
-  const uint64_t samples = std::stoull(recorded.err.substr(at + said.size()));
-  const size_t while_recording = recorded.err.find(" of them while recording");
-  ASSERT_NE(while_recording, std::string::npos) << recorded.err;
-  const size_t number = recorded.err.rfind(", ", while_recording);
-  const uint64_t unwound = std::stoull(recorded.err.substr(number + 2));
-  ASSERT_GT(samples, 300u) << recorded.err;
-  // What waits for the end is what had no rule then: the collector's trace is written as the
-  // code is loaded (the sanitized build's jitvm runs code without CFI, the sanitizer's own). A
-  // batch may read the trace while a record is half written: a few more.
-  const std::map<std::string, uint64_t> ends = test_support::CountsAfter(recorded.err, " s (");
-  const uint64_t no_rule = ends.count("no rule") ? ends.at("no rule") : 0;
-  EXPECT_LE(samples - unwound, no_rule + samples / 100) << recorded.err;
-  EXPECT_GE(unwound * 100, samples * 80) << recorded.err;
-  // Raw, the samples would take 8 KiB each; unwound, well under one.
+  const uint64_t samples = ExpectUnwoundWhileRecording(recorded.err);
+  // Raw, the samples would take kilobytes each (the stack in use); unwound, well under one.
   EXPECT_LT(largest, samples * 1024) << largest << " bytes for " << samples << " samples";
+  ExpectExactLeafStacks(dir);
+}
+
+// record -p unwinds the samples of a process that was running before it while it records, as it
+// does a command's: the collector's trace is where session.json says, the process's
+// JITSCOPE_OUTPUT_DIR.
+TEST(JitUnwindE2eTest, AttachedRecordUnwindsWhileItRecords) {
+  TempDir tmp;
+  const std::string dir = tmp.path() + "/session";
+  test_support::Process jitvm(
+      {JITVM, "--no-frame-pointers", ONE_CALLER_JV, "1000000000"},
+      {{"INTEL_JIT_PROFILER64", JITSCOPE_COLLECTOR}, {"JITSCOPE_OUTPUT_DIR", tmp.path()}});
+  ASSERT_GT(jitvm.pid(), 0);
+  for (int i = 0; i < 3000 && test_support::ProcessCpuTicks(jitvm.pid()) < 20; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  auto recorded = RunProgram(
+      {JITSCOPE_CLI, "record", "-p", std::to_string(jitvm.pid()), "-o", dir, "--", "sleep", "1.5"},
+      {{"JITSCOPE_UNWIND_BATCH", "262144"}});
+  ::kill(jitvm.pid(), SIGKILL);
+  jitvm.Wait();
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.Describe();
+  ExpectUnwoundWhileRecording(recorded.err);
   ExpectExactLeafStacks(dir);
 }
 

@@ -154,20 +154,20 @@ int RunRecord(record::SessionOptions options, const RecordCommandOptions& comman
     }
     options.preload_path = *frames;
   }
-  // A command's samples are unwound while it runs, so their stack copies never pile up on disk
-  // (report/recording_unwinder.h). -p and -a keep them until the end: the JIT files of processes
-  // in containers, and JVMs' perf maps, are in the session only then.
+  // The samples are unwound while the processes run, so their stack copies never pile up on disk
+  // (report/recording_unwinder.h); those of processes in containers wait for the end, when their
+  // files are copied into the session.
   auto while_recording = std::make_shared<report::RecordingUnwinding>();
   const bool unwinding =
       options.call_graph.mode == record::CallGraph::kDwarf && !command_options.keep_stacks;
-  if (unwinding && options.attach.empty() && !options.system_wide) {
+  if (unwinding) {
     const uint64_t batch_bytes = report::RecordingUnwinder::BatchBytesFromEnvironment();
-    options.record_sink = [while_recording, batch_bytes](const std::string& dir, uint64_t flags,
-                                                         const formats::SamplesFormat& format)
+    options.record_sink = [while_recording, batch_bytes](const record::RecordSinkSetup& setup)
         -> base::StatusOr<std::unique_ptr<formats::RecordSink>> {
-      ASSIGN_OR_RETURN(
-          std::unique_ptr<report::RecordingUnwinder> unwinder,
-          report::RecordingUnwinder::Create(dir, flags, format, batch_bytes, while_recording));
+      ASSIGN_OR_RETURN(std::unique_ptr<report::RecordingUnwinder> unwinder,
+                       report::RecordingUnwinder::Create(
+                           setup.dir, setup.flags, setup.format, batch_bytes, while_recording,
+                           std::set<uint32_t>(setup.elsewhere.begin(), setup.elsewhere.end())));
       return std::unique_ptr<formats::RecordSink>(std::move(unwinder));
     };
   }

@@ -157,13 +157,14 @@ void DrainUntil(Sampler& sampler, const std::function<bool()>& done, formats::Re
 }
 
 // The samples file of `sampler`'s samples, written by `make_sink` if set, and the vDSO beside
-// it (which the sink may read from the start).
+// it (which the sink may read from the start). `elsewhere`: RecordSinkSetup's.
 base::StatusOr<std::unique_ptr<formats::RecordSink>> CreateSessionFiles(
-    const std::string& dir, const Sampler& sampler, const RecordSinkFactory& make_sink = {}) {
+    const std::string& dir, const Sampler& sampler, const RecordSinkFactory& make_sink,
+    std::vector<uint32_t> elsewhere = {}) {
   RETURN_IF_ERROR(SaveVdso(dir));
   const uint64_t flags = sampler.options().include_kernel ? formats::kFlagKernel : 0;
   const formats::SamplesFormat format = SamplesFormatOf(sampler.options());
-  if (make_sink) return make_sink(dir, flags, format);
+  if (make_sink) return make_sink({dir, flags, format, std::move(elsewhere)});
   ASSIGN_OR_RETURN(formats::SamplesWriter writer,
                    formats::SamplesWriter::Create(dir, flags, format));
   return std::unique_ptr<formats::RecordSink>(
@@ -432,8 +433,13 @@ base::StatusOr<SessionResult> RunAttachSession(const SessionOptions& options) {
   ASSIGN_OR_RETURN(Sampler sampler,
                    options.system_wide ? OpenOnEveryCpu(options) : OpenOnThreads(options, targets));
   result.kernel_frames = sampler.options().include_kernel;
-  ASSIGN_OR_RETURN(std::unique_ptr<formats::RecordSink> sink,
-                   CreateSessionFiles(options.output_dir, sampler));
+  std::vector<uint32_t> elsewhere;
+  for (const AttachTarget& target : targets) {
+    if (NeedsCopies(target.pid, target.namespaces)) elsewhere.push_back(target.pid);
+  }
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<formats::RecordSink> sink,
+      CreateSessionFiles(options.output_dir, sampler, options.record_sink, std::move(elsewhere)));
   formats::RecordSink& writer = *sink;
   formats::SessionInfo info{.command = options.command,
                             .pid = command ? static_cast<uint32_t>(command->pid()) : 0,
@@ -452,8 +458,8 @@ base::StatusOr<SessionResult> RunAttachSession(const SessionOptions& options) {
     for (const std::string& record : *records) {
       RETURN_IF_ERROR(writer.Append(record));
     }
-    const bool elsewhere = NeedsCopies(targets[i].pid, targets[i].namespaces);
-    if (elsewhere) {
+    const bool in_other_namespaces = NeedsCopies(targets[i].pid, targets[i].namespaces);
+    if (in_other_namespaces) {
       // Its files' directories, opened while it lives (container_files.h).
       base::StatusOr<std::vector<ProcMapping>> mappings = ReadMappings(targets[i].pid, facts[i]);
       base::StatusOr<ContainerFiles> files =
@@ -469,7 +475,9 @@ base::StatusOr<SessionResult> RunAttachSession(const SessionOptions& options) {
       }
     }
     // Of the whole machine, only the processes whose traces there are to find.
-    if (options.system_wide && targets[i].collector_output_dir.empty() && !elsewhere) continue;
+    if (options.system_wide && targets[i].collector_output_dir.empty() && !in_other_namespaces) {
+      continue;
+    }
     info.attached.push_back(DescribeProcess(targets[i]));
   }
   for (pid_t pid : others) {

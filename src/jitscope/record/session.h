@@ -48,10 +48,18 @@
 
 namespace jitscope::record {
 
-// What a command session's records go to, given the session directory and the samples file's
-// flags and format (report/recording_unwinder.h unwinds them as they come).
-using RecordSinkFactory = std::function<base::StatusOr<std::unique_ptr<formats::RecordSink>>(
-    const std::string& dir, uint64_t flags, const formats::SamplesFormat& format)>;
+// What a session's records go to (report/recording_unwinder.h unwinds them as they come).
+struct RecordSinkSetup {
+  std::string dir;  // the session directory
+  uint64_t flags = 0;
+  formats::SamplesFormat format;  // of the samples file
+  // The processes in other namespaces than record's (-p, -a: containers): their JIT and ELF
+  // files are copied into the session when the recording ends (container_files.h), and the
+  // paths their records name are not the host's until then.
+  std::vector<uint32_t> elsewhere;
+};
+using RecordSinkFactory =
+    std::function<base::StatusOr<std::unique_ptr<formats::RecordSink>>(const RecordSinkSetup&)>;
 
 struct SessionOptions {
   std::string output_dir = "jitscope.data";
@@ -63,8 +71,7 @@ struct SessionOptions {
   // Preloaded into the command (LD_PRELOAD, before what the environment preloads already):
   // libjitscope-frames.so for --registered-frames; empty = nothing.
   std::string preload_path;
-  // For a command session (neither -p nor -a): where its records go; unset: the samples file as
-  // recorded (formats::SamplesWriter).
+  // Where the records go; unset: the samples file as recorded (formats::SamplesWriter).
   RecordSinkFactory record_sink;
   std::vector<std::string> command;  // with `attach`: the command that times the recording
   std::vector<pid_t> attach;         // record -p: running processes to sample

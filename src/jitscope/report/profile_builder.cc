@@ -536,11 +536,10 @@ void NoteNamespaces(const formats::SessionInfo& info, const std::string& session
   recording.elf_copies = formats::ElfCopies(session_directory, info);
 }
 
-base::StatusOr<Recording> ReadSession(const std::string& session_directory) {
-  Recording recording;
-  ASSIGN_OR_RETURN(recording.data,
-                   formats::ReadSamplesFile(session_directory + "/" + formats::kSamplesFileName));
-  recording.session_directory = session_directory;
+}  // namespace
+
+void ReadSessionDescription(Recording& recording) {
+  const std::string& session_directory = recording.session_directory;
   recording.vdso_path = session_directory + "/" + formats::kVdsoFileName;
   Profile& profile = recording.profile;
   profile.sample_period_ns = 1'000'000;  // `jitscope record`'s default, 1 kHz
@@ -578,7 +577,17 @@ base::StatusOr<Recording> ReadSession(const std::string& session_directory) {
   } else {
     profile.warnings.push_back(info.status().message() + "; assuming 1000 Hz");
   }
-  AddSampleWarnings(recording.data, "the samples file", profile);
+}
+
+namespace {
+
+base::StatusOr<Recording> ReadSession(const std::string& session_directory) {
+  Recording recording;
+  ASSIGN_OR_RETURN(recording.data,
+                   formats::ReadSamplesFile(session_directory + "/" + formats::kSamplesFileName));
+  recording.session_directory = session_directory;
+  ReadSessionDescription(recording);
+  AddSampleWarnings(recording.data, "the samples file", recording.profile);
   return recording;
 }
 

@@ -89,6 +89,11 @@ struct Recording {
 void DescribeOtherRoots(const Recording& recording, FileIdentity& files);
 // Reads a session directory or a perf.data file, as BuildProfile does.
 base::StatusOr<Recording> ReadRecording(const std::string& input);
+// Fills in, as ReadRecording does, what the session in `recording.session_directory` says of
+// itself besides its samples: its vDSO, and from session.json its command, processes, where
+// their collectors write and which of them ran in other namespaces (a session.json that cannot
+// be read is a warning).
+void ReadSessionDescription(Recording& recording);
 // The JIT files of the recording's processes (OpenJitSources over the session directory, or the
 // collector traces beside a perf.data, whole chains included, and `extra_paths`); what the reading
 // noticed is added to recording.profile.warnings.

@@ -24,25 +24,28 @@ uint64_t RecordingUnwinder::BatchBytesFromEnvironment() {
 
 base::StatusOr<std::unique_ptr<RecordingUnwinder>> RecordingUnwinder::Create(
     const std::string& directory, uint64_t flags, const formats::SamplesFormat& format,
-    uint64_t batch_bytes, std::shared_ptr<RecordingUnwinding> done) {
+    uint64_t batch_bytes, std::shared_ptr<RecordingUnwinding> done, std::set<uint32_t> elsewhere) {
   if (format.layout.unwound || (format.layout.sample_type & PERF_SAMPLE_REGS_USER) == 0) {
     return base::Status::Error("only samples with registers and stack copies are unwound");
   }
   ASSIGN_OR_RETURN(formats::SamplesWriter writer,
                    formats::SamplesWriter::Create(directory, flags, format));
-  return std::unique_ptr<RecordingUnwinder>(new RecordingUnwinder(
-      directory, flags, format, batch_bytes, std::move(writer), std::move(done)));
+  return std::unique_ptr<RecordingUnwinder>(
+      new RecordingUnwinder(directory, flags, format, batch_bytes, std::move(writer),
+                            std::move(done), std::move(elsewhere)));
 }
 
 RecordingUnwinder::RecordingUnwinder(std::string directory, uint64_t flags,
                                      const formats::SamplesFormat& format, uint64_t batch_bytes,
                                      formats::SamplesWriter writer,
-                                     std::shared_ptr<RecordingUnwinding> done)
+                                     std::shared_ptr<RecordingUnwinding> done,
+                                     std::set<uint32_t> elsewhere)
     : directory_(std::move(directory)),
       header_(formats::EncodeSamplesHeader(flags, format)),
       layout_(format.layout),
       batch_bytes_(batch_bytes),
       writer_(std::move(writer)),
+      elsewhere_(std::move(elsewhere)),
       done_(std::move(done)),
       thread_([this] { Work(); }) {}
 
@@ -121,7 +124,7 @@ base::Status RecordingUnwinder::WriteAsRecorded(std::string_view batch) {
   return base::Status::Ok();
 }
 
-void RecordingUnwinder::NoteEndedProcesses(std::string_view records) {
+void RecordingUnwinder::NoteProcesses(std::string_view records) {
   size_t offset = 0;
   while (const std::optional<std::string_view> record = formats::RecordAt(records, offset)) {
     offset += record->size();
@@ -133,8 +136,13 @@ void RecordingUnwinder::NoteEndedProcesses(std::string_view records) {
     if (task == nullptr || task->pid != task->tid) continue;
     if (task->exit) {
       ended_.insert(task->pid);
+      continue;
+    }
+    ended_.erase(task->pid);  // its pid, recycled
+    if (elsewhere_.contains(task->ppid)) {
+      elsewhere_.insert(task->pid);
     } else {
-      ended_.erase(task->pid);  // its pid, recycled
+      elsewhere_.erase(task->pid);
     }
   }
 }
@@ -152,11 +160,11 @@ base::Status RecordingUnwinder::Unwind(std::string batch) {
   Recording recording;
   recording.data = std::move(*data);
   recording.session_directory = directory_;
-  recording.vdso_path = directory_ + "/" + formats::kVdsoFileName;
+  ReadSessionDescription(recording);  // record -p: where the processes' collectors write
   const std::string_view records = std::string_view(*recording.data.copy).substr(batch_start);
   base::StatusOr<symbolize::SourceSet> sources = OpenRecordingJitSources(recording, {});
   if (!sources.ok()) return WriteAsRecorded(records);
-  NoteEndedProcesses(records);
+  NoteProcesses(records);
   SampleWalker walker(recording.data, *sources, recording.vdso_path, /*latest_code=*/false);
   SampleUnwinder unwinder(walker);
   std::map<uint32_t, std::optional<uint64_t>> whole_up_to;  // by pid
@@ -171,7 +179,8 @@ base::Status RecordingUnwinder::Unwind(std::string batch) {
       RETURN_IF_ERROR(writer_.Append(*record));
       continue;
     }
-    bool unwound = formats::ParseSampleRecord(*record, layout_, sample).ok();
+    bool unwound = formats::ParseSampleRecord(*record, layout_, sample).ok() &&
+                   !elsewhere_.contains(sample.pid);
     if (unwound) {
       auto [it, inserted] = whole_up_to.try_emplace(sample.pid);
       if (inserted && !ended_.contains(sample.pid)) it->second = sources->WholeUpTo(sample.pid);

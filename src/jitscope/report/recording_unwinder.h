@@ -17,6 +17,8 @@
 //    (symbolize::SourceSet::WholeUpTo). Jitdumps written record by record (LLVM's), the
 //    collector's trace and the registered unwind tables are written as the events happen, and
 //    the files of a process whose exit the recording has seen are whole;
+//  - a sample of a process in other namespaces (a container, under -p or -a), or one it started:
+//    its files reach the session when the recording ends;
 //  - a sample whose walk found no rule (code no file describes yet).
 //
 // The samples file holds, at every batch's end, the records so far, each sample either unwound or
@@ -56,10 +58,13 @@ class RecordingUnwinder : public formats::RecordSink {
   static uint64_t BatchBytesFromEnvironment();
 
   // Creates the samples file in `directory` for samples of `format` (not unwound), with `flags`.
-  // `done`, if given, is filled in when Flush() has unwound the last batch.
+  // `done`, if given, is filled in when Flush() has unwound the last batch. The samples of the
+  // processes `elsewhere` (in other namespaces: their files reach the session when the recording
+  // ends) and of the processes they start wait for the end.
   static base::StatusOr<std::unique_ptr<RecordingUnwinder>> Create(
       const std::string& directory, uint64_t flags, const formats::SamplesFormat& format,
-      uint64_t batch_bytes, std::shared_ptr<RecordingUnwinding> done = nullptr);
+      uint64_t batch_bytes, std::shared_ptr<RecordingUnwinding> done = nullptr,
+      std::set<uint32_t> elsewhere = {});
   ~RecordingUnwinder() override;
 
   // The recorder's thread. Blocks while two batches wait for the unwinding thread.
@@ -71,7 +76,7 @@ class RecordingUnwinder : public formats::RecordSink {
  private:
   RecordingUnwinder(std::string directory, uint64_t flags, const formats::SamplesFormat& format,
                     uint64_t batch_bytes, formats::SamplesWriter writer,
-                    std::shared_ptr<RecordingUnwinding> done);
+                    std::shared_ptr<RecordingUnwinding> done, std::set<uint32_t> elsewhere);
   // Hands `gathering_` to the unwinding thread, waiting while another batch waits.
   void HandOver();
   void Work();
@@ -79,8 +84,8 @@ class RecordingUnwinder : public formats::RecordSink {
   base::Status Unwind(std::string batch);
   // Writes `batch`'s records to the file as they are.
   base::Status WriteAsRecorded(std::string_view batch);
-  // Notes the processes that `records` (a batch) end, and those whose pid a new one takes.
-  void NoteEndedProcesses(std::string_view records);
+  // Notes the processes that `records` (a batch) end or start.
+  void NoteProcesses(std::string_view records);
 
   const std::string directory_;
   const std::string header_;  // of a samples file as recorded: what a batch is parsed behind
@@ -103,6 +108,8 @@ class RecordingUnwinder : public formats::RecordSink {
   std::string context_;  // every record but samples so far: the mappings a batch is walked in
   // The processes that have exited: their engines flushed their files (stdio does at exit).
   std::set<uint32_t> ended_;
+  // The processes in other namespaces, and those they started.
+  std::set<uint32_t> elsewhere_;
   RecordingUnwinding counts_;
   std::shared_ptr<RecordingUnwinding> done_;
   std::thread thread_;
