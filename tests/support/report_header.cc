@@ -10,7 +10,7 @@ std::map<std::string, uint64_t> CountsAfter(const std::string& text, const std::
   const size_t at = text.find(marker);
   if (at == std::string::npos) return counts;
   const size_t start = at + marker.size();
-  const size_t end = text.find_first_of(")\n", start);
+  const size_t end = text.find_first_of(");\n", start);
   std::istringstream parts(text.substr(start, end == std::string::npos ? end : end - start));
   for (std::string part; std::getline(parts, part, ',');) {
     std::istringstream words(part);

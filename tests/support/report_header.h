@@ -11,8 +11,9 @@
 
 namespace jitscope::test_support {
 
-// The list after the first `marker` in `text`, up to the end of its line or a ')': each name's
-// count. Empty when `text` has no such list.
+// The list after the first `marker` in `text`, up to the end of its line, a `)` or a `;` (record
+// says "(809 end of stack, 47 no rule; steps by rule: ...)"): each name's count. Empty when
+// `text` has no such list.
 std::map<std::string, uint64_t> CountsAfter(const std::string& text, const std::string& marker);
 
 }  // namespace jitscope::test_support

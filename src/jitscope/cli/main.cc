@@ -135,12 +135,11 @@ void AddRecordCommand(CLI::App& app, record::SessionOptions& options,
           "the user registers and SIZE bytes of the user stack per sample, " +
               std::to_string(record::kDefaultStackSize) +
               " by default, four times perf's, at most 65528, unwound with the code's call-frame "
-              "information and rules derived from "
-              "the JIT code's bytes while the command runs (what its JIT files do not describe "
-              "yet, "
-              "and all of it with -p or -a, when the recording ends), and kept as call stacks; the "
-              "frame-pointer chain carries on, marked as a guess, where no rule does) or 'fp' (the "
-              "kernel's frame-pointer chain alone: broken wherever code keeps no frame pointer)")
+              "information and rules derived from the JIT code's bytes while the processes run "
+              "(what their JIT files do not describe yet, and the samples of processes in "
+              "containers, when the recording ends), and kept as call stacks; the frame-pointer "
+              "chain carries on, marked as a guess, where no rule does) or 'fp' (the kernel's "
+              "frame-pointer chain alone: broken wherever code keeps no frame pointer)")
       ->default_str("dwarf");
   command->add_flag("--keep-stacks", command_options.keep_stacks,
                     "With --call-graph dwarf: keep each sample's registers and stack copy in the "

@@ -162,9 +162,9 @@ base::Status RecordingUnwinder::Unwind(std::string batch) {
   recording.session_directory = directory_;
   ReadSessionDescription(recording);  // record -p: where the processes' collectors write
   const std::string_view records = std::string_view(*recording.data.copy).substr(batch_start);
+  NoteProcesses(records);  // whatever becomes of this batch: the later ones need to know
   base::StatusOr<symbolize::SourceSet> sources = OpenRecordingJitSources(recording, {});
   if (!sources.ok()) return WriteAsRecorded(records);
-  NoteProcesses(records);
   SampleWalker walker(recording.data, *sources, recording.vdso_path, /*latest_code=*/false);
   SampleUnwinder unwinder(walker);
   std::map<uint32_t, std::optional<uint64_t>> whole_up_to;  // by pid
