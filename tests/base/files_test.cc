@@ -114,6 +114,35 @@ TEST_F(FilesTest, EvictedPagesLeaveMemoryAndReadTheSame) {
   EXPECT_EQ(ResidentKb(file->data()), 8 * page / 1024);
 }
 
+// A copy holds the bytes as they were: its writer may cut the file short meanwhile (where a
+// mapping's cut-off pages would raise SIGBUS), or make it longer. Evicting keeps them.
+TEST_F(FilesTest, ACopyKeepsTheBytesItReadWhateverBecomesOfTheFile) {
+  const auto page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  std::string bytes(3 * page, '\0');
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 13 + i / page);
+  auto fd = CreateExclusive(dir_, "data");
+  ASSERT_TRUE(fd.ok());
+  ASSERT_TRUE(WriteAll(fd->get(), bytes.data(), bytes.size()).ok());
+  auto copy = MappedFile::Copy(dir_ + "/data");
+  ASSERT_TRUE(copy.ok()) << copy.status().message();
+  ASSERT_EQ(::ftruncate(fd->get(), 5), 0);
+  EXPECT_EQ(copy->bytes(), bytes);
+  copy->Evict(0, 3 * page);
+  EXPECT_EQ(copy->bytes(), bytes);
+  ASSERT_TRUE(WriteAll(fd->get(), "more", 4).ok());
+  auto again = MappedFile::Copy(dir_ + "/data");
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(again->bytes(), bytes.substr(0, 5) + std::string(3 * page - 5, '\0') + "more");
+  ASSERT_EQ(::ftruncate(fd->get(), 0), 0);
+  auto empty = MappedFile::Copy(dir_ + "/data");
+  ASSERT_TRUE(empty.ok()) << empty.status().message();
+  EXPECT_EQ(empty->size(), 0u);
+  EXPECT_FALSE(MappedFile::Copy(dir_ + "/missing").ok());
+  auto directory = MappedFile::Copy(dir_);
+  ASSERT_FALSE(directory.ok());
+  EXPECT_EQ(directory.status().message(), dir_ + " is not a regular file");
+}
+
 TEST_F(FilesTest, MappedFileOfAMissingFileSaysWhich) {
   auto file = MappedFile::Open(dir_ + "/missing");
   ASSERT_FALSE(file.ok());

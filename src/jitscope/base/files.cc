@@ -146,7 +146,33 @@ StatusOr<MappedFile> MappedFile::FromFd(int fd, const std::string& name) {
   return MappedFile(ScopedMmap(address, size), size);
 }
 
+StatusOr<MappedFile> MappedFile::Copy(const std::string& path) {
+  ScopedFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) return Status::Errno(errno, "cannot open %s", path.c_str());
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return Status::Errno(errno, "cannot stat %s", path.c_str());
+  if (!S_ISREG(st.st_mode)) return Status::Error("%s is not a regular file", path.c_str());
+  const auto room = static_cast<size_t>(st.st_size);
+  if (room == 0) return MappedFile(ScopedMmap(), 0);
+  void* address = ::mmap(nullptr, room, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (address == MAP_FAILED) {
+    return Status::Errno(errno, "cannot take %zu bytes of memory for %s", room, path.c_str());
+  }
+  ScopedMmap memory(address, room);
+  // Up to the size it had: a file that grows meanwhile is read as it was, one cut short as it is.
+  size_t size = 0;
+  while (size < room) {
+    const ssize_t got = ::read(fd.get(), static_cast<char*>(address) + size, room - size);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return Status::Errno(errno, "cannot read %s", path.c_str());
+    if (got == 0) break;
+    size += static_cast<size_t>(got);
+  }
+  return MappedFile(std::move(memory), size, /*copied=*/true);
+}
+
 void MappedFile::Evict(size_t begin, size_t end) const {
+  if (copied_) return;
   const auto page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   // `begin`'s page was `end`'s in the call before, which kept it.
   begin = begin / page * page;

@@ -43,6 +43,10 @@ StatusOr<ScopedFd> OpenOrMakeOwnDirectory(const std::string& path, mode_t mode);
 class MappedFile {
  public:
   static StatusOr<MappedFile> Open(const std::string& path);
+  // The file's bytes as they are now, read into memory of this process's own rather than mapped:
+  // for a file its writer may still cut short (the collector truncates its trace at exit), where
+  // reading a mapping's cut-off pages would raise SIGBUS.
+  static StatusOr<MappedFile> Copy(const std::string& path);
   // Maps the regular file open as `fd` (which stays the caller's); `name` is for messages.
   static StatusOr<MappedFile> FromFd(int fd, const std::string& name);
 
@@ -60,15 +64,18 @@ class MappedFile {
   // of this process's memory. They still read the same: a later read maps them again from the page
   // cache. A reader that passes over a large file once calls it behind itself, so its resident
   // memory stays a window of the file, not all of it (madvise(2) MADV_DONTNEED: the mapping is
-  // private and read-only, so no page has changes to lose).
+  // private and read-only, so no page has changes to lose). A Copy keeps its pages: they hold the
+  // only copy of what was read.
   void Evict(size_t begin, size_t end) const;
   // How far such a reader gets between evictions: few calls, and a small window.
   static constexpr size_t kEvictEvery = 4 << 20;
 
  private:
-  MappedFile(ScopedMmap mapping, size_t size) : mapping_(std::move(mapping)), size_(size) {}
+  MappedFile(ScopedMmap mapping, size_t size, bool copied = false)
+      : mapping_(std::move(mapping)), size_(size), copied_(copied) {}
   ScopedMmap mapping_;
   size_t size_ = 0;
+  bool copied_ = false;  // Copy's: anonymous memory, not the file's pages
 };
 
 // Writes `directory`/`name` whole or not at all: `fill` writes `directory`/`name`.partial (made

@@ -492,7 +492,7 @@ base::StatusOr<symbolize::SourceSet> OpenJitSources(const std::vector<std::strin
                                                     std::vector<std::string>& warnings) {
   const formats::SampleData& data = recording.data;
   ASSIGN_OR_RETURN(symbolize::SourceSet own,
-                   symbolize::SourceSet::Open(own_paths, recording.copies_of));
+                   symbolize::SourceSet::Open(own_paths, recording.copies_of, recording.jit_files));
   const std::set<uint32_t> sampled = SampledProcesses(data);
   std::vector<uint32_t> without_files;
   const std::set<uint32_t> described = own.pids();
@@ -507,7 +507,7 @@ base::StatusOr<symbolize::SourceSet> OpenJitSources(const std::vector<std::strin
     paths.push_back(std::move(trace));
   }
   base::StatusOr<symbolize::SourceSet> sources =
-      symbolize::SourceSet::Open(paths, recording.copies_of);
+      symbolize::SourceSet::Open(paths, recording.copies_of, recording.jit_files);
   if (!sources.ok()) {
     // A foreign file we cannot read must not cost the session's own JIT names.
     warnings.push_back(sources.status().message());

@@ -78,6 +78,9 @@ struct Recording {
   // The samples' times are not CLOCK_MONOTONIC (perf record without -k 1): JIT code is named by
   // the latest code loaded at its address.
   bool latest_code = false;
+  // How its JIT files are read: copied while their writers may still run (record's unwinding
+  // while it records), mapped otherwise.
+  symbolize::FileHolding jit_files = symbolize::FileHolding::kMapped;
   // The recording was made of processes rather than of one command (record -a, record -p of
   // several, perf record -a or -p of several): its processes are kept apart. The processes a
   // command starts (or a sanitizer's helper process) are its own, and are not.

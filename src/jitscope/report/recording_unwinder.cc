@@ -161,6 +161,7 @@ base::Status RecordingUnwinder::Unwind(std::string batch) {
   recording.data = std::move(*data);
   recording.session_directory = directory_;
   ReadSessionDescription(recording);  // record -p: where the processes' collectors write
+  recording.jit_files = symbolize::FileHolding::kCopied;  // their writers run
   const std::string_view records = std::string_view(*recording.data.copy).substr(batch_start);
   NoteProcesses(records);  // whatever becomes of this batch: the later ones need to know
   base::StatusOr<symbolize::SourceSet> sources = OpenRecordingJitSources(recording, {});

@@ -61,8 +61,11 @@ std::string Directory(const std::string& path) {
 }  // namespace
 
 base::Status SourceSet::Add(const std::string& path, bool explicit_path,
-                            const std::map<std::string, uint32_t>& directory_pids) {
-  ASSIGN_OR_RETURN(base::MappedFile mapping, base::MappedFile::Open(path));
+                            const std::map<std::string, uint32_t>& directory_pids,
+                            FileHolding holding) {
+  ASSIGN_OR_RETURN(base::MappedFile mapping, holding == FileHolding::kCopied
+                                                 ? base::MappedFile::Copy(path)
+                                                 : base::MappedFile::Open(path));
   const std::span<const uint8_t> bytes(mapping.data(), mapping.size());
   const auto format = Detect(bytes);
   if (!format) {
@@ -123,7 +126,8 @@ base::Status SourceSet::Add(const std::string& path, bool explicit_path,
 }
 
 base::StatusOr<SourceSet> SourceSet::Open(const std::vector<std::string>& paths,
-                                          const std::map<std::string, uint32_t>& directory_pids) {
+                                          const std::map<std::string, uint32_t>& directory_pids,
+                                          FileHolding holding) {
   std::map<std::string, uint32_t> normal_pids;
   for (const auto& [dir, pid] : directory_pids) {
     normal_pids.emplace(std::filesystem::path(dir).lexically_normal().string(), pid);
@@ -140,9 +144,11 @@ base::StatusOr<SourceSet> SourceSet::Open(const std::vector<std::string>& paths,
       }
       if (ec) return base::Status::Errno(ec.value(), "%s: cannot list the directory", path.c_str());
       std::sort(found.begin(), found.end());
-      for (const std::string& file : found) RETURN_IF_ERROR(set.Add(file, false, normal_pids));
+      for (const std::string& file : found) {
+        RETURN_IF_ERROR(set.Add(file, false, normal_pids, holding));
+      }
     } else {
-      RETURN_IF_ERROR(set.Add(path, true, normal_pids));
+      RETURN_IF_ERROR(set.Add(path, true, normal_pids, holding));
     }
   }
   set.ResolveChains();

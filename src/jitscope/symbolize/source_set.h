@@ -38,6 +38,11 @@ namespace jitscope::symbolize {
 enum class SourceFormat { kTrace, kJitdump, kPerfMap, kOprofileDump, kRegisteredFrames };
 const char* SourceFormatName(SourceFormat format);
 
+// How a set holds its files' bytes: mapped, or copied into memory while their writers may still
+// run (record's unwinding while it records): the collector cuts its trace short at exit, and
+// reading a mapping's cut-off pages would raise SIGBUS.
+enum class FileHolding { kMapped, kCopied };
+
 class SourceSet {
  public:
   // Opens and parses every source. Fails when a path does not exist, or a file named
@@ -45,7 +50,8 @@ class SourceSet {
   // of `directory_pids` belongs to that pid, whatever its header or name says: the copies record
   // keeps of a process in another pid namespace carry its pid there (record/container_files.h).
   static base::StatusOr<SourceSet> Open(const std::vector<std::string>& paths,
-                                        const std::map<std::string, uint32_t>& directory_pids = {});
+                                        const std::map<std::string, uint32_t>& directory_pids = {},
+                                        FileHolding holding = FileHolding::kMapped);
 
   SourceSet(SourceSet&&) noexcept;
   SourceSet& operator=(SourceSet&&) noexcept;
@@ -89,7 +95,7 @@ class SourceSet {
   struct File;
   SourceSet();
   base::Status Add(const std::string& path, bool explicit_path,
-                   const std::map<std::string, uint32_t>& directory_pids);
+                   const std::map<std::string, uint32_t>& directory_pids, FileHolding holding);
   void ResolveChains();
   // The files an index of `pid` reads, in order.
   std::vector<const File*> FilesOf(std::optional<uint32_t> pid) const;
