@@ -1,12 +1,16 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cinttypes>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <set>
 #include <string>
 #include <thread>
@@ -295,6 +299,69 @@ TEST_F(WriterReaderTest, UntrimmedAndTrimmedTracesReadTheSame) {
   const std::vector<std::string> records = DescribeAll(untrimmed);
   EXPECT_EQ(records.size(), 100u);
   EXPECT_EQ(DescribeAll(trimmed), records);
+}
+
+// Whether `p` lies in a mapping of the file `path` (/proc/self/maps), rather than in memory of
+// the process's own.
+bool MappedFrom(const uint8_t* p, const std::string& path) {
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);) {
+    uintptr_t begin = 0;
+    uintptr_t end = 0;
+    if (std::sscanf(line.c_str(), "%" SCNxPTR "-%" SCNxPTR, &begin, &end) != 2) continue;
+    const auto address = reinterpret_cast<uintptr_t>(p);
+    if (address < begin || address >= end) continue;
+    return line.size() >= path.size() &&
+           line.compare(line.size() - path.size(), path.size(), path) == 0;
+  }
+  return false;
+}
+
+// The trace of a process that still runs is held as a copy: its collector trims it when the
+// process ends, and a reader that mapped it (report of a running process) would die of SIGBUS
+// in the pages cut off. That of a process that has ended is mapped.
+TEST_F(WriterReaderTest, TheTraceOfARunningProcessIsHeldAsACopy) {
+  const TraceIdentity running{static_cast<uint32_t>(::getpid()), "/usr/bin/some-jit", 1, 2};
+  auto fd = base::CreateExclusive(dir_, "t.jsc");
+  ASSERT_TRUE(fd.ok()) << fd.status().message();
+  auto writer = TraceWriter::Create(std::move(fd).value(), running, {});
+  ASSERT_TRUE(writer.ok()) << writer.status().message();
+  for (uint32_t i = 1; i <= 10; ++i) {
+    ASSERT_EQ((*writer)->Append(Load(i, i, "m"), i, 1), TraceWriter::AppendResult::kOk);
+  }
+  const std::vector<uint8_t> untrimmed = ReadBytes();
+  auto held = HoldFile(path());
+  ASSERT_TRUE(held.ok()) << held.status().message();
+  EXPECT_FALSE(MappedFrom(held->data(), path()));
+  (*writer)->Trim();
+  ASSERT_LT(ReadBytes().size(), untrimmed.size());
+  // Every byte, the zero tail cut off the file included.
+  ASSERT_EQ(held->size(), untrimmed.size());
+  EXPECT_TRUE(std::equal(untrimmed.begin(), untrimmed.end(), held->data()));
+  EXPECT_EQ(DescribeAll({held->data(), held->data() + held->size()}).size(), 10u);
+
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ASSERT_GT(child, 0);
+  ASSERT_EQ(::waitpid(child, nullptr, 0), child);
+  const TraceIdentity ended{static_cast<uint32_t>(child), "/usr/bin/some-jit", 1, 2};
+  auto ended_fd = base::CreateExclusive(dir_, "ended.jsc");
+  ASSERT_TRUE(ended_fd.ok()) << ended_fd.status().message();
+  auto ended_writer = TraceWriter::Create(std::move(ended_fd).value(), ended, {});
+  ASSERT_TRUE(ended_writer.ok()) << ended_writer.status().message();
+  ASSERT_EQ((*ended_writer)->Append(Load(1, 1, "m"), 1, 1), TraceWriter::AppendResult::kOk);
+  (*ended_writer)->Trim();
+  auto mapped = HoldFile(dir_ + "/ended.jsc");
+  ASSERT_TRUE(mapped.ok()) << mapped.status().message();
+  EXPECT_TRUE(MappedFrom(mapped->data(), dir_ + "/ended.jsc"));
+  // Not a trace: mapped whatever its bytes say.
+  auto other = base::CreateExclusive(dir_, "other");
+  ASSERT_TRUE(other.ok());
+  ASSERT_TRUE(base::WriteAll(other->get(), "not a trace", 11).ok());
+  auto plain = HoldFile(dir_ + "/other");
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  EXPECT_TRUE(MappedFrom(plain->data(), dir_ + "/other"));
+  EXPECT_FALSE(HoldFile(dir_ + "/missing").ok());
 }
 
 // Trim() while other threads append: no thread stores into the part cut off (that would be a

@@ -10,6 +10,7 @@
 #include "jitscope/base/files.h"
 #include "jitscope/symbolize/importers.h"
 #include "jitscope/trace/chain.h"
+#include "jitscope/trace/reader.h"
 
 namespace jitscope::symbolize {
 
@@ -65,7 +66,7 @@ base::Status SourceSet::Add(const std::string& path, bool explicit_path,
                             FileHolding holding) {
   ASSIGN_OR_RETURN(base::MappedFile mapping, holding == FileHolding::kCopied
                                                  ? base::MappedFile::Copy(path)
-                                                 : base::MappedFile::Open(path));
+                                                 : trace::HoldFile(path));
   const std::span<const uint8_t> bytes(mapping.data(), mapping.size());
   const auto format = Detect(bytes);
   if (!format) {

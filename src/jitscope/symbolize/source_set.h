@@ -38,9 +38,10 @@ namespace jitscope::symbolize {
 enum class SourceFormat { kTrace, kJitdump, kPerfMap, kOprofileDump, kRegisteredFrames };
 const char* SourceFormatName(SourceFormat format);
 
-// How a set holds its files' bytes: mapped, or copied into memory while their writers may still
-// run (record's unwinding while it records): the collector cuts its trace short at exit, and
-// reading a mapping's cut-off pages would raise SIGBUS.
+// How a set holds its files' bytes: mapped (but the trace of a process that still runs copied,
+// trace::HoldFile), or all copied into memory while their writers run (record's unwinding while
+// it records, which opens them as they are written): the collector cuts its trace short at exit,
+// and reading a mapping's cut-off pages would raise SIGBUS.
 enum class FileHolding { kMapped, kCopied };
 
 class SourceSet {

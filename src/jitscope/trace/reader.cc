@@ -1,7 +1,10 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "jitscope/trace/reader.h"
 
+#include <signal.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 
 #include "jitscope/trace/format.h"
@@ -155,8 +158,20 @@ base::StatusOr<ParsedTrace> ParseTrace(std::span<const uint8_t> bytes) {
   return trace;
 }
 
+base::StatusOr<base::MappedFile> HoldFile(const std::string& path) {
+  ASSIGN_OR_RETURN(base::MappedFile mapped, base::MappedFile::Open(path));
+  const std::span<const uint8_t> bytes(mapped.data(), mapped.size());
+  // The header is never cut off: the collector trims only what follows its last chunk.
+  if (!LooksLikeTrace(bytes) || bytes.size() < sizeof(FileHeader)) return mapped;
+  const auto pid = static_cast<pid_t>(Load<FileHeader>(bytes.data()).pid);
+  // A pid reused by another process, or one of another pid namespace, costs a needless copy.
+  const bool runs = pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM);
+  if (!runs) return mapped;
+  return base::MappedFile::Copy(path);
+}
+
 base::StatusOr<TraceFile> TraceFile::Open(const std::string& path) {
-  ASSIGN_OR_RETURN(base::MappedFile file, base::MappedFile::Open(path));
+  ASSIGN_OR_RETURN(base::MappedFile file, HoldFile(path));
   auto parsed = ParseTrace({file.data(), file.size()});
   if (!parsed.ok()) {
     return base::Status::Error("%s: %s", path.c_str(), parsed.status().message().c_str());

@@ -50,6 +50,12 @@ base::StatusOr<ParsedTrace> ParseTrace(std::span<const uint8_t> bytes);
 // True when `bytes` starts with the native trace magic (for format detection).
 bool LooksLikeTrace(std::span<const uint8_t> bytes);
 
+// The bytes of the file at `path`, mapped; but a trace whose process still runs is copied into
+// memory instead: its collector cuts it short when the process ends (writer.h trims the zeros of
+// its last segment), and reading the cut-off pages of a mapping would raise SIGBUS (`jitscope
+// report` of a process that is still running, or record's unwinding at the end of `-p`).
+base::StatusOr<base::MappedFile> HoldFile(const std::string& path);
+
 // A trace file mapped into memory together with what was parsed from it.
 class TraceFile {
  public:
