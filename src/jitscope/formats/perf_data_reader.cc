@@ -6,6 +6,7 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <ctime>
 #include <memory>
@@ -72,11 +73,13 @@ struct DStreamFree {
 class Parser {
  public:
   // `file`, if not null, holds `bytes`: the records read are evicted from memory behind the
-  // reading.
+  // reading. The passes over the samples after it read them from `fd`, the file it maps, if open
+  // (SampleData::file_fd).
   Parser(std::span<const uint8_t> bytes, std::string_view name,
-         std::shared_ptr<const base::MappedFile> file = {})
+         std::shared_ptr<const base::MappedFile> file = {}, base::ScopedFd fd = {})
       : reader_(bytes, false), name_(name), file_(file.get()) {
     out_.data.file = std::move(file);
+    out_.data.file_fd = std::move(fd);
   }
 
   base::StatusOr<PerfData> Parse() && {
@@ -598,11 +601,13 @@ base::StatusOr<PerfData> ParsePerfData(std::span<const uint8_t> bytes, std::stri
 }
 
 base::StatusOr<PerfData> ReadPerfDataFile(const std::string& path) {
-  ASSIGN_OR_RETURN(base::MappedFile mapped, base::MappedFile::Open(path));
+  base::ScopedFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) return base::Status::Errno(errno, "cannot open %s", path.c_str());
+  ASSIGN_OR_RETURN(base::MappedFile mapped, base::MappedFile::FromFd(fd.get(), path));
   auto file = std::make_shared<const base::MappedFile>(std::move(mapped));
-  ASSIGN_OR_RETURN(
-      PerfData data,
-      Parser(std::span<const uint8_t>(file->data(), file->size()), path, file).Parse());
+  ASSIGN_OR_RETURN(PerfData data, Parser(std::span<const uint8_t>(file->data(), file->size()), path,
+                                         file, std::move(fd))
+                                      .Parse());
   return data;
 }
 

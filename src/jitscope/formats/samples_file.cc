@@ -1,12 +1,16 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "jitscope/formats/samples_file.h"
 
+#include <fcntl.h>
 #include <linux/perf_event.h>
 
 #include <algorithm>
 #include <bit>
+#include <cerrno>
 #include <cstring>
+#include <optional>
 
+#include "jitscope/base/file_window.h"
 #include "jitscope/base/files.h"
 #include "jitscope/formats/perf_record.h"
 
@@ -74,9 +78,10 @@ base::Status SamplesWriter::Flush() {
   return status;
 }
 
-base::Status SampleList::Add(std::string_view record) {
+base::Status SampleList::Add(std::string_view record, const char* kept_at) {
   RETURN_IF_ERROR(ParseSampleRecord(record, layout_, scratch_));
-  Append(record, scratch_.time_ns, scratch_.pid);
+  Append(kept_at != nullptr ? std::string_view(kept_at, record.size()) : record, scratch_.time_ns,
+         scratch_.pid);
   return base::Status::Ok();
 }
 
@@ -122,17 +127,21 @@ Sample SampleList::operator[](size_t i) const {
   return sample;
 }
 
-uint64_t SampleList::time_ns(size_t i) const {
+size_t SampleList::TimeOffset() const {
   // Every field before PERF_SAMPLE_TIME is 8 bytes (perf_event_open(2)'s order), and a record
   // decoded when it was added holds them all.
-  if ((layout_.sample_type & PERF_SAMPLE_TIME) == 0) return 0;
   const uint64_t before =
       layout_.sample_type & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID);
-  const size_t offset = sizeof(perf_event_header) + 8 * static_cast<size_t>(std::popcount(before));
+  return sizeof(perf_event_header) + 8 * static_cast<size_t>(std::popcount(before));
+}
+
+uint64_t SampleList::time_ns(size_t i) const {
+  if ((layout_.sample_type & PERF_SAMPLE_TIME) == 0) return 0;
+  const size_t offset = TimeOffset();
   return Get<uint64_t>({records_[i], offset + sizeof(uint64_t)}, offset);
 }
 
-void SampleList::SortByTime(const base::MappedFile* file) {
+void SampleList::SortByTime(const base::MappedFile* file, base::FileWindow* window) {
   if (in_time_order_) return;
   // The times are read again from the records, as they are only needed here: for a moment the
   // list takes 24 bytes a sample, never more.
@@ -143,13 +152,22 @@ void SampleList::SortByTime(const base::MappedFile* file) {
   std::vector<Timed> timed;
   timed.reserve(records_.size());
   const auto* base = file != nullptr ? reinterpret_cast<const char*>(file->data()) : nullptr;
+  const bool timed_samples = (layout_.sample_type & PERF_SAMPLE_TIME) != 0;
+  const size_t time_offset = TimeOffset();
   size_t evicted = 0;
   for (size_t i = 0; i < records_.size(); ++i) {
-    timed.push_back({time_ns(i), records_[i]});
-    if (file != nullptr && ascending_ && file->Holds(records_[i]) &&
-        static_cast<size_t>(records_[i] - base) - evicted >= base::MappedFile::kEvictEvery) {
-      file->Evict(evicted, static_cast<size_t>(records_[i] - base));
-      evicted = static_cast<size_t>(records_[i] - base);
+    const bool in_file = file != nullptr && file->Holds(records_[i]);
+    const auto offset = in_file ? static_cast<size_t>(records_[i] - base) : 0;
+    std::optional<std::string_view> head;
+    if (in_file && window != nullptr && timed_samples) {
+      head = window->Read(offset + time_offset, sizeof(uint64_t));
+      if (ascending_) window->Release(offset);
+    }
+    timed.push_back({head ? Get<uint64_t>(*head, 0) : time_ns(i), records_[i]});
+    if (in_file && window == nullptr && ascending_ &&
+        offset - evicted >= base::MappedFile::kEvictEvery) {
+      file->Evict(evicted, offset);
+      evicted = offset;
     }
   }
   std::vector<const char*>().swap(records_);
@@ -171,16 +189,29 @@ void SampleList::SortByTime(const base::MappedFile* file) {
 
 namespace {
 
+// The record the mapping `file` has at `start`, read through `window` (over the same file), or
+// nullopt when it cannot be (it was cut short since).
+std::optional<std::string_view> ReadRecord(base::FileWindow& window, const base::MappedFile& file,
+                                           const char* start) {
+  const auto offset = static_cast<uint64_t>(start - reinterpret_cast<const char*>(file.data()));
+  const std::optional<std::string_view> header = window.Read(offset, sizeof(perf_event_header));
+  if (!header) return std::nullopt;
+  return window.Read(offset, Get<perf_event_header>(*header, 0).size);
+}
+
 // Gives back the pages of a mapped file that only samples already visited are in. The samples go
 // in blocks; before each block, the file's pages before the first record of it or of any later
-// block are evicted. Time order is not quite file order (a recorder drains one ring per CPU in
-// turn, so the file interleaves CPUs a drain round at a time), so what stays is about a block and
-// the records of a round.
+// block are evicted (or, when the samples are read through a base::FileWindow, released from
+// it). Time order is not quite file order (a recorder drains one ring per CPU in turn, so the file
+// interleaves CPUs a drain round at a time), so what stays is about a block and the records of a
+// round.
 class BehindVisits {
  public:
   static constexpr size_t kBlock = 256;
 
-  BehindVisits(const base::MappedFile* file, const SampleList& samples) : file_(file) {
+  BehindVisits(const base::MappedFile* file, const SampleList& samples,
+               base::FileWindow* window = nullptr)
+      : file_(file), window_(window) {
     if (file_ == nullptr) return;
     const size_t count = samples.size();
     const auto* base = reinterpret_cast<const char*>(file_->data());
@@ -200,12 +231,17 @@ class BehindVisits {
   // Before the i-th sample is visited.
   void Before(size_t i) {
     if (file_ == nullptr || i % kBlock != 0 || lowest_[i / kBlock] <= evicted_) return;
-    file_->Evict(evicted_, lowest_[i / kBlock]);
+    if (window_ != nullptr) {
+      window_->Release(lowest_[i / kBlock]);
+    } else {
+      file_->Evict(evicted_, lowest_[i / kBlock]);
+    }
     evicted_ = lowest_[i / kBlock];
   }
 
  private:
   const base::MappedFile* file_;
+  base::FileWindow* window_;
   std::vector<size_t> lowest_;  // per block and one past the last: that file offset
   size_t evicted_ = 0;
 };
@@ -213,13 +249,23 @@ class BehindVisits {
 }  // namespace
 
 void SampleData::ForEachSample(const std::function<void(const Sample&)>& visit) const {
-  BehindVisits in_file(file.get(), samples);
+  std::optional<base::FileWindow> window;
+  if (file != nullptr && file_fd) window.emplace(file_fd.get(), file->size());
+  BehindVisits in_file(file.get(), samples, window ? &*window : nullptr);
   BehindVisits in_decompressed(decompressed.get(), samples);
   Sample sample;
   for (size_t i = 0; i < samples.size(); ++i) {
     in_file.Before(i);
     in_decompressed.Before(i);
-    samples.Decode(i, sample);
+    const char* start = samples.record_start(i);
+    const std::optional<std::string_view> read =
+        window && file->Holds(start) ? ReadRecord(*window, *file, start) : std::nullopt;
+    if (read) {
+      // Cannot fail: the same bytes decoded when the sample was added.
+      (void)ParseSampleRecord(*read, samples.layout(), sample);
+    } else {
+      samples.Decode(i, sample);
+    }
     visit(sample);
   }
 }
@@ -253,7 +299,14 @@ void SortByTime(SampleData& data) {
   // (a FORK and the child's first COMM) keep the kernel's order.
   auto by_time = [](const auto& a, const auto& b) { return a.time_ns < b.time_ns; };
   // A perf record -z file's samples are in the records decompressed from it.
-  data.samples.SortByTime(data.decompressed ? data.decompressed.get() : data.file.get());
+  if (data.decompressed) {
+    data.samples.SortByTime(data.decompressed.get());
+  } else if (data.file != nullptr && data.file_fd) {
+    base::FileWindow window(data.file_fd.get(), data.file->size());
+    data.samples.SortByTime(data.file.get(), &window);
+  } else {
+    data.samples.SortByTime(data.file.get());
+  }
   std::stable_sort(data.mappings.begin(), data.mappings.end(), by_time);
   std::stable_sort(data.comms.begin(), data.comms.end(), by_time);
   std::stable_sort(data.tasks.begin(), data.tasks.end(), by_time);
@@ -309,11 +362,22 @@ std::optional<std::string_view> RecordAt(std::string_view bytes, size_t offset) 
 
 namespace {
 
-// ParseSamples of `bytes`, which `file_holding` (may be null) maps: its pages are evicted behind
-// the reading.
+// RecordAt of a samples file of `size` bytes, read through `window`.
+std::optional<std::string_view> RecordThrough(base::FileWindow& window, size_t size,
+                                              size_t offset) {
+  if (offset > size || size - offset < sizeof(perf_event_header)) return std::nullopt;
+  const std::optional<std::string_view> head = window.Read(offset, sizeof(perf_event_header));
+  if (!head) return std::nullopt;
+  const auto header = Get<perf_event_header>(*head, 0);
+  if (header.size < sizeof(perf_event_header) || header.size > size - offset) return std::nullopt;
+  return window.Read(offset, header.size);
+}
+
+// ParseSamples of `bytes`, which `file_holding` (may be null) maps: the file open as `fd`, whose
+// records are read through a base::FileWindow rather than touch the mapping.
 base::StatusOr<SampleData> ParseSamplesIn(
-    std::string_view bytes, const std::shared_ptr<const base::MappedFile>& file_holding) {
-  const base::MappedFile* file = file_holding.get();
+    std::string_view bytes, const std::shared_ptr<const base::MappedFile>& file_holding,
+    base::ScopedFd fd = {}) {
   ASSIGN_OR_RETURN(const SamplesHeader header, ReadSamplesHeader(bytes));
   SampleData data;
   data.file = file_holding;
@@ -321,23 +385,24 @@ base::StatusOr<SampleData> ParseSamplesIn(
   data.format = header.format;
   data.samples.set_layout(data.format.layout);
   data.samples.ReserveFor(bytes.size() - header.size);
+  std::optional<base::FileWindow> window;
+  if (file_holding != nullptr) window.emplace(fd.get(), bytes.size());
   size_t offset = header.size;
-  size_t evicted = 0;
   while (offset < bytes.size()) {
-    const std::optional<std::string_view> bytes_of_record = RecordAt(bytes, offset);
+    const std::optional<std::string_view> bytes_of_record =
+        window ? RecordThrough(*window, bytes.size(), offset) : RecordAt(bytes, offset);
     if (!bytes_of_record) {
       // A size we cannot trust leaves no way to find the next record: the rest is lost.
       data.counters.torn_tail_bytes = bytes.size() - offset;
       break;
     }
+    // Where the record stays: the list keeps that, not the window's passing copy.
+    const std::string_view kept = bytes.substr(offset, bytes_of_record->size());
     offset += bytes_of_record->size();
-    if (file != nullptr && offset - evicted >= base::MappedFile::kEvictEvery) {
-      file->Evict(evicted, offset);
-      evicted = offset;
-    }
+    if (window) window->Release(offset);
     const uint32_t type = Get<perf_event_header>(*bytes_of_record, 0).type;
     if (type == PERF_RECORD_SAMPLE || type == kRecordUnwoundSample) {
-      if (!data.samples.Add(*bytes_of_record).ok()) ++data.counters.malformed_records;
+      if (!data.samples.Add(*bytes_of_record, kept.data()).ok()) ++data.counters.malformed_records;
       continue;
     }
     base::StatusOr<PerfRecord> record = ParsePerfRecord(*bytes_of_record, data.format.layout);
@@ -345,8 +410,9 @@ base::StatusOr<SampleData> ParseSamplesIn(
       ++data.counters.malformed_records;
       continue;
     }
-    AddRecord(*bytes_of_record, std::move(*record), data);
+    AddRecord(kept, std::move(*record), data);
   }
+  data.file_fd = std::move(fd);
   SortByTime(data);
   return data;
 }
@@ -365,9 +431,11 @@ base::StatusOr<SampleData> ParseOwnedSamples(std::string bytes) {
 }
 
 base::StatusOr<SampleData> ReadSamplesFile(const std::string& path) {
-  ASSIGN_OR_RETURN(base::MappedFile mapped, base::MappedFile::Open(path));
+  base::ScopedFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) return base::Status::Errno(errno, "cannot open %s", path.c_str());
+  ASSIGN_OR_RETURN(base::MappedFile mapped, base::MappedFile::FromFd(fd.get(), path));
   auto file = std::make_shared<const base::MappedFile>(std::move(mapped));
-  base::StatusOr<SampleData> data = ParseSamplesIn(file->bytes(), file);
+  base::StatusOr<SampleData> data = ParseSamplesIn(file->bytes(), file, std::move(fd));
   if (!data.ok())
     return base::Status::Error("%s: %s", path.c_str(), data.status().message().c_str());
   return data;

@@ -33,6 +33,7 @@
 #include <string_view>
 #include <vector>
 
+#include "jitscope/base/file_window.h"
 #include "jitscope/base/files.h"
 #include "jitscope/base/scoped_resource.h"
 #include "jitscope/base/status.h"
@@ -156,8 +157,9 @@ class SampleList {
   void set_layout(const SampleLayout& layout) { layout_ = layout; }
 
   // Appends the sample record `record` (its header and all its bytes), which must stay where it
-  // is as long as the list does. Fails, adding nothing, when it does not decode.
-  base::Status Add(std::string_view record);
+  // is as long as the list does: or `kept_at`, if not null, holds the same bytes and does (the
+  // record is a passing copy of them). Fails, adding nothing, when it does not decode.
+  base::Status Add(std::string_view record, const char* kept_at = nullptr);
   // Appends `record`, already decoded: a sample of process `pid` taken at `time_ns`.
   void Append(std::string_view record, uint64_t time_ns, uint32_t pid);
   // Makes room for as many samples as `bytes` of records of layout() can hold. The room is
@@ -184,10 +186,14 @@ class SampleList {
   Iterator end() const { return {this, size()}; }
 
   // Puts the samples in time order, keeping the order they were added in among equal times.
-  // `file`, if not null, holds records of the list: reading their times evicts it behind.
-  void SortByTime(const base::MappedFile* file = nullptr);
+  // `file`, if not null, holds records of the list: their times are read through `window` (over
+  // the same file), if not null, or from the mapping, evicting it behind.
+  void SortByTime(const base::MappedFile* file = nullptr, base::FileWindow* window = nullptr);
 
  private:
+  // Where a record's PERF_SAMPLE_TIME is.
+  size_t TimeOffset() const;
+
   SampleLayout layout_;
   std::vector<const char*> records_;  // each a perf_event_header, whose size says how long it is
   std::vector<uint32_t> pids_;
@@ -207,6 +213,9 @@ struct SampleData {
   SamplesFormat format;
   // The bytes the samples' records are in, when the reader mapped the file itself.
   std::shared_ptr<const base::MappedFile> file;
+  // The file `file` maps, open: passes over all the samples read their records from it through
+  // a base::FileWindow rather than touch the mapping. Not open: they read the mapping.
+  base::ScopedFd file_fd;
   // The records a reader decompressed (perf.data's PERF_RECORD_COMPRESSED), which it wrote to an
   // unlinked temporary file and mapped: more bytes samples' records are in, paged like `file`'s
   // rather than held in memory.
