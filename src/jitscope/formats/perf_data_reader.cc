@@ -10,7 +10,9 @@
 #include <cstring>
 #include <ctime>
 #include <memory>
+#include <optional>
 
+#include "jitscope/base/file_window.h"
 #include "jitscope/base/files.h"
 #include "jitscope/base/scoped_resource.h"
 #include "jitscope/formats/bounded_reader.h"
@@ -38,6 +40,13 @@ constexpr uint32_t kRecordAuxtrace = 71;
 constexpr uint32_t kRecordCompressed = 81;
 constexpr uint32_t kRecordCompressed2 = 83;  // newer perf: the payload padded to 8 bytes
 constexpr uint32_t kLastUserRecordType = 83;
+
+template <typename T>
+T Load(std::string_view bytes) {
+  T value;
+  std::memcpy(&value, bytes.data(), sizeof(value));
+  return value;
+}
 
 // A zstd stream that decompresses to more than this from one record is refused: a record is at
 // most 64 KiB, and perf's own ratio is around 10 (the reference's run: 13).
@@ -356,13 +365,25 @@ class Parser {
     uint64_t at = data_.offset;
     uint64_t evicted = data_.offset;
     if (end > at) out_.data.samples.ReserveFor(end - at);
+    // The records are read through a window on the file when it is open (SampleData::file_fd),
+    // else from the mapping, evicted behind the reading.
+    std::optional<base::FileWindow> window;
+    if (file_ != nullptr && out_.data.file_fd)
+      window.emplace(out_.data.file_fd.get(), reader_.size());
+    const auto read = [&](uint64_t offset, size_t size) -> std::optional<std::string_view> {
+      if (!reader_.Has(offset, size)) return std::nullopt;
+      return window ? window->Read(offset, size) : reader_.Bytes(offset, size);
+    };
     while (at < end) {
-      if (!reader_.Has(at, sizeof(perf_event_header)) || end - at < sizeof(perf_event_header)) {
+      const std::optional<std::string_view> head =
+          end - at < sizeof(perf_event_header) ? std::nullopt : read(at, sizeof(perf_event_header));
+      if (!head) {
         Damage(at, "a record header is cut off by the data's end");
         return;
       }
-      const uint32_t type = *reader_.Int<uint32_t>(at);
-      const uint16_t size = *reader_.Int<uint16_t>(at + 6);
+      const auto header = Load<perf_event_header>(*head);
+      const uint32_t type = header.type;
+      const uint16_t size = header.size;
       if (size < sizeof(perf_event_header) || size > end - at) {
         Damage(at, "record of type " + std::to_string(type) + " claims " + std::to_string(size) +
                        " bytes, " + (size < 8 ? "less than its header" : "past the data's end"));
@@ -371,21 +392,29 @@ class Parser {
       uint64_t next = at + size;
       if (type == kRecordAuxtrace) {
         // The AUX area data follows the record, its size in the record's first field.
-        auto aux = reader_.Int<uint64_t>(at + 8);
-        if (!aux || *aux > end - next) {
+        const std::optional<std::string_view> aux_size = read(at + 8, sizeof(uint64_t));
+        const uint64_t aux = aux_size ? Load<uint64_t>(*aux_size) : ~uint64_t{0};
+        if (aux > end - next) {
           Damage(at, "AUXTRACE record's data runs past the data's end");
           return;
         }
-        next += *aux;
+        next += aux;
       }
-      const auto bytes = *reader_.Bytes(at, size);
+      const std::optional<std::string_view> bytes = read(at, size);
+      if (!bytes) {
+        Damage(at, "the file was cut short while it was read");
+        return;
+      }
       if (type == kRecordCompressed || type == kRecordCompressed2) {
-        if (!Decompress(bytes.substr(sizeof(perf_event_header)), at)) return;
+        if (!Decompress(bytes->substr(sizeof(perf_event_header)), at)) return;
       } else {
-        Record(bytes);
+        // Where the record stays: a sample's list keeps that, not the window's passing copy.
+        Record(*bytes, reader_.Bytes(at, size)->data());
       }
       at = next;
-      if (file_ != nullptr && at - evicted >= base::MappedFile::kEvictEvery) {
+      if (window) {
+        window->Release(at);
+      } else if (file_ != nullptr && at - evicted >= base::MappedFile::kEvictEvery) {
         file_->Evict(evicted, at);
         evicted = at;
       }
@@ -503,7 +532,9 @@ class Parser {
     out_.data.decompressed = std::move(spool);
   }
 
-  void Record(std::string_view bytes) {
+  // Decodes the record `bytes`, which `kept_at`, if not null, holds as well and keeps (`bytes`
+  // being a passing copy).
+  void Record(std::string_view bytes, const char* kept_at = nullptr) {
     perf_event_header header{};
     std::memcpy(&header, bytes.data(), sizeof(header));
     size_t attr = 0;
@@ -530,7 +561,7 @@ class Parser {
       return;
     }
     if (header.type == PERF_RECORD_SAMPLE) {
-      if (!out_.data.samples.Add(bytes).ok()) ++out_.data.counters.malformed_records;
+      if (!out_.data.samples.Add(bytes, kept_at).ok()) ++out_.data.counters.malformed_records;
       return;
     }
     base::StatusOr<PerfRecord> record = ParsePerfRecord(bytes, out_.attrs[attr].layout());
