@@ -2,11 +2,13 @@
 //
 // libFuzzer target for the perf.data reader: any bytes must decode or fail cleanly, never crash
 // or read out of bounds ("Don't crash on input", STYLE.md). Every byte of every decoded stack
-// copy is read, so a view that reaches past the input (or a decompressed buffer) is caught.
+// copy is read, so a view that reaches past the input (or a decompressed buffer) is caught. The
+// same bytes read as a file (ReadPerfDataFile, through base::FileWindow) must decode the same.
 #include <cstddef>
 #include <cstdint>
 #include <span>
 
+#include "fuzz_file.h"
 #include "jitscope/formats/perf_data_reader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -19,6 +21,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   for (const jitscope::formats::Mapping& mapping : parsed->data.mappings) {
     sink = sink + mapping.filename.size();
+  }
+  const jitscope::fuzz::InputFile file(data, size);
+  if (!file.ok()) return 0;
+  auto read = jitscope::formats::ReadPerfDataFile(file.path());
+  if (!read.ok() || read->data.counters != parsed->data.counters ||
+      read->data.mappings.size() != parsed->data.mappings.size() ||
+      jitscope::fuzz::VisitAll(read->data) != jitscope::fuzz::VisitAll(parsed->data)) {
+    __builtin_trap();
   }
   return 0;
 }

@@ -2,11 +2,13 @@
 //
 // libFuzzer target for the samples file reader: any bytes must decode or fail cleanly, never
 // crash or read out of bounds ("Don't crash on input", STYLE.md). Every byte of every decoded
-// stack copy and every register is read, so a view that reaches past the input is caught.
+// stack copy and every register is read, so a view that reaches past the input is caught. The
+// same bytes read as a file (ReadSamplesFile, through base::FileWindow) must decode the same.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
+#include "fuzz_file.h"
 #include "jitscope/formats/samples_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -20,6 +22,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const jitscope::formats::Frame& frame : sample.callchain)
       sink = sink ^ (frame.ip + frame.exact);
     sink = sink + sample.walk_end.value_or(0);
+  }
+  const jitscope::fuzz::InputFile file(data, size);
+  if (!file.ok()) return 0;
+  auto read = jitscope::formats::ReadSamplesFile(file.path());
+  if (!read.ok() || read->counters != parsed->counters ||
+      jitscope::fuzz::VisitAll(*read) != jitscope::fuzz::VisitAll(*parsed)) {
+    __builtin_trap();
   }
   return 0;
 }
