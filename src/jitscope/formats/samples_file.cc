@@ -159,9 +159,10 @@ void SampleList::SortByTime(const base::MappedFile* file, base::FileWindow* wind
     const bool in_file = file != nullptr && file->Holds(records_[i]);
     const auto offset = in_file ? static_cast<size_t>(records_[i] - base) : 0;
     std::optional<std::string_view> head;
-    if (in_file && window != nullptr && timed_samples) {
+    // In file order the window releases behind it; out of it, it would hold all it read.
+    if (in_file && window != nullptr && ascending_ && timed_samples) {
       head = window->Read(offset + time_offset, sizeof(uint64_t));
-      if (ascending_) window->Release(offset);
+      window->Release(offset);
     }
     timed.push_back({head ? Get<uint64_t>(*head, 0) : time_ns(i), records_[i]});
     if (in_file && window == nullptr && ascending_ &&

@@ -230,9 +230,10 @@ struct SampleData {
   SampleCounters counters;
 
   // Calls `visit` with each sample in order, decoded into one Sample that is reused (a stack
-  // copy it points to is valid only during the call). The pages of the file that only samples
-  // already visited are in are given back as it goes (base::MappedFile::Evict), so a pass over a
-  // file of any size keeps only a window of it in memory.
+  // copy it points to is valid only during the call). The records are read through a window of
+  // `file_fd` (base::FileWindow), or, without it, from the mappings, whose pages that only samples
+  // already visited are in are given back as it goes (base::MappedFile::Evict): either way a pass
+  // over a file of any size keeps only a window of it in memory.
   void ForEachSample(const std::function<void(const Sample&)>& visit) const;
 };
 
