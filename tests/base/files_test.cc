@@ -20,6 +20,19 @@ using test_support::ResidentKb;
 
 class FilesTest : public ::testing::Test {
  protected:
+  // Writes `pages` pages to dir_/data, byte i being a function of i and its page (so no two pages
+  // are alike); returns the bytes, and the file open as `fd`.
+  std::string WritePages(size_t pages, ScopedFd& fd) {
+    const auto page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+    std::string bytes(pages * page, '\0');
+    for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 7 + i / page);
+    auto created = CreateExclusive(dir_, "data");
+    EXPECT_TRUE(created.ok());
+    if (created.ok()) fd = std::move(created).value();
+    EXPECT_TRUE(WriteAll(fd.get(), bytes.data(), bytes.size()).ok());
+    return bytes;
+  }
+
   test_support::TempDir tmp_;
   const std::string dir_ = tmp_.path();
 };
@@ -93,11 +106,8 @@ TEST_F(FilesTest, MappedFileReadsWhatWasWritten) {
 
 TEST_F(FilesTest, EvictedPagesLeaveMemoryAndReadTheSame) {
   const auto page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  std::string bytes(8 * page, '\0');
-  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 7 + i / page);
-  auto fd = CreateExclusive(dir_, "data");
-  ASSERT_TRUE(fd.ok());
-  ASSERT_TRUE(WriteAll(fd->get(), bytes.data(), bytes.size()).ok());
+  ScopedFd fd;
+  const std::string bytes = WritePages(8, fd);
   auto file = MappedFile::Open(dir_ + "/data");
   ASSERT_TRUE(file.ok()) << file.status().message();
   ASSERT_EQ(file->bytes(), bytes);  // every page read: resident
@@ -118,22 +128,19 @@ TEST_F(FilesTest, EvictedPagesLeaveMemoryAndReadTheSame) {
 // mapping's cut-off pages would raise SIGBUS), or make it longer. Evicting keeps them.
 TEST_F(FilesTest, ACopyKeepsTheBytesItReadWhateverBecomesOfTheFile) {
   const auto page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  std::string bytes(3 * page, '\0');
-  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 13 + i / page);
-  auto fd = CreateExclusive(dir_, "data");
-  ASSERT_TRUE(fd.ok());
-  ASSERT_TRUE(WriteAll(fd->get(), bytes.data(), bytes.size()).ok());
+  ScopedFd fd;
+  const std::string bytes = WritePages(3, fd);
   auto copy = MappedFile::Copy(dir_ + "/data");
   ASSERT_TRUE(copy.ok()) << copy.status().message();
-  ASSERT_EQ(::ftruncate(fd->get(), 5), 0);
+  ASSERT_EQ(::ftruncate(fd.get(), 5), 0);
   EXPECT_EQ(copy->bytes(), bytes);
   copy->Evict(0, 3 * page);
   EXPECT_EQ(copy->bytes(), bytes);
-  ASSERT_TRUE(WriteAll(fd->get(), "more", 4).ok());
+  ASSERT_TRUE(WriteAll(fd.get(), "more", 4).ok());
   auto again = MappedFile::Copy(dir_ + "/data");
   ASSERT_TRUE(again.ok()) << again.status().message();
   EXPECT_EQ(again->bytes(), bytes.substr(0, 5) + std::string(3 * page - 5, '\0') + "more");
-  ASSERT_EQ(::ftruncate(fd->get(), 0), 0);
+  ASSERT_EQ(::ftruncate(fd.get(), 0), 0);
   auto empty = MappedFile::Copy(dir_ + "/data");
   ASSERT_TRUE(empty.ok()) << empty.status().message();
   EXPECT_EQ(empty->size(), 0u);

@@ -190,14 +190,15 @@ void SampleList::SortByTime(const base::MappedFile* file, base::FileWindow* wind
 
 namespace {
 
-// The record the mapping `file` has at `start`, read through `window` (over the same file), or
-// nullopt when it cannot be (it was cut short since).
-std::optional<std::string_view> ReadRecord(base::FileWindow& window, const base::MappedFile& file,
-                                           const char* start) {
-  const auto offset = static_cast<uint64_t>(start - reinterpret_cast<const char*>(file.data()));
-  const std::optional<std::string_view> header = window.Read(offset, sizeof(perf_event_header));
-  if (!header) return std::nullopt;
-  return window.Read(offset, Get<perf_event_header>(*header, 0).size);
+// RecordAt of a samples file of `size` bytes, read through `window`.
+std::optional<std::string_view> RecordThrough(base::FileWindow& window, size_t size,
+                                              size_t offset) {
+  if (offset > size || size - offset < sizeof(perf_event_header)) return std::nullopt;
+  const std::optional<std::string_view> head = window.Read(offset, sizeof(perf_event_header));
+  if (!head) return std::nullopt;
+  const auto header = Get<perf_event_header>(*head, 0);
+  if (header.size < sizeof(perf_event_header) || header.size > size - offset) return std::nullopt;
+  return window.Read(offset, header.size);
 }
 
 // Gives back the pages of a mapped file that only samples already visited are in. The samples go
@@ -259,8 +260,11 @@ void SampleData::ForEachSample(const std::function<void(const Sample&)>& visit) 
     in_file.Before(i);
     in_decompressed.Before(i);
     const char* start = samples.record_start(i);
-    const std::optional<std::string_view> read =
-        window && file->Holds(start) ? ReadRecord(*window, *file, start) : std::nullopt;
+    std::optional<std::string_view> read;
+    if (window && file->Holds(start)) {
+      const auto* base = reinterpret_cast<const char*>(file->data());
+      read = RecordThrough(*window, file->size(), static_cast<size_t>(start - base));
+    }
     if (read) {
       // Cannot fail: the same bytes decoded when the sample was added.
       (void)ParseSampleRecord(*read, samples.layout(), sample);
@@ -362,17 +366,6 @@ std::optional<std::string_view> RecordAt(std::string_view bytes, size_t offset) 
 }
 
 namespace {
-
-// RecordAt of a samples file of `size` bytes, read through `window`.
-std::optional<std::string_view> RecordThrough(base::FileWindow& window, size_t size,
-                                              size_t offset) {
-  if (offset > size || size - offset < sizeof(perf_event_header)) return std::nullopt;
-  const std::optional<std::string_view> head = window.Read(offset, sizeof(perf_event_header));
-  if (!head) return std::nullopt;
-  const auto header = Get<perf_event_header>(*head, 0);
-  if (header.size < sizeof(perf_event_header) || header.size > size - offset) return std::nullopt;
-  return window.Read(offset, header.size);
-}
 
 // ParseSamples of `bytes`, which `file_holding` (may be null) maps: the file open as `fd`, whose
 // records are read through a base::FileWindow rather than touch the mapping.
