@@ -93,6 +93,8 @@ const char* StopReasonName(StopReason reason) {
       return "no registers";
     case StopReason::kNotAfterCall:
       return "return address after no call";
+    case StopReason::kBadInterpreterFrame:
+      return "interpreter frame not valid";
   }
   return "?";
 }
@@ -107,6 +109,8 @@ const char* RuleSourceName(RuleSource source) {
       return "derived";
     case RuleSource::kFrameRecords:
       return "frame records past the copy";
+    case RuleSource::kInterpreter:
+      return "interpreter frames";
   }
   return "?";
 }
@@ -163,36 +167,59 @@ void Unwind(const RegisterFile& registers, const StackMemory& stack, AddressSpac
     next_known = false;
     const CfiRow* row = nullptr;
     bool derived_row = false;
-    if (found && at.module != nullptr) row = at.module->Find(lookup - at.bias);
-    if (row == nullptr && found && at.derived != nullptr) {
-      row = at.derived->FindRow(lookup);
-      derived_row = row != nullptr;
+    bool signal_frame = false;
+    if (found && at.interpreter) {
+      InterpreterFrame frame;
+      switch (StepInterpreterFrame(current, stack, activation, caller, frame)) {
+        case InterpreterStep::kOk:
+          break;
+        case InterpreterStep::kNotAFrame:
+          result.reason = StopReason::kBadInterpreterFrame;
+          return;
+        case InterpreterStep::kStackCopyTooShort:
+          result.reason = StopReason::kStackCopyTooShort;
+          result.stopped = current;
+          return;
+      }
+      result.frames.back().interpreter = frame;
+      result.CountStep(RuleSource::kInterpreter);
+    } else {
+      if (found && at.module != nullptr) row = at.module->Find(lookup - at.bias);
+      if (row == nullptr && found && at.derived != nullptr) {
+        row = at.derived->FindRow(lookup);
+        derived_row = row != nullptr;
+      }
+      if (row == nullptr) {
+        // The code the kernel starts a process at has no caller, CFI or not.
+        const bool entry =
+            found && at.module != nullptr && InEntryCode(*at.module, lookup - at.bias);
+        result.reason = entry ? StopReason::kOutermost : StopReason::kNoRule;
+        return;
+      }
+      StopReason stop = StopReason::kNoRule;
+      if (!Step(*row, current, stack, caller, stop)) {
+        result.reason = stop;
+        result.stopped = current;
+        return;
+      }
+      result.CountStep(derived_row                       ? RuleSource::kDerived
+                       : at.module->supplied_by_engine() ? RuleSource::kEngineTables
+                                                         : RuleSource::kCfi);
+      signal_frame = row->signal_frame;
     }
-    if (row == nullptr) {
-      // The code the kernel starts a process at has no caller, CFI or not.
-      const bool entry = found && at.module != nullptr && InEntryCode(*at.module, lookup - at.bias);
-      result.reason = entry ? StopReason::kOutermost : StopReason::kNoRule;
-      return;
-    }
-    StopReason stop = StopReason::kNoRule;
-    if (!Step(*row, current, stack, caller, stop)) {
-      result.reason = stop;
-      result.stopped = current;
-      return;
-    }
-    result.CountStep(derived_row                       ? RuleSource::kDerived
-                     : at.module->supplied_by_engine() ? RuleSource::kEngineTables
-                                                       : RuleSource::kCfi);
     // A derived rule's return address must follow a call: in JIT code, one the analysis of
-    // that code found; in an ELF file, one its bytes hold.
-    if (derived_row) {
+    // that code found; in an ELF file, one its bytes hold. So must an interpreter frame's. Compiled
+    // code returns into the interpreter with no call before the return address; there the
+    // interpreter's own checks take over.
+    if (derived_row || at.interpreter) {
       next_at = {};
       next_found = space.Find(caller.pc() - 1, next_at);
-      next_known = !row->signal_frame;  // the next lookup is of the same address
+      next_known = !signal_frame;  // the next lookup is of the same address
       const bool follows =
-          !next_found ||
-          (next_at.derived != nullptr ? next_at.derived->IsReturnAddress(caller.pc())
-                                      : FollowsCall(*next_at.module, caller.pc() - next_at.bias));
+          !next_found || next_at.interpreter ||
+          (next_at.derived != nullptr  ? next_at.derived->IsReturnAddress(caller.pc())
+           : next_at.module != nullptr ? FollowsCall(*next_at.module, caller.pc() - next_at.bias)
+                                       : true);
       if (!follows) {
         result.reason = StopReason::kNotAfterCall;
         return;
@@ -200,15 +227,15 @@ void Unwind(const RegisterFile& registers, const StackMemory& stack, AddressSpac
     }
     // Stacks grow down: a caller's frame lies above its callee's. A signal handler may run on
     // an alternate stack, so only a signal frame may step down.
-    if (!row->signal_frame && caller.sp() <= current.sp() && caller.pc() == current.pc()) {
+    if (!signal_frame && caller.sp() <= current.sp() && caller.pc() == current.pc()) {
       result.reason = StopReason::kLoop;
       return;
     }
-    if (!row->signal_frame && caller.sp() < current.sp()) {
+    if (!signal_frame && caller.sp() < current.sp()) {
       result.reason = StopReason::kLoop;
       return;
     }
-    activation = row->signal_frame;
+    activation = signal_frame;
     current = caller;
   }
 }

@@ -15,6 +15,12 @@
 // the walk stops (kNotAfterCall) rather than go on from a wrong frame. Where it lies in an ELF
 // file, the file's bytes before it must decode as a call ending there (call_check.h).
 //
+// HotSpot's interpreter is walked by its frame layout (hotspot_interpreter.h) wherever the address
+// space says the code at a pc is the interpreter's: before any CFI or derived row, which cannot
+// describe it. A derived step may return into the interpreter (compiled code returns into its
+// return entries, which no call precedes); the interpreter's own steps are checked as derived
+// steps are.
+//
 // Each walk ends with a reason. kOutermost is the only complete end: CFI said the return address
 // is undefined (the thread's entry, `_start` or `clone3`), or it is 0, or the frame is in the code
 // the kernel starts a process at (an ELF entry point up to its first call, which ld.so's `_start`
@@ -27,28 +33,31 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "jitscope/unwind/cfi_module.h"
 #include "jitscope/unwind/derived_rules.h"
+#include "jitscope/unwind/hotspot_interpreter.h"
 #include "jitscope/unwind/registers.h"
 #include "jitscope/unwind/stack_memory.h"
 
 namespace jitscope::unwind {
 
 enum class StopReason : uint8_t {
-  kOutermost,          // the thread's entry: the stack is complete
-  kNoRule,             // no CFI for the pc (no module, JIT code, a file without it)
-  kStackCopyTooShort,  // a rule reads past the end of the sample's stack copy
-  kUnreadableMemory,   // a rule reads memory the sample does not hold, or needs a lost register
-  kLoop,               // the caller's stack pointer is not above the callee's
-  kDepthLimit,         // more frames than UnwindLimits::max_frames
-  kNoRegisters,        // the sample carries no user registers (abi NONE)
-  kNotAfterCall,       // a derived step found a return address that follows no call
+  kOutermost,            // the thread's entry: the stack is complete
+  kNoRule,               // no CFI for the pc (no module, JIT code, a file without it)
+  kStackCopyTooShort,    // a rule reads past the end of the sample's stack copy
+  kUnreadableMemory,     // a rule reads memory the sample does not hold, or needs a lost register
+  kLoop,                 // the caller's stack pointer is not above the callee's
+  kDepthLimit,           // more frames than UnwindLimits::max_frames
+  kNoRegisters,          // the sample carries no user registers (abi NONE)
+  kNotAfterCall,         // a derived step found a return address that follows no call
+  kBadInterpreterFrame,  // a HotSpot interpreter frame failed its checks (hotspot_interpreter.h)
 };
-inline constexpr size_t kStopReasonCount = 8;
+inline constexpr size_t kStopReasonCount = 9;
 
 // "end of stack", "no rule", "stack copy too short", ...
 const char* StopReasonName(StopReason reason);
@@ -59,19 +68,22 @@ enum class RuleSource : uint8_t {
   kEngineTables,  // the unwind tables a JIT engine supplied for its code
   kDerived,       // rules derived from JIT code's bytes
   kFrameRecords,  // an ELF frame record past the stack copy, read by the kernel (frame_records.h)
+  kInterpreter,   // HotSpot's interpreter frame layout (hotspot_interpreter.h)
 };
-inline constexpr size_t kRuleSourceCount = 4;
+inline constexpr size_t kRuleSourceCount = 5;
 
-// "CFI", "engine tables", "derived", "frame records past the copy"
+// "CFI", "engine tables", "derived", "frame records past the copy", "interpreter frames"
 const char* RuleSourceName(RuleSource source);
 
 // The code at a pc: an ELF file's (module), or JIT code's (derived), whose rules take the pc
 // itself. JIT code may also have a module: the unwind tables its engine supplied (bias 0), whose
 // rows come before the derived ones; JIT code whose bytes are unknown may have only those.
+// HotSpot's interpreter is `interpreter`, whatever else it has: its frame layout is its rule.
 struct ModuleAt {
   CfiModule* module = nullptr;
   uint64_t bias = 0;  // pc - bias is the address in the module's file
   const DerivedRules* derived = nullptr;
+  bool interpreter = false;
 };
 
 // Which module holds the code at a pc; implemented over a session's mappings (report) or the
@@ -83,10 +95,16 @@ class AddressSpace {
 };
 
 struct UnwoundFrame {
+  UnwoundFrame() = default;
+  UnwoundFrame(uint64_t frame_pc, bool frame_activation)
+      : pc(frame_pc), activation(frame_activation) {}
+
   uint64_t pc = 0;
   // The pc is exact (the sampled instruction, or one a signal interrupted), not a return
   // address: symbolize it as is, not one byte back.
   bool activation = false;
+  // A HotSpot interpreter frame's Method* and bcp, as its slots hold them.
+  std::optional<InterpreterFrame> interpreter;
   bool operator==(const UnwoundFrame&) const = default;
 };
 
