@@ -16,7 +16,7 @@
 
 #include "jitscope/base/files.h"
 #include "jitscope/base/scoped_resource.h"
-#include "jitscope/formats/samples_file.h"
+#include "jitscope/session/samples_file.h"
 
 namespace jitscope::fuzz {
 
@@ -34,12 +34,12 @@ class InputFile {
 
 // Every sample of `data`, visited as a report does, each summed with its stack copy's every
 // byte (so a view past what was read is caught).
-inline std::vector<uint64_t> VisitAll(const formats::SampleData& data) {
+inline std::vector<uint64_t> VisitAll(const session::SampleData& data) {
   std::vector<uint64_t> seen;
-  data.ForEachSample([&seen](const formats::Sample& sample) {
+  data.ForEachSample([&seen](const session::Sample& sample) {
     uint64_t sum = sample.time_ns ^ sample.ip ^ sample.pid;
     for (char byte : sample.stack) sum = sum * 31 + static_cast<uint8_t>(byte);
-    for (const formats::Frame& frame : sample.callchain) sum = sum * 31 + frame.ip;
+    for (const session::Frame& frame : sample.callchain) sum = sum * 31 + frame.ip;
     seen.push_back(sum);
   });
   return seen;

@@ -9,22 +9,22 @@
 #include <span>
 
 #include "fuzz_file.h"
-#include "jitscope/formats/perf_data_reader.h"
+#include "jitscope/session/perf_data_reader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  auto parsed = jitscope::formats::ParsePerfData(std::span<const uint8_t>(data, size), "fuzz");
+  auto parsed = jitscope::session::ParsePerfData(std::span<const uint8_t>(data, size), "fuzz");
   if (!parsed.ok()) return 0;
   volatile uint64_t sink = 0;
-  for (const jitscope::formats::Sample& sample : parsed->data.samples) {
+  for (const jitscope::session::Sample& sample : parsed->data.samples) {
     for (char byte : sample.stack) sink = sink + static_cast<uint8_t>(byte);
-    for (const jitscope::formats::Frame& frame : sample.callchain) sink = sink ^ frame.ip;
+    for (const jitscope::session::Frame& frame : sample.callchain) sink = sink ^ frame.ip;
   }
-  for (const jitscope::formats::Mapping& mapping : parsed->data.mappings) {
+  for (const jitscope::session::Mapping& mapping : parsed->data.mappings) {
     sink = sink + mapping.filename.size();
   }
   const jitscope::fuzz::InputFile file(data, size);
   if (!file.ok()) return 0;
-  auto read = jitscope::formats::ReadPerfDataFile(file.path());
+  auto read = jitscope::session::ReadPerfDataFile(file.path());
   if (!read.ok() || read->data.counters != parsed->data.counters ||
       read->data.mappings.size() != parsed->data.mappings.size() ||
       jitscope::fuzz::VisitAll(read->data) != jitscope::fuzz::VisitAll(parsed->data)) {

@@ -9,23 +9,23 @@
 #include <string_view>
 
 #include "fuzz_file.h"
-#include "jitscope/formats/samples_file.h"
+#include "jitscope/session/samples_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto parsed =
-      jitscope::formats::ParseSamples(std::string_view(reinterpret_cast<const char*>(data), size));
+      jitscope::session::ParseSamples(std::string_view(reinterpret_cast<const char*>(data), size));
   if (!parsed.ok()) return 0;
   volatile uint64_t sink = 0;
-  for (const jitscope::formats::Sample& sample : parsed->samples) {
+  for (const jitscope::session::Sample& sample : parsed->samples) {
     for (char byte : sample.stack) sink = sink + static_cast<uint8_t>(byte);
     for (uint64_t value : sample.regs.values) sink = sink ^ value;
-    for (const jitscope::formats::Frame& frame : sample.callchain)
+    for (const jitscope::session::Frame& frame : sample.callchain)
       sink = sink ^ (frame.ip + frame.exact);
     sink = sink + sample.walk_end.value_or(0);
   }
   const jitscope::fuzz::InputFile file(data, size);
   if (!file.ok()) return 0;
-  auto read = jitscope::formats::ReadSamplesFile(file.path());
+  auto read = jitscope::session::ReadSamplesFile(file.path());
   if (!read.ok() || read->counters != parsed->counters ||
       jitscope::fuzz::VisitAll(*read) != jitscope::fuzz::VisitAll(*parsed)) {
     __builtin_trap();

@@ -6,10 +6,10 @@
 #include <cstdint>
 #include <string_view>
 
-#include "jitscope/formats/session_info.h"
+#include "jitscope/session/session_info.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  (void)jitscope::formats::ParseSessionInfo(
+  (void)jitscope::session::ParseSessionInfo(
       std::string_view(reinterpret_cast<const char*>(data), size));
   return 0;
 }

@@ -21,9 +21,9 @@
 #include <string>
 #include <vector>
 
-#include "jitscope/formats/samples_file.h"
 #include "jitscope/report/profile_builder.h"
 #include "jitscope/report/sample_walker.h"
+#include "jitscope/session/samples_file.h"
 #include "jitscope/symbolize/code_history.h"
 
 namespace jitscope::report {
@@ -44,7 +44,7 @@ int Compare(const std::string& directory) {
     std::fprintf(stderr, "unwind_oracle_compare: %s\n", recording.status().message().c_str());
     return 1;
   }
-  const formats::SampleData& data = recording->data;
+  const session::SampleData& data = recording->data;
   if ((data.format.layout.sample_type & PERF_SAMPLE_REGS_USER) == 0 || data.file == nullptr) {
     std::fprintf(stderr, "unwind_oracle_compare: %s: not a --keep-stacks dwarf session\n",
                  directory.c_str());
@@ -60,26 +60,26 @@ int Compare(const std::string& directory) {
   std::map<uint32_t, symbolize::CodeHistory> histories;
 
   const std::string_view bytes = data.file->bytes();
-  auto header = formats::ReadSamplesHeader(bytes);
+  auto header = session::ReadSamplesHeader(bytes);
   if (!header.ok()) {
     std::fprintf(stderr, "unwind_oracle_compare: %s\n", header.status().message().c_str());
     return 1;
   }
   Counts counts;
-  formats::Sample sample;
+  session::Sample sample;
   std::vector<StackAddress> walked;
   std::vector<uint64_t> chain, walk;
   for (size_t offset = header->size;;) {
-    const auto record = formats::RecordAt(bytes, offset);
+    const auto record = session::RecordAt(bytes, offset);
     if (!record) break;
     offset += record->size();
     perf_event_header record_header{};
     std::memcpy(&record_header, record->data(), sizeof(record_header));
     if (record_header.type != PERF_RECORD_SAMPLE) continue;
-    if (!formats::ParseSampleRecord(*record, data.format.layout, sample).ok()) continue;
+    if (!session::ParseSampleRecord(*record, data.format.layout, sample).ok()) continue;
     ++counts.samples;
     chain.clear();
-    for (const formats::Frame& frame : sample.callchain) {
+    for (const session::Frame& frame : sample.callchain) {
       if (!frame.kernel) chain.push_back(frame.ip);
     }
     auto [history, inserted] = histories.try_emplace(sample.pid);

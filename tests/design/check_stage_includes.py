@@ -20,16 +20,19 @@ ALLOWED = {
     "formats": {"base", "trace"},
     "collector": {"base", "trace", "formats"},
     "opagent": {"base", "trace", "formats", "collector"},
-    # The tool side reads files only through trace and formats; report and symbolize never
-    # depend on the sampler, so a perf.data and a jitscope session are reported by the same code.
+    # The tool side reads files only through trace, formats and session; report and symbolize
+    # never depend on the sampler, so a perf.data and a jitscope session are reported by the same
+    # code.
+    "session": {"base", "formats"},
     "symbolize": {"base", "trace", "formats"},
     # Machine code is decoded in one place, a thin wrapper over the disassembler library, which
     # unwind (rules derived from JIT code) and report (annotation) stand on.
     "disasm": {"base"},
-    "unwind": {"base", "trace", "formats", "symbolize", "disasm"},
-    "record": {"base", "trace", "formats"},
-    "report": {"base", "trace", "formats", "symbolize", "unwind", "disasm"},
-    "cli": {"base", "trace", "formats", "symbolize", "unwind", "record", "report", "disasm"},
+    "unwind": {"base", "trace", "formats", "session", "symbolize", "disasm"},
+    "record": {"base", "trace", "formats", "session"},
+    "report": {"base", "trace", "formats", "session", "symbolize", "unwind", "disasm"},
+    "cli": {"base", "trace", "formats", "session", "symbolize", "unwind", "record", "report",
+            "disasm"},
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"(jitscope/[^"]+)"', re.MULTILINE)

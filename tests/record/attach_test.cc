@@ -21,10 +21,10 @@
 
 #include <gtest/gtest.h>
 
-#include "jitscope/formats/samples_file.h"
-#include "jitscope/formats/session_info.h"
 #include "jitscope/record/permission_advice.h"
 #include "jitscope/report/profile_builder.h"
+#include "jitscope/session/samples_file.h"
+#include "jitscope/session/session_info.h"
 #include "support/files.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
@@ -145,7 +145,7 @@ TEST(AttachTest, JitFunctionsOfARunningProcessAreNamedWithTheirLines) {
   EXPECT_NE(record.err.find("jitscope record: stopped: the command ended\n"), std::string::npos)
       << record.err;
 
-  base::StatusOr<formats::SessionInfo> info = formats::ReadSessionInfo(dir);
+  base::StatusOr<session::SessionInfo> info = session::ReadSessionInfo(dir);
   ASSERT_TRUE(info.ok()) << info.status().message();
   EXPECT_EQ(info->command, (std::vector<std::string>{"sleep", "1"}));
   ASSERT_EQ(info->attached.size(), 1u);
@@ -225,12 +225,12 @@ TEST(AttachTest, SystemWideNamesTheJitCodeOfAProcessStartedWithTheCollector) {
   EXPECT_NE(record.err.find("jitscope record: stopped: the command ended\n"), std::string::npos)
       << record.err;
 
-  base::StatusOr<formats::SessionInfo> info = formats::ReadSessionInfo(dir);
+  base::StatusOr<session::SessionInfo> info = session::ReadSessionInfo(dir);
   ASSERT_TRUE(info.ok()) << info.status().message();
   EXPECT_TRUE(info->system_wide);
   EXPECT_EQ(info->command, (std::vector<std::string>{"sleep", "1"}));
   bool listed = false;
-  for (const formats::AttachedProcess& process : info->attached) {
+  for (const session::AttachedProcess& process : info->attached) {
     EXPECT_FALSE(process.collector_output_dir.empty()) << process.pid;
     if (process.pid == static_cast<uint32_t>(jitvm_pid)) {
       listed = true;
@@ -308,19 +308,19 @@ TEST(AttachTest, DwarfCallGraph) {
   ::kill(pid, SIGKILL);
   target.Wait();
   ASSERT_EQ(record.exit_code, 0) << record.err;
-  base::StatusOr<formats::SampleData> data =
-      formats::ReadSamplesFile(dir + "/" + formats::kSamplesFileName);
+  base::StatusOr<session::SampleData> data =
+      session::ReadSamplesFile(dir + "/" + session::kSamplesFileName);
   ASSERT_TRUE(data.ok()) << data.status().message();
   EXPECT_EQ(data->format.stack_size, 1024u);
   size_t with_stack = 0;
-  for (const formats::Sample& sample : data->samples) {
+  for (const session::Sample& sample : data->samples) {
     ASSERT_EQ(sample.pid, static_cast<uint32_t>(pid));
     with_stack += sample.stack.empty() ? 0 : 1;
   }
   EXPECT_GT(with_stack, 10u);
   // The shell's executable was mapped before the recording: its mapping is synthesized.
   bool shell_mapped = false;
-  for (const formats::Mapping& mapping : data->mappings) {
+  for (const session::Mapping& mapping : data->mappings) {
     shell_mapped |= mapping.pid == static_cast<uint32_t>(pid) && mapping.filename.ends_with("sh");
   }
   EXPECT_TRUE(shell_mapped);
@@ -352,13 +352,13 @@ TEST(AttachTest, ThreadsFromBeforeAndAfterAttachingAndTheProcessExitEndsIt) {
   EXPECT_NE(recorded.err.find("jitscope record: stopped: the process exited\n"), std::string::npos)
       << recorded.err;
 
-  base::StatusOr<formats::SampleData> data =
-      formats::ReadSamplesFile(dir + "/" + formats::kSamplesFileName);
+  base::StatusOr<session::SampleData> data =
+      session::ReadSamplesFile(dir + "/" + session::kSamplesFileName);
   ASSERT_TRUE(data.ok()) << data.status().message();
   std::map<uint32_t, std::string> names;  // the last name of each thread
-  for (const formats::Comm& comm : data->comms) names[comm.tid] = comm.name;
+  for (const session::Comm& comm : data->comms) names[comm.tid] = comm.name;
   std::map<std::string, uint64_t> samples;
-  for (const formats::Sample& sample : data->samples) {
+  for (const session::Sample& sample : data->samples) {
     // The child forked after attaching is sampled too, in a process of its own.
     const bool child = names[sample.tid] == "child";
     EXPECT_EQ(sample.pid == static_cast<uint32_t>(pid), !child) << names[sample.tid];

@@ -21,10 +21,10 @@
 
 #include <gtest/gtest.h>
 
-#include "jitscope/formats/session_info.h"
 #include "jitscope/record/container_files.h"
 #include "jitscope/record/proc_files.h"
 #include "jitscope/report/profile_builder.h"
+#include "jitscope/session/session_info.h"
 #include "support/files.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
@@ -134,10 +134,10 @@ void ExpectNamedFromTheCopy(const std::string& session, pid_t pid,
                             session + "/" + copy + " ("),
             std::string::npos)
       << record.err;
-  base::StatusOr<formats::SessionInfo> info = formats::ReadSessionInfo(session);
+  base::StatusOr<session::SessionInfo> info = session::ReadSessionInfo(session);
   ASSERT_TRUE(info.ok()) << info.status().message();
-  const formats::AttachedProcess* node = nullptr;
-  for (const formats::AttachedProcess& process : info->attached) {
+  const session::AttachedProcess* node = nullptr;
+  for (const session::AttachedProcess& process : info->attached) {
     if (process.pid == static_cast<uint32_t>(pid)) node = &process;
   }
   ASSERT_NE(node, nullptr) << "the contained process is listed in session.json";
@@ -239,10 +239,10 @@ void ExpectChildStartedWhileRecordedNamed(const std::string& flag) {
   EXPECT_TRUE(shell.unshare.Wait().ok());
   ASSERT_EQ(record.exit_code, 0) << record.Describe();
 
-  base::StatusOr<formats::SessionInfo> info = formats::ReadSessionInfo(session);
+  base::StatusOr<session::SessionInfo> info = session::ReadSessionInfo(session);
   ASSERT_TRUE(info.ok()) << info.status().message();
-  const formats::AttachedProcess* node = nullptr;
-  for (const formats::AttachedProcess& process : info->attached) {
+  const session::AttachedProcess* node = nullptr;
+  for (const session::AttachedProcess& process : info->attached) {
     if (process.pid != static_cast<uint32_t>(shell.pid)) {
       ASSERT_EQ(node, nullptr) << "only node has JIT files among the shell's children";
       node = &process;
@@ -398,23 +398,23 @@ void RecordAContainedProgram(const std::vector<std::string>& record_options, boo
       recorded.err.find(" ELF files its samples are in under " + session + "/" + copies + " ("),
       std::string::npos)
       << recorded.err;
-  base::StatusOr<formats::SessionInfo> info = formats::ReadSessionInfo(session);
+  base::StatusOr<session::SessionInfo> info = session::ReadSessionInfo(session);
   ASSERT_TRUE(info.ok()) << info.status().message();
-  const formats::AttachedProcess* process = nullptr;
-  for (const formats::AttachedProcess& attached : info->attached) {
+  const session::AttachedProcess* process = nullptr;
+  for (const session::AttachedProcess& attached : info->attached) {
     if (attached.pid == static_cast<uint32_t>(pid)) process = &attached;
   }
   ASSERT_NE(process, nullptr) << "the contained process is listed in session.json";
   EXPECT_TRUE(process->own_root);
   ASSERT_FALSE(process->elf_copies.empty());
   EXPECT_NE(std::find(process->elf_copies.begin(), process->elf_copies.end(),
-                      formats::ElfCopy{"/prog", copies + "/prog"}),
+                      session::ElfCopy{"/prog", copies + "/prog"}),
             process->elf_copies.end())
       << "the program, where its samples are";
   EXPECT_EQ(test_support::ReadFile(session + "/" + copies + "/prog"),
             test_support::ReadFile(CONTAINED_NATIVE_PROGRAM))
       << "copied whole";
-  for (const formats::ElfCopy& copy : process->elf_copies) {
+  for (const session::ElfCopy& copy : process->elf_copies) {
     EXPECT_EQ(copy.copy, copies + copy.path) << "one process: each its own copy";
     EXPECT_TRUE(copy.path == "/prog" || copy.path.starts_with("/lib")) << copy.path;
   }

@@ -50,7 +50,7 @@ TEST(EventConfigTest, FramePointerModeAsksForNoRegistersOrStack) {
   EXPECT_EQ(attr.sample_regs_user, 0u);
   EXPECT_EQ(attr.sample_stack_user, 0u);
   EXPECT_EQ(attr.exclude_callchain_user, 0u);
-  EXPECT_EQ(SamplesFormatOf({}), formats::SamplesFormat{});
+  EXPECT_EQ(SamplesFormatOf({}), session::SamplesFormat{});
 }
 
 TEST(EventConfigTest, DwarfModeAsksForEveryGeneralRegisterAndTheStackCopy) {
@@ -67,7 +67,7 @@ TEST(EventConfigTest, DwarfModeAsksForEveryGeneralRegisterAndTheStackCopy) {
   EXPECT_EQ(attr.exclude_callchain_user, 0u) << "the frame-pointer chain, for when a walk stops";
   EXPECT_EQ(attr.exclude_callchain_kernel, 0u);
   EXPECT_EQ(SamplesFormatOf(options),
-            (formats::SamplesFormat{{formats::kDwarfSampleType, 0xff0fff}, 16384}));
+            (session::SamplesFormat{{session::kDwarfSampleType, 0xff0fff}, 16384}));
 }
 
 TEST(EventConfigTest, ParsesPerfsCallGraphSpelling) {

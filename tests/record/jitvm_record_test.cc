@@ -14,7 +14,7 @@
 
 #include <gtest/gtest.h>
 
-#include "jitscope/formats/samples_file.h"
+#include "jitscope/session/samples_file.h"
 #include "jitscope/trace/reader.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
@@ -23,11 +23,11 @@
 namespace jitscope::record {
 namespace {
 
-// The session files this test reads back (formats/samples_file.h, formats/session_info.h).
-using formats::kSamplesFileName;
-using formats::ReadSamplesFile;
-using formats::Sample;
-using formats::SampleData;
+// The session files this test reads back (session/samples_file.h, session/session_info.h).
+using session::kSamplesFileName;
+using session::ReadSamplesFile;
+using session::Sample;
+using session::SampleData;
 
 struct Region {
   uint64_t loaded_ns, start, end;
@@ -85,11 +85,11 @@ TEST(JitvmRecordTest, DwarfCallGraphSamplesCarryRegistersAndStack) {
   base::StatusOr<SampleData> data = ReadSamplesFile(dir + "/" + kSamplesFileName);
   ASSERT_TRUE(data.ok()) << data.status().message();
   EXPECT_EQ(data->format,
-            (formats::SamplesFormat{{formats::kDwarfSampleType, formats::kX86_64RegsMask}, 32768}));
+            (session::SamplesFormat{{session::kDwarfSampleType, session::kX86_64RegsMask}, 32768}));
   size_t user = 0;
   for (const Sample& sample : data->samples) {
     ASSERT_EQ(sample.regs.abi, static_cast<uint64_t>(PERF_SAMPLE_REGS_ABI_64));
-    ASSERT_EQ(sample.regs.mask, formats::kX86_64RegsMask);
+    ASSERT_EQ(sample.regs.mask, session::kX86_64RegsMask);
     // The kernel copies at most what was asked, from the user stack pointer up.
     ASSERT_LE(sample.stack.size(), 32768u);
     // The kernel's frame-pointer chain comes too, for a walk that stops (sample_walker.h).
@@ -103,7 +103,7 @@ TEST(JitvmRecordTest, DwarfCallGraphSamplesCarryRegistersAndStack) {
   }
   EXPECT_GT(user, 100u);
   struct stat st {};
-  ASSERT_EQ(::stat((dir + "/" + formats::kVdsoFileName).c_str(), &st), 0);
+  ASSERT_EQ(::stat((dir + "/" + session::kVdsoFileName).c_str(), &st), 0);
   EXPECT_GE(st.st_size, 4096);
   EXPECT_EQ(st.st_size % 4096, 0);
 }

@@ -11,8 +11,8 @@
 
 #include <gtest/gtest.h>
 
-#include "jitscope/formats/perf_record.h"
 #include "jitscope/record/attach.h"
+#include "jitscope/session/perf_record.h"
 
 namespace jitscope::record {
 namespace {
@@ -133,10 +133,10 @@ TEST(AttachRecordsTest, CollectorOutputDirectory) {
 
 TEST(AttachRecordsTest, SynthesizedRecordsDecodeAsTheKernelsOwn) {
   const ProcMapping mapping{0x1000, 0x3000, 0x2000, true, 8, 1, 99, "/usr/lib/libv8.so"};
-  base::StatusOr<formats::PerfRecord> mmap =
-      formats::ParsePerfRecord(MakeMmap2Record(10, 11, 555, mapping));
+  base::StatusOr<session::PerfRecord> mmap =
+      session::ParsePerfRecord(MakeMmap2Record(10, 11, 555, mapping));
   ASSERT_TRUE(mmap.ok()) << mmap.status().message();
-  const auto* decoded = std::get_if<formats::Mapping>(&*mmap);
+  const auto* decoded = std::get_if<session::Mapping>(&*mmap);
   ASSERT_NE(decoded, nullptr);
   EXPECT_EQ(decoded->pid, 10u);
   EXPECT_EQ(decoded->tid, 11u);
@@ -146,17 +146,17 @@ TEST(AttachRecordsTest, SynthesizedRecordsDecodeAsTheKernelsOwn) {
   EXPECT_EQ(decoded->file_offset, 0x2000u);
   EXPECT_EQ(decoded->filename, "/usr/lib/libv8.so");
 
-  base::StatusOr<formats::PerfRecord> anon =
-      formats::ParsePerfRecord(MakeMmap2Record(10, 10, 1, ProcMapping{0, 8, 0, true, 0, 0, 0, ""}));
+  base::StatusOr<session::PerfRecord> anon =
+      session::ParsePerfRecord(MakeMmap2Record(10, 10, 1, ProcMapping{0, 8, 0, true, 0, 0, 0, ""}));
   ASSERT_TRUE(anon.ok());
-  EXPECT_EQ(std::get<formats::Mapping>(*anon).filename, "//anon");
+  EXPECT_EQ(std::get<session::Mapping>(*anon).filename, "//anon");
 
   // A name of a multiple of 8 bytes still gets its NUL, as the kernel pads.
   const std::string comm_bytes = MakeCommRecord(10, 12, 556, "worker-1");
   EXPECT_EQ(comm_bytes.size(), 8u + 8u + 16u + 16u);
-  base::StatusOr<formats::PerfRecord> comm = formats::ParsePerfRecord(comm_bytes);
+  base::StatusOr<session::PerfRecord> comm = session::ParsePerfRecord(comm_bytes);
   ASSERT_TRUE(comm.ok()) << comm.status().message();
-  const auto* name = std::get_if<formats::Comm>(&*comm);
+  const auto* name = std::get_if<session::Comm>(&*comm);
   ASSERT_NE(name, nullptr);
   EXPECT_EQ(name->pid, 10u);
   EXPECT_EQ(name->tid, 12u);

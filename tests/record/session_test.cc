@@ -14,24 +14,24 @@
 
 #include <gtest/gtest.h>
 
-#include "jitscope/formats/samples_file.h"
 #include "jitscope/record/sampler.h"
 #include "jitscope/record/session.h"
+#include "jitscope/session/samples_file.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
 
 namespace jitscope::record {
 namespace {
 
-// The session files this test reads back (formats/samples_file.h, formats/session_info.h).
-using formats::Comm;
-using formats::kSamplesFileName;
-using formats::Mapping;
-using formats::ReadSamplesFile;
-using formats::Sample;
-using formats::SampleCounters;
-using formats::SampleData;
-using formats::Task;
+// The session files this test reads back (session/samples_file.h, session/session_info.h).
+using session::Comm;
+using session::kSamplesFileName;
+using session::Mapping;
+using session::ReadSamplesFile;
+using session::Sample;
+using session::SampleCounters;
+using session::SampleData;
+using session::Task;
 
 using test_support::RunProgram;
 using test_support::TempDir;

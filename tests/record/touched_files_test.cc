@@ -19,8 +19,8 @@ namespace {
 
 using formats::testing::PerfRecordBuilder;
 
-formats::Mapping MappingOf(uint32_t pid, uint64_t start, uint64_t length, std::string name) {
-  formats::Mapping mapping;
+session::Mapping MappingOf(uint32_t pid, uint64_t start, uint64_t length, std::string name) {
+  session::Mapping mapping;
   mapping.pid = pid;
   mapping.start = start;
   mapping.length = length;
@@ -48,8 +48,8 @@ std::string DwarfSample(uint32_t pid, uint64_t ip, uint64_t abi, const std::stri
   record.Put<uint64_t>(ip).Put<uint32_t>(pid).Put<uint32_t>(pid).Put<uint64_t>(100);
   record.Put<uint64_t>(2).Put<uint64_t>(static_cast<uint64_t>(PERF_CONTEXT_USER)).Put(ip);
   record.Put<uint64_t>(abi);
-  for (int reg = 0; reg < formats::kPerfRegisterCount; ++reg) {
-    if ((formats::kX86_64RegsMask >> reg) & 1) record.Put<uint64_t>(0);
+  for (int reg = 0; reg < session::kPerfRegisterCount; ++reg) {
+    if ((session::kX86_64RegsMask >> reg) & 1) record.Put<uint64_t>(0);
   }
   record.Put<uint64_t>(stack.size());
   for (char byte : stack) record.Put(byte);
@@ -64,9 +64,9 @@ std::string Words(const std::vector<T>& words) {
 
 // Process 7's program, three libraries (libc.so.6 mapped twice) and mappings that are no files to
 // copy; process 8's library at an address of 7's: only the samples of the process itself count.
-formats::SampleData DataOf(const std::vector<std::string>& records,
-                           const formats::SampleLayout& layout) {
-  formats::SampleData data;
+session::SampleData DataOf(const std::vector<std::string>& records,
+                           const session::SampleLayout& layout) {
+  session::SampleData data;
   data.samples.set_layout(layout);
   for (const std::string& record : records) EXPECT_TRUE(data.samples.Add(record).ok());
   data.mappings = {MappingOf(7, 0x400000, 0x1000, "/usr/bin/app"),
@@ -89,7 +89,7 @@ TEST(TouchedFilesTest, TheIpAndTheUserFramesOfTheCallChainOfTheChosenProcesses) 
       FpSample(7, 0x7f0000400010, {},
                {0x7f0000400010, 0x7f0000500010, 0x7f0000600010, 0x401000, 0x7f0000010000}),
       FpSample(8, 0x7f0000000010, {}, {0x7f0000000010}), FpSample(9, 0x400010, {}, {0x400010})};
-  const formats::SampleData data = DataOf(records, {});
+  const session::SampleData data = DataOf(records, {});
   EXPECT_EQ(TouchedFiles(data, {7}),
             (std::map<uint32_t, std::set<std::string>>{
                 {7, {"/usr/bin/app", "/lib/libc.so.6", "/lib/libbig.so"}}}));
@@ -104,7 +104,7 @@ TEST(TouchedFilesTest, TheIpAndTheUserFramesOfTheCallChainOfTheChosenProcesses) 
 
 // With --call-graph dwarf, the words of the stack copy: where report's unwinding returns to.
 TEST(TouchedFilesTest, TheWordsOfTheStackCopy) {
-  const formats::SampleLayout layout{formats::kDwarfSampleType, formats::kX86_64RegsMask};
+  const session::SampleLayout layout{session::kDwarfSampleType, session::kX86_64RegsMask};
   const std::vector<std::string> records = {
       DwarfSample(7, 0x400010, PERF_SAMPLE_REGS_ABI_64,
                   Words<uint64_t>({0x1234, 0x7f0000000100, 0x7fff00000000}) + std::string(4, '\0') +

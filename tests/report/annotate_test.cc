@@ -451,7 +451,7 @@ TEST_F(AnnotateTest, CodeNotRecordedShowsSamplesByOffset) {
 }
 
 // The mapping of this process that holds `address`, as a session's MMAP record has it.
-formats::Mapping MappingOf(uint64_t address, uint32_t pid) {
+session::Mapping MappingOf(uint64_t address, uint32_t pid) {
   std::ifstream maps("/proc/self/maps");
   std::string line;
   while (std::getline(maps, line)) {
@@ -470,9 +470,9 @@ formats::Mapping MappingOf(uint64_t address, uint32_t pid) {
 
 TEST(AnnotateNativeTest, AFunctionComesFromItsElfFileWithItsLines) {
   const auto address = reinterpret_cast<uint64_t>(&JitscopeAnnotateTestNative);
-  const std::vector<formats::Mapping> mappings = {MappingOf(address, kPid)};
-  const std::vector<formats::Task> tasks;
-  const formats::Mapping& mapping = mappings[0];
+  const std::vector<session::Mapping> mappings = {MappingOf(address, kPid)};
+  const std::vector<session::Task> tasks;
+  const session::Mapping& mapping = mappings[0];
   ASSERT_TRUE(mapping.filename.starts_with("/")) << "no file maps this test's code";
   const ProcessMaps maps(mappings, tasks);  // keeps pointers into both
   NativeSymbolizer native;

@@ -7,13 +7,13 @@
 
 #include <gtest/gtest.h>
 
-#include "jitscope/formats/elf_build_id.h"
+#include "jitscope/session/elf_build_id.h"
 #include "support/process.h"
 
 namespace jitscope::report {
 namespace {
 
-using formats::BuildIdOfFile;
+using session::BuildIdOfFile;
 
 // readelf's view of a file's build id.
 std::string ReadelfBuildId(const std::string& path) {
@@ -34,7 +34,7 @@ TEST(FileIdentityTest, AFileIsUsedWhileItsBuildIdIsTheRecordedOne) {
   EXPECT_EQ(BuildIdOfFile("/nonexistent"), "");
 
   FileIdentity files;
-  formats::Mapping mapping;
+  session::Mapping mapping;
   mapping.filename = self;
   EXPECT_EQ(files.FileOf(mapping), &mapping.filename) << "no build id recorded: taken as it is";
   mapping.build_id = id;
@@ -55,7 +55,7 @@ TEST(FileIdentityTest, WithoutABuildIdAContainersFileIsNotUsed) {
   const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
   FileIdentity files;
   files.SetOtherRoots({42});
-  formats::Mapping mapping;
+  session::Mapping mapping;
   mapping.filename = self;
   mapping.pid = 7;
   EXPECT_EQ(files.FileOf(mapping), &mapping.filename) << "a process in record's root";
@@ -77,7 +77,7 @@ TEST(FileIdentityTest, AContainersCopiedFileIsReadFromItsCopy) {
   FileIdentity files;
   files.SetOtherRoots({42, 43});
   files.SetCopies({{{42, "/usr/bin/app"}, self}, {{43, "/usr/bin/other"}, "/nonexistent"}});
-  formats::Mapping mapping;
+  session::Mapping mapping;
   mapping.filename = "/usr/bin/app";
   mapping.pid = 42;
   const std::string* file = files.FileOf(mapping);

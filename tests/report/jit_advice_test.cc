@@ -6,8 +6,8 @@
 namespace jitscope::report {
 namespace {
 
-std::vector<formats::Mapping> Mapped(std::vector<std::string> files) {
-  std::vector<formats::Mapping> mappings;
+std::vector<session::Mapping> Mapped(std::vector<std::string> files) {
+  std::vector<session::Mapping> mappings;
   for (std::string& file : files) mappings.push_back({.filename = std::move(file), .build_id = {}});
   return mappings;
 }

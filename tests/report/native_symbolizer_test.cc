@@ -93,9 +93,9 @@ TEST(NativeSymbolizerTest, DemangleLeavesPlainNamesAlone) {
   EXPECT_EQ(Demangle("_Znot-a-symbol"), "_Znot-a-symbol");
 }
 
-formats::Mapping MakeMapping(uint32_t pid, uint64_t time, uint64_t start, uint64_t length,
+session::Mapping MakeMapping(uint32_t pid, uint64_t time, uint64_t start, uint64_t length,
                              std::string file) {
-  formats::Mapping m;
+  session::Mapping m;
   m.pid = pid;
   m.tid = pid;
   m.time_ns = time;
@@ -106,13 +106,13 @@ formats::Mapping MakeMapping(uint32_t pid, uint64_t time, uint64_t start, uint64
 }
 
 TEST(ProcessMapsTest, LatestMappingAtTheTimeAndInheritedAcrossFork) {
-  const std::vector<formats::Mapping> mappings = {
+  const std::vector<session::Mapping> mappings = {
       MakeMapping(10, 100, 0x1000, 0x1000, "/old"),
       MakeMapping(10, 300, 0x1000, 0x1000, "/new"),
       MakeMapping(10, 400, 0x8000, 0x100000, "/big"),
       MakeMapping(11, 500, 0x1000, 0x800, "/child"),
   };
-  formats::Task fork;
+  session::Task fork;
   fork.pid = 11;
   fork.ppid = 10;
   fork.tid = 11;

@@ -11,22 +11,22 @@
 namespace jitscope::report {
 namespace {
 
-formats::Comm Comm(uint32_t pid, uint32_t tid, uint64_t time, const char* name) {
+session::Comm Comm(uint32_t pid, uint32_t tid, uint64_t time, const char* name) {
   return {.pid = pid, .tid = tid, .time_ns = time, .exec = true, .name = name};
 }
 
-formats::Task Fork(uint32_t pid, uint32_t ppid, uint64_t time) {
+session::Task Fork(uint32_t pid, uint32_t ppid, uint64_t time) {
   return {.exit = false, .pid = pid, .ppid = ppid, .tid = pid, .ptid = ppid, .time_ns = time};
 }
 
 TEST(ProcessNamesTest, MainThreadsNameAtTheTimeAndForkedChildrenTheirParents) {
-  const std::vector<formats::Comm> comms = {
+  const std::vector<session::Comm> comms = {
       Comm(10, 10, 100, "sh"),
       Comm(10, 11, 150, "worker"),  // a thread's name is not the process's
       Comm(10, 10, 200, "jitvm"),   // exec
       Comm(30, 30, 500, "node"),
   };
-  const std::vector<formats::Task> tasks = {
+  const std::vector<session::Task> tasks = {
       Fork(20, 10, 300),  // never execs
       Fork(40, 20, 400),  // its child
       Fork(30, 10, 450),  // execs node at 500

@@ -16,7 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "jitscope/formats/jitdump_writer.h"
-#include "jitscope/formats/samples_file.h"
+#include "jitscope/session/samples_file.h"
 #include "perf_data_builder.h"
 
 #include "support/temp_dir.h"
@@ -74,7 +74,7 @@ TEST(ProfileBuilderTest, OneAddressNamesWhatWasThereAtEachSample) {
               static_cast<std::streamsize>(dump.size()));
   }
   {
-    base::StatusOr<formats::SamplesWriter> writer = formats::SamplesWriter::Create(dir, 0);
+    base::StatusOr<session::SamplesWriter> writer = session::SamplesWriter::Create(dir, 0);
     ASSERT_TRUE(writer.ok()) << writer.status().message();
     for (uint64_t time : {150, 160, 350}) {
       ASSERT_TRUE(writer->Append(SampleAt(time, kCode + 0x10)).ok());
@@ -113,7 +113,7 @@ TEST(ProfileBuilderTest, AProcessWithoutANameAtItsLastSampleKeepsItsLatestOne) {
   const test_support::TempDir tmp;
   const std::string dir = tmp.path();
   {
-    base::StatusOr<formats::SamplesWriter> writer = formats::SamplesWriter::Create(dir, 0);
+    base::StatusOr<session::SamplesWriter> writer = session::SamplesWriter::Create(dir, 0);
     ASSERT_TRUE(writer.ok()) << writer.status().message();
     for (const std::string& record :
          {CommAt(10, "first"), SampleAt(100, kCode), CommAt(150, "second"), SampleAt(160, kCode),
@@ -157,8 +157,8 @@ TEST(ProfileBuilderTest, TheUserFrameOfASampleInExecIsLeftOut) {
   constexpr uint64_t kNowhere = 0x5555deadb000;
   constexpr uint64_t kVdso = 0x7ffff7fc1000;
   {
-    base::StatusOr<formats::SamplesWriter> writer =
-        formats::SamplesWriter::Create(dir, formats::kFlagKernel);
+    base::StatusOr<session::SamplesWriter> writer =
+        session::SamplesWriter::Create(dir, session::kFlagKernel);
     ASSERT_TRUE(writer.ok()) << writer.status().message();
     for (const std::string& record :
          {SampleAt(100, kNowhere, kKernel), MappingAt(200, kCode, 0x1000, "//anon"),

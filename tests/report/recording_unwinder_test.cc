@@ -17,7 +17,7 @@
 
 #include <gtest/gtest.h>
 
-#include "jitscope/formats/samples_file.h"
+#include "jitscope/session/samples_file.h"
 #include "support/files.h"
 #include "support/temp_dir.h"
 
@@ -27,15 +27,15 @@ namespace {
 // What a file's records are, in order: a record but a sample as it is, a sample as its time.
 std::vector<std::string> Outline(std::string_view bytes, size_t offset) {
   std::vector<std::string> outline;
-  while (const std::optional<std::string_view> record = formats::RecordAt(bytes, offset)) {
+  while (const std::optional<std::string_view> record = session::RecordAt(bytes, offset)) {
     offset += record->size();
-    const uint32_t type = formats::RecordHeader(*record).type;
-    if (type != PERF_RECORD_SAMPLE && type != formats::kRecordUnwoundSample) {
+    const uint32_t type = session::RecordHeader(*record).type;
+    if (type != PERF_RECORD_SAMPLE && type != session::kRecordUnwoundSample) {
       outline.emplace_back(*record);
       continue;
     }
-    formats::Sample sample;
-    EXPECT_TRUE(formats::ParseSampleRecord(*record, formats::SampleLayout{}, sample).ok());
+    session::Sample sample;
+    EXPECT_TRUE(session::ParseSampleRecord(*record, session::SampleLayout{}, sample).ok());
     outline.push_back("sample at " + std::to_string(sample.time_ns));
   }
   return outline;
@@ -47,23 +47,23 @@ TEST_P(RecordingUnwinderTest, EveryRecordReachesTheFileOnceInOrder) {
   test_support::TempDir tmp;
   const std::string dir = tmp.path() + "/onednn";
   std::filesystem::copy(std::string(RECORDED_SESSIONS) + "/onednn", dir);
-  const std::string recorded = test_support::ReadFile(dir + "/" + formats::kSamplesFileName);
-  const base::StatusOr<formats::SamplesHeader> header = formats::ReadSamplesHeader(recorded);
+  const std::string recorded = test_support::ReadFile(dir + "/" + session::kSamplesFileName);
+  const base::StatusOr<session::SamplesHeader> header = session::ReadSamplesHeader(recorded);
   ASSERT_TRUE(header.ok()) << header.status().message();
-  std::filesystem::remove(dir + "/" + formats::kSamplesFileName);
+  std::filesystem::remove(dir + "/" + session::kSamplesFileName);
 
   auto done = std::make_shared<RecordingUnwinding>();
   {
     auto unwinder = RecordingUnwinder::Create(dir, header->flags, header->format, GetParam(), done);
     ASSERT_TRUE(unwinder.ok()) << unwinder.status().message();
     size_t offset = header->size;
-    while (const std::optional<std::string_view> record = formats::RecordAt(recorded, offset)) {
+    while (const std::optional<std::string_view> record = session::RecordAt(recorded, offset)) {
       offset += record->size();
       ASSERT_TRUE((*unwinder)->Append(*record).ok());
     }
     ASSERT_TRUE((*unwinder)->Flush().ok());
   }
-  const std::string written = test_support::ReadFile(dir + "/" + formats::kSamplesFileName);
+  const std::string written = test_support::ReadFile(dir + "/" + session::kSamplesFileName);
   const std::vector<std::string> expected = Outline(recorded, header->size);
   EXPECT_EQ(Outline(written, header->size), expected);
   const size_t samples = static_cast<size_t>(
@@ -81,7 +81,7 @@ INSTANTIATE_TEST_SUITE_P(BatchSizes, RecordingUnwinderTest,
 // Samples without registers cannot be unwound: the unwinder is for --call-graph dwarf files.
 TEST(RecordingUnwinderErrors, ASessionWithoutStackCopiesIsRefused) {
   test_support::TempDir tmp;
-  auto unwinder = RecordingUnwinder::Create(tmp.path(), 0, formats::SamplesFormat{}, 1 << 20);
+  auto unwinder = RecordingUnwinder::Create(tmp.path(), 0, session::SamplesFormat{}, 1 << 20);
   ASSERT_FALSE(unwinder.ok());
   EXPECT_EQ(unwinder.status().message(),
             "only samples with registers and stack copies are unwound");

@@ -23,8 +23,8 @@
 
 #include "jitscope/base/files.h"
 #include "jitscope/formats/jitdump_reader.h"
-#include "jitscope/formats/samples_file.h"
 #include "jitscope/report/recording_unwinder.h"
+#include "jitscope/session/samples_file.h"
 #include "support/files.h"
 #include "support/process.h"
 #include "support/report_header.h"
@@ -51,13 +51,13 @@ std::string Report(const std::string& dir, const std::vector<std::string>& argum
   return out;
 }
 
-formats::SamplesHeader HeaderOf(const std::string& dir) {
-  auto mapped = base::MappedFile::Open(dir + "/" + formats::kSamplesFileName);
+session::SamplesHeader HeaderOf(const std::string& dir) {
+  auto mapped = base::MappedFile::Open(dir + "/" + session::kSamplesFileName);
   EXPECT_TRUE(mapped.ok()) << mapped.status().message();
   if (!mapped.ok()) return {};
-  auto header = formats::ReadSamplesHeader(mapped->bytes());
+  auto header = session::ReadSamplesHeader(mapped->bytes());
   EXPECT_TRUE(header.ok()) << header.status().message();
-  return header.ok() ? *header : formats::SamplesHeader{};
+  return header.ok() ? *header : session::SamplesHeader{};
 }
 
 // How many walks of the session in `dir` found no rule, as its report says.
@@ -93,9 +93,9 @@ TEST_P(UnwoundSessionTest, ReportsAsTheStackCopiesDo) {
   EXPECT_LT(result->bytes_after * 3, result->bytes_before);
   EXPECT_FALSE(std::filesystem::exists(unwound + "/" + kUnwindingFileName));
 
-  const formats::SamplesHeader header = HeaderOf(unwound);
+  const session::SamplesHeader header = HeaderOf(unwound);
   EXPECT_TRUE(header.format.layout.unwound);
-  EXPECT_EQ(header.format.layout.sample_type, formats::kSampleType);
+  EXPECT_EQ(header.format.layout.sample_type, session::kSampleType);
   EXPECT_EQ(header.format.stack_size, HeaderOf(original).format.stack_size);
 
   for (const std::vector<std::string>& arguments : std::vector<std::vector<std::string>>{
@@ -148,10 +148,10 @@ TEST_P(UnwoundSessionTest, AnInterruptedUnwindingLeavesTheSessionAsRecorded) {
 
 // `record` (of `format`) as the kernel wrote it: a sample's stack copy the whole size asked for,
 // where the session keeps the bytes of the stack in use (dyn_size).
-std::string AsTheKernelWroteIt(std::string_view record, const formats::SamplesFormat& format) {
-  formats::Sample sample;
-  if (formats::RecordHeader(record).type != PERF_RECORD_SAMPLE ||
-      !formats::ParseSampleRecord(record, format.layout, sample).ok() ||
+std::string AsTheKernelWroteIt(std::string_view record, const session::SamplesFormat& format) {
+  session::Sample sample;
+  if (session::RecordHeader(record).type != PERF_RECORD_SAMPLE ||
+      !session::ParseSampleRecord(record, format.layout, sample).ok() ||
       sample.stack.data() == nullptr) {
     return std::string(record);
   }
@@ -174,19 +174,19 @@ std::string AsTheKernelWroteIt(std::string_view record, const formats::SamplesFo
 // RecordingUnwinder with batches of `batch_bytes` into a new samples file in `dir`; what it did.
 // Without `exits`, the recording never saw a process exit.
 RecordingUnwinding RecordAgain(const std::string& dir, uint64_t batch_bytes, bool exits = true) {
-  const std::string recorded = test_support::ReadFile(dir + "/" + formats::kSamplesFileName);
-  const base::StatusOr<formats::SamplesHeader> header = formats::ReadSamplesHeader(recorded);
+  const std::string recorded = test_support::ReadFile(dir + "/" + session::kSamplesFileName);
+  const base::StatusOr<session::SamplesHeader> header = session::ReadSamplesHeader(recorded);
   EXPECT_TRUE(header.ok()) << header.status().message();
   if (!header.ok()) return {};
-  std::filesystem::remove(dir + "/" + formats::kSamplesFileName);
+  std::filesystem::remove(dir + "/" + session::kSamplesFileName);
   auto done = std::make_shared<RecordingUnwinding>();
   auto unwinder = RecordingUnwinder::Create(dir, header->flags, header->format, batch_bytes, done);
   EXPECT_TRUE(unwinder.ok()) << unwinder.status().message();
   if (!unwinder.ok()) return {};
   size_t offset = header->size;
-  while (const std::optional<std::string_view> record = formats::RecordAt(recorded, offset)) {
+  while (const std::optional<std::string_view> record = session::RecordAt(recorded, offset)) {
     offset += record->size();
-    if (!exits && formats::RecordHeader(*record).type == PERF_RECORD_EXIT) continue;
+    if (!exits && session::RecordHeader(*record).type == PERF_RECORD_EXIT) continue;
     EXPECT_TRUE((*unwinder)->Append(AsTheKernelWroteIt(*record, header->format)).ok());
   }
   EXPECT_TRUE((*unwinder)->Flush().ok());
@@ -201,7 +201,7 @@ TEST_P(UnwoundSessionTest, UnwoundWhileRecordedReportsAsTheStackCopiesDo) {
   const std::string original = CopyOfSession();
   const std::string mixed = temp_.path() + "/mixed";
   std::filesystem::copy(original, mixed);
-  const size_t samples = formats::ReadSamplesFile(original + "/samples.jss")->samples.size();
+  const size_t samples = session::ReadSamplesFile(original + "/samples.jss")->samples.size();
 
   const RecordingUnwinding counts = RecordAgain(mixed, 32 << 10);
   EXPECT_GT(counts.batches, 2u);
@@ -261,7 +261,7 @@ TEST(UnwoundWhileRecorded, ABufferedJitdumpsLaterSamplesWaitUntilItsProcessExits
   ASSERT_TRUE(test_support::WriteFile(jitdump, bytes));
 
   uint64_t later = 0;
-  formats::ReadSamplesFile(original + "/samples.jss")->ForEachSample([&](const auto& sample) {
+  session::ReadSamplesFile(original + "/samples.jss")->ForEachSample([&](const auto& sample) {
     later += sample.time_ns > last;
   });
   ASSERT_GT(later, 20u);
@@ -286,7 +286,7 @@ TEST(UnwoundSessionErrors, AFramePointerSessionHasNothingToUnwind) {
   const std::string dir = temp.path() + "/fp";
   std::filesystem::create_directory(dir);
   {
-    auto writer = formats::SamplesWriter::Create(dir, 0);
+    auto writer = session::SamplesWriter::Create(dir, 0);
     ASSERT_TRUE(writer.ok()) << writer.status().message();
     ASSERT_TRUE(writer->Flush().ok());
   }

@@ -72,10 +72,10 @@ class SelfAddressSpace : public AddressSpace {
   std::map<std::string, std::unique_ptr<CfiModule>> modules_;
 };
 
-formats::UserRegs PerfRegs(const CapturedStack& captured) {
-  formats::UserRegs regs;
+session::UserRegs PerfRegs(const CapturedStack& captured) {
+  session::UserRegs regs;
   regs.abi = PERF_SAMPLE_REGS_ABI_64;
-  regs.mask = formats::kX86_64RegsMask;
+  regs.mask = session::kX86_64RegsMask;
   for (int i = 0; i < PERF_REG_X86_64_MAX; ++i) {
     if ((regs.mask >> i) & 1) regs.values[static_cast<size_t>(i)] = captured.regs[i];
   }
@@ -250,7 +250,7 @@ TEST(UnwinderTest, TheDynamicLoadersEntryCodeIsTheOutermostFrame) {
 TEST(UnwinderTest, SamplesWithoutUserRegistersAreCounted) {
   SelfAddressSpace space;
   UnwindResult result;
-  Unwind(RegisterFile::FromPerf(formats::UserRegs{}), StackMemory(), space, {}, result);
+  Unwind(RegisterFile::FromPerf(session::UserRegs{}), StackMemory(), space, {}, result);
   EXPECT_EQ(result.reason, StopReason::kNoRegisters);
   EXPECT_TRUE(result.frames.empty());
   UnwindStats stats;

@@ -12,11 +12,11 @@
 #include <fmt/format.h>
 
 #include "jitscope/cli/report_command.h"
-#include "jitscope/formats/perf_data_reader.h"
-#include "jitscope/formats/samples_file.h"
-#include "jitscope/formats/session_info.h"
 #include "jitscope/report/annotate.h"
 #include "jitscope/report/profile_builder.h"
+#include "jitscope/session/perf_data_reader.h"
+#include "jitscope/session/samples_file.h"
+#include "jitscope/session/session_info.h"
 
 namespace jitscope::cli {
 namespace {
@@ -55,7 +55,7 @@ int RunAnnotate(const AnnotateOptions& options, std::FILE* out, std::FILE* err) 
   std::vector<std::string> selectors = options.arguments;
   std::error_code ec;
   if (!selectors.empty() && (std::filesystem::is_directory(selectors.front(), ec) ||
-                             formats::LooksLikePerfData(selectors.front()))) {
+                             session::LooksLikePerfData(selectors.front()))) {
     input = selectors.front();
     selectors.erase(selectors.begin());
   }
@@ -67,7 +67,7 @@ int RunAnnotate(const AnnotateOptions& options, std::FILE* out, std::FILE* err) 
   if (!recording.ok()) return fail(recording.status().message());
   base::StatusOr<symbolize::SourceSet> sources = report::OpenRecordingJitSources(*recording, {});
   if (!sources.ok()) return fail(sources.status().message());
-  const formats::SampleData& data = recording->data;
+  const session::SampleData& data = recording->data;
   report::AnnotateOutputOptions output;
   output.command = recording->profile.command;
 
@@ -83,7 +83,7 @@ int RunAnnotate(const AnnotateOptions& options, std::FILE* out, std::FILE* err) 
       recording->latest_code, &walker.maps(), &native, &walker.files());
   report::VersionCollector collector(locator);
   std::vector<report::StackAddress> stack;
-  data.ForEachSample([&](const formats::Sample& sample) {
+  data.ForEachSample([&](const session::Sample& sample) {
     walker.Walk(sample, stack);
     collector.Add(sample.pid, sample.time_ns, stack);
   });

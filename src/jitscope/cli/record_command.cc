@@ -163,12 +163,12 @@ int RunRecord(record::SessionOptions options, const RecordCommandOptions& comman
   if (unwinding) {
     const uint64_t batch_bytes = report::RecordingUnwinder::BatchBytesFromEnvironment();
     options.record_sink = [while_recording, batch_bytes](const record::RecordSinkSetup& setup)
-        -> base::StatusOr<std::unique_ptr<formats::RecordSink>> {
+        -> base::StatusOr<std::unique_ptr<session::RecordSink>> {
       ASSIGN_OR_RETURN(std::unique_ptr<report::RecordingUnwinder> unwinder,
                        report::RecordingUnwinder::Create(
                            setup.dir, setup.flags, setup.format, batch_bytes, while_recording,
                            std::set<uint32_t>(setup.elsewhere.begin(), setup.elsewhere.end())));
-      return std::unique_ptr<formats::RecordSink>(std::move(unwinder));
+      return std::unique_ptr<session::RecordSink>(std::move(unwinder));
     };
   }
   base::StatusOr<record::SessionResult> result = record::RunSession(options);

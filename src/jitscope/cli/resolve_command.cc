@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "jitscope/formats/session_info.h"
+#include "jitscope/session/session_info.h"
 #include "jitscope/symbolize/source_set.h"
 
 namespace jitscope::cli {
@@ -117,8 +117,8 @@ int RunResolve(const ResolveOptions& options, std::FILE* out, std::FILE* err) {
   // A session's copies of a process in another pid namespace are that process's (session.json).
   std::map<std::string, uint32_t> copies;
   for (const std::string& source : options.sources) {
-    if (base::StatusOr<formats::SessionInfo> info = formats::ReadSessionInfo(source); info.ok()) {
-      copies.merge(formats::CopiesDirectories(source, *info));
+    if (base::StatusOr<session::SessionInfo> info = session::ReadSessionInfo(source); info.ok()) {
+      copies.merge(session::CopiesDirectories(source, *info));
     }
   }
   auto sources = symbolize::SourceSet::Open(options.sources, copies);

@@ -12,7 +12,7 @@
 namespace jitscope::record {
 
 ContainedChildren::ContainedChildren(std::vector<ContainerFiles>& containers,
-                                     const formats::SampleLayout& layout)
+                                     const session::SampleLayout& layout)
     : containers_(containers), layout_(layout) {
   for (size_t i = 0; i < containers_.size(); ++i) followed_.emplace(containers_[i].pid(), i);
 }
@@ -22,9 +22,9 @@ void ContainedChildren::Observe(std::string_view record) {
   perf_event_header header{};
   std::memcpy(&header, record.data(), sizeof(header));
   if (header.type != PERF_RECORD_FORK && header.type != PERF_RECORD_MMAP2) return;
-  base::StatusOr<formats::PerfRecord> parsed = formats::ParsePerfRecord(record, layout_);
+  base::StatusOr<session::PerfRecord> parsed = session::ParsePerfRecord(record, layout_);
   if (!parsed.ok()) return;
-  if (const auto* task = std::get_if<formats::Task>(&*parsed)) {
+  if (const auto* task = std::get_if<session::Task>(&*parsed)) {
     // A new process: its first thread's id is its pid. Another thread of a process is not one.
     if (task->pid != task->tid || task->pid == task->ppid) return;
     if (followed_.contains(static_cast<pid_t>(task->pid))) return;
@@ -33,7 +33,7 @@ void ContainedChildren::Observe(std::string_view record) {
     }
     return;
   }
-  const auto* mapping = std::get_if<formats::Mapping>(&*parsed);
+  const auto* mapping = std::get_if<session::Mapping>(&*parsed);
   if (mapping == nullptr) return;
   auto it = followed_.find(static_cast<pid_t>(mapping->pid));
   if (it == followed_.end()) return;

@@ -23,8 +23,8 @@
 #include <string_view>
 #include <vector>
 
-#include "jitscope/formats/perf_record.h"
 #include "jitscope/record/container_files.h"
+#include "jitscope/session/perf_record.h"
 
 namespace jitscope::record {
 
@@ -32,7 +32,7 @@ class ContainedChildren {
  public:
   // Follows the processes of `containers` (which must outlive this object: children are added
   // to it), whose records are of `layout`.
-  ContainedChildren(std::vector<ContainerFiles>& containers, const formats::SampleLayout& layout);
+  ContainedChildren(std::vector<ContainerFiles>& containers, const session::SampleLayout& layout);
 
   // Looks at one record drained from the rings.
   void Observe(std::string_view record);
@@ -46,7 +46,7 @@ class ContainedChildren {
   void Follow(pid_t child, pid_t parent);
 
   std::vector<ContainerFiles>& containers_;
-  formats::SampleLayout layout_;
+  session::SampleLayout layout_;
   std::map<pid_t, size_t> followed_;  // pid → its files in containers_
   std::vector<pid_t> children_;
   std::vector<std::string> problems_;

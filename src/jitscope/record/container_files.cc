@@ -15,10 +15,10 @@
 #include <set>
 
 #include "jitscope/base/files.h"
-#include "jitscope/formats/elf_build_id.h"
 #include "jitscope/formats/perf_map_writer.h"
 #include "jitscope/formats/pid_file_name.h"
 #include "jitscope/record/proc_files.h"
+#include "jitscope/session/elf_build_id.h"
 
 namespace jitscope::record {
 namespace {
@@ -264,7 +264,7 @@ ContainerFiles::ElfCopies ContainerFiles::CopyElfFiles(
   for (const std::string& path : paths) {
     // The copy's path is its own under pid-<pid>/root: only a plain absolute path can be one.
     const std::string copy = CopiesDirectoryName(pid_) + "/root" + path;
-    if (!path.starts_with('/') || !formats::IsRelativeAndDescends(path.substr(1))) {
+    if (!path.starts_with('/') || !session::IsRelativeAndDescends(path.substr(1))) {
       copied.problems.push_back(path + ": not a plain absolute path");
       continue;
     }
@@ -283,7 +283,7 @@ ContainerFiles::ElfCopies ContainerFiles::CopyElfFiles(
         std::memcmp(magic, ELFMAG, SELFMAG) != 0) {
       continue;  // not ELF: no symbols or CFI to read
     }
-    const std::string build_id = formats::BuildIdOfFd(source->get());
+    const std::string build_id = session::BuildIdOfFd(source->get());
     if (auto known = by_build_id.find(build_id); !build_id.empty() && known != by_build_id.end()) {
       copied.files.push_back({path, known->second});
       continue;

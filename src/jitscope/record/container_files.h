@@ -48,8 +48,8 @@
 
 #include "jitscope/base/scoped_resource.h"
 #include "jitscope/base/status.h"
-#include "jitscope/formats/session_info.h"
 #include "jitscope/record/proc_files.h"
+#include "jitscope/session/session_info.h"
 
 namespace jitscope::record {
 
@@ -106,7 +106,7 @@ class ContainerFiles {
   // (replacing earlier copies).
   Copied CopyInto(const std::string& session_dir) const;
   struct ElfCopies {
-    std::vector<formats::ElfCopy> files;  // session.json's "elf_copies"
+    std::vector<session::ElfCopy> files;  // session.json's "elf_copies"
     uint64_t bytes = 0;                   // of the files copied (not those another copy stood for)
     std::vector<std::string> problems;    // a file that could not be copied, and why
   };

@@ -32,9 +32,9 @@ base::StatusOr<CallGraphOptions> ParseCallGraph(std::string_view text) {
   return options;
 }
 
-formats::SamplesFormat SamplesFormatOf(const SamplerOptions& options) {
+session::SamplesFormat SamplesFormatOf(const SamplerOptions& options) {
   if (options.call_graph.mode == CallGraph::kFramePointer) return {};
-  return {.layout = {formats::kDwarfSampleType, formats::kX86_64RegsMask},
+  return {.layout = {session::kDwarfSampleType, session::kX86_64RegsMask},
           .stack_size = options.call_graph.stack_size};
 }
 
@@ -45,7 +45,7 @@ perf_event_attr MakeSamplingAttr(const SamplerOptions& options) {
   attr.config = PERF_COUNT_SW_CPU_CLOCK;
   attr.freq = 1;
   attr.sample_freq = options.frequency_hz;
-  const formats::SamplesFormat format = SamplesFormatOf(options);
+  const session::SamplesFormat format = SamplesFormatOf(options);
   attr.sample_type = format.layout.sample_type;
   attr.sample_regs_user = format.layout.regs_mask;
   attr.sample_stack_user = static_cast<uint32_t>(format.stack_size);

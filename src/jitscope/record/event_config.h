@@ -3,8 +3,8 @@
 // The sampler's pipeline (STYLE.md §4): event_config (options → perf_event_attr, pure) →
 // ring_buffer (the kernel's per-event mmap ring) → sampler (events and rings for a target) →
 // session (runs the command, drains the
-// ring into the session directory's samples file, formats/samples_file.h, whose records
-// formats/perf_record.h decodes).
+// ring into the session directory's samples file, session/samples_file.h, whose records
+// session/perf_record.h decodes).
 //
 // Threading: `jitscope record` is single-threaded. The kernel is the only producer of the ring
 // and the session loop its only consumer; signals only forward to the child.
@@ -19,8 +19,8 @@
 #include <string_view>
 
 #include "jitscope/base/status.h"
-#include "jitscope/formats/perf_record.h"
-#include "jitscope/formats/samples_file.h"
+#include "jitscope/session/perf_record.h"
+#include "jitscope/session/samples_file.h"
 
 namespace jitscope::record {
 
@@ -43,7 +43,7 @@ struct CallGraphOptions {
 };
 
 // The largest stack copy the kernel takes.
-inline constexpr uint32_t kMaxStackSize = formats::kMaxStackCopySize;
+inline constexpr uint32_t kMaxStackSize = session::kMaxStackCopySize;
 
 // Parses "fp", "dwarf" or "dwarf,SIZE" (SIZE in bytes, rounded up to a multiple of 8 as perf
 // does, 8 to kMaxStackSize).
@@ -75,6 +75,6 @@ struct SamplerOptions {
 perf_event_attr MakeSamplingAttr(const SamplerOptions& options);
 
 // What the samples file's header says about the samples of `options`.
-formats::SamplesFormat SamplesFormatOf(const SamplerOptions& options);
+session::SamplesFormat SamplesFormatOf(const SamplerOptions& options);
 
 }  // namespace jitscope::record

@@ -20,8 +20,6 @@
 
 #include "jitscope/base/clock.h"
 #include "jitscope/base/scoped_resource.h"
-#include "jitscope/formats/samples_file.h"
-#include "jitscope/formats/session_info.h"
 #include "jitscope/record/attach.h"
 #include "jitscope/record/contained_children.h"
 #include "jitscope/record/install_tree.h"
@@ -33,6 +31,8 @@
 #include "jitscope/record/stop_signals.h"
 #include "jitscope/record/touched_files.h"
 #include "jitscope/record/vdso.h"
+#include "jitscope/session/samples_file.h"
+#include "jitscope/session/session_info.h"
 
 namespace jitscope::record {
 namespace {
@@ -140,7 +140,7 @@ int ExitCodeOf(int wait_status) {
 // in the rings. A write error stops writing (the draining goes on, so the kernel never blocks on a
 // full ring) and is returned in `write_status`.
 // `observe`, if set, sees each record first.
-void DrainUntil(Sampler& sampler, const std::function<bool()>& done, formats::RecordSink& writer,
+void DrainUntil(Sampler& sampler, const std::function<bool()>& done, session::RecordSink& writer,
                 base::Status& write_status,
                 const std::function<void(std::string_view)>& observe = nullptr) {
   auto drain = [&] {
@@ -158,17 +158,17 @@ void DrainUntil(Sampler& sampler, const std::function<bool()>& done, formats::Re
 
 // The samples file of `sampler`'s samples, written by `make_sink` if set, and the vDSO beside
 // it (which the sink may read from the start). `elsewhere`: RecordSinkSetup's.
-base::StatusOr<std::unique_ptr<formats::RecordSink>> CreateSessionFiles(
+base::StatusOr<std::unique_ptr<session::RecordSink>> CreateSessionFiles(
     const std::string& dir, const Sampler& sampler, const RecordSinkFactory& make_sink,
     std::vector<uint32_t> elsewhere = {}) {
   RETURN_IF_ERROR(SaveVdso(dir));
-  const uint64_t flags = sampler.options().include_kernel ? formats::kFlagKernel : 0;
-  const formats::SamplesFormat format = SamplesFormatOf(sampler.options());
+  const uint64_t flags = sampler.options().include_kernel ? session::kFlagKernel : 0;
+  const session::SamplesFormat format = SamplesFormatOf(sampler.options());
   if (make_sink) return make_sink({dir, flags, format, std::move(elsewhere)});
-  ASSIGN_OR_RETURN(formats::SamplesWriter writer,
-                   formats::SamplesWriter::Create(dir, flags, format));
-  return std::unique_ptr<formats::RecordSink>(
-      std::make_unique<formats::SamplesWriter>(std::move(writer)));
+  ASSIGN_OR_RETURN(session::SamplesWriter writer,
+                   session::SamplesWriter::Create(dir, flags, format));
+  return std::unique_ptr<session::RecordSink>(
+      std::make_unique<session::SamplesWriter>(std::move(writer)));
 }
 
 SamplerOptions SamplerOptionsOf(const SessionOptions& options) {
@@ -279,7 +279,7 @@ base::StatusOr<std::string> AbsolutePath(const std::string& path) {
 }
 
 // What session.json says of an attached process (its copies are added when the recording ends).
-formats::AttachedProcess DescribeProcess(const AttachTarget& target) {
+session::AttachedProcess DescribeProcess(const AttachTarget& target) {
   const ProcessNamespaces& ns = target.namespaces;
   return {.pid = static_cast<uint32_t>(target.pid),
           .command = target.command,
@@ -302,15 +302,15 @@ std::string DescribeNamespaced(const ContainerFiles& files) {
 // touched into the session directory (container_files.h), lists them in `info` and says what was
 // done. Reads the samples file, written whole by now.
 void CopyContainerElfFiles(const std::vector<ContainerFiles>& containers,
-                           const std::string& session_dir, formats::SessionInfo& info,
+                           const std::string& session_dir, session::SessionInfo& info,
                            std::vector<std::string>& notes) {
   std::set<uint32_t> pids;
   for (const ContainerFiles& files : containers) {
     if (files.namespaces().other_root) pids.insert(static_cast<uint32_t>(files.pid()));
   }
   if (pids.empty()) return;
-  base::StatusOr<formats::SampleData> data =
-      formats::ReadSamplesFile(session_dir + "/" + formats::kSamplesFileName);
+  base::StatusOr<session::SampleData> data =
+      session::ReadSamplesFile(session_dir + "/" + session::kSamplesFileName);
   if (!data.ok()) {
     notes.push_back(
         "cannot find the ELF files of the processes with a root directory of their "
@@ -334,7 +334,7 @@ void CopyContainerElfFiles(const std::vector<ContainerFiles>& containers,
     for (const std::string& problem : copied.problems) {
       notes.push_back(who + ": could not keep " + problem);
     }
-    for (formats::AttachedProcess& process : info.attached) {
+    for (session::AttachedProcess& process : info.attached) {
       if (process.pid == static_cast<uint32_t>(files.pid())) process.elf_copies = copied.files;
     }
   }
@@ -347,7 +347,7 @@ void CopyContainerElfFiles(const std::vector<ContainerFiles>& containers,
 // it has files to copy: a shell's `sleep` has none.
 void CopyContainerFiles(const std::vector<ContainerFiles>& containers, bool system_wide,
                         const std::set<pid_t>& children, const std::string& session_dir,
-                        formats::SessionInfo& info, std::vector<std::string>& notes) {
+                        session::SessionInfo& info, std::vector<std::string>& notes) {
   for (const ContainerFiles& files : containers) {
     const ContainerFiles::Copied copied = files.CopyInto(session_dir);
     const bool quiet = system_wide || children.contains(files.pid());
@@ -368,13 +368,13 @@ void CopyContainerFiles(const std::vector<ContainerFiles>& containers, bool syst
     for (const std::string& problem : copied.problems) {
       notes.push_back(who + ": could not keep " + problem);
     }
-    for (formats::AttachedProcess& process : info.attached) {
+    for (session::AttachedProcess& process : info.attached) {
       if (process.pid == static_cast<uint32_t>(files.pid())) process.copied = copied.files;
     }
   }
   // Of the whole machine, and of the children, only the processes whose JIT files there are to
   // find.
-  std::erase_if(info.attached, [&](const formats::AttachedProcess& process) {
+  std::erase_if(info.attached, [&](const session::AttachedProcess& process) {
     return (system_wide || children.contains(static_cast<pid_t>(process.pid))) &&
            process.collector_output_dir.empty() && process.copied.empty() &&
            process.elf_copies.empty();
@@ -438,10 +438,10 @@ base::StatusOr<SessionResult> RunAttachSession(const SessionOptions& options) {
     if (NeedsCopies(target.pid, target.namespaces)) elsewhere.push_back(target.pid);
   }
   ASSIGN_OR_RETURN(
-      std::unique_ptr<formats::RecordSink> sink,
+      std::unique_ptr<session::RecordSink> sink,
       CreateSessionFiles(options.output_dir, sampler, options.record_sink, std::move(elsewhere)));
-  formats::RecordSink& writer = *sink;
-  formats::SessionInfo info{.command = options.command,
+  session::RecordSink& writer = *sink;
+  session::SessionInfo info{.command = options.command,
                             .pid = command ? static_cast<uint32_t>(command->pid()) : 0,
                             .frequency_hz = options.frequency_hz,
                             .start_time_ns = start_ns,
@@ -490,7 +490,7 @@ base::StatusOr<SessionResult> RunAttachSession(const SessionOptions& options) {
   }
   info.jvm_perf_map = options.jvm_perf_map;
   info.jvm_agent = options.jvm_agent;
-  RETURN_IF_ERROR(formats::WriteSessionInfo(options.output_dir, info));
+  RETURN_IF_ERROR(session::WriteSessionInfo(options.output_dir, info));
   if (options.jvm_perf_map) {
     CaptureJvmPerfMaps(jvms, containers, options.output_dir, "at the start", result.notes);
   }
@@ -550,7 +550,7 @@ base::StatusOr<SessionResult> RunAttachSession(const SessionOptions& options) {
     const std::set<pid_t> started(children.children().begin(), children.children().end());
     CopyContainerFiles(containers, options.system_wide, started, options.output_dir, info,
                        result.notes);
-    RETURN_IF_ERROR(formats::WriteSessionInfo(options.output_dir, info));
+    RETURN_IF_ERROR(session::WriteSessionInfo(options.output_dir, info));
   }
   if (command && !command_ended) {
     // Stopped before the command ended: it only timed the recording, so it goes too.
@@ -602,15 +602,15 @@ base::StatusOr<SessionResult> RunSession(const SessionOptions& options) {
       Sampler sampler,
       Sampler::Open(SamplerOptionsOf(options), SamplerTarget{{command.pid()}, /*running=*/false}));
   result.kernel_frames = sampler.options().include_kernel;
-  ASSIGN_OR_RETURN(std::unique_ptr<formats::RecordSink> sink,
+  ASSIGN_OR_RETURN(std::unique_ptr<session::RecordSink> sink,
                    CreateSessionFiles(options.output_dir, sampler, options.record_sink));
-  formats::RecordSink& writer = *sink;
-  const formats::SessionInfo info{.command = options.command,
+  session::RecordSink& writer = *sink;
+  const session::SessionInfo info{.command = options.command,
                                   .pid = static_cast<uint32_t>(command.pid()),
                                   .frequency_hz = options.frequency_hz,
                                   .start_time_ns = base::MonotonicNowNs(),
                                   .attached = {}};
-  RETURN_IF_ERROR(formats::WriteSessionInfo(options.output_dir, info));
+  RETURN_IF_ERROR(session::WriteSessionInfo(options.output_dir, info));
 
   int wait_status = 0;
   int exec_error = 0;

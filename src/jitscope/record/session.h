@@ -4,9 +4,9 @@
 // with the collector configured, samples it with one inherited per-task perf event and writes the
 // session directory:
 //
-//   <dir>/samples.jss      the samples and mmap/comm/fork/exit records (formats/samples_file.h),
+//   <dir>/samples.jss      the samples and mmap/comm/fork/exit records (session/samples_file.h),
 //                          written by SessionOptions::record_sink when it is set
-//   <dir>/session.json     the command, its pid and the sampling frequency (formats/session_info.h)
+//   <dir>/session.json     the command, its pid and the sampling frequency (session/session_info.h)
 //   <dir>/vdso.so          the kernel's vDSO image (vdso.h)
 //   <dir>/jit-<pid>.jsc …  what the collector writes (JITSCOPE_OUTPUT_DIR=<dir>)
 //
@@ -43,8 +43,8 @@
 #include <vector>
 
 #include "jitscope/base/status.h"
-#include "jitscope/formats/samples_file.h"
 #include "jitscope/record/event_config.h"
+#include "jitscope/session/samples_file.h"
 
 namespace jitscope::record {
 
@@ -52,14 +52,14 @@ namespace jitscope::record {
 struct RecordSinkSetup {
   std::string dir;  // the session directory
   uint64_t flags = 0;
-  formats::SamplesFormat format;  // of the samples file
+  session::SamplesFormat format;  // of the samples file
   // The processes in other namespaces than record's (-p, -a: containers): their JIT and ELF
   // files are copied into the session when the recording ends (container_files.h), and the
   // paths their records name are not the host's until then.
   std::vector<uint32_t> elsewhere;
 };
 using RecordSinkFactory =
-    std::function<base::StatusOr<std::unique_ptr<formats::RecordSink>>(const RecordSinkSetup&)>;
+    std::function<base::StatusOr<std::unique_ptr<session::RecordSink>>(const RecordSinkSetup&)>;
 
 struct SessionOptions {
   std::string output_dir = "jitscope.data";
@@ -71,7 +71,7 @@ struct SessionOptions {
   // Preloaded into the command (LD_PRELOAD, before what the environment preloads already):
   // libjitscope-frames.so for --registered-frames; empty = nothing.
   std::string preload_path;
-  // Where the records go; unset: the samples file as recorded (formats::SamplesWriter).
+  // Where the records go; unset: the samples file as recorded (session::SamplesWriter).
   RecordSinkFactory record_sink;
   std::vector<std::string> command;  // with `attach`: the command that times the recording
   std::vector<pid_t> attach;         // record -p: running processes to sample

@@ -12,7 +12,7 @@ namespace {
 // One process's file mappings, by start address, each with the index of its file.
 class FileRanges {
  public:
-  void Add(const formats::Mapping& mapping, size_t file) {
+  void Add(const session::Mapping& mapping, size_t file) {
     if (mapping.length == 0) return;
     ranges_.push_back({mapping.start, mapping.start + mapping.length, file});
     longest_ = std::max(longest_, mapping.length);
@@ -57,12 +57,12 @@ bool IsPath(std::string_view name) {
 
 }  // namespace
 
-std::map<uint32_t, std::set<std::string>> TouchedFiles(const formats::SampleData& data,
+std::map<uint32_t, std::set<std::string>> TouchedFiles(const session::SampleData& data,
                                                        const std::set<uint32_t>& pids) {
   std::vector<std::string> files;  // of every process, by index
   std::map<std::string, size_t> index;
   std::map<uint32_t, FileRanges> ranges;
-  for (const formats::Mapping& mapping : data.mappings) {
+  for (const session::Mapping& mapping : data.mappings) {
     if (!pids.contains(mapping.pid) || !IsPath(mapping.filename)) continue;
     auto [it, inserted] = index.try_emplace(mapping.filename, files.size());
     if (inserted) files.push_back(mapping.filename);
@@ -74,12 +74,12 @@ std::map<uint32_t, std::set<std::string>> TouchedFiles(const formats::SampleData
     touched[pid].assign(files.size(), false);
   }
   if (!ranges.empty()) {
-    data.ForEachSample([&](const formats::Sample& sample) {
+    data.ForEachSample([&](const session::Sample& sample) {
       const auto process = ranges.find(sample.pid);
       if (process == ranges.end()) return;
       std::vector<bool>& marks = touched[sample.pid];
       process->second.Mark(sample.ip, marks);
-      for (const formats::Frame& frame : sample.callchain) {
+      for (const session::Frame& frame : sample.callchain) {
         if (!frame.kernel) process->second.Mark(frame.ip, marks);
       }
       const size_t word = sample.regs.abi == PERF_SAMPLE_REGS_ABI_32 ? 4 : 8;

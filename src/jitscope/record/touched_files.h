@@ -20,14 +20,14 @@
 #include <set>
 #include <string>
 
-#include "jitscope/formats/samples_file.h"
+#include "jitscope/session/samples_file.h"
 
 namespace jitscope::record {
 
 // The paths (as the MMAP records name them, absolute) of the files of processes `pids` that
 // `data`'s samples touched. Anonymous memory ("//anon") and files deleted since they were mapped
 // ("PATH (deleted)") are no files to copy, and left out.
-std::map<uint32_t, std::set<std::string>> TouchedFiles(const formats::SampleData& data,
+std::map<uint32_t, std::set<std::string>> TouchedFiles(const session::SampleData& data,
                                                        const std::set<uint32_t>& pids);
 
 }  // namespace jitscope::record

@@ -7,7 +7,7 @@
 
 #include "jitscope/base/files.h"
 #include "jitscope/base/scoped_resource.h"
-#include "jitscope/formats/samples_file.h"
+#include "jitscope/session/samples_file.h"
 
 namespace jitscope::record {
 
@@ -23,7 +23,7 @@ base::Status SaveVdso(const std::string& directory) {
   }
   if (end <= start) return base::Status::Error("this process has no [vdso] mapping");
   ASSIGN_OR_RETURN(base::ScopedFd fd,
-                   base::CreateExclusive(directory, formats::kVdsoFileName, 0600));
+                   base::CreateExclusive(directory, session::kVdsoFileName, 0600));
   return base::WriteAll(fd.get(), reinterpret_cast<const void*>(start), end - start);
 }
 

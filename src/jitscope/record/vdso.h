@@ -12,7 +12,7 @@
 
 namespace jitscope::record {
 
-// Writes this process's [vdso] mapping to `directory`/vdso.so (formats::kVdsoFileName).
+// Writes this process's [vdso] mapping to `directory`/vdso.so (session::kVdsoFileName).
 base::Status SaveVdso(const std::string& directory);
 
 }  // namespace jitscope::record

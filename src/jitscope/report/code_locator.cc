@@ -8,7 +8,7 @@ namespace jitscope::report {
 std::optional<CodeLocator::NativeHit> CodeLocator::FindNative(uint32_t pid, uint64_t address,
                                                               uint64_t time_ns) {
   if (maps_ == nullptr || native_ == nullptr) return std::nullopt;
-  const formats::Mapping* mapping = maps_->Find(pid, address, time_ns);
+  const session::Mapping* mapping = maps_->Find(pid, address, time_ns);
   if (mapping == nullptr || !mapping->filename.starts_with("/") ||
       IsAnonymousMemory(mapping->filename)) {
     return std::nullopt;

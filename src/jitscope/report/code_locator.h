@@ -98,7 +98,7 @@ class CodeLocator {
  private:
   uint64_t JitTime(uint64_t time_ns) const { return latest_code_ ? symbolize::kLatest : time_ns; }
   struct NativeHit {
-    const formats::Mapping* mapping;
+    const session::Mapping* mapping;
     const std::string* file;  // what FileIdentity::FileOf gave for it
     NativeSymbolizer::Function function;
     uint64_t start;  // the function's address in the process

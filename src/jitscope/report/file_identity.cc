@@ -3,11 +3,11 @@
 
 #include <algorithm>
 
-#include "jitscope/formats/elf_build_id.h"
+#include "jitscope/session/elf_build_id.h"
 
 namespace jitscope::report {
 
-const std::string* FileIdentity::FileOf(const formats::Mapping& mapping) {
+const std::string* FileIdentity::FileOf(const session::Mapping& mapping) {
   const std::string* file = &mapping.filename;
   if (auto copy = copies_.find({mapping.pid, mapping.filename}); copy != copies_.end()) {
     file = &copy->second;
@@ -20,7 +20,7 @@ const std::string* FileIdentity::FileOf(const formats::Mapping& mapping) {
   }
   if (mapping.build_id.empty()) return file;
   auto [it, inserted] = now_.try_emplace(*file);
-  if (inserted) it->second = formats::BuildIdOfFile(*file);
+  if (inserted) it->second = session::BuildIdOfFile(*file);
   if (it->second == mapping.build_id) return file;
   const bool noted = std::any_of(replaced_.begin(), replaced_.end(),
                                  [&](const Replaced& r) { return r.path == *file; });

@@ -4,8 +4,8 @@
 // mapped: the one place that turns (pid, path) into a file, for symbols, lines and CFI alike.
 //  - A process that ran with a root directory of its own (a container's image) names paths of
 //    its root: the ELF files of its that record copied into the session (session.json's
-//    "elf_copies", formats::ElfCopies) are read from their copies.
-//  - A mapping whose build id the recording kept (formats::Mapping::build_id) is checked against
+//    "elf_copies", session::ElfCopies) are read from their copies.
+//  - A mapping whose build id the recording kept (session::Mapping::build_id) is checked against
 //    the file's build id now (its NT_GNU_BUILD_ID note, read once per file), a copy's too: a file
 //    replaced since (a package upgrade, a rebuilt program, another container image at that path)
 //    must not name or unwind the old code, so its frames are left unnamed and the report says
@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "jitscope/formats/perf_record.h"
+#include "jitscope/session/perf_record.h"
 
 namespace jitscope::report {
 
@@ -30,7 +30,7 @@ class FileIdentity {
   // The file to read for `mapping`'s code (its path, or its copy in the session), or nullptr when
   // none may be read: the recorded build id is not the file's, or the file is a container's, not
   // copied, and has none recorded. The pointer stays valid while `mapping` and this object live.
-  const std::string* FileOf(const formats::Mapping& mapping);
+  const std::string* FileOf(const session::Mapping& mapping);
 
   struct Replaced {
     std::string path;      // the file read: the mapping's path, or its copy
@@ -42,7 +42,7 @@ class FileIdentity {
 
   // The processes whose root directory was not record's (session.json's own_root).
   void SetOtherRoots(std::set<uint32_t> pids) { other_roots_ = std::move(pids); }
-  // The copies of their ELF files in the session (formats::ElfCopies): (pid, path) → the copy.
+  // The copies of their ELF files in the session (session::ElfCopies): (pid, path) → the copy.
   void SetCopies(std::map<std::pair<uint32_t, std::string>, std::string> copies) {
     copies_ = std::move(copies);
   }

@@ -13,11 +13,11 @@ std::string_view BaseName(std::string_view path) {
 
 // The program's own name, or a library that betrays the engine, starts with one of `names`
 // ("libjvm" matches libjvm.so; "node" matches node, nodejs and node-20).
-bool LooksLike(std::string_view program, const std::vector<formats::Mapping>& mappings,
+bool LooksLike(std::string_view program, const std::vector<session::Mapping>& mappings,
                std::initializer_list<std::string_view> names) {
   for (std::string_view name : names) {
     if (BaseName(program).starts_with(name)) return true;
-    for (const formats::Mapping& mapping : mappings) {
+    for (const session::Mapping& mapping : mappings) {
       if (BaseName(mapping.filename).starts_with(name)) return true;
     }
   }
@@ -43,7 +43,7 @@ std::string DescribeRejectedEvents(const std::map<trace::RejectReason, uint64_t>
 }
 
 std::string HowToReportJitCode(std::string_view program,
-                               const std::vector<formats::Mapping>& mappings) {
+                               const std::vector<session::Mapping>& mappings) {
   if (LooksLike(program, mappings, {"node", "libnode"})) {
     return "run node with --perf-prof (or --perf-basic-prof)";
   }
@@ -65,7 +65,7 @@ std::string HowToReportJitCode(std::string_view program,
 }
 
 std::string DescribeUnnamedJitCode(uint64_t anonymous, uint64_t total, std::string_view program,
-                                   const std::vector<formats::Mapping>& mappings) {
+                                   const std::vector<session::Mapping>& mappings) {
   if (total == 0 || anonymous * 100 <= total) return "";
   return fmt::format(
       "{:.1f}% of samples ({}) are in anonymous executable memory that no JIT file names: code "

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "jitscope/formats/perf_record.h"
+#include "jitscope/session/perf_record.h"
 #include "jitscope/trace/event.h"
 
 namespace jitscope::report {
@@ -24,11 +24,11 @@ std::string DescribeRejectedEvents(const std::map<trace::RejectReason, uint64_t>
 // How to make the engine of `program` (the recorded command's first word) report its JIT code,
 // judged by its name and by the libraries its processes mapped.
 std::string HowToReportJitCode(std::string_view program,
-                               const std::vector<formats::Mapping>& mappings);
+                               const std::vector<session::Mapping>& mappings);
 
 // The line for `anonymous` of `total` samples in anonymous executable memory without JIT names,
 // when they are more than 1% of the samples; "" otherwise.
 std::string DescribeUnnamedJitCode(uint64_t anonymous, uint64_t total, std::string_view program,
-                                   const std::vector<formats::Mapping>& mappings);
+                                   const std::vector<session::Mapping>& mappings);
 
 }  // namespace jitscope::report

@@ -14,9 +14,9 @@ bool IsAnonymousMemory(std::string_view name) {
   return false;
 }
 
-ProcessMaps::ProcessMaps(const std::vector<formats::Mapping>& mappings,
-                         const std::vector<formats::Task>& tasks) {
-  for (const formats::Mapping& mapping : mappings) {
+ProcessMaps::ProcessMaps(const std::vector<session::Mapping>& mappings,
+                         const std::vector<session::Task>& tasks) {
+  for (const session::Mapping& mapping : mappings) {
     Maps& maps = by_pid_[mapping.pid];
     maps.by_start.push_back(&mapping);
     maps.longest = std::max(maps.longest, mapping.length);
@@ -24,7 +24,7 @@ ProcessMaps::ProcessMaps(const std::vector<formats::Mapping>& mappings,
   for (auto& [pid, maps] : by_pid_) {
     uint64_t first = UINT64_MAX;
     uint64_t vdso = UINT64_MAX;
-    for (const formats::Mapping* mapping : maps.by_start) {
+    for (const session::Mapping* mapping : maps.by_start) {
       first = std::min(first, mapping->time_ns);
       if (mapping->filename == "[vdso]") vdso = std::min(vdso, mapping->time_ns);
     }
@@ -32,26 +32,26 @@ ProcessMaps::ProcessMaps(const std::vector<formats::Mapping>& mappings,
     // Stable: among mappings of one start, the later one stays later.
     std::stable_sort(
         maps.by_start.begin(), maps.by_start.end(),
-        [](const formats::Mapping* a, const formats::Mapping* b) { return a->start < b->start; });
+        [](const session::Mapping* a, const session::Mapping* b) { return a->start < b->start; });
   }
-  for (const formats::Task& task : tasks) {
+  for (const session::Task& task : tasks) {
     // A new process (not a new thread of an existing one); the first fork of a pid counts.
     if (!task.exit && task.pid != task.ppid)
       parents_.try_emplace(task.pid, Parent{task.ppid, task.time_ns});
   }
 }
 
-const formats::Mapping* ProcessMaps::Find(uint32_t pid, uint64_t address, uint64_t time) const {
+const session::Mapping* ProcessMaps::Find(uint32_t pid, uint64_t address, uint64_t time) const {
   // Bounded: a pid reused in a fork cycle must not send us round forever.
   for (int depth = 0; depth < 64; ++depth) {
     if (auto it = by_pid_.find(pid); it != by_pid_.end()) {
       const Maps& maps = it->second;
       auto end =
           std::upper_bound(maps.by_start.begin(), maps.by_start.end(), address,
-                           [](uint64_t a, const formats::Mapping* m) { return a < m->start; });
-      const formats::Mapping* best = nullptr;
+                           [](uint64_t a, const session::Mapping* m) { return a < m->start; });
+      const session::Mapping* best = nullptr;
       for (auto m = end; m != maps.by_start.begin();) {
-        const formats::Mapping& mapping = **--m;
+        const session::Mapping& mapping = **--m;
         if (address - mapping.start >= maps.longest) break;
         if (mapping.time_ns <= time && address - mapping.start < mapping.length &&
             (best == nullptr || mapping.time_ns >= best->time_ns)) {

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "jitscope/formats/perf_record.h"
+#include "jitscope/session/perf_record.h"
 
 namespace jitscope::report {
 
@@ -24,12 +24,12 @@ bool IsAnonymousMemory(std::string_view mapping_name);
 
 class ProcessMaps {
  public:
-  // Both lists in time order (formats::ReadSamplesFile sorts them).
-  ProcessMaps(const std::vector<formats::Mapping>& mappings,
-              const std::vector<formats::Task>& tasks);
+  // Both lists in time order (session::ReadSamplesFile sorts them).
+  ProcessMaps(const std::vector<session::Mapping>& mappings,
+              const std::vector<session::Task>& tasks);
 
   // The latest mapping of `pid` made at or before `time` that covers `address`, or nullptr.
-  const formats::Mapping* Find(uint32_t pid, uint64_t address, uint64_t time) const;
+  const session::Mapping* Find(uint32_t pid, uint64_t address, uint64_t time) const;
   // When exec had mapped `pid`'s image: the time of its [vdso] mapping, which the kernel makes
   // after the program's and the dynamic loader's segments, else of its first mapping (0 if it
   // made none of its own). Until then a sample in the kernel's exec still holds the user
@@ -47,7 +47,7 @@ class ProcessMaps {
   // A process's mappings sorted by start address, and the longest one, which bounds how far
   // back from an address a lookup must look.
   struct Maps {
-    std::vector<const formats::Mapping*> by_start;
+    std::vector<const session::Mapping*> by_start;
     uint64_t longest = 0;
     uint64_t image_mapped_time = 0;
   };

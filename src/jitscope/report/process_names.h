@@ -13,20 +13,20 @@
 #include <string>
 #include <vector>
 
-#include "jitscope/formats/perf_record.h"
+#include "jitscope/session/perf_record.h"
 
 namespace jitscope::report {
 
 class ProcessNames {
  public:
-  // Both lists in time order (formats::ReadSamplesFile sorts them).
-  ProcessNames(const std::vector<formats::Comm>& comms, const std::vector<formats::Task>& tasks);
+  // Both lists in time order (session::ReadSamplesFile sorts them).
+  ProcessNames(const std::vector<session::Comm>& comms, const std::vector<session::Task>& tasks);
 
   // The name of process `pid` at `time_ns`; "" when no record names it.
   std::string NameAt(uint32_t pid, uint64_t time_ns) const;
 
  private:
-  std::map<uint32_t, std::vector<const formats::Comm*>> by_pid_;  // main threads', in time order
+  std::map<uint32_t, std::vector<const session::Comm*>> by_pid_;  // main threads', in time order
   std::map<uint32_t, std::pair<uint32_t, uint64_t>> parents_;     // pid → (parent, fork time)
 };
 

@@ -15,16 +15,16 @@
 #include <fmt/format.h>
 
 #include "jitscope/base/files.h"
-#include "jitscope/formats/perf_data_reader.h"
 #include "jitscope/formats/perf_map_writer.h"
 #include "jitscope/formats/pid_file_name.h"
-#include "jitscope/formats/samples_file.h"
-#include "jitscope/formats/session_info.h"
 #include "jitscope/report/jit_advice.h"
 #include "jitscope/report/native_symbolizer.h"
 #include "jitscope/report/process_maps.h"
 #include "jitscope/report/process_names.h"
 #include "jitscope/report/sample_walker.h"
+#include "jitscope/session/perf_data_reader.h"
+#include "jitscope/session/samples_file.h"
+#include "jitscope/session/session_info.h"
 #include "jitscope/symbolize/source_set.h"
 
 namespace jitscope::report {
@@ -83,7 +83,7 @@ struct AddressKeyHash {
 
 class Builder {
  public:
-  Builder(const BuildOptions& options, const formats::SampleData& data,
+  Builder(const BuildOptions& options, const session::SampleData& data,
           const symbolize::SourceSet& sources, const std::string& vdso_path, bool latest_code,
           bool of_processes, const Recording& recording)
       : options_(options),
@@ -106,7 +106,7 @@ class Builder {
     const bool roots = options_.process_roots && of_processes_ && WantedProcesses() > 1;
     std::vector<uint32_t> frames;
     uint64_t done = 0;
-    data_.ForEachSample([&](const formats::Sample& sample) {
+    data_.ForEachSample([&](const session::Sample& sample) {
       if (!Wanted(sample)) return;
       if (kept++ == 0) profile_.start_time_ns = sample.time_ns;
       profile_.end_time_ns = sample.time_ns;  // samples are in time order
@@ -186,13 +186,13 @@ class Builder {
       }
       return wanted.size();
     }
-    data_.ForEachSample([&](const formats::Sample& sample) {
+    data_.ForEachSample([&](const session::Sample& sample) {
       if (Wanted(sample)) wanted.insert(sample.pid);
     });
     return wanted.size();
   }
 
-  bool Wanted(const formats::Sample& sample) const {
+  bool Wanted(const session::Sample& sample) const {
     if (!options_.pids.empty() &&
         std::find(options_.pids.begin(), options_.pids.end(), sample.pid) == options_.pids.end()) {
       return false;
@@ -214,7 +214,7 @@ class Builder {
     if (unnamed.empty()) return;
     // A name is "" only for a process with no COMM before that sample (or an empty one), which
     // is rare: only then are the samples gone through again, the latest name found winning.
-    data_.ForEachSample([&](const formats::Sample& sample) {
+    data_.ForEachSample([&](const session::Sample& sample) {
       if (!unnamed.contains(sample.pid) || !Wanted(sample)) return;
       if (std::string name = names_.NameAt(sample.pid, sample.time_ns); !name.empty()) {
         processes[sample.pid].name = std::move(name);
@@ -222,7 +222,7 @@ class Builder {
     });
   }
 
-  uint32_t ProcessRoot(const formats::Sample& sample) {
+  uint32_t ProcessRoot(const session::Sample& sample) {
     const std::string name = names_.NameAt(sample.pid, sample.time_ns);
     return Intern(
         Location{.function = fmt::format("{} (pid {})", name.empty() ? "?" : name, sample.pid),
@@ -233,7 +233,7 @@ class Builder {
                  .inlined = false});
   }
 
-  void AppendStack(const formats::Sample& sample, std::vector<uint32_t>& frames) {
+  void AppendStack(const session::Sample& sample, std::vector<uint32_t>& frames) {
     walker_.Walk(sample, addresses_);
     bool in_kernel = false;
     bool guessing = false;
@@ -272,7 +272,7 @@ class Builder {
   // for other code, the mapping and the address.
   void AppendUserFrames(uint32_t pid, uint64_t address, uint64_t time,
                         std::vector<uint32_t>& frames) {
-    const formats::Mapping* mapping = nullptr;
+    const session::Mapping* mapping = nullptr;
     AddressKey key;
     const bool jit = IndexFor(pid).Resolve(address, walker_.JitTime(time), resolution_);
     if (jit) {
@@ -323,7 +323,7 @@ class Builder {
   }
 
   // The frames of code that is not JIT code, at `address` in `mapping` (null: in no mapping).
-  void AppendMappedFrames(const formats::Mapping* mapping, uint64_t address,
+  void AppendMappedFrames(const session::Mapping* mapping, uint64_t address,
                           std::vector<uint32_t>& frames) {
     if (mapping == nullptr) {
       frames.push_back(Intern(Location{"[unknown]", "", "", 0, FrameKind::kUnknown, false}));
@@ -385,7 +385,7 @@ class Builder {
 
   const BuildOptions& options_;
   const bool of_processes_;
-  const formats::SampleData& data_;
+  const session::SampleData& data_;
   const symbolize::SourceSet& sources_;
   SampleWalker walker_;
   ProcessNames names_;
@@ -409,13 +409,13 @@ class Builder {
 };
 
 // The pids of the processes with samples.
-std::set<uint32_t> SampledProcesses(const formats::SampleData& data) {
+std::set<uint32_t> SampledProcesses(const session::SampleData& data) {
   return {data.samples.pids().begin(), data.samples.pids().end()};
 }
 
 // `file`: what the records were read from ("the samples file", "perf.data").
-void AddSampleWarnings(const formats::SampleData& data, std::string_view file, Profile& profile) {
-  const formats::SampleCounters& c = data.counters;
+void AddSampleWarnings(const session::SampleData& data, std::string_view file, Profile& profile) {
+  const session::SampleCounters& c = data.counters;
   if (c.lost_samples > 0) {
     profile.warnings.push_back(fmt::format(
         "the kernel lost {} samples (its ring buffer was full); try a lower -F", c.lost_samples));
@@ -440,13 +440,13 @@ void AddSampleWarnings(const formats::SampleData& data, std::string_view file, P
 }  // namespace
 
 std::vector<std::string> FindForeignJitFiles(const std::string& session_directory,
-                                             const std::vector<formats::Mapping>& mappings,
+                                             const std::vector<session::Mapping>& mappings,
                                              const std::vector<uint32_t>& pids_without_files,
                                              const std::set<uint32_t>& elsewhere) {
   const std::string session =
       session_directory.empty() ? std::string() : RealPath(session_directory) + "/";
   std::set<std::string> found;
-  for (const formats::Mapping& mapping : mappings) {
+  for (const session::Mapping& mapping : mappings) {
     if (!IsJitdumpName(mapping.filename) || elsewhere.contains(mapping.pid)) continue;
     const std::string path = RealPath(mapping.filename);
     if (!path.empty() && (session.empty() || !path.starts_with(session)) && IsRegularFile(path)) {
@@ -490,7 +490,7 @@ std::vector<std::string> FindAttachedTraces(const std::vector<std::string>& coll
 base::StatusOr<symbolize::SourceSet> OpenJitSources(const std::vector<std::string>& own_paths,
                                                     const Recording& recording,
                                                     std::vector<std::string>& warnings) {
-  const formats::SampleData& data = recording.data;
+  const session::SampleData& data = recording.data;
   ASSIGN_OR_RETURN(symbolize::SourceSet own,
                    symbolize::SourceSet::Open(own_paths, recording.copies_of, recording.jit_files));
   const std::set<uint32_t> sampled = SampledProcesses(data);
@@ -526,30 +526,30 @@ namespace {
 
 // The processes that ran in other namespaces, and the directories of the session that hold
 // their copies.
-void NoteNamespaces(const formats::SessionInfo& info, const std::string& session_directory,
+void NoteNamespaces(const session::SessionInfo& info, const std::string& session_directory,
                     Recording& recording) {
-  for (const formats::AttachedProcess& process : info.attached) {
+  for (const session::AttachedProcess& process : info.attached) {
     if (process.Elsewhere()) recording.elsewhere.insert(process.pid);
     if (process.own_root) recording.other_roots.insert(process.pid);
   }
-  recording.copies_of = formats::CopiesDirectories(session_directory, info);
-  recording.elf_copies = formats::ElfCopies(session_directory, info);
+  recording.copies_of = session::CopiesDirectories(session_directory, info);
+  recording.elf_copies = session::ElfCopies(session_directory, info);
 }
 
 }  // namespace
 
 void ReadSessionDescription(Recording& recording) {
   const std::string& session_directory = recording.session_directory;
-  recording.vdso_path = session_directory + "/" + formats::kVdsoFileName;
+  recording.vdso_path = session_directory + "/" + session::kVdsoFileName;
   Profile& profile = recording.profile;
   profile.sample_period_ns = 1'000'000;  // `jitscope record`'s default, 1 kHz
-  if (auto info = formats::ReadSessionInfo(session_directory); info.ok()) {
+  if (auto info = session::ReadSessionInfo(session_directory); info.ok()) {
     profile.command = fmt::format("{}", fmt::join(info->command, " "));
     if (!info->command.empty()) recording.program = info->command.front();
     recording.of_processes = info->system_wide || info->attached.size() > 1;
     if (info->system_wide) {
       // record -a: the machine is the subject; a command only timed the recording.
-      for (const formats::AttachedProcess& process : info->attached) {
+      for (const session::AttachedProcess& process : info->attached) {
         if (!process.collector_output_dir.empty() && !process.Elsewhere()) {
           recording.collector_dirs.push_back(process.collector_output_dir);
         }
@@ -562,7 +562,7 @@ void ReadSessionDescription(Recording& recording) {
     } else if (!info->attached.empty()) {
       // record -p: the processes are the subject; a command only timed the recording.
       std::vector<std::string> processes;
-      for (const formats::AttachedProcess& process : info->attached) {
+      for (const session::AttachedProcess& process : info->attached) {
         processes.push_back(fmt::format("{} ({})", process.pid, fmt::join(process.command, " ")));
         if (!process.collector_output_dir.empty() && !process.Elsewhere()) {
           recording.collector_dirs.push_back(process.collector_output_dir);
@@ -584,7 +584,7 @@ namespace {
 base::StatusOr<Recording> ReadSession(const std::string& session_directory) {
   Recording recording;
   ASSIGN_OR_RETURN(recording.data,
-                   formats::ReadSamplesFile(session_directory + "/" + formats::kSamplesFileName));
+                   session::ReadSamplesFile(session_directory + "/" + session::kSamplesFileName));
   recording.session_directory = session_directory;
   ReadSessionDescription(recording);
   AddSampleWarnings(recording.data, "the samples file", recording.profile);
@@ -603,10 +603,10 @@ uint64_t SamplePeriodNs(const perf_event_attr& attr) {
 // record` fills unless told not to), found by the build id the recording lists for "[vdso]": its
 // CFI is what unwinding out of clock_gettime needs. "" when the recording lists none (`-z` files
 // lack the build-id table) or the cache does not hold it.
-std::string CachedVdso(const formats::PerfData& perf) {
+std::string CachedVdso(const session::PerfData& perf) {
   const char* home = std::getenv("HOME");
   if (home == nullptr) return {};
-  for (const formats::PerfDataBuildId& entry : perf.build_ids) {
+  for (const session::PerfDataBuildId& entry : perf.build_ids) {
     if (entry.filename != "[vdso]") continue;
     const std::string path = fmt::format("{}/.debug/[vdso]/{}/vdso", home, entry.build_id);
     if (IsRegularFile(path)) return path;
@@ -630,7 +630,7 @@ bool OfProcesses(const std::vector<std::string>& command_line) {
 }
 
 base::StatusOr<Recording> ReadPerfData(const std::string& path) {
-  ASSIGN_OR_RETURN(formats::PerfData perf, formats::ReadPerfDataFile(path));
+  ASSIGN_OR_RETURN(session::PerfData perf, session::ReadPerfDataFile(path));
   const bool x86 =
       perf.arch.empty() || perf.arch == "x86_64" || perf.arch == "i386" || perf.arch == "i686";
   if (!x86 && (perf.data.format.layout.sample_type & PERF_SAMPLE_REGS_USER) != 0) {
@@ -645,7 +645,7 @@ base::StatusOr<Recording> ReadPerfData(const std::string& path) {
   profile.sample_period_ns = SamplePeriodNs(attr);
   if (profile.sample_period_ns == 0) profile.sample_period_ns = 1'000'000;
   // The first program an exec started: what perf record ran.
-  for (const formats::Comm& comm : perf.data.comms) {
+  for (const session::Comm& comm : perf.data.comms) {
     if (comm.exec) {
       recording.program = comm.name;
       break;
@@ -656,10 +656,10 @@ base::StatusOr<Recording> ReadPerfData(const std::string& path) {
   recording.vdso_path = CachedVdso(perf);
   // The build ids perf saw for the files with samples, so a file replaced since is caught.
   std::map<std::string, std::string> build_ids;
-  for (const formats::PerfDataBuildId& entry : perf.build_ids) {
+  for (const session::PerfDataBuildId& entry : perf.build_ids) {
     if (entry.pid != -1) build_ids.emplace(entry.filename, entry.build_id);
   }
-  for (formats::Mapping& mapping : perf.data.mappings) {
+  for (session::Mapping& mapping : perf.data.mappings) {
     if (!mapping.build_id.empty()) continue;
     if (auto it = build_ids.find(mapping.filename); it != build_ids.end()) {
       mapping.build_id = it->second;
@@ -712,7 +712,7 @@ std::string StackCopyAdvice(const Profile& profile, uint64_t stack_size, bool pe
       short_copies = count;
     }
   }
-  if (short_copies == 0 || short_copies * 50 < walks || stack_size >= formats::kMaxStackCopySize) {
+  if (short_copies == 0 || short_copies * 50 < walks || stack_size >= session::kMaxStackCopySize) {
     return "";
   }
   // perf keeps every copy whole; jitscope record only those it cannot unwind while it records
@@ -721,19 +721,19 @@ std::string StackCopyAdvice(const Profile& profile, uint64_t stack_size, bool pe
       perf_data
           ? fmt::format(
                 "every sample then takes up to {} times the disk while recording",
-                stack_size == 0 ? 1 : (formats::kMaxStackCopySize + stack_size - 1) / stack_size)
+                stack_size == 0 ? 1 : (session::kMaxStackCopySize + stack_size - 1) / stack_size)
           : "the samples it cannot unwind while it records keep the stack in use, up to "
             "that size, on disk until it ends";
   return fmt::format(
       "{} of {} walks ({:.1f}%) ran out of the {}-byte stack copies before the thread's entry: "
       "'{} --call-graph dwarf,{}' copies more of each stack ({})",
       short_copies, walks, 100.0 * static_cast<double>(short_copies) / static_cast<double>(walks),
-      stack_size, perf_data ? "perf record" : "jitscope record", formats::kMaxStackCopySize, cost);
+      stack_size, perf_data ? "perf record" : "jitscope record", session::kMaxStackCopySize, cost);
 }
 
 base::StatusOr<Profile> Build(Recording recording, const BuildOptions& options) {
   Profile& profile = recording.profile;
-  const formats::SampleData& data = recording.data;
+  const session::SampleData& data = recording.data;
   ASSIGN_OR_RETURN(symbolize::SourceSet sources,
                    OpenRecordingJitSources(recording, options.jit_sources));
 
@@ -772,7 +772,7 @@ void DescribeOtherRoots(const Recording& recording, FileIdentity& files) {
 }
 
 base::StatusOr<Recording> ReadRecording(const std::string& input) {
-  if (IsRegularFile(input) && !formats::LooksLikePerfData(input)) {
+  if (IsRegularFile(input) && !session::LooksLikePerfData(input)) {
     return base::Status::Error(
         "%s: neither a session directory (jitscope record) nor a perf.data file (perf record)",
         input.c_str());
@@ -782,7 +782,7 @@ base::StatusOr<Recording> ReadRecording(const std::string& input) {
 
 base::StatusOr<symbolize::SourceSet> OpenRecordingJitSources(
     Recording& recording, const std::vector<std::string>& extra_paths) {
-  const formats::SampleData& data = recording.data;
+  const session::SampleData& data = recording.data;
   std::vector<std::string> own_paths = extra_paths;
   if (!recording.session_directory.empty()) {
     own_paths.insert(own_paths.begin(), recording.session_directory);

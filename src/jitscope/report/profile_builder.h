@@ -1,7 +1,7 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // Turns a recording into a Profile (profile.h): a session directory `jitscope record` wrote, or a
-// perf.data file `perf record` wrote (formats/perf_data_reader.h), whose records become the same
+// perf.data file `perf record` wrote (session/perf_data_reader.h), whose records become the same
 // samples. Reads the samples, builds a time-versioned symbol index per process from the JIT files
 // (the collector's, in the session directory or, for a perf.data, the jit-<pid>.jsc traces of
 // its processes beside it; those other JIT engines wrote elsewhere — see FindForeignJitFiles —
@@ -29,10 +29,10 @@
 #include <vector>
 
 #include "jitscope/base/status.h"
-#include "jitscope/formats/perf_record.h"
-#include "jitscope/formats/samples_file.h"
 #include "jitscope/report/file_identity.h"
 #include "jitscope/report/profile.h"
+#include "jitscope/session/perf_record.h"
+#include "jitscope/session/samples_file.h"
 #include "jitscope/symbolize/source_set.h"
 
 namespace jitscope::report {
@@ -53,13 +53,13 @@ struct BuildOptions {
   bool process_roots = true;
 };
 
-// `input`: a session directory, or a perf.data file (formats::LooksLikePerfData).
+// `input`: a session directory, or a perf.data file (session::LooksLikePerfData).
 base::StatusOr<Profile> BuildProfile(const std::string& input, const BuildOptions& options);
 
 // A recording's samples and what its reader learned beside them: what BuildProfile reads, for the
 // commands that use the samples otherwise (annotate).
 struct Recording {
-  formats::SampleData data;
+  session::SampleData data;
   std::string session_directory;  // "" for a perf.data
   std::string beside;             // a perf.data's directory, where the collector may have written
   std::string vdso_path;          // the vDSO image to unwind through, "" if none
@@ -72,7 +72,7 @@ struct Recording {
   std::set<uint32_t> elsewhere;
   // Of those, the ones whose root directory was another: their native files' paths may name
   // other files here, which only a build id can rule out (file_identity.h), and the copies of
-  // their ELF files record kept: (pid, path) → the copy (formats::ElfCopies).
+  // their ELF files record kept: (pid, path) → the copy (session::ElfCopies).
   std::set<uint32_t> other_roots;
   std::map<std::pair<uint32_t, std::string>, std::string> elf_copies;
   // The samples' times are not CLOCK_MONOTONIC (perf record without -k 1): JIT code is named by
@@ -120,7 +120,7 @@ base::StatusOr<symbolize::SourceSet> OpenJitSources(const std::vector<std::strin
 // (not "", as for a perf.data) none inside it. None for the processes in `elsewhere`, which ran in
 // other namespaces: their paths and pids name other files here (record kept copies of theirs).
 std::vector<std::string> FindForeignJitFiles(const std::string& session_directory,
-                                             const std::vector<formats::Mapping>& mappings,
+                                             const std::vector<session::Mapping>& mappings,
                                              const std::vector<uint32_t>& pids_without_files,
                                              const std::set<uint32_t>& elsewhere = {});
 

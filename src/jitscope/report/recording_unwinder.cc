@@ -23,25 +23,25 @@ uint64_t RecordingUnwinder::BatchBytesFromEnvironment() {
 }
 
 base::StatusOr<std::unique_ptr<RecordingUnwinder>> RecordingUnwinder::Create(
-    const std::string& directory, uint64_t flags, const formats::SamplesFormat& format,
+    const std::string& directory, uint64_t flags, const session::SamplesFormat& format,
     uint64_t batch_bytes, std::shared_ptr<RecordingUnwinding> done, std::set<uint32_t> elsewhere) {
   if (format.layout.unwound || (format.layout.sample_type & PERF_SAMPLE_REGS_USER) == 0) {
     return base::Status::Error("only samples with registers and stack copies are unwound");
   }
-  ASSIGN_OR_RETURN(formats::SamplesWriter writer,
-                   formats::SamplesWriter::Create(directory, flags, format));
+  ASSIGN_OR_RETURN(session::SamplesWriter writer,
+                   session::SamplesWriter::Create(directory, flags, format));
   return std::unique_ptr<RecordingUnwinder>(
       new RecordingUnwinder(directory, flags, format, batch_bytes, std::move(writer),
                             std::move(done), std::move(elsewhere)));
 }
 
 RecordingUnwinder::RecordingUnwinder(std::string directory, uint64_t flags,
-                                     const formats::SamplesFormat& format, uint64_t batch_bytes,
-                                     formats::SamplesWriter writer,
+                                     const session::SamplesFormat& format, uint64_t batch_bytes,
+                                     session::SamplesWriter writer,
                                      std::shared_ptr<RecordingUnwinding> done,
                                      std::set<uint32_t> elsewhere)
     : directory_(std::move(directory)),
-      header_(formats::EncodeSamplesHeader(flags, format)),
+      header_(session::EncodeSamplesHeader(flags, format)),
       layout_(format.layout),
       batch_bytes_(batch_bytes),
       writer_(std::move(writer)),
@@ -60,7 +60,7 @@ base::Status RecordingUnwinder::Append(std::string_view record) {
   // Only the stack in use: a record carries the whole copy asked for (32 KiB) where the thread's
   // stack may hold a few hundred bytes, and copying the rest costs the recorder's thread more than
   // cutting it off.
-  gathering_.append(formats::CutStackCopy(record, layout_, cut_sample_, cut_));
+  gathering_.append(session::CutStackCopy(record, layout_, cut_sample_, cut_));
   if (gathering_.size() >= batch_bytes_) HandOver();
   std::lock_guard lock(mutex_);
   return status_;
@@ -112,10 +112,10 @@ void RecordingUnwinder::Work() {
 
 base::Status RecordingUnwinder::WriteAsRecorded(std::string_view batch) {
   size_t offset = 0;
-  while (const std::optional<std::string_view> record = formats::RecordAt(batch, offset)) {
+  while (const std::optional<std::string_view> record = session::RecordAt(batch, offset)) {
     offset += record->size();
     RETURN_IF_ERROR(writer_.Append(*record));
-    if (formats::RecordHeader(*record).type == PERF_RECORD_SAMPLE) {
+    if (session::RecordHeader(*record).type == PERF_RECORD_SAMPLE) {
       ++counts_.deferred;
     } else {
       context_.append(*record);
@@ -126,12 +126,12 @@ base::Status RecordingUnwinder::WriteAsRecorded(std::string_view batch) {
 
 void RecordingUnwinder::NoteProcesses(std::string_view records) {
   size_t offset = 0;
-  while (const std::optional<std::string_view> record = formats::RecordAt(records, offset)) {
+  while (const std::optional<std::string_view> record = session::RecordAt(records, offset)) {
     offset += record->size();
-    const uint32_t type = formats::RecordHeader(*record).type;
+    const uint32_t type = session::RecordHeader(*record).type;
     if (type != PERF_RECORD_EXIT && type != PERF_RECORD_FORK) continue;
-    const base::StatusOr<formats::PerfRecord> parsed = formats::ParsePerfRecord(*record, layout_);
-    const auto* task = parsed.ok() ? std::get_if<formats::Task>(&*parsed) : nullptr;
+    const base::StatusOr<session::PerfRecord> parsed = session::ParsePerfRecord(*record, layout_);
+    const auto* task = parsed.ok() ? std::get_if<session::Task>(&*parsed) : nullptr;
     // A thread's own exit or start (tid != pid) ends or begins no process.
     if (task == nullptr || task->pid != task->tid) continue;
     if (task->exit) {
@@ -155,7 +155,7 @@ base::Status RecordingUnwinder::Unwind(std::string batch) {
   std::string file = header_ + context_;
   file += batch;
   batch = std::string();
-  base::StatusOr<formats::SampleData> data = formats::ParseOwnedSamples(std::move(file));
+  base::StatusOr<session::SampleData> data = session::ParseOwnedSamples(std::move(file));
   if (!data.ok()) return base::Status::Error("%s", data.status().message().c_str());
   Recording recording;
   recording.data = std::move(*data);
@@ -170,17 +170,17 @@ base::Status RecordingUnwinder::Unwind(std::string batch) {
   SampleUnwinder unwinder(walker);
   std::map<uint32_t, std::optional<uint64_t>> whole_up_to;  // by pid
 
-  formats::Sample sample;
+  session::Sample sample;
   std::string encoded;
   size_t offset = 0;
-  while (const std::optional<std::string_view> record = formats::RecordAt(records, offset)) {
+  while (const std::optional<std::string_view> record = session::RecordAt(records, offset)) {
     offset += record->size();
-    if (formats::RecordHeader(*record).type != PERF_RECORD_SAMPLE) {
+    if (session::RecordHeader(*record).type != PERF_RECORD_SAMPLE) {
       context_.append(*record);
       RETURN_IF_ERROR(writer_.Append(*record));
       continue;
     }
-    bool unwound = formats::ParseSampleRecord(*record, layout_, sample).ok() &&
+    bool unwound = session::ParseSampleRecord(*record, layout_, sample).ok() &&
                    !elsewhere_.contains(sample.pid);
     if (unwound) {
       auto [it, inserted] = whole_up_to.try_emplace(sample.pid);
@@ -191,8 +191,8 @@ base::Status RecordingUnwinder::Unwind(std::string batch) {
       const unwind::UnwindStats before = walker.unwind_stats();
       const unwind::StopReason end = unwinder.Walk(sample);
       unwound = end != unwind::StopReason::kNoRule &&
-                unwinder.Encode(sample, formats::RecordHeader(*record).misc,
-                                formats::kRecordUnwoundSample, encoded);
+                unwinder.Encode(sample, session::RecordHeader(*record).misc,
+                                session::kRecordUnwoundSample, encoded);
       if (unwound) {
         counts_.stats.Count(end);
         for (size_t i = 0; i < unwind::kRuleSourceCount; ++i) {

@@ -4,7 +4,7 @@
 // on disk: the records the recorder drains are gathered into batches (kDefaultBatchBytes, or
 // JITSCOPE_UNWIND_BATCH), and a thread of its own unwinds each batch while the next one fills,
 // into the samples file, where each sample it could unwind takes a few dozen bytes
-// (formats::kRecordUnwoundSample) instead of its registers and stack copy. When the recording
+// (session::kRecordUnwoundSample) instead of its registers and stack copy. When the recording
 // ends, UnwindSession (unwound_session.h) unwinds the samples left as recorded and turns the file
 // into an unwound one.
 //
@@ -36,7 +36,7 @@
 #include <thread>
 
 #include "jitscope/base/status.h"
-#include "jitscope/formats/samples_file.h"
+#include "jitscope/session/samples_file.h"
 #include "jitscope/unwind/unwinder.h"
 
 namespace jitscope::report {
@@ -49,7 +49,7 @@ struct RecordingUnwinding {
   unwind::UnwindStats stats;  // of the samples unwound while recording
 };
 
-class RecordingUnwinder : public formats::RecordSink {
+class RecordingUnwinder : public session::RecordSink {
  public:
   // 32 MiB: thousands of samples, each with the stack in use (a few KiB), a few seconds of a busy
   // recording; at most three batches are in memory (one gathered, one waiting, one unwound).
@@ -62,7 +62,7 @@ class RecordingUnwinder : public formats::RecordSink {
   // processes `elsewhere` (in other namespaces: their files reach the session when the recording
   // ends) and of the processes they start wait for the end.
   static base::StatusOr<std::unique_ptr<RecordingUnwinder>> Create(
-      const std::string& directory, uint64_t flags, const formats::SamplesFormat& format,
+      const std::string& directory, uint64_t flags, const session::SamplesFormat& format,
       uint64_t batch_bytes, std::shared_ptr<RecordingUnwinding> done = nullptr,
       std::set<uint32_t> elsewhere = {});
   ~RecordingUnwinder() override;
@@ -74,8 +74,8 @@ class RecordingUnwinder : public formats::RecordSink {
   uint64_t records_bytes() const override;
 
  private:
-  RecordingUnwinder(std::string directory, uint64_t flags, const formats::SamplesFormat& format,
-                    uint64_t batch_bytes, formats::SamplesWriter writer,
+  RecordingUnwinder(std::string directory, uint64_t flags, const session::SamplesFormat& format,
+                    uint64_t batch_bytes, session::SamplesWriter writer,
                     std::shared_ptr<RecordingUnwinding> done, std::set<uint32_t> elsewhere);
   // Hands `gathering_` to the unwinding thread, waiting while another batch waits.
   void HandOver();
@@ -89,11 +89,11 @@ class RecordingUnwinder : public formats::RecordSink {
 
   const std::string directory_;
   const std::string header_;  // of a samples file as recorded: what a batch is parsed behind
-  const formats::SampleLayout layout_;
+  const session::SampleLayout layout_;
   const uint64_t batch_bytes_;
   // The recorder's thread's.
   std::string gathering_;
-  formats::Sample cut_sample_;  // CutStackCopy's scratch
+  session::Sample cut_sample_;  // CutStackCopy's scratch
   std::string cut_;
 
   // Between the threads.
@@ -104,7 +104,7 @@ class RecordingUnwinder : public formats::RecordSink {
   base::Status status_;  // the first failure to write; then every record is dropped
 
   // The unwinding thread's (and Flush()'s, once it has joined).
-  formats::SamplesWriter writer_;
+  session::SamplesWriter writer_;
   std::string context_;  // every record but samples so far: the mappings a batch is walked in
   // The processes that have exited: their engines flushed their files (stdio does at exit).
   std::set<uint32_t> ended_;

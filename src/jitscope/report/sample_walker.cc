@@ -9,7 +9,7 @@
 
 namespace jitscope::report {
 
-SampleWalker::SampleWalker(const formats::SampleData& data, const symbolize::SourceSet& sources,
+SampleWalker::SampleWalker(const session::SampleData& data, const symbolize::SourceSet& sources,
                            std::string vdso_path, bool latest_code)
     : maps_(data.mappings, data.tasks),
       unwinding_((data.format.layout.sample_type & PERF_SAMPLE_REGS_USER) != 0),
@@ -17,11 +17,11 @@ SampleWalker::SampleWalker(const formats::SampleData& data, const symbolize::Sou
       latest_code_(latest_code),
       address_space_(maps_, std::move(vdso_path), &sources, &files_) {}
 
-void SampleWalker::Walk(const formats::Sample& sample, std::vector<StackAddress>& out) {
+void SampleWalker::Walk(const session::Sample& sample, std::vector<StackAddress>& out) {
   out.clear();
   if (unwound_by_record_ || sample.walk_end) {
     // Unwound by record: the whole file, or this sample (kRecordUnwoundSample).
-    for (const formats::Frame& frame : sample.callchain) {
+    for (const session::Frame& frame : sample.callchain) {
       out.push_back({frame.ip, frame.kernel, !out.empty() && !frame.exact, frame.guessed});
     }
     if (!out.empty() && out.back().guessed) ++guessed_walks_;
@@ -34,7 +34,7 @@ void SampleWalker::Walk(const formats::Sample& sample, std::vector<StackAddress>
   if (unwinding_) {
     // The kernel's part of the chain is one run of kernel frames; the user part is unwound.
     const auto user = std::find_if(sample.callchain.begin(), sample.callchain.end(),
-                                   [](const formats::Frame& frame) { return !frame.kernel; });
+                                   [](const session::Frame& frame) { return !frame.kernel; });
     if (user != sample.callchain.begin()) out.push_back({0, true, false});
     const unwind::RegisterFile registers = unwind::RegisterFile::FromPerf(sample.regs);
     uint64_t sp = 0;
@@ -55,7 +55,7 @@ void SampleWalker::Walk(const formats::Sample& sample, std::vector<StackAddress>
     }
     if (unwound_.reason == unwind::StopReason::kOutermost || unwound_.frames.empty()) return;
     // The frame-pointer chain beyond the last address the walk found, if it holds it.
-    const auto last = std::find_if(user, sample.callchain.end(), [&](const formats::Frame& frame) {
+    const auto last = std::find_if(user, sample.callchain.end(), [&](const session::Frame& frame) {
       return frame.ip == unwound_.frames.back().pc;
     });
     if (last == sample.callchain.end() || std::next(last) == sample.callchain.end()) return;
@@ -71,7 +71,7 @@ void SampleWalker::Walk(const formats::Sample& sample, std::vector<StackAddress>
   }
   // Every frame after the first is where a call returns to (the user frame after a kernel run
   // too: where the system call returns).
-  for (const formats::Frame& frame : sample.callchain) {
+  for (const session::Frame& frame : sample.callchain) {
     out.push_back({frame.ip, frame.kernel, !out.empty()});
   }
 }

@@ -13,8 +13,8 @@
 //    found, the chain's frames beyond it follow, marked as guessed: they show where the code
 //    was called from when no rule says it (JIT code reported by name only, through a perf map),
 //    but nothing proves them, and the walk still counts as ended where it ended;
-//  - a --call-graph dwarf recording `jitscope record` unwound already (formats::kFlagUnwound),
-//    or the samples it unwound while it recorded (formats::kRecordUnwoundSample, beside samples
+//  - a --call-graph dwarf recording `jitscope record` unwound already (session::kFlagUnwound),
+//    or the samples it unwound while it recorded (session::kRecordUnwoundSample, beside samples
 //    still to unwind): the stacks it stored, with how their walks ended.
 // A return address is marked as one: the code that was running is the call instruction before
 // it, so it is looked up one byte back, as perf does (the address after a call can belong to the
@@ -25,11 +25,11 @@
 #include <string>
 #include <vector>
 
-#include "jitscope/formats/perf_record.h"
-#include "jitscope/formats/samples_file.h"
 #include "jitscope/report/file_identity.h"
 #include "jitscope/report/process_maps.h"
 #include "jitscope/report/session_address_space.h"
+#include "jitscope/session/perf_record.h"
+#include "jitscope/session/samples_file.h"
 #include "jitscope/symbolize/source_set.h"
 #include "jitscope/unwind/unwinder.h"
 
@@ -48,11 +48,11 @@ class SampleWalker {
  public:
   // `data` and `sources` must outlive the walker. `latest_code`: the samples' times cannot be
   // compared with the JIT files' (perf record without -k 1).
-  SampleWalker(const formats::SampleData& data, const symbolize::SourceSet& sources,
+  SampleWalker(const session::SampleData& data, const symbolize::SourceSet& sources,
                std::string vdso_path, bool latest_code);
 
   // `sample`'s stack, leaf first, into `out` (replacing what it held).
-  void Walk(const formats::Sample& sample, std::vector<StackAddress>& out);
+  void Walk(const session::Sample& sample, std::vector<StackAddress>& out);
 
   // The time JIT code is looked up at for a sample taken at `time_ns`.
   uint64_t JitTime(uint64_t time_ns) const { return latest_code_ ? symbolize::kLatest : time_ns; }

@@ -115,7 +115,7 @@ const unwind::CallEffect* SessionAddressSpace::EffectOf(uint64_t target) {
   uint64_t file_address = 0;
   const symbolize::CodeVersion* version = code->history.Find(target, jit_time_ns_);
   if (version == nullptr) {
-    const formats::Mapping* mapping = maps_.Find(pid_, target, time_ns_);
+    const session::Mapping* mapping = maps_.Find(pid_, target, time_ns_);
     if (mapping == nullptr) return nullptr;
     module = ModuleOf(*mapping);
     if (module == nullptr || !module->is_64bit() ||
@@ -147,7 +147,7 @@ bool SessionAddressSpace::Find(uint64_t pc, unwind::ModuleAt& found) {
     found = {supplied != nullptr ? supplied : RegisteredCfiAt(pc), 0, &RulesOf(*version)};
     return true;
   }
-  const formats::Mapping* mapping = maps_.Find(pid_, pc, time_ns_);
+  const session::Mapping* mapping = maps_.Find(pid_, pc, time_ns_);
   if (mapping == nullptr || IsAnonymousMemory(mapping->filename)) {
     // JIT code no file recorded, which its engine may have described to the unwinder.
     if (unwind::CfiModule* registered = RegisteredCfiAt(pc)) {
@@ -166,7 +166,7 @@ bool SessionAddressSpace::Find(uint64_t pc, unwind::ModuleAt& found) {
   return true;
 }
 
-unwind::CfiModule* SessionAddressSpace::ModuleOf(const formats::Mapping& mapping) {
+unwind::CfiModule* SessionAddressSpace::ModuleOf(const session::Mapping& mapping) {
   auto [it, inserted] = module_of_mapping_.try_emplace(&mapping);
   if (!inserted) return it->second;
   if (mapping.filename.starts_with("/")) {

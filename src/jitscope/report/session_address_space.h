@@ -12,7 +12,7 @@
 //    as loaded; symbolize::CodeStore: their bytes then), computed once per version. A 32-bit
 //    process's code is not analysed (the analysis decodes x86-64).
 //  - An ELF file, from the session's MMAP records, with the file's CFI opened once per path. The
-//    vDSO is the image the session kept (formats::kVdsoFileName), or for a perf.data the one
+//    vDSO is the image the session kept (session::kVdsoFileName), or for a perf.data the one
 //    perf's build-id cache holds.
 // Anything else — anonymous memory, JIT code without recorded bytes, a file that is gone — has
 // no rules, so a walk stops there with "no rule".
@@ -75,7 +75,7 @@ class SessionAddressSpace : public unwind::AddressSpace, private unwind::CallTar
                                                    std::vector<symbolize::CodeBytes>& bytes);
   // The module of a mapping's file, looked up once per mapping (a walk meets the same few
   // mappings at every step): nullptr when it has none, or it is not the file recorded.
-  unwind::CfiModule* ModuleOf(const formats::Mapping& mapping);
+  unwind::CfiModule* ModuleOf(const session::Mapping& mapping);
   unwind::CfiModule* ModuleFor(const std::string& path);
   // The version of the process's JIT code that held `pc`, or nullptr.
   const symbolize::CodeVersion* JitVersionAt(uint64_t pc);
@@ -93,7 +93,7 @@ class SessionAddressSpace : public unwind::AddressSpace, private unwind::CallTar
   uint64_t time_ns_ = 0;
   uint64_t jit_time_ns_ = 0;
   std::map<std::string, std::unique_ptr<unwind::CfiModule>> modules_;  // nullptr: unreadable
-  std::unordered_map<const formats::Mapping*, unwind::CfiModule*> module_of_mapping_;
+  std::unordered_map<const session::Mapping*, unwind::CfiModule*> module_of_mapping_;
   const symbolize::SourceSet* sources_;
   FileIdentity* files_;
   struct JitCode {

@@ -11,24 +11,24 @@
 #include <optional>
 #include <vector>
 
-#include "jitscope/formats/samples_file.h"
 #include "jitscope/report/profile_builder.h"
 #include "jitscope/report/sample_walker.h"
+#include "jitscope/session/samples_file.h"
 
 namespace jitscope::report {
 
-unwind::StopReason SampleUnwinder::Walk(const formats::Sample& sample) {
+unwind::StopReason SampleUnwinder::Walk(const session::Sample& sample) {
   walker_.Walk(sample, stack_);
   return walker_.last_walk_end();
 }
 
-bool SampleUnwinder::Encode(const formats::Sample& sample, uint16_t misc, uint32_t type,
+bool SampleUnwinder::Encode(const session::Sample& sample, uint16_t misc, uint32_t type,
                             std::string& out) {
   frames_.clear();
   for (const StackAddress& address : stack_) {
     frames_.push_back({address.pc, address.kernel, !address.returns, address.guessed});
   }
-  return formats::EncodeUnwoundSample(
+  return session::EncodeUnwoundSample(
       sample, frames_, static_cast<uint8_t>(walker_.last_walk_end()), misc, out, type);
 }
 
@@ -42,36 +42,36 @@ constexpr uint64_t kSamplesPerCancelCheck = 1024;
 // `result`. Every record but a sample is copied as it is
 // (its sample_id_all trailer has the same fields in both layouts).
 // Whether any sample of `samples` is as recorded, not unwound already.
-bool HasSamplesToWalk(const formats::SampleList& samples) {
+bool HasSamplesToWalk(const session::SampleList& samples) {
   for (size_t i = 0; i < samples.size(); ++i) {
-    if (formats::RecordHeader(samples.record(i)).type == PERF_RECORD_SAMPLE) return true;
+    if (session::RecordHeader(samples.record(i)).type == PERF_RECORD_SAMPLE) return true;
   }
   return false;
 }
 
-base::Status UnwindInto(const formats::SampleData& data, SampleWalker* walker,
-                        const std::function<bool()>& cancelled, formats::SamplesWriter& writer,
+base::Status UnwindInto(const session::SampleData& data, SampleWalker* walker,
+                        const std::function<bool()>& cancelled, session::SamplesWriter& writer,
                         SessionUnwinding& result) {
   const std::string_view bytes = data.file->bytes();
   result.bytes_before = bytes.size();
-  ASSIGN_OR_RETURN(const formats::SamplesHeader header, formats::ReadSamplesHeader(bytes));
+  ASSIGN_OR_RETURN(const session::SamplesHeader header, session::ReadSamplesHeader(bytes));
   result.bytes_after = header.size;  // and the records the writer writes
-  formats::Sample sample;
+  session::Sample sample;
   std::optional<SampleUnwinder> unwinder;
   if (walker != nullptr) unwinder.emplace(*walker);
   std::string encoded;
   size_t offset = header.size;
   size_t evicted = offset;
-  while (const std::optional<std::string_view> record = formats::RecordAt(bytes, offset)) {
+  while (const std::optional<std::string_view> record = session::RecordAt(bytes, offset)) {
     offset += record->size();
     if (offset - evicted >= base::MappedFile::kEvictEvery) {
       data.file->Evict(evicted, offset);
       evicted = offset;
     }
-    perf_event_header record_header = formats::RecordHeader(*record);
-    if (record_header.type == formats::kRecordUnwoundSample) {
+    perf_event_header record_header = session::RecordHeader(*record);
+    if (record_header.type == session::kRecordUnwoundSample) {
       // Unwound while recording: the record an unwound file holds, but for its type.
-      if (!formats::ParseSampleRecord(*record, data.format.layout, sample).ok()) {
+      if (!session::ParseSampleRecord(*record, data.format.layout, sample).ok()) {
         ++result.dropped;
         continue;
       }
@@ -93,7 +93,7 @@ base::Status UnwindInto(const formats::SampleData& data, SampleWalker* walker,
         cancelled()) {
       return base::Status::Error("interrupted");
     }
-    if (!unwinder || !formats::ParseSampleRecord(*record, data.format.layout, sample).ok()) {
+    if (!unwinder || !session::ParseSampleRecord(*record, data.format.layout, sample).ok()) {
       ++result.dropped;
       continue;
     }
@@ -114,7 +114,7 @@ base::Status UnwindInto(const formats::SampleData& data, SampleWalker* walker,
 base::StatusOr<SessionUnwinding> UnwindSession(const std::string& directory,
                                                const std::function<bool()>& cancelled) {
   ASSIGN_OR_RETURN(Recording recording, ReadRecording(directory));
-  const formats::SampleData& data = recording.data;
+  const session::SampleData& data = recording.data;
   if (data.format.layout.unwound) {
     return base::Status::Error("%s: its samples are unwound already", directory.c_str());
   }
@@ -135,12 +135,12 @@ base::StatusOr<SessionUnwinding> UnwindSession(const std::string& directory,
   if (::unlink(unwinding_path.c_str()) != 0 && errno != ENOENT) {
     return base::Status::Errno(errno, "%s", unwinding_path.c_str());
   }
-  formats::SamplesFormat format;
+  session::SamplesFormat format;
   format.layout.unwound = true;
   format.stack_size = data.format.stack_size;
   ASSIGN_OR_RETURN(
-      formats::SamplesWriter writer,
-      formats::SamplesWriter::Create(directory, data.flags, format, kUnwindingFileName));
+      session::SamplesWriter writer,
+      session::SamplesWriter::Create(directory, data.flags, format, kUnwindingFileName));
 
   SessionUnwinding result;
   base::Status written = UnwindInto(data, walker ? &*walker : nullptr, cancelled, writer, result);
@@ -152,7 +152,7 @@ base::StatusOr<SessionUnwinding> UnwindSession(const std::string& directory,
   }
   result.bytes_after += writer.records_bytes();
   if (walker) result.stats.steps = walker->unwind_stats().steps;
-  const std::string samples_path = directory + "/" + formats::kSamplesFileName;
+  const std::string samples_path = directory + "/" + session::kSamplesFileName;
   if (std::rename(unwinding_path.c_str(), samples_path.c_str()) != 0) {
     return base::Status::Errno(errno, "renaming %s to %s", unwinding_path.c_str(),
                                samples_path.c_str());

@@ -9,7 +9,7 @@
 //
 // The samples file is rewritten beside itself and renamed over it: a recorder killed meanwhile
 // leaves the session as recorded, which report unwinds itself. The samples record unwound while
-// it recorded (formats::kRecordUnwoundSample, recording_unwinder.h) are kept as they are.
+// it recorded (session::kRecordUnwoundSample, recording_unwinder.h) are kept as they are.
 #pragma once
 
 #include <cstdint>
@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "jitscope/base/status.h"
-#include "jitscope/formats/perf_record.h"
 #include "jitscope/report/sample_walker.h"
+#include "jitscope/session/perf_record.h"
 #include "jitscope/unwind/unwinder.h"
 
 namespace jitscope::report {
@@ -30,16 +30,16 @@ class SampleUnwinder {
  public:
   explicit SampleUnwinder(SampleWalker& walker) : walker_(walker) {}
   // Walks `sample`; how the walk ended.
-  unwind::StopReason Walk(const formats::Sample& sample);
+  unwind::StopReason Walk(const session::Sample& sample);
   // The sample Walk() walked last, as a record of `type` (PERF_RECORD_SAMPLE in an unwound file,
-  // formats::kRecordUnwoundSample beside samples not unwound) with `misc`, into `out`; false when
+  // session::kRecordUnwoundSample beside samples not unwound) with `misc`, into `out`; false when
   // its stack does not fit one record.
-  bool Encode(const formats::Sample& sample, uint16_t misc, uint32_t type, std::string& out);
+  bool Encode(const session::Sample& sample, uint16_t misc, uint32_t type, std::string& out);
 
  private:
   SampleWalker& walker_;
   std::vector<StackAddress> stack_;
-  std::vector<formats::Frame> frames_;
+  std::vector<session::Frame> frames_;
 };
 
 struct SessionUnwinding {

@@ -18,7 +18,7 @@ constexpr std::array<int, 9> kI386FromPerf = {PERF_REG_X86_AX, PERF_REG_X86_CX, 
                                               PERF_REG_X86_SI, PERF_REG_X86_DI, PERF_REG_X86_IP};
 
 template <size_t N>
-void Fill(RegisterFile& file, const formats::UserRegs& regs, const std::array<int, N>& from,
+void Fill(RegisterFile& file, const session::UserRegs& regs, const std::array<int, N>& from,
           uint64_t truncate) {
   for (size_t reg = 0; reg < N; ++reg) {
     const int perf = from[reg];
@@ -29,7 +29,7 @@ void Fill(RegisterFile& file, const formats::UserRegs& regs, const std::array<in
 
 }  // namespace
 
-RegisterFile RegisterFile::FromPerf(const formats::UserRegs& regs) {
+RegisterFile RegisterFile::FromPerf(const session::UserRegs& regs) {
   if (regs.abi == PERF_SAMPLE_REGS_ABI_64) {
     RegisterFile file = X86_64();
     Fill(file, regs, kX86_64FromPerf, ~uint64_t{0});

@@ -10,7 +10,7 @@
 #include <array>
 #include <cstdint>
 
-#include "jitscope/formats/perf_record.h"
+#include "jitscope/session/perf_record.h"
 
 namespace jitscope::unwind {
 
@@ -21,7 +21,7 @@ class RegisterFile {
   // The registers of a sample (PERF_SAMPLE_REGS_USER) in DWARF numbering, 64- or 32-bit by the
   // sample's `abi`. A sample without user registers (abi NONE: a kernel thread) gives an empty
   // file (is_valid() false).
-  static RegisterFile FromPerf(const formats::UserRegs& regs);
+  static RegisterFile FromPerf(const session::UserRegs& regs);
   static RegisterFile X86_64() { return RegisterFile(8, 7, 16, 17); }
   static RegisterFile I386() { return RegisterFile(4, 4, 8, 9); }
 

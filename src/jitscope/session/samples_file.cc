@@ -1,5 +1,5 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
-#include "jitscope/formats/samples_file.h"
+#include "jitscope/session/samples_file.h"
 
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -12,9 +12,9 @@
 
 #include "jitscope/base/file_window.h"
 #include "jitscope/base/files.h"
-#include "jitscope/formats/perf_record.h"
+#include "jitscope/session/perf_record.h"
 
-namespace jitscope::formats {
+namespace jitscope::session {
 namespace {
 
 constexpr size_t kBufferSize = 256 * 1024;
@@ -435,4 +435,4 @@ base::StatusOr<SampleData> ReadSamplesFile(const std::string& path) {
   return data;
 }
 
-}  // namespace jitscope::formats
+}  // namespace jitscope::session

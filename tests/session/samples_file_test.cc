@@ -1,5 +1,5 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
-#include "jitscope/formats/samples_file.h"
+#include "jitscope/session/samples_file.h"
 
 #include <asm/perf_regs.h>
 #include <linux/perf_event.h>
@@ -15,15 +15,15 @@
 
 #include <gtest/gtest.h>
 
-#include "perf_data_builder.h"
+#include "formats/perf_data_builder.h"
 
 #include "support/resident.h"
 #include "support/temp_dir.h"
 
-namespace jitscope::formats {
+namespace jitscope::session {
 namespace {
 
-using RecordBuilder = testing::PerfRecordBuilder;
+using RecordBuilder = formats::testing::PerfRecordBuilder;
 
 std::string Header(const SamplesFormat& format = {}) {
   std::string out(kSamplesMagic, sizeof(kSamplesMagic));
@@ -622,4 +622,4 @@ TEST(UnwoundSamplesTest, AnUnwoundLayoutHasNoRegisters) {
 }
 
 }  // namespace
-}  // namespace jitscope::formats
+}  // namespace jitscope::session

@@ -1,5 +1,5 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
-#include "jitscope/formats/session_info.h"
+#include "jitscope/session/session_info.h"
 
 #include <filesystem>
 
@@ -8,7 +8,7 @@
 #include "support/files.h"
 #include "support/temp_dir.h"
 
-namespace jitscope::formats {
+namespace jitscope::session {
 namespace {
 
 TEST(SessionInfoTest, RoundTripAndReplace) {
@@ -244,4 +244,4 @@ TEST(SessionInfoTest, WrongShapesAreErrorsNotCrashes) {
 }
 
 }  // namespace
-}  // namespace jitscope::formats
+}  // namespace jitscope::session

@@ -1,5 +1,5 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
-#include "jitscope/formats/perf_data_reader.h"
+#include "jitscope/session/perf_data_reader.h"
 
 #include <zstd.h>
 
@@ -9,15 +9,15 @@
 
 #include <gtest/gtest.h>
 
+#include "formats/perf_data_builder.h"
 #include "jitscope/base/files.h"
-#include "perf_data_builder.h"
 
-namespace jitscope::formats {
+namespace jitscope::session {
 namespace {
 
-using testing::FpAttr;
-using testing::PerfDataBuilder;
-using testing::PerfRecordBuilder;
+using formats::testing::FpAttr;
+using formats::testing::PerfDataBuilder;
+using formats::testing::PerfRecordBuilder;
 
 constexpr uint32_t kPid = 4242;
 
@@ -169,7 +169,7 @@ TEST(PerfDataReaderTest, WithoutClockidTheTimesAreNotMonotonic) {
 
 TEST(PerfDataReaderTest, ReadsTheCommandLineAndBuildIds) {
   PerfDataBuilder b = Basic();
-  testing::ByteBuilder cmdline;
+  formats::testing::ByteBuilder cmdline;
   cmdline.U32(2)
       .U32(8)
       .Raw(std::string("perf\0\0\0\0", 8))
@@ -192,7 +192,7 @@ TEST(PerfDataReaderTest, ReadsTheCommandLineAndBuildIds) {
 }
 
 TEST(PerfDataReaderTest, ReadsEventNamesAndNotesACutDescription) {
-  testing::ByteBuilder desc;
+  formats::testing::ByteBuilder desc;
   desc.U32(1).U32(sizeof(perf_event_attr)).Zeros(sizeof(perf_event_attr));
   desc.U32(2).U32(16).Raw(std::string("cpu-clock\0\0\0\0\0\0\0", 16)).U64(11).U64(12);
   const std::string whole(desc.bytes().begin(), desc.bytes().end());
@@ -518,4 +518,4 @@ TEST(PerfDataReaderTest, ReadsPerfsTwoEventRecording) {
 }
 
 }  // namespace
-}  // namespace jitscope::formats
+}  // namespace jitscope::session

@@ -1,5 +1,5 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
-#include "jitscope/formats/perf_record.h"
+#include "jitscope/session/perf_record.h"
 
 #include <linux/perf_event.h>
 
@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <cstring>
 
-namespace jitscope::formats {
+namespace jitscope::session {
 namespace {
 
 // A bounds-checked cursor over one record's bytes.
@@ -412,4 +412,4 @@ std::string BuildIdHex(std::span<const uint8_t> bytes) {
   return hex;
 }
 
-}  // namespace jitscope::formats
+}  // namespace jitscope::session

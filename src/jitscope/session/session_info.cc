@@ -1,5 +1,5 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
-#include "jitscope/formats/session_info.h"
+#include "jitscope/session/session_info.h"
 
 #include <algorithm>
 
@@ -7,7 +7,7 @@
 
 #include "jitscope/base/files.h"
 
-namespace jitscope::formats {
+namespace jitscope::session {
 
 base::Status WriteSessionInfo(const std::string& directory, const SessionInfo& info) {
   nlohmann::ordered_json json = {{"command", info.command},
@@ -187,4 +187,4 @@ base::StatusOr<SessionInfo> ReadSessionInfo(const std::string& directory) {
   return info;
 }
 
-}  // namespace jitscope::formats
+}  // namespace jitscope::session

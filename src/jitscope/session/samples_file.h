@@ -37,9 +37,9 @@
 #include "jitscope/base/files.h"
 #include "jitscope/base/scoped_resource.h"
 #include "jitscope/base/status.h"
-#include "jitscope/formats/perf_record.h"
+#include "jitscope/session/perf_record.h"
 
-namespace jitscope::formats {
+namespace jitscope::session {
 
 inline constexpr char kSamplesFileName[] = "samples.jss";
 inline constexpr char kSamplesMagic[8] = {'J', 'S', 'S', 'A', 'M', 'P', 'L', 'E'};
@@ -266,4 +266,4 @@ base::StatusOr<SampleData> ParseSamples(std::string_view bytes);
 base::StatusOr<SampleData> ParseOwnedSamples(std::string bytes);
 base::StatusOr<SampleData> ReadSamplesFile(const std::string& path);
 
-}  // namespace jitscope::formats
+}  // namespace jitscope::session

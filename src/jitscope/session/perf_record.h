@@ -24,7 +24,7 @@
 
 #include "jitscope/base/status.h"
 
-namespace jitscope::formats {
+namespace jitscope::session {
 
 // What every sample of a session carries, in perf_event_open(2)'s field order
 // ("PERF_RECORD_SAMPLE"). The sampler asks for it, the samples file records it in its header.
@@ -215,4 +215,4 @@ std::string_view CutStackCopy(std::string_view bytes, const SampleLayout& layout
 std::optional<uint64_t> PerfRecordId(std::string_view bytes, uint64_t sample_type,
                                      bool sample_id_all);
 
-}  // namespace jitscope::formats
+}  // namespace jitscope::session

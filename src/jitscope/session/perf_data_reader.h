@@ -31,9 +31,9 @@
 #include <vector>
 
 #include "jitscope/base/status.h"
-#include "jitscope/formats/samples_file.h"
+#include "jitscope/session/samples_file.h"
 
-namespace jitscope::formats {
+namespace jitscope::session {
 
 inline constexpr char kPerfDataMagic[8] = {'P', 'E', 'R', 'F', 'I', 'L', 'E', '2'};
 
@@ -85,4 +85,4 @@ base::StatusOr<PerfData> ParsePerfData(std::span<const uint8_t> bytes, std::stri
 // into the decompressed records').
 base::StatusOr<PerfData> ReadPerfDataFile(const std::string& path);
 
-}  // namespace jitscope::formats
+}  // namespace jitscope::session

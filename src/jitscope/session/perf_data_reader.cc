@@ -1,5 +1,5 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
-#include "jitscope/formats/perf_data_reader.h"
+#include "jitscope/session/perf_data_reader.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -16,10 +16,13 @@
 #include "jitscope/base/files.h"
 #include "jitscope/base/scoped_resource.h"
 #include "jitscope/formats/bounded_reader.h"
-#include "jitscope/formats/perf_record.h"
+#include "jitscope/session/perf_record.h"
 
-namespace jitscope::formats {
+namespace jitscope::session {
 namespace {
+
+using formats::BoundedReader;
+using formats::RecordError;
 
 constexpr uint64_t kHeaderSize = 104;
 constexpr uint64_t kPipeHeaderSize = 16;
@@ -642,4 +645,4 @@ base::StatusOr<PerfData> ReadPerfDataFile(const std::string& path) {
   return data;
 }
 
-}  // namespace jitscope::formats
+}  // namespace jitscope::session

@@ -54,7 +54,7 @@
 
 #include "jitscope/base/status.h"
 
-namespace jitscope::formats {
+namespace jitscope::session {
 
 inline constexpr char kSessionInfoFileName[] = "session.json";
 
@@ -116,4 +116,4 @@ base::StatusOr<SessionInfo> ReadSessionInfo(const std::string& directory);
 // The same for the file's bytes (hostile input: any bytes give a value or an error).
 base::StatusOr<SessionInfo> ParseSessionInfo(std::string_view bytes);
 
-}  // namespace jitscope::formats
+}  // namespace jitscope::session

@@ -10,7 +10,7 @@
 
 #include <string>
 
-namespace jitscope::formats {
+namespace jitscope::session {
 
 // The build id of the ELF file open as `fd` (lowercase hex), or "" when it has none or is not
 // readable as ELF. `fd` stays the caller's.
@@ -18,4 +18,4 @@ std::string BuildIdOfFd(int fd);
 // The same of the file at `path`.
 std::string BuildIdOfFile(const std::string& path);
 
-}  // namespace jitscope::formats
+}  // namespace jitscope::session

@@ -1,14 +1,14 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
-#include "jitscope/formats/elf_build_id.h"
+#include "jitscope/session/elf_build_id.h"
 
 #include <elfutils/libdwelf.h>
 #include <fcntl.h>
 #include <libelf.h>
 
 #include "jitscope/base/scoped_resource.h"
-#include "jitscope/formats/perf_record.h"
+#include "jitscope/session/perf_record.h"
 
-namespace jitscope::formats {
+namespace jitscope::session {
 
 std::string BuildIdOfFd(int fd) {
   elf_version(EV_CURRENT);
@@ -28,4 +28,4 @@ std::string BuildIdOfFile(const std::string& path) {
   return fd ? BuildIdOfFd(fd.get()) : std::string();
 }
 
-}  // namespace jitscope::formats
+}  // namespace jitscope::session
