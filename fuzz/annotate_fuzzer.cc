@@ -46,7 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   uint64_t placed = 0;
   for (size_t i = 0; i < code.size(); ++i) {
     const uint64_t offset = code[i] % load.size;
-    std::vector<report::StackAddress> stack = {{start + offset, false, false}};
+    std::vector<walk::StackAddress> stack = {{start + offset, false, false}};
     if (code[i] == 0xe8) stack.push_back({start + i + 1, false, true});
     collector.Add(7, 2, stack);
     ++placed;

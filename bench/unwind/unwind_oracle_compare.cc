@@ -21,12 +21,12 @@
 #include <string>
 #include <vector>
 
-#include "jitscope/report/profile_builder.h"
-#include "jitscope/report/sample_walker.h"
 #include "jitscope/session/samples_file.h"
 #include "jitscope/symbolize/code_history.h"
+#include "jitscope/walk/recording.h"
+#include "jitscope/walk/sample_walker.h"
 
-namespace jitscope::report {
+namespace jitscope::walk {
 namespace {
 
 struct Counts {
@@ -125,12 +125,12 @@ int Compare(const std::string& directory) {
 }
 
 }  // namespace
-}  // namespace jitscope::report
+}  // namespace jitscope::walk
 
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr, "usage: unwind_oracle_compare SESSION\n");
     return 2;
   }
-  return jitscope::report::Compare(argv[1]);
+  return jitscope::walk::Compare(argv[1]);
 }

@@ -29,10 +29,13 @@ ALLOWED = {
     # unwind (rules derived from JIT code) and report (annotation) stand on.
     "disasm": {"base"},
     "unwind": {"base", "trace", "formats", "session", "symbolize", "disasm"},
+    # A recording opened and its samples' stacks walked: record (through cli) and report both
+    # stand on it, and neither owns it.
+    "walk": {"base", "trace", "formats", "session", "symbolize", "unwind"},
     "record": {"base", "trace", "formats", "session"},
-    "report": {"base", "trace", "formats", "session", "symbolize", "unwind", "disasm"},
-    "cli": {"base", "trace", "formats", "session", "symbolize", "unwind", "record", "report",
-            "disasm"},
+    "report": {"base", "trace", "formats", "session", "symbolize", "unwind", "walk", "disasm"},
+    "cli": {"base", "trace", "formats", "session", "symbolize", "unwind", "walk", "record",
+            "report", "disasm"},
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"(jitscope/[^"]+)"', re.MULTILINE)

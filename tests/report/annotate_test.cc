@@ -165,14 +165,14 @@ class AnnotateTest : public ::testing::Test {
     code_.Add(1000 * kMs, kDriver, driver_);
 
     auto at = [this](uint64_t address, uint64_t time, int count,
-                     std::vector<StackAddress> callers = {}) {
+                     std::vector<walk::StackAddress> callers = {}) {
       for (int i = 0; i < count; ++i) {
-        std::vector<StackAddress> stack = {{address, false, false}};
+        std::vector<walk::StackAddress> stack = {{address, false, false}};
         stack.insert(stack.end(), callers.begin(), callers.end());
         samples_.push_back({time * kMs, std::move(stack)});
       }
     };
-    const StackAddress from_driver = {kDriver + 6, false, true};
+    const walk::StackAddress from_driver = {kDriver + 6, false, true};
     at(kHot + 0, 1100, 1);
     at(kHot + 6, 1200, 1);                  // the multiply...
     at(kHot + 10, 1300, 3, {from_driver});  // ...and, by skid, mostly the add after it
@@ -211,7 +211,7 @@ class AnnotateTest : public ::testing::Test {
 
   struct TestSample {
     uint64_t time_ns;
-    std::vector<StackAddress> stack;  // leaf first
+    std::vector<walk::StackAddress> stack;  // leaf first
   };
   std::vector<uint8_t> series_, again_, cold_, driver_;
   symbolize::SymbolIndex index_;
@@ -474,7 +474,7 @@ TEST(AnnotateNativeTest, AFunctionComesFromItsElfFileWithItsLines) {
   const std::vector<session::Task> tasks;
   const session::Mapping& mapping = mappings[0];
   ASSERT_TRUE(mapping.filename.starts_with("/")) << "no file maps this test's code";
-  const ProcessMaps maps(mappings, tasks);  // keeps pointers into both
+  const walk::ProcessMaps maps(mappings, tasks);  // keeps pointers into both
   NativeSymbolizer native;
   const symbolize::SymbolIndex no_jit_code;
   const symbolize::CodeStore no_code;
@@ -482,7 +482,7 @@ TEST(AnnotateNativeTest, AFunctionComesFromItsElfFileWithItsLines) {
                       [&](uint32_t) -> const symbolize::CodeStore& { return no_code; }, false,
                       &maps, &native);
   VersionCollector collector(locator);
-  const std::vector<StackAddress> leaf = {{address + 1, false, false}};
+  const std::vector<walk::StackAddress> leaf = {{address + 1, false, false}};
   collector.Add(kPid, 10, leaf);
   collector.Add(kPid, 11, leaf);
   const std::vector<CodeVersion> versions = std::move(collector).Take();

@@ -12,18 +12,6 @@ std::vector<session::Mapping> Mapped(std::vector<std::string> files) {
   return mappings;
 }
 
-TEST(JitAdviceTest, RefusedEventsByReason) {
-  EXPECT_EQ(DescribeRejectedEvents({}), "");
-  EXPECT_EQ(DescribeRejectedEvents({{trace::RejectReason::kZeroSize, 0}}), "");
-  EXPECT_EQ(DescribeRejectedEvents({{trace::RejectReason::kNullName, 1}}),
-            "the collector refused 1 event the JIT reported (null_name: 1); 'jitscope dump' "
-            "lists them");
-  EXPECT_EQ(DescribeRejectedEvents(
-                {{trace::RejectReason::kNullName, 2}, {trace::RejectReason::kZeroSize, 1}}),
-            "the collector refused 3 events the JIT reported (null_name: 2, zero_size: 1); "
-            "'jitscope dump' lists them");
-}
-
 TEST(JitAdviceTest, TheEngineIsJudgedByTheProgramAndItsLibraries) {
   EXPECT_EQ(HowToReportJitCode("/usr/bin/node", {}),
             "run node with --perf-prof (or --perf-basic-prof)");

@@ -182,7 +182,7 @@ Unwound ExpectUnwoundWhileRecording(const std::string& err) {
 }
 
 // record unwinds a command's samples while it records, batch by batch
-// (report/recording_unwinder.h): the samples file never holds more than the few stack copies no
+// (walk/recording_unwinder.h): the samples file never holds more than the few stack copies no
 // rule unwound yet, where it held every sample's stack copy until the end; and the stacks are the
 // ones the unwinding at the end finds.
 TEST(JitUnwindE2eTest, RecordUnwindsWhileItRecordsAndTheStackCopiesNeverPileUp) {

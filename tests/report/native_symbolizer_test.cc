@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "jitscope/report/native_symbolizer.h"
-#include "jitscope/report/process_maps.h"
+#include "jitscope/walk/process_maps.h"
 
 namespace jitscope::report::testing_probe {
 
@@ -118,7 +118,7 @@ TEST(ProcessMapsTest, LatestMappingAtTheTimeAndInheritedAcrossFork) {
   fork.tid = 11;
   fork.ptid = 10;
   fork.time_ns = 200;
-  const ProcessMaps maps(mappings, {fork});
+  const walk::ProcessMaps maps(mappings, {fork});
   EXPECT_EQ(maps.Find(10, 0x1800, 50), nullptr);
   EXPECT_EQ(maps.Find(10, 0x1800, 200)->filename, "/old");
   EXPECT_EQ(maps.Find(10, 0x1800, 300)->filename, "/new");

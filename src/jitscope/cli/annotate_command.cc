@@ -13,10 +13,10 @@
 
 #include "jitscope/cli/report_command.h"
 #include "jitscope/report/annotate.h"
-#include "jitscope/report/profile_builder.h"
 #include "jitscope/session/perf_data_reader.h"
 #include "jitscope/session/samples_file.h"
 #include "jitscope/session/session_info.h"
+#include "jitscope/walk/recording.h"
 
 namespace jitscope::cli {
 namespace {
@@ -63,26 +63,26 @@ int RunAnnotate(const AnnotateOptions& options, std::FILE* out, std::FILE* err) 
     fmt::print(err, "jitscope annotate: error: {}\n", message);
     return 1;
   };
-  base::StatusOr<report::Recording> recording = report::ReadRecording(input);
+  base::StatusOr<walk::Recording> recording = walk::ReadRecording(input);
   if (!recording.ok()) return fail(recording.status().message());
-  base::StatusOr<symbolize::SourceSet> sources = report::OpenRecordingJitSources(*recording, {});
+  base::StatusOr<symbolize::SourceSet> sources = walk::OpenRecordingJitSources(*recording, {});
   if (!sources.ok()) return fail(sources.status().message());
   const session::SampleData& data = recording->data;
   report::AnnotateOutputOptions output;
-  output.command = recording->profile.command;
+  output.command = recording->command;
 
   // Each sample's stack, walked as report walks it, counts for the version of its leaf and for
   // the call sites of its return addresses.
   Processes processes(*sources);
-  report::SampleWalker walker(data, *sources, recording->vdso_path, recording->latest_code);
-  report::DescribeOtherRoots(*recording, walker.files());
+  walk::SampleWalker walker(data, *sources, recording->vdso_path, recording->latest_code);
+  walk::DescribeOtherRoots(*recording, walker.files());
   report::NativeSymbolizer native;
   report::CodeLocator locator(
       [&](uint32_t pid) -> const symbolize::SymbolIndex& { return processes.Index(pid); },
       [&](uint32_t pid) -> const symbolize::CodeStore& { return processes.Code(pid); },
       recording->latest_code, &walker.maps(), &native, &walker.files());
   report::VersionCollector collector(locator);
-  std::vector<report::StackAddress> stack;
+  std::vector<walk::StackAddress> stack;
   data.ForEachSample([&](const session::Sample& sample) {
     walker.Walk(sample, stack);
     collector.Add(sample.pid, sample.time_ns, stack);
@@ -93,7 +93,7 @@ int RunAnnotate(const AnnotateOptions& options, std::FILE* out, std::FILE* err) 
   output.color = options.format == "text" && options.output.empty() && ::isatty(::fileno(out)) != 0;
   output.total_samples = data.samples.size();
   if (!data.samples.empty()) output.start_time_ns = data.samples.time_ns(0);
-  for (const std::string& warning : recording->profile.warnings) {
+  for (const std::string& warning : recording->warnings) {
     output.notes.push_back("warning: " + warning);
   }
 

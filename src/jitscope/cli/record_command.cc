@@ -15,9 +15,9 @@
 #include "jitscope/formats/output_formats.h"
 #include "jitscope/record/install_tree.h"
 #include "jitscope/record/stop_signals.h"
-#include "jitscope/report/recording_unwinder.h"
-#include "jitscope/report/unwound_session.h"
 #include "jitscope/unwind/unwinder.h"
+#include "jitscope/walk/recording_unwinder.h"
+#include "jitscope/walk/unwound_session.h"
 
 namespace jitscope::cli {
 namespace {
@@ -26,14 +26,14 @@ namespace {
 // with what was unwound while recording (`while_recording`). Returns the size of the samples file
 // to tell the user; `recorded` when it stays as it was.
 uint64_t UnwindAtEnd(const std::string& directory, uint64_t recorded,
-                     const report::RecordingUnwinding& while_recording, std::FILE* err) {
+                     const walk::RecordingUnwinding& while_recording, std::FILE* err) {
   const auto start = std::chrono::steady_clock::now();
   fmt::print(err, "jitscope record: unwinding the samples (Ctrl-C leaves that to report)\n");
   std::fflush(err);
   // Ctrl-C or SIGTERM now stops the unwinding, not record: the session is kept as recorded.
   record::StopSignals stop;
-  base::StatusOr<report::SessionUnwinding> unwound =
-      report::UnwindSession(directory, [&stop] { return stop.received() != 0; });
+  base::StatusOr<walk::SessionUnwinding> unwound =
+      walk::UnwindSession(directory, [&stop] { return stop.received() != 0; });
   if (!unwound.ok()) {
     fmt::print(err,
                "jitscope record: warning: the samples were not unwound ({}); the session keeps "
@@ -155,17 +155,17 @@ int RunRecord(record::SessionOptions options, const RecordCommandOptions& comman
     options.preload_path = *frames;
   }
   // The samples are unwound while the processes run, so their stack copies never pile up on disk
-  // (report/recording_unwinder.h); those of processes in containers wait for the end, when their
+  // (walk/recording_unwinder.h); those of processes in containers wait for the end, when their
   // files are copied into the session.
-  auto while_recording = std::make_shared<report::RecordingUnwinding>();
+  auto while_recording = std::make_shared<walk::RecordingUnwinding>();
   const bool unwinding =
       options.call_graph.mode == record::CallGraph::kDwarf && !command_options.keep_stacks;
   if (unwinding) {
-    const uint64_t batch_bytes = report::RecordingUnwinder::BatchBytesFromEnvironment();
+    const uint64_t batch_bytes = walk::RecordingUnwinder::BatchBytesFromEnvironment();
     options.record_sink = [while_recording, batch_bytes](const record::RecordSinkSetup& setup)
         -> base::StatusOr<std::unique_ptr<session::RecordSink>> {
-      ASSIGN_OR_RETURN(std::unique_ptr<report::RecordingUnwinder> unwinder,
-                       report::RecordingUnwinder::Create(
+      ASSIGN_OR_RETURN(std::unique_ptr<walk::RecordingUnwinder> unwinder,
+                       walk::RecordingUnwinder::Create(
                            setup.dir, setup.flags, setup.format, batch_bytes, while_recording,
                            std::set<uint32_t>(setup.elsewhere.begin(), setup.elsewhere.end())));
       return std::unique_ptr<session::RecordSink>(std::move(unwinder));

@@ -20,7 +20,7 @@ base::Status ValidateRecordOptions(const record::SessionOptions& options);
 struct RecordCommandOptions {
   // --call-graph dwarf: leave each sample's registers and stack copy in the session for
   // `jitscope report` to unwind, instead of unwinding them when the recording ends
-  // (report/unwound_session.h).
+  // (walk/unwound_session.h).
   bool keep_stacks = false;
   // Preload libjitscope-frames.so into the command, to capture the unwind tables its JIT
   // engines register with __register_frame (formats/registered_frames.h).

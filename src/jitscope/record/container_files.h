@@ -34,7 +34,7 @@
 // through its root, which is opened when the recording starts and held, as its directories are,
 // and copied when it ends: after its exit they are still found on its root's filesystem (not on
 // mounts inside its root, which its mount namespace took with it). report reads them in place of
-// the paths (report/file_identity.h); a process that shares record's root (`unshare --mount`)
+// the paths (walk/file_identity.h); a process that shares record's root (`unshare --mount`)
 // has its ELF files read where they are.
 #pragma once
 

@@ -71,7 +71,7 @@ struct SamplerOptions {
 // - with --call-graph dwarf: every general-purpose user register and a copy of the top of the
 //   user stack. The kernel's call chain keeps its user part too (perf leaves it out): where a
 //   walk finds no rule, the frame-pointer chain may carry it on, labelled as a guess
-//   (report/sample_walker.h).
+//   (walk/sample_walker.h).
 perf_event_attr MakeSamplingAttr(const SamplerOptions& options);
 
 // What the samples file's header says about the samples of `options`.

@@ -48,7 +48,7 @@
 
 namespace jitscope::record {
 
-// What a session's records go to (report/recording_unwinder.h unwinds them as they come).
+// What a session's records go to (walk/recording_unwinder.h unwinds them as they come).
 struct RecordSinkSetup {
   std::string dir;  // the session directory
   uint64_t flags = 0;

@@ -161,10 +161,11 @@ CodeVersion* VersionCollector::VersionAt(uint32_t pid, uint64_t address, uint64_
   return &it->second;
 }
 
-void VersionCollector::Add(uint32_t pid, uint64_t time_ns, std::span<const StackAddress> stack) {
+void VersionCollector::Add(uint32_t pid, uint64_t time_ns,
+                           std::span<const walk::StackAddress> stack) {
   calls_.clear();
   for (size_t i = 0; i < stack.size(); ++i) {
-    const StackAddress& address = stack[i];
+    const walk::StackAddress& address = stack[i];
     if (address.kernel) continue;
     if (i == 0) {
       if (CodeVersion* version = VersionAt(pid, address.pc, time_ns)) {

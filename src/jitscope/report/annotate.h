@@ -19,7 +19,7 @@
 
 #include "jitscope/disasm/decoder.h"
 #include "jitscope/report/code_locator.h"
-#include "jitscope/report/sample_walker.h"
+#include "jitscope/walk/sample_walker.h"
 
 namespace jitscope::report {
 
@@ -30,7 +30,7 @@ class VersionCollector {
  public:
   explicit VersionCollector(CodeLocator& locator) : locator_(locator) {}
   // One sample of process `pid` taken at `time_ns`: its stack, leaf first (SampleWalker).
-  void Add(uint32_t pid, uint64_t time_ns, std::span<const StackAddress> stack);
+  void Add(uint32_t pid, uint64_t time_ns, std::span<const walk::StackAddress> stack);
   // The versions, heaviest (by leaf samples) first; ties: lowest pid, then address, then load.
   std::vector<CodeVersion> Take() &&;
 

@@ -10,7 +10,7 @@ std::optional<CodeLocator::NativeHit> CodeLocator::FindNative(uint32_t pid, uint
   if (maps_ == nullptr || native_ == nullptr) return std::nullopt;
   const session::Mapping* mapping = maps_->Find(pid, address, time_ns);
   if (mapping == nullptr || !mapping->filename.starts_with("/") ||
-      IsAnonymousMemory(mapping->filename)) {
+      walk::IsAnonymousMemory(mapping->filename)) {
     return std::nullopt;
   }
   const std::string* file = files_ != nullptr ? files_->FileOf(*mapping) : &mapping->filename;

@@ -19,11 +19,11 @@
 #include <string>
 #include <vector>
 
-#include "jitscope/report/file_identity.h"
 #include "jitscope/report/native_symbolizer.h"
-#include "jitscope/report/process_maps.h"
 #include "jitscope/symbolize/code_store.h"
 #include "jitscope/symbolize/symbol_index.h"
+#include "jitscope/walk/file_identity.h"
+#include "jitscope/walk/process_maps.h"
 
 namespace jitscope::report {
 
@@ -74,8 +74,8 @@ class CodeLocator {
   // without -k 1), so JIT code is the latest at its address. `maps` and `native` may be nullptr
   // (JIT code only), `files` too (every file taken as it is); they must outlive the locator. A
   // file `files` finds replaced since the recording holds no version.
-  CodeLocator(IndexOf index_of, CodeOf code_of, bool latest_code, const ProcessMaps* maps,
-              NativeSymbolizer* native, FileIdentity* files = nullptr)
+  CodeLocator(IndexOf index_of, CodeOf code_of, bool latest_code, const walk::ProcessMaps* maps,
+              NativeSymbolizer* native, walk::FileIdentity* files = nullptr)
       : index_of_(std::move(index_of)),
         code_of_(std::move(code_of)),
         latest_code_(latest_code),
@@ -99,7 +99,7 @@ class CodeLocator {
   uint64_t JitTime(uint64_t time_ns) const { return latest_code_ ? symbolize::kLatest : time_ns; }
   struct NativeHit {
     const session::Mapping* mapping;
-    const std::string* file;  // what FileIdentity::FileOf gave for it
+    const std::string* file;  // what walk::FileIdentity::FileOf gave for it
     NativeSymbolizer::Function function;
     uint64_t start;  // the function's address in the process
   };
@@ -108,9 +108,9 @@ class CodeLocator {
   IndexOf index_of_;
   CodeOf code_of_;
   const bool latest_code_;
-  const ProcessMaps* maps_;
+  const walk::ProcessMaps* maps_;
   NativeSymbolizer* native_;
-  FileIdentity* files_;
+  walk::FileIdentity* files_;
   symbolize::Resolution resolution_;
 };
 

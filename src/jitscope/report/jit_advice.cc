@@ -26,22 +26,6 @@ bool LooksLike(std::string_view program, const std::vector<session::Mapping>& ma
 
 }  // namespace
 
-std::string DescribeRejectedEvents(const std::map<trace::RejectReason, uint64_t>& rejected) {
-  uint64_t total = 0;
-  std::string reasons;
-  for (const auto& [reason, count] : rejected) {
-    if (count == 0) continue;
-    total += count;
-    reasons += fmt::format("{}{}: {}", reasons.empty() ? "" : ", ", trace::RejectReasonName(reason),
-                           count);
-  }
-  if (total == 0) return "";
-  return fmt::format(
-      "the collector refused {} event{} the JIT reported ({}); 'jitscope dump' "
-      "lists them",
-      total, total == 1 ? "" : "s", reasons);
-}
-
 std::string HowToReportJitCode(std::string_view program,
                                const std::vector<session::Mapping>& mappings) {
   if (LooksLike(program, mappings, {"node", "libnode"})) {

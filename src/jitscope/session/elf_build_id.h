@@ -5,7 +5,7 @@
 // (PERF_RECORD_MISC_MMAP_BUILD_ID) and perf's build-id cache names files: what tells one build of a
 // file from another. record reads it to copy a container's file once however many processes map it
 // (record/container_files.h), report to check that a file is still the one mapped
-// (report/file_identity.h).
+// (walk/file_identity.h).
 #pragma once
 
 #include <string>

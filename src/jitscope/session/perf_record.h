@@ -64,7 +64,7 @@ struct SampleLayout {
 //    interrupted), not a return address to look up one byte back;
 //  - kContextWalkEnd + r, the last entry: the unwinder's StopReason r, why the walk ended;
 //  - kContextGuessed: the frames after it are not the walk's but the kernel's frame-pointer
-//    chain, spliced in where the walk stopped (report/sample_walker.h).
+//    chain, spliced in where the walk stopped (walk/sample_walker.h).
 // A file not flagged as unwound (a kernel's records) gives them no meaning.
 inline constexpr uint64_t kContextNotAfterCall = static_cast<uint64_t>(-3584);
 inline constexpr uint64_t kContextWalkEnd = static_cast<uint64_t>(-3840);
@@ -75,7 +75,7 @@ inline constexpr uint64_t kMaxWalkEnd = 255;
 // --call-graph dwarf samples file, a sample `jitscope record` unwound while it recorded, in the
 // unwound layout (UnwoundSampleLayout(): its call chain with the markers above, its walk's end);
 // the file's other samples are as the kernel wrote them, to be unwound later
-// (report/recording_unwinder.h). Decoding one gives the sample as an unwound file's.
+// (walk/recording_unwinder.h). Decoding one gives the sample as an unwound file's.
 inline constexpr uint32_t kRecordUnwoundSample = 0x4a530001;
 
 // The layout of an unwound file's samples, and of kRecordUnwoundSample records.

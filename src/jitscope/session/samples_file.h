@@ -65,7 +65,7 @@ std::string EncodeSamplesHeader(uint64_t flags, const SamplesFormat& format);
 
 // Where a recorder's records go, in the order it drains them: the samples file as recorded
 // (SamplesWriter), or a writer that unwinds the samples as they come
-// (report/recording_unwinder.h).
+// (walk/recording_unwinder.h).
 class RecordSink {
  public:
   virtual ~RecordSink() = default;

@@ -57,7 +57,7 @@ class CallEffect {
 };
 
 // Which code a direct call reaches, and its effect. Implemented over a recorded process's code
-// (report::SessionAddressSpace) and by tests.
+// (walk::SessionAddressSpace) and by tests.
 class CallTargets {
  public:
   virtual ~CallTargets() = default;

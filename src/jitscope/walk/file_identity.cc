@@ -1,11 +1,11 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
-#include "jitscope/report/file_identity.h"
+#include "jitscope/walk/file_identity.h"
 
 #include <algorithm>
 
 #include "jitscope/session/elf_build_id.h"
 
-namespace jitscope::report {
+namespace jitscope::walk {
 
 const std::string* FileIdentity::FileOf(const session::Mapping& mapping) {
   const std::string* file = &mapping.filename;
@@ -28,4 +28,4 @@ const std::string* FileIdentity::FileOf(const session::Mapping& mapping) {
   return nullptr;
 }
 
-}  // namespace jitscope::report
+}  // namespace jitscope::walk

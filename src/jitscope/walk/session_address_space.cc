@@ -1,9 +1,9 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
-#include "jitscope/report/session_address_space.h"
+#include "jitscope/walk/session_address_space.h"
 
 #include <algorithm>
 
-namespace jitscope::report {
+namespace jitscope::walk {
 
 namespace {
 
@@ -187,4 +187,4 @@ unwind::CfiModule* SessionAddressSpace::ModuleFor(const std::string& path) {
   return it->second.get();
 }
 
-}  // namespace jitscope::report
+}  // namespace jitscope::walk

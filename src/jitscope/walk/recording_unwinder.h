@@ -39,7 +39,7 @@
 #include "jitscope/session/samples_file.h"
 #include "jitscope/unwind/unwinder.h"
 
-namespace jitscope::report {
+namespace jitscope::walk {
 
 // What unwinding while recording did.
 struct RecordingUnwinding {
@@ -115,4 +115,4 @@ class RecordingUnwinder : public session::RecordSink {
   std::thread thread_;
 };
 
-}  // namespace jitscope::report
+}  // namespace jitscope::walk

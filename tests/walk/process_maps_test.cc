@@ -1,9 +1,9 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
-#include "jitscope/report/process_maps.h"
+#include "jitscope/walk/process_maps.h"
 
 #include <gtest/gtest.h>
 
-namespace jitscope::report {
+namespace jitscope::walk {
 namespace {
 
 TEST(IsAnonymousMemoryTest, KernelPseudoNamesAreAnonymous) {
@@ -23,4 +23,4 @@ TEST(IsAnonymousMemoryTest, FilesAndNamedPseudoMappingsAreNot) {
 }
 
 }  // namespace
-}  // namespace jitscope::report
+}  // namespace jitscope::walk

@@ -25,15 +25,15 @@
 #include <string>
 #include <vector>
 
-#include "jitscope/report/file_identity.h"
-#include "jitscope/report/process_maps.h"
-#include "jitscope/report/session_address_space.h"
 #include "jitscope/session/perf_record.h"
 #include "jitscope/session/samples_file.h"
 #include "jitscope/symbolize/source_set.h"
 #include "jitscope/unwind/unwinder.h"
+#include "jitscope/walk/file_identity.h"
+#include "jitscope/walk/process_maps.h"
+#include "jitscope/walk/session_address_space.h"
 
-namespace jitscope::report {
+namespace jitscope::walk {
 
 struct StackAddress {
   uint64_t pc = 0;
@@ -80,4 +80,4 @@ class SampleWalker {
   uint64_t guessed_walks_ = 0;
 };
 
-}  // namespace jitscope::report
+}  // namespace jitscope::walk

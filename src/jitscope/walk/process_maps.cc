@@ -1,9 +1,9 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
-#include "jitscope/report/process_maps.h"
+#include "jitscope/walk/process_maps.h"
 
 #include <algorithm>
 
-namespace jitscope::report {
+namespace jitscope::walk {
 
 bool IsAnonymousMemory(std::string_view name) {
   if (name.empty() || name == "//anon" || name == "[heap]" || name == "[stack]") return true;
@@ -68,4 +68,4 @@ const session::Mapping* ProcessMaps::Find(uint32_t pid, uint64_t address, uint64
   return nullptr;
 }
 
-}  // namespace jitscope::report
+}  // namespace jitscope::walk

@@ -13,7 +13,7 @@
 
 #include "jitscope/session/perf_record.h"
 
-namespace jitscope::report {
+namespace jitscope::walk {
 
 // Whether a mapping's name is a kernel pseudo-name for memory that no file backs — anonymous
 // memory ("//anon" in perf's records, "[anon:NAME]" named by prctl, "[heap]", "[stack]"), a
@@ -55,4 +55,4 @@ class ProcessMaps {
   std::map<uint32_t, Parent> parents_;
 };
 
-}  // namespace jitscope::report
+}  // namespace jitscope::walk

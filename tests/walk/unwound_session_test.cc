@@ -1,10 +1,10 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// A --call-graph dwarf session unwound when `jitscope record` ends (report/unwound_session.h):
+// A --call-graph dwarf session unwound when `jitscope record` ends (walk/unwound_session.h):
 // the checked-in recorded sessions (recorded/README.md), each copied and unwound, give the very
 // report their stack copies give when report unwinds them, from a samples file that keeps
 // addresses instead of stack copies.
-#include "jitscope/report/unwound_session.h"
+#include "jitscope/walk/unwound_session.h"
 
 #include <linux/perf_event.h>
 
@@ -23,14 +23,14 @@
 
 #include "jitscope/base/files.h"
 #include "jitscope/formats/jitdump_reader.h"
-#include "jitscope/report/recording_unwinder.h"
 #include "jitscope/session/samples_file.h"
+#include "jitscope/walk/recording_unwinder.h"
 #include "support/files.h"
 #include "support/process.h"
 #include "support/report_header.h"
 #include "support/temp_dir.h"
 
-namespace jitscope::report {
+namespace jitscope::walk {
 namespace {
 
 using test_support::RunProgram;
@@ -301,4 +301,4 @@ TEST(UnwoundSessionErrors, NoSessionThere) {
 }
 
 }  // namespace
-}  // namespace jitscope::report
+}  // namespace jitscope::walk

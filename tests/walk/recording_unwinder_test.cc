@@ -1,11 +1,11 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// The recording unwinder's two threads (report/recording_unwinder.h): the recorder's, which
+// The recording unwinder's two threads (walk/recording_unwinder.h): the recorder's, which
 // gathers records into batches and hands them over, and the one that unwinds them into the
 // samples file. Whatever the batch size, every record reaches the file once, in the order it was
 // appended, each sample either unwound or as recorded. (unwound_session_test.cc checks what the
 // unwound samples say; the TSan build runs this one.)
-#include "jitscope/report/recording_unwinder.h"
+#include "jitscope/walk/recording_unwinder.h"
 
 #include <linux/perf_event.h>
 
@@ -21,7 +21,7 @@
 #include "support/files.h"
 #include "support/temp_dir.h"
 
-namespace jitscope::report {
+namespace jitscope::walk {
 namespace {
 
 // What a file's records are, in order: a record but a sample as it is, a sample as its time.
@@ -88,4 +88,4 @@ TEST(RecordingUnwinderErrors, ASessionWithoutStackCopiesIsRefused) {
 }
 
 }  // namespace
-}  // namespace jitscope::report
+}  // namespace jitscope::walk

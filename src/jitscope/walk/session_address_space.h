@@ -30,15 +30,15 @@
 #include <unordered_map>
 #include <vector>
 
-#include "jitscope/report/file_identity.h"
-#include "jitscope/report/process_maps.h"
 #include "jitscope/symbolize/code_history.h"
 #include "jitscope/symbolize/source_set.h"
 #include "jitscope/unwind/call_effect.h"
 #include "jitscope/unwind/derived_rules.h"
 #include "jitscope/unwind/unwinder.h"
+#include "jitscope/walk/file_identity.h"
+#include "jitscope/walk/process_maps.h"
 
-namespace jitscope::report {
+namespace jitscope::walk {
 
 class SessionAddressSpace : public unwind::AddressSpace, private unwind::CallTargets {
  public:
@@ -121,4 +121,4 @@ class SessionAddressSpace : public unwind::AddressSpace, private unwind::CallTar
   std::map<std::pair<const void*, uint64_t>, std::optional<unwind::CallEffect>> effects_;
 };
 
-}  // namespace jitscope::report
+}  // namespace jitscope::walk

@@ -1,5 +1,5 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
-#include "jitscope/report/recording_unwinder.h"
+#include "jitscope/walk/recording_unwinder.h"
 
 #include <linux/perf_event.h>
 
@@ -8,11 +8,11 @@
 #include <utility>
 #include <variant>
 
-#include "jitscope/report/profile_builder.h"
-#include "jitscope/report/sample_walker.h"
-#include "jitscope/report/unwound_session.h"
+#include "jitscope/walk/recording.h"
+#include "jitscope/walk/sample_walker.h"
+#include "jitscope/walk/unwound_session.h"
 
-namespace jitscope::report {
+namespace jitscope::walk {
 
 uint64_t RecordingUnwinder::BatchBytesFromEnvironment() {
   const char* text = std::getenv("JITSCOPE_UNWIND_BATCH");
@@ -211,4 +211,4 @@ base::Status RecordingUnwinder::Unwind(std::string batch) {
   return base::Status::Ok();
 }
 
-}  // namespace jitscope::report
+}  // namespace jitscope::walk

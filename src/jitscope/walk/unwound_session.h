@@ -18,11 +18,11 @@
 #include <vector>
 
 #include "jitscope/base/status.h"
-#include "jitscope/report/sample_walker.h"
 #include "jitscope/session/perf_record.h"
 #include "jitscope/unwind/unwinder.h"
+#include "jitscope/walk/sample_walker.h"
 
-namespace jitscope::report {
+namespace jitscope::walk {
 
 // Walks samples with a SampleWalker and writes each walk as an unwound sample record: what the
 // unwinding when a recording ends and the unwinding while it records share.
@@ -59,4 +59,4 @@ inline constexpr char kUnwindingFileName[] = "samples.jss.unwinding";
 base::StatusOr<SessionUnwinding> UnwindSession(const std::string& directory,
                                                const std::function<bool()>& cancelled = {});
 
-}  // namespace jitscope::report
+}  // namespace jitscope::walk

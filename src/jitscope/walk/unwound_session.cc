@@ -1,5 +1,5 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
-#include "jitscope/report/unwound_session.h"
+#include "jitscope/walk/unwound_session.h"
 
 #include <linux/perf_event.h>
 #include <unistd.h>
@@ -11,11 +11,11 @@
 #include <optional>
 #include <vector>
 
-#include "jitscope/report/profile_builder.h"
-#include "jitscope/report/sample_walker.h"
 #include "jitscope/session/samples_file.h"
+#include "jitscope/walk/recording.h"
+#include "jitscope/walk/sample_walker.h"
 
-namespace jitscope::report {
+namespace jitscope::walk {
 
 unwind::StopReason SampleUnwinder::Walk(const session::Sample& sample) {
   walker_.Walk(sample, stack_);
@@ -160,4 +160,4 @@ base::StatusOr<SessionUnwinding> UnwindSession(const std::string& directory,
   return result;
 }
 
-}  // namespace jitscope::report
+}  // namespace jitscope::walk

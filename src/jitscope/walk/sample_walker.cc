@@ -1,5 +1,5 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
-#include "jitscope/report/sample_walker.h"
+#include "jitscope/walk/sample_walker.h"
 
 #include <algorithm>
 #include <iterator>
@@ -7,7 +7,7 @@
 
 #include "jitscope/unwind/frame_records.h"
 
-namespace jitscope::report {
+namespace jitscope::walk {
 
 SampleWalker::SampleWalker(const session::SampleData& data, const symbolize::SourceSet& sources,
                            std::string vdso_path, bool latest_code)
@@ -76,4 +76,4 @@ void SampleWalker::Walk(const session::Sample& sample, std::vector<StackAddress>
   }
 }
 
-}  // namespace jitscope::report
+}  // namespace jitscope::walk

@@ -23,7 +23,7 @@
 
 #include "jitscope/session/perf_record.h"
 
-namespace jitscope::report {
+namespace jitscope::walk {
 
 class FileIdentity {
  public:
@@ -58,4 +58,4 @@ class FileIdentity {
   std::vector<std::string> unchecked_;
 };
 
-}  // namespace jitscope::report
+}  // namespace jitscope::walk

@@ -1,7 +1,7 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // FileIdentity: a mapping's file is used only while its build id is the one recorded.
-#include "jitscope/report/file_identity.h"
+#include "jitscope/walk/file_identity.h"
 
 #include <filesystem>
 
@@ -10,7 +10,7 @@
 #include "jitscope/session/elf_build_id.h"
 #include "support/process.h"
 
-namespace jitscope::report {
+namespace jitscope::walk {
 namespace {
 
 using session::BuildIdOfFile;
@@ -104,4 +104,4 @@ TEST(FileIdentityTest, AContainersCopiedFileIsReadFromItsCopy) {
 }
 
 }  // namespace
-}  // namespace jitscope::report
+}  // namespace jitscope::walk
