@@ -20,6 +20,8 @@ ALLOWED = {
     "formats": {"base", "trace"},
     "collector": {"base", "trace", "formats"},
     "opagent": {"base", "trace", "formats", "collector"},
+    # libjitscope-frames.so, preloaded into any program: the file format it writes, no more.
+    "preload": {"base", "formats"},
     # The tool side reads files only through trace, formats and session; report and symbolize
     # never depend on the sampler, so a perf.data and a jitscope session are reported by the same
     # code.

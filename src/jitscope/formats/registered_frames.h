@@ -3,7 +3,7 @@
 // The unwind tables a process registered with the in-process unwinder: what LLVM (MCJIT, ORC's
 // RuntimeDyld), Wasmtime and other engines hand to libgcc's __register_frame for the code they
 // generate, captured by the preload library `jitscope record --registered-frames` puts into the
-// command (collector/frame_registration_shim.cc). One file per process, written into
+// command (preload/frame_registration_shim.cc). One file per process, written into
 // JITSCOPE_OUTPUT_DIR as frames-<pid>.jsf (frames-<pid>.<n>.jsf when that name is taken).
 // Format, version 1, little-endian (docs/trace-format.md, "Registered unwind tables"):
 //

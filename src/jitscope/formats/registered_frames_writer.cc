@@ -1,7 +1,7 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // The writing half of formats/registered_frames.h, apart from the reader: libjitscope-frames.so
-// compiles it in, and nothing else of jitscope.
+// links it (library jitscope_eh_frame), and nothing else of jitscope.
 #include <string>
 #include <string_view>
 

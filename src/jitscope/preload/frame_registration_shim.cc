@@ -28,7 +28,7 @@
 #include "jitscope/formats/eh_frame_ranges.h"
 #include "jitscope/formats/registered_frames.h"
 
-namespace jitscope::collector {
+namespace jitscope::preload {
 namespace {
 
 using FrameFunction = void (*)(void*);
@@ -135,21 +135,20 @@ void Record(uint32_t kind, const void* begin) {
 }
 
 }  // namespace
-}  // namespace jitscope::collector
+}  // namespace jitscope::preload
 
 extern "C" {
 
 __attribute__((visibility("default"))) void __register_frame(void* begin) {
-  static const jitscope::collector::FrameFunction next =
-      jitscope::collector::Next("__register_frame");
-  jitscope::collector::Record(jitscope::formats::kFramesRegistered, begin);
+  static const jitscope::preload::FrameFunction next = jitscope::preload::Next("__register_frame");
+  jitscope::preload::Record(jitscope::formats::kFramesRegistered, begin);
   if (next != nullptr) next(begin);
 }
 
 __attribute__((visibility("default"))) void __deregister_frame(void* begin) {
-  static const jitscope::collector::FrameFunction next =
-      jitscope::collector::Next("__deregister_frame");
-  jitscope::collector::Record(jitscope::formats::kFramesDeregistered, begin);
+  static const jitscope::preload::FrameFunction next =
+      jitscope::preload::Next("__deregister_frame");
+  jitscope::preload::Record(jitscope::formats::kFramesDeregistered, begin);
   if (next != nullptr) next(begin);
 }
 
