@@ -2,11 +2,11 @@
 //
 // The stub is vendorable: a JIT project copies include/jitprofiling.h and
 // src/jitscope/api/jitprofiling.c into its own tree and compiles them with any C or C++ compiler,
-// with no other jitscope file (README, "Add JIT profiling to your JIT"; seed 000, "include the
-// following files to your source tree"). Each test copies exactly those two files and the README's
-// example into an empty scratch directory, builds them there with the plain `cc` or `c++` on PATH
-// and no include path, and runs the program against the real collector: its output and its trace
-// must be the README's.
+// with no other jitscope file (docs/collector.md, "Add JIT profiling to your JIT"; seed 000,
+// "include the following files to your source tree"). Each test copies exactly those two files and
+// the collector page's example into an empty scratch directory, builds them there with the plain
+// `cc` or `c++` on PATH and no include path, and runs the program against the real collector: its
+// output and its trace must be the collector page's.
 #include <filesystem>
 #include <map>
 #include <string>
@@ -14,24 +14,24 @@
 
 #include <gtest/gtest.h>
 
+#include "support/doc_example.h"
 #include "support/files.h"
 #include "support/i386_kernel.h"
 #include "support/process.h"
-#include "support/readme_example.h"
 #include "support/temp_dir.h"
 
 namespace jitscope {
 namespace {
 
-using test_support::ExpectReadmeExampleSession;
+using test_support::ExpectDocExampleSession;
 using test_support::ProcessResult;
 using test_support::RunProgram;
 using test_support::TempDir;
 
-// The command the README gives for the vendored files; the tests add only warnings and -m32.
-constexpr char kReadmeBuildCommand[] = "cc -o my_jit my_jit.c jitprofiling.c -ldl";
+// The command docs/collector.md gives for the vendored files; the tests add only warnings and -m32.
+constexpr char kDocBuildCommand[] = "cc -o my_jit my_jit.c jitprofiling.c -ldl";
 
-// A scratch copy of the files a JIT project vendors, plus the README's example program.
+// A scratch copy of the files a JIT project vendors, plus the collector page's example program.
 class VendoredTree {
  public:
   VendoredTree() {
@@ -39,7 +39,7 @@ class VendoredTree {
     fs::copy_file(JITSCOPE_SOURCE_DIR "/include/jitprofiling.h", dir_.path() + "/jitprofiling.h");
     fs::copy_file(JITSCOPE_SOURCE_DIR "/src/jitscope/api/jitprofiling.c",
                   dir_.path() + "/jitprofiling.c");
-    test_support::WriteReadmeBlock(JITSCOPE_README, "my_jit.c", dir_.path() + "/my_jit.c");
+    test_support::WriteDocBlock(JITSCOPE_COLLECTOR_DOC, "my_jit.c", dir_.path() + "/my_jit.c");
   }
   std::string path(const std::string& name) const { return dir_.path() + "/" + name; }
 
@@ -58,25 +58,26 @@ class VendoredTree {
   TempDir dir_;
 };
 
-TEST(VendoredStub, TheReadmeGivesTheBuildCommandTested) {
-  EXPECT_NE(test_support::ReadFile(JITSCOPE_README).find(kReadmeBuildCommand), std::string::npos)
-      << "README.md no longer says `" << kReadmeBuildCommand << "`";
+TEST(VendoredStub, TheDocsGiveTheBuildCommandTested) {
+  EXPECT_NE(test_support::ReadFile(JITSCOPE_COLLECTOR_DOC).find(kDocBuildCommand),
+            std::string::npos)
+      << "docs/collector.md no longer says `" << kDocBuildCommand << "`";
 }
 
 TEST(VendoredStub, BuildsWithPlainCcAndReportsToTheCollector) {
   VendoredTree tree;
   const std::string program = tree.Build({JITSCOPE_PLAIN_CC});
   ASSERT_FALSE(HasFailure());
-  ExpectReadmeExampleSession(JITSCOPE_README, JITSCOPE_CLI, program,
-                             {{"INTEL_JIT_PROFILER64", JITSCOPE_COLLECTOR}});
+  ExpectDocExampleSession(JITSCOPE_COLLECTOR_DOC, JITSCOPE_CLI, program,
+                          {{"INTEL_JIT_PROFILER64", JITSCOPE_COLLECTOR}});
 }
 
 TEST(VendoredStub, BuildsAsCxxAndReportsToTheCollector) {
   VendoredTree tree;
   const std::string program = tree.Build({JITSCOPE_PLAIN_CXX, "-x", "c++"});
   ASSERT_FALSE(HasFailure());
-  ExpectReadmeExampleSession(JITSCOPE_README, JITSCOPE_CLI, program,
-                             {{"INTEL_JIT_PROFILER64", JITSCOPE_COLLECTOR}});
+  ExpectDocExampleSession(JITSCOPE_COLLECTOR_DOC, JITSCOPE_CLI, program,
+                          {{"INTEL_JIT_PROFILER64", JITSCOPE_COLLECTOR}});
 }
 
 #if defined(JITSCOPE_LIB32_DIR) || defined(JITSCOPE_LIB32_UNAVAILABLE)
@@ -91,10 +92,9 @@ TEST(VendoredStub, BuildsForI386AndReportsToThe32BitCollector) {
   const std::string program = tree.Build({JITSCOPE_PLAIN_CC, "-m32"});
   ASSERT_FALSE(HasFailure());
   if (!test_support::KernelRunsI386Programs()) GTEST_SKIP() << test_support::kNoI386Kernel;
-  ExpectReadmeExampleSession(
-      JITSCOPE_README, JITSCOPE_CLI, program,
-      {{"INTEL_JIT_PROFILER32", JITSCOPE_LIB32_DIR "/libjitscope-collector.so"},
-       {"INTEL_JIT_PROFILER64", JITSCOPE_COLLECTOR}});
+  ExpectDocExampleSession(JITSCOPE_COLLECTOR_DOC, JITSCOPE_CLI, program,
+                          {{"INTEL_JIT_PROFILER32", JITSCOPE_LIB32_DIR "/libjitscope-collector.so"},
+                           {"INTEL_JIT_PROFILER64", JITSCOPE_COLLECTOR}});
 #endif
 }
 #endif

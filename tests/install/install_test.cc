@@ -1,10 +1,10 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// `cmake --install` and the static-library way of adding the stub (README, "Add JIT profiling to
-// your JIT"; seed 000, "use the static library"): this build installed into a prefix, each test
-// builds the README's example against the installed files exactly as the README says,
-// with pkg-config or with the README's CMake project, for x86-64 and for i386, and runs it against
-// the installed collector and `jitscope dump`.
+// `cmake --install` and the static-library way of adding the stub (docs/collector.md, "Add JIT
+// profiling to your JIT"; seed 000, "use the static library"): this build installed into a prefix,
+// each test builds the collector page's example against the installed files exactly as
+// docs/collector.md says, with pkg-config or with the collector page's CMake project, for x86-64
+// and for i386, and runs it against the installed collector and `jitscope dump`.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -15,32 +15,33 @@
 
 #include <gtest/gtest.h>
 
+#include "support/doc_example.h"
 #include "support/files.h"
 #include "support/i386_kernel.h"
 #include "support/process.h"
-#include "support/readme_example.h"
 #include "support/temp_dir.h"
 
 namespace jitscope {
 namespace {
 
-using test_support::ExpectReadmeExampleSession;
+using test_support::ExpectDocExampleSession;
 using test_support::ProcessResult;
 using test_support::RunProgram;
 using test_support::TempDir;
 
-// The README's pkg-config command; the tests add only -m32 and warnings.
-constexpr char kReadmePkgConfigCommand[] =
+// The collector page's pkg-config command; the tests add only -m32 and warnings.
+constexpr char kDocPkgConfigCommand[] =
     "cc -o my_jit my_jit.c $(pkg-config --cflags --libs jitprofiling)";
 
-// The prefix this build is installed into, and a scratch source tree with the README's example and
-// CMake project. The install_prefix fixture (CMakeLists.txt) runs `cmake --install` into the prefix
-// once per CTest run, before these tests, which only read it: run them through CTest.
+// The prefix this build is installed into, and a scratch source tree with the collector page's
+// example and CMake project. The install_prefix fixture (CMakeLists.txt) runs `cmake --install`
+// into the prefix once per CTest run, before these tests, which only read it: run them through
+// CTest.
 class Installed : public ::testing::Test {
  protected:
   void SetUp() override {
-    test_support::WriteReadmeBlock(JITSCOPE_README, "my_jit.c", source("my_jit.c"));
-    test_support::WriteReadmeBlock(JITSCOPE_README, "CMakeLists.txt", source("CMakeLists.txt"));
+    test_support::WriteDocBlock(JITSCOPE_COLLECTOR_DOC, "my_jit.c", source("my_jit.c"));
+    test_support::WriteDocBlock(JITSCOPE_COLLECTOR_DOC, "CMakeLists.txt", source("CMakeLists.txt"));
   }
   std::string prefix() const { return JITSCOPE_INSTALL_PREFIX; }
   std::string source(const std::string& name) const { return sources_.path() + "/" + name; }
@@ -57,8 +58,8 @@ class Installed : public ::testing::Test {
     return out;
   }
 
-  // Builds the README's example with the pkg-config flags of <libdir> and runs it against the
-  // collector that the package names.
+  // Builds the collector page's example with the pkg-config flags of <libdir> and runs it against
+  // the collector that the package names.
   void BuildWithPkgConfigAndRun(const std::string& libdir, const std::vector<std::string>& flags,
                                 const std::string& collector_variable) {
     // The .pc file is relocatable: its prefix is the way up from its own directory.
@@ -80,11 +81,12 @@ class Installed : public ::testing::Test {
     }
     // No LD_LIBRARY_PATH: the program starts only if it carries the stub (libjitprofiling.a)
     // rather than needing libjitprofiling.so from the scratch prefix.
-    ExpectReadmeExampleSession(JITSCOPE_README, prefix() + "/bin/jitscope", source("my_jit"),
-                               {{collector_variable, collector}});
+    ExpectDocExampleSession(JITSCOPE_COLLECTOR_DOC, prefix() + "/bin/jitscope", source("my_jit"),
+                            {{collector_variable, collector}});
   }
 
-  // Configures and builds the README's CMake project against the prefix and runs the example.
+  // Configures and builds the collector page's CMake project against the prefix and runs the
+  // example.
   void BuildWithCMakeAndRun(const std::vector<std::string>& options,
                             const std::map<std::string, std::string>& collector_env) {
     std::vector<std::string> configure = {JITSCOPE_CMAKE,
@@ -106,8 +108,8 @@ class Installed : public ::testing::Test {
     if (i386 && !test_support::KernelRunsI386Programs()) {
       GTEST_SKIP() << test_support::kNoI386Kernel;
     }
-    ExpectReadmeExampleSession(JITSCOPE_README, prefix() + "/bin/jitscope", source("build/my_jit"),
-                               collector_env);
+    ExpectDocExampleSession(JITSCOPE_COLLECTOR_DOC, prefix() + "/bin/jitscope",
+                            source("build/my_jit"), collector_env);
   }
 
  private:
@@ -185,10 +187,10 @@ TEST_F(Installed, EveryFileInItsPlace) {
   EXPECT_EQ(Tree(prefix()), expected);
 }
 
-TEST(InstalledReadme, GivesThePkgConfigCommandTested) {
-  EXPECT_NE(test_support::ReadFile(JITSCOPE_README).find(kReadmePkgConfigCommand),
+TEST(InstalledDocs, GiveThePkgConfigCommandTested) {
+  EXPECT_NE(test_support::ReadFile(JITSCOPE_COLLECTOR_DOC).find(kDocPkgConfigCommand),
             std::string::npos)
-      << "README.md no longer says `" << kReadmePkgConfigCommand << "`";
+      << "docs/collector.md no longer says `" << kDocPkgConfigCommand << "`";
 }
 
 TEST_F(Installed, ExampleLinksTheStaticStubThroughPkgConfig) {
@@ -199,8 +201,8 @@ TEST_F(Installed, ExampleLinksTheStaticStubThroughFindPackage) {
   BuildWithCMakeAndRun({}, {{"INTEL_JIT_PROFILER64", prefix() + "/lib/libjitscope-collector.so"}});
 }
 
-// The README's project with the shared stub instead (jitscope::jitprofiling_shared): the program
-// finds libjitprofiling.so.1 through the build tree's RPATH that CMake sets.
+// The collector page's project with the shared stub instead (jitscope::jitprofiling_shared): the
+// program finds libjitprofiling.so.1 through the build tree's RPATH that CMake sets.
 TEST_F(Installed, ExampleLinksTheSharedStubThroughFindPackage) {
   std::string project = test_support::ReadFile(source("CMakeLists.txt"));
   const std::string target = "jitscope::jitprofiling_static";

@@ -156,7 +156,8 @@ void AddRecordCommand(CLI::App& app, record::SessionOptions& options,
                           formats::KnownOutputFormats() + "; default: trace");
   AddPidListOption(command, "-p,--pid", "-p", options.attach,
                    "Sample these running processes (PID[,PID...]); needs the rights "
-                   "perf_event_open and /proc/PID/maps ask for: see 'Permissions' in the README");
+                   "perf_event_open and /proc/PID/maps ask for: see 'Permissions' in "
+                   "docs/record.md");
   command->add_flag("--jvm-perf-map", options.jvm_perf_map,
                     "With -p or -a: ask each Java VM among the processes for a perf map of its "
                     "compiled code (jcmd PID Compiler.perfmap, which writes /tmp/perf-PID.map) "
@@ -172,8 +173,8 @@ void AddRecordCommand(CLI::App& app, record::SessionOptions& options,
   command->add_flag("-a,--all-cpus", options.system_wide,
                     "Sample every process on every CPU (system-wide, as perf record -a), until "
                     "Ctrl-C or SIGTERM, or the end of the command given after --; needs "
-                    "kernel.perf_event_paranoid <= 0 or CAP_PERFMON (see 'Permissions' in the "
-                    "README)");
+                    "kernel.perf_event_paranoid <= 0 or CAP_PERFMON (see 'Permissions' in "
+                    "docs/record.md)");
   command
       ->add_option("command", options.command,
                    "The command to run, after --; with -p or -a, the command that times the "

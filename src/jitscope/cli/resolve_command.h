@@ -10,7 +10,7 @@
 //   0x1008@150: inner (inlined) at a.c:12 [id 3000, module m]
 //   0x1008@150: outer at a.c:4 [id 1000, module m]
 //   0x9999@150: ??
-// JSON output: an array with one object per query (README, "Resolving addresses").
+// JSON output: an array with one object per query (docs/report.md, "Resolving addresses").
 #pragma once
 
 #include <cstdint>

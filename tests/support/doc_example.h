@@ -1,11 +1,12 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// Test support: the README's "Add JIT profiling to your JIT" example, kept honest. The README marks
-// the blocks the tests use with a line "<!-- test: NAME -->" before a fenced block:
+// Test support: the collector page's "Add JIT profiling to your JIT" example, kept honest.
+// docs/collector.md marks the blocks the tests use with a line "<!-- test: NAME -->" before a
+// fenced block:
 //   my_jit.c        the complete example program, compiled as written
 //   CMakeLists.txt  the CMake project that links it with find_package(jitscope)
 //   dump            the session it shows: the program's output and `jitscope dump` of its trace
-// ExpectReadmeExampleSession() runs a build of my_jit.c and compares what it prints and what
+// ExpectDocExampleSession() runs a build of my_jit.c and compares what it prints and what
 // `jitscope dump` prints with that session, line for line. Only the values that differ from run to
 // run (pid, code address, executable path, times) are replaced with the actual ones.
 #pragma once
@@ -28,10 +29,10 @@
 
 namespace jitscope::test_support {
 
-// The fenced block after "<!-- test: NAME -->" in the README, without its indentation (blocks
-// inside list items are indented), or "" if there is none.
-inline std::string ReadmeBlock(const std::string& readme_path, const std::string& name) {
-  std::istringstream in(ReadFile(readme_path));
+// The fenced block after "<!-- test: NAME -->" in docs/collector.md, without its indentation
+// (blocks inside list items are indented), or "" if there is none.
+inline std::string DocBlock(const std::string& doc_path, const std::string& name) {
+  std::istringstream in(ReadFile(doc_path));
   const std::string marker = "<!-- test: " + name + " -->";
   std::string line;
   while (std::getline(in, line) && line.find(marker) == std::string::npos) {
@@ -48,16 +49,15 @@ inline std::string ReadmeBlock(const std::string& readme_path, const std::string
   return "";  // unterminated block
 }
 
-// Writes the README block NAME to PATH; fails the test if the README has no such block.
-inline void WriteReadmeBlock(const std::string& readme_path, const std::string& name,
-                             const std::string& path) {
-  const std::string block = ReadmeBlock(readme_path, name);
-  ASSERT_FALSE(block.empty()) << readme_path << " has no block marked <!-- test: " << name
-                              << " -->";
+// Writes the block NAME to PATH; fails the test if the page has no such block.
+inline void WriteDocBlock(const std::string& doc_path, const std::string& name,
+                          const std::string& path) {
+  const std::string block = DocBlock(doc_path, name);
+  ASSERT_FALSE(block.empty()) << doc_path << " has no block marked <!-- test: " << name << " -->";
   std::ofstream(path) << block;
 }
 
-namespace readme_internal {
+namespace doc_internal {
 
 inline std::string ReplaceAll(std::string text, const std::string& from, const std::string& to) {
   for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
@@ -88,16 +88,16 @@ inline std::string WithoutTimes(const std::string& dump, std::vector<uint64_t>* 
   return out + dump.substr(last);
 }
 
-}  // namespace readme_internal
+}  // namespace doc_internal
 
-// Runs `program` (a build of the README's my_jit.c) with `env` (the collector variables) and
-// JITSCOPE_OUTPUT_DIR set to a scratch directory, then compares its output and `jitscope dump`
-// of its trace with the README's "dump" session.
-inline void ExpectReadmeExampleSession(const std::string& readme_path, const std::string& jitscope,
-                                       const std::string& program,
-                                       std::map<std::string, std::string> env) {
-  using readme_internal::ReplaceAll;
-  using readme_internal::WithoutTimes;
+// Runs `program` (a build of the collector page's my_jit.c) with `env` (the collector variables)
+// and JITSCOPE_OUTPUT_DIR set to a scratch directory, then compares its output and `jitscope dump`
+// of its trace with the collector page's "dump" session.
+inline void ExpectDocExampleSession(const std::string& doc_path, const std::string& jitscope,
+                                    const std::string& program,
+                                    std::map<std::string, std::string> env) {
+  using doc_internal::ReplaceAll;
+  using doc_internal::WithoutTimes;
   TempDir out;
   env["JITSCOPE_OUTPUT_DIR"] = out.path();
   const ProcessResult run = RunProgram({program}, env);
@@ -115,41 +115,41 @@ inline void ExpectReadmeExampleSession(const std::string& readme_path, const std
   const ProcessResult dump = RunProgram({jitscope, "dump", trace});
   ASSERT_EQ(dump.exit_code, 0) << dump.err;
 
-  // The README's session, with this run's values in place of the README's.
-  const std::string session = ReadmeBlock(readme_path, "dump");
-  ASSERT_FALSE(session.empty()) << readme_path << " has no block marked <!-- test: dump -->";
+  // The collector page's session, with this run's values in place of the collector page's.
+  const std::string session = DocBlock(doc_path, "dump");
+  ASSERT_FALSE(session.empty()) << doc_path << " has no block marked <!-- test: dump -->";
   std::istringstream lines(session);
   std::string line;
-  std::string readme_output;
-  std::string readme_dump;
-  std::string readme_pid;
+  std::string doc_output;
+  std::string doc_dump;
+  std::string doc_pid;
   std::string* current = nullptr;
   static const std::regex kDumpCommand(R"(^\$ jitscope dump jit-(\d+)\.jsc$)");
   while (std::getline(lines, line)) {
     std::smatch m;
     if (std::regex_match(line, m, kDumpCommand)) {
-      readme_pid = m[1].str();
-      current = &readme_dump;
+      doc_pid = m[1].str();
+      current = &doc_dump;
     } else if (line.rfind("$ ", 0) == 0) {
-      current = &readme_output;
+      current = &doc_output;
     } else if (current != nullptr) {
       *current += line + "\n";
     }
   }
-  ASSERT_FALSE(readme_pid.empty()) << "no `$ jitscope dump jit-<pid>.jsc` line in:\n" << session;
-  static const std::regex kReadmeAddress(R"(code at (0x[0-9a-f]+))");
-  std::smatch readme_address;
-  ASSERT_TRUE(std::regex_search(readme_output, readme_address, kReadmeAddress)) << readme_output;
-  static const std::regex kReadmeExe(R"(exe=("[^"]*"))");
-  std::smatch readme_exe;
-  ASSERT_TRUE(std::regex_search(readme_dump, readme_exe, kReadmeExe)) << readme_dump;
+  ASSERT_FALSE(doc_pid.empty()) << "no `$ jitscope dump jit-<pid>.jsc` line in:\n" << session;
+  static const std::regex kDocAddress(R"(code at (0x[0-9a-f]+))");
+  std::smatch doc_address;
+  ASSERT_TRUE(std::regex_search(doc_output, doc_address, kDocAddress)) << doc_output;
+  static const std::regex kDocExe(R"(exe=("[^"]*"))");
+  std::smatch doc_exe;
+  ASSERT_TRUE(std::regex_search(doc_dump, doc_exe, kDocExe)) << doc_dump;
 
-  EXPECT_EQ(run.out, ReplaceAll(readme_output, readme_address[1].str(), address));
-  std::string expected = readme_dump;
-  expected = ReplaceAll(expected, "pid=" + readme_pid, "pid=" + pid);
-  expected = ReplaceAll(expected, "tid=" + readme_pid, "tid=" + pid);
-  expected = ReplaceAll(expected, "addr=" + readme_address[1].str(), "addr=" + address);
-  expected = ReplaceAll(expected, readme_exe[1].str(), "\"" + program + "\"");
+  EXPECT_EQ(run.out, ReplaceAll(doc_output, doc_address[1].str(), address));
+  std::string expected = doc_dump;
+  expected = ReplaceAll(expected, "pid=" + doc_pid, "pid=" + pid);
+  expected = ReplaceAll(expected, "tid=" + doc_pid, "tid=" + pid);
+  expected = ReplaceAll(expected, "addr=" + doc_address[1].str(), "addr=" + address);
+  expected = ReplaceAll(expected, doc_exe[1].str(), "\"" + program + "\"");
   std::vector<uint64_t> times;
   EXPECT_EQ(WithoutTimes(dump.out, &times), WithoutTimes(expected));
   // Records are in time order, after the trace was created.
