@@ -153,7 +153,9 @@ TEST(DumpCommandTest, ForeignAndMissingFiles) {
 TEST(CommandLineTest, WrongArgumentsGiveOneLineAndAUsageHint) {
   auto result = RunProgram({JITSCOPE_CLI, "dump"});
   EXPECT_EQ(result.exit_code, 2);
-  EXPECT_EQ(result.err, "jitscope: error: FILE is required\nRun 'jitscope --help' for usage.\n");
+  // A mistake in a command's arguments names the command's help.
+  EXPECT_EQ(result.err,
+            "jitscope dump: error: FILE is required\nRun 'jitscope dump --help' for usage.\n");
   result = RunProgram({JITSCOPE_CLI, "frobnicate"});
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_NE(result.err.find("Run 'jitscope --help' for usage."), std::string::npos);

@@ -573,7 +573,7 @@ TEST_F(ReportE2eTest, ClearErrors) {
   EXPECT_TRUE(missing.err.starts_with("jitscope report: error: ")) << missing.err;
   auto bad = RunProgram({JITSCOPE_CLI, "report", Hotspot(), "--format", "html"});
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_NE(bad.err.find("Run 'jitscope --help' for usage."), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("Run 'jitscope report --help' for usage."), std::string::npos) << bad.err;
 }
 
 }  // namespace

@@ -41,9 +41,24 @@ CLI::Option* AddPidListOption(CLI::App* command, const std::string& names, const
       ->type_name("PID[,PID...]");
 }
 
+// The examples of every command are real command lines, run as printed by a test
+// (tests/cli/help_examples_test.cc) from a directory that holds the build's bin/, lib/ and
+// examples/ as build/bin, build/lib and build/examples, and the repository's examples/: those
+// under "Examples:" in every build, those under "Examples with other engines:" where Node.js and
+// a JDK are installed. record's run first: the other commands' read the sessions they write.
+// Under other captions, command lines to complete (a PID) before they run.
+constexpr char kDumpExamples[] =
+    R"(A trace the collector wrote for process PID, in the session of record's first example:
+  jitscope dump jitscope.data/jit-PID.jsc
+  jitscope dump --json jitscope.data/jit-PID.jsc
+OProfile's JIT dump libopagent.so.1 wrote for process PID:
+  jitscope dump /tmp/.oprofile/jitdump/PID.dump
+)";
+
 void AddDumpCommand(CLI::App& app, DumpOptions& options) {
   CLI::App* dump = app.add_subcommand(
       "dump", "Print every record of a jitscope trace (jit-<pid>.jsc) or an OProfile JIT dump");
+  dump->footer(kDumpExamples);
   dump->add_option("FILE", options.path,
                    "Trace file written by the collector, or <pid>.dump written by libopagent")
       ->required();
@@ -51,11 +66,17 @@ void AddDumpCommand(CLI::App& app, DumpOptions& options) {
                  "One JSON object per line: a header, every record with all its fields, a summary");
 }
 
+constexpr char kCleanExamples[] = R"(Examples:
+  jitscope clean --dry-run
+  jitscope clean --dry-run --dir fib.data
+)";
+
 void AddCleanCommand(CLI::App& app, CleanOptions& options) {
   CLI::App* clean = app.add_subcommand(
       "clean",
       "Remove the perf maps and jitdumps jitscope left behind for exited processes, and the "
       "files of a trace chain that later files supersede");
+  clean->footer(kCleanExamples);
   clean->add_option("--dir", options.output_dirs,
                     "Directory with jit-<pid>.dump and trace files (repeatable; default: "
                     "$JITSCOPE_OUTPUT_DIR, else the current directory)");
@@ -67,9 +88,21 @@ void AddCleanCommand(CLI::App& app, CleanOptions& options) {
   clean->add_flag("-n,--dry-run", options.dry_run, "Only print what would be removed");
 }
 
+constexpr char kResolveFooter[] =
+    R"(After "--": ADDR[@TIME_NS]... ADDR is hexadecimal; TIME_NS is the time in nanoseconds
+(CLOCK_MONOTONIC, the clock of perf record -k 1). Without a time, the latest code loaded at the
+address answers.
+
+Examples:
+  jitscope resolve jitscope.data -- 0x7f0000001000
+  jitscope resolve --json fib.data -- 0x7f0000001000@1000000
+)";
+
 void AddResolveCommand(CLI::App& app, ResolveOptions& options) {
   CLI::App* resolve = app.add_subcommand(
-      "resolve", "Resolve addresses of JIT code: jitscope resolve SOURCE... -- ADDR[@TIME_NS]...");
+      "resolve",
+      "Name the JIT code at addresses, as it was at a time: jitscope resolve SOURCE... -- "
+      "ADDR[@TIME_NS]...");
   resolve
       ->add_option("SOURCE", options.sources,
                    "Trace, jitdump, perf map or OProfile dump (format detected from content), "
@@ -77,19 +110,40 @@ void AddResolveCommand(CLI::App& app, ResolveOptions& options) {
       ->required();
   resolve->add_flag("--json", options.json, "Print a JSON array, one object per address");
   resolve->add_option("--pid", options.pid, "The process to resolve in, when SOURCEs span several");
-  resolve->footer(
-      "After \"--\": ADDR[@TIME_NS]... ADDR is hexadecimal; TIME_NS is the time in nanoseconds "
-      "(CLOCK_MONOTONIC, the clock of perf record -k 1). Without a time, the latest code loaded "
-      "at the address answers.");
+  resolve->footer(kResolveFooter);
 }
 
-// Real command lines, run as printed by a test (tests/cli/help_examples_test.cc) from a directory
-// that holds the build's bin/ as build/bin and the repository's examples/.
-constexpr char kRecordExamples[] = R"(Examples:
+constexpr char kRecordExamples[] =
+    R"(A command is sampled with all its threads and child processes, with call stacks (unwound by
+the code's call-frame information and rules derived from the JIT code's bytes, or the kernel's
+frame-pointer chains) and CLOCK_MONOTONIC timestamps, and with the JIT collector configured, into
+a session directory that 'jitscope report' reads. An existing session directory is moved aside
+to DIR.old (or DIR.1, DIR.2, ...), never overwritten. Ctrl-C reaches the command; the session
+stays complete. The exit status is the command's.
+With -p, running processes are sampled instead: every thread they have and start, and their
+children, until they all exit, Ctrl-C or SIGTERM, or the end of the command given after -- (which
+only times the recording: it is not sampled, as with perf record -p); the exit status is then
+that command's, or 0. With -a, every process on every CPU is sampled in the same way.
+JIT code is named from what the processes write: the trace of a process started with the
+collector (INTEL_JIT_PROFILER64, read in its JITSCOPE_OUTPUT_DIR), a jitdump it maps, or
+/tmp/perf-PID.map (which --jvm-perf-map asks a JVM to write); a JVM started without any of these
+is named through --jvm-agent or --jvm-perf-map. A process in a container (other PID and mount
+namespaces) is given by its pid on the host: its files, named by its pid inside (NSpid) and found
+through /proc/PID/root, are copied into the session directory (perf-PID.map, pid-PID/), so the
+session is reported after it is gone; with a root directory of its own (an image's), so are the
+ELF files its samples are in (pid-PID/root/). The processes it starts while recorded are
+followed, and theirs are copied too. More in docs/record.md.
+
+Examples:
   jitscope record -- build/bin/jitvm examples/jitvm/programs/hotspot.jv 400
   jitscope record -o fib.data -F 4000 --formats trace,jitdump,perfmap -- build/bin/jitvm examples/jitvm/programs/fib.jv 22
+Examples with other engines:
+  jitscope record -o node.data -- node --perf-prof examples/node/hotspot.js
+  jitscope record -o java.data -- java -agentpath:build/lib/libjvmti_opagent.so -cp build/examples/jvmti-opagent/classes HotLoop
 Sampling running process PID, and what it starts, for ten seconds:
   jitscope record -p PID -- sleep 10
+A running JVM, named through jitscope's JVMTI agent:
+  jitscope record -p PID --jvm-agent -- sleep 10
 Sampling every process on the machine until Ctrl-C:
   jitscope record -a
 )";
@@ -98,26 +152,8 @@ void AddRecordCommand(CLI::App& app, record::SessionOptions& options,
                       RecordCommandOptions& command_options) {
   CLI::App* command = app.add_subcommand(
       "record",
-      "Run a command and sample it (all threads and child processes, call chains via frame "
-      "pointers or DWARF unwinding, CLOCK_MONOTONIC timestamps) with the JIT collector configured, "
-      "into a session "
-      "directory that 'jitscope report' reads. An existing session directory is moved aside to "
-      "DIR.old (or DIR.1, DIR.2, ...), never overwritten. Ctrl-C reaches the command; the session "
-      "stays complete. The exit status is the command's. With -p, sample running processes "
-      "instead: every thread they have and start, and their children, until they all exit, "
-      "Ctrl-C or SIGTERM, or the end of the command given after -- (which only times the "
-      "recording: it is not sampled, as with perf record -p); the exit status is then that "
-      "command's, or 0. With -a, sample every process on every CPU in the same way. JIT code is "
-      "named from what the processes write: the trace of a process started with the collector "
-      "(INTEL_JIT_PROFILER64, read in its JITSCOPE_OUTPUT_DIR), a jitdump it maps, or "
-      "/tmp/perf-PID.map (which --jvm-perf-map asks a JVM to write); a JVM started without "
-      "any of these is named through --jvm-agent or --jvm-perf-map. A process in a container "
-      "(other PID and mount namespaces) is given by its pid on the host: its files, named by its "
-      "pid inside (NSpid) and found through /proc/PID/root, are copied into the session directory "
-      "(perf-PID.map, pid-PID/), so the session is reported after it is gone; with a root "
-      "directory of its own (an image's), so are the ELF files its samples are in "
-      "(pid-PID/root/). The processes it starts while recorded are followed, and theirs are "
-      "copied too.");
+      "Sample a command, running processes (-p) or every process (-a) into a session directory, "
+      "with the JIT code they run named");
   command->add_option("-o,--output", options.output_dir, "Session directory")
       ->default_val("jitscope.data");
   command->add_option("-F,--frequency", options.frequency_hz, "Samples per second per thread")
@@ -186,21 +222,27 @@ void AddRecordCommand(CLI::App& app, record::SessionOptions& options,
 
 // Real command lines, run as printed by a test (tests/cli/help_examples_test.cc) after the
 // examples of `jitscope record --help`, which write jitscope.data.
-constexpr char kReportExamples[] = R"(Examples:
+constexpr char kReportExamples[] =
+    R"(JIT frames are named by the time-versioned JIT symbols (with inline frames), native frames by
+ELF symbols and DWARF lines, kernel frames as [kernel]. More in docs/report.md.
+
+Examples:
   jitscope report
   jitscope report jitscope.data --sort line --top 5
   jitscope report --format svg -o flame.svg
   jitscope report --format pprof -o profile.pb.gz
   jitscope report --format folded --no-inline -o stacks.folded
   jitscope report --format speedscope -o profile.speedscope.json
+Examples with other engines:
+  jitscope report node.data --top 5
+  jitscope report java.data --sort line --top 5
 )";
 
 void AddReportCommand(CLI::App& app, ReportOptions& options) {
   CLI::App* command = app.add_subcommand(
       "report",
-      "Symbolize a session recorded by 'jitscope record', or a perf.data file 'perf record' wrote, "
-      "and report it: JIT frames by the time-versioned JIT symbols (with inline frames), native "
-      "frames by ELF symbols and DWARF lines, kernel frames as [kernel].");
+      "Report a session 'jitscope record' made, or a perf.data file, with every frame named as "
+      "it was when sampled");
   command
       ->add_option("INPUT", options.directory,
                    "Session directory, or a perf.data file (perf record's file mode)")
@@ -239,23 +281,28 @@ void AddReportCommand(CLI::App& app, ReportOptions& options) {
   command->footer(kReportExamples);
 }
 
-constexpr char kAnnotateExamples[] = R"(Examples:
+constexpr char kAnnotateExamples[] =
+    R"(Each version of a function is disassembled with the samples taken on each instruction, the
+samples below each call and the source lines the engine reported. Native functions are
+disassembled from their ELF files, with their DWARF lines. FUNCTION is a name (every version of
+it), #ID (a method id) or 0xADDR (the versions whose code held the address); without one, the
+--top hottest JIT versions. INPUT defaults to jitscope.data. More in docs/annotate.md.
+
+Examples:
   jitscope annotate
   jitscope annotate jitscope.data --top 2 --sort line
   jitscope annotate --format json -o annotate.json
+Examples with other engines:
+  jitscope annotate node.data --top 1
+  jitscope annotate java.data --top 1
 )";
 
 void AddAnnotateCommand(CLI::App& app, AnnotateOptions& options) {
   CLI::App* command = app.add_subcommand(
       "annotate",
-      "Show the hot instructions of JIT code in a session recorded by 'jitscope record' or a "
-      "perf.data file 'perf record' wrote: the disassembly of each version of a function, with "
-      "the samples taken on each instruction, the samples below each call and the source lines "
-      "the engine reported. Native functions are disassembled from their ELF files, with their "
-      "DWARF lines. FUNCTION is a name (every version of it), #ID (a method id) or 0xADDR (the "
-      "versions whose code held the address); without one, the --top hottest JIT versions. "
-      "SESSION defaults to jitscope.data.");
-  command->add_option("SESSION FUNCTION", options.arguments,
+      "Show the hot instructions of the JIT code in a session or a perf.data file, with their "
+      "samples and source lines");
+  command->add_option("INPUT FUNCTION", options.arguments,
                       "The session directory or perf.data file (if the first argument is one), "
                       "then the functions");
   command->add_option("--top", options.top, "Without FUNCTION: how many of the hottest versions")
@@ -285,16 +332,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "jitscope 0.1.0");
 
-  DumpOptions dump;
-  AddDumpCommand(app, dump);
-  CleanOptions clean;
-  AddCleanCommand(app, clean);
-  ResolveOptions resolve;
-  AddResolveCommand(app, resolve);
-  // `resolve` takes its addresses after "--", which CLI11 cannot tell from SOURCEs.
-  std::vector<std::string> args = SplitResolveQueries(argc, argv, resolve.queries);
-  std::reverse(args.begin() + 1, args.end());  // CLI11 parses a reversed vector
-  args.erase(args.begin());
+  // The main job first: record, report, annotate; then the tools for JIT files.
   jitscope::record::SessionOptions record;
   // Complete stacks through code without frame pointers by default (docs/performance.md, "How
   // complete the call stacks are"); the library's default stays perf's -g.
@@ -305,6 +343,16 @@ int main(int argc, char** argv) {
   AddReportCommand(app, report);
   AnnotateOptions annotate;
   AddAnnotateCommand(app, annotate);
+  DumpOptions dump;
+  AddDumpCommand(app, dump);
+  ResolveOptions resolve;
+  AddResolveCommand(app, resolve);
+  CleanOptions clean;
+  AddCleanCommand(app, clean);
+  // `resolve` takes its addresses after "--", which CLI11 cannot tell from SOURCEs.
+  std::vector<std::string> args = SplitResolveQueries(argc, argv, resolve.queries);
+  std::reverse(args.begin() + 1, args.end());  // CLI11 parses a reversed vector
+  args.erase(args.begin());
 
   try {
     app.parse(args);
@@ -315,7 +363,12 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "jitscope: error: %s\nRun 'jitscope --help' for usage.\n", e.what());
+    // A mistake in a subcommand's arguments names that subcommand and its help.
+    const std::vector<CLI::App*> given = app.get_subcommands();
+    const std::string command =
+        given.empty() ? "jitscope" : "jitscope " + given.front()->get_name();
+    std::fprintf(stderr, "%s: error: %s\nRun '%s --help' for usage.\n", command.c_str(), e.what(),
+                 command.c_str());
     return 2;
   }
   if (app.got_subcommand("dump")) return RunDump(dump, stdout, stderr);
