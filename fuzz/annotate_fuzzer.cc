@@ -51,7 +51,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     collector.Add(7, 2, stack);
     ++placed;
   }
-  const std::vector<report::CodeVersion> versions = std::move(collector).Take();
+  const std::vector<report::SampledVersion> versions = std::move(collector).Take();
   if (versions.size() != (placed > 0 ? 1u : 0u)) __builtin_trap();
   if (versions.empty()) return 0;
   const disasm::Syntax syntax = (flags & 2) != 0 ? disasm::Syntax::kIntel : disasm::Syntax::kAtt;

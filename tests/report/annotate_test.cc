@@ -191,13 +191,13 @@ class AnnotateTest : public ::testing::Test {
                        [this](uint32_t) -> const symbolize::CodeStore& { return code_; }, false,
                        nullptr, nullptr);
   }
-  std::vector<CodeVersion> Versions() const {
+  std::vector<SampledVersion> Versions() const {
     CodeLocator locator = Locator();
     VersionCollector collector(locator);
     for (const TestSample& sample : samples_) collector.Add(kPid, sample.time_ns, sample.stack);
     return std::move(collector).Take();
   }
-  Annotation Of(const CodeVersion& v, disasm::Syntax syntax = disasm::Syntax::kAtt) const {
+  Annotation Of(const SampledVersion& v, disasm::Syntax syntax = disasm::Syntax::kAtt) const {
     CodeLocator locator = Locator();
     return Annotate(v, locator, *disasm::Decoder::Create(disasm::Mode::kX86_64), syntax);
   }
@@ -220,7 +220,7 @@ class AnnotateTest : public ::testing::Test {
 };
 
 TEST_F(AnnotateTest, VersionsAreSeparatedAndHeaviestFirst) {
-  const std::vector<CodeVersion> versions = Versions();
+  const std::vector<SampledVersion> versions = Versions();
   ASSERT_EQ(versions.size(), 4u);
   EXPECT_EQ(versions[0].start, kHot);
   EXPECT_EQ(versions[0].method_id, 7u);
@@ -244,7 +244,7 @@ TEST_F(AnnotateTest, VersionsAreSeparatedAndHeaviestFirst) {
 }
 
 TEST_F(AnnotateTest, ACallShowsTheSamplesBelowIt) {
-  const std::vector<CodeVersion> versions = Versions();
+  const std::vector<SampledVersion> versions = Versions();
   const Annotation driver = Of(versions[3]);
   ASSERT_EQ(driver.instructions.size(), 4u);
   EXPECT_EQ(driver.instructions[1].text, "call *%rax");
@@ -269,10 +269,10 @@ TEST_F(AnnotateTest, ACallShowsTheSamplesBelowIt) {
 }
 
 TEST_F(AnnotateTest, SelectsByNameIdAndAddress) {
-  const std::vector<CodeVersion> versions = Versions();
+  const std::vector<SampledVersion> versions = Versions();
   auto starts = [&](const std::string& selector) {
     std::vector<std::string> out;
-    for (const CodeVersion* v : SelectVersions(versions, selector)) {
+    for (const SampledVersion* v : SelectVersions(versions, selector)) {
       out.push_back(fmt::format("{:x}@{}", v->start, v->loaded_ns / kMs));
     }
     return out;
@@ -292,7 +292,7 @@ TEST_F(AnnotateTest, SelectsByNameIdAndAddress) {
 
 // A whole name wins; without one, the names that hold the selector as a word.
 TEST(AnnotateSelectTest, ByWordWhenNoNameIsWhole) {
-  std::vector<CodeVersion> versions(5);
+  std::vector<SampledVersion> versions(5);
   versions[0].name = "JS:*mixHot /app/hot.js:4:16";
   versions[1].name = "JS:^mixHot /app/hot.js:4:16";
   versions[2].name = "JS:*mixHotter /app/hot.js:9:1";
@@ -300,7 +300,7 @@ TEST(AnnotateSelectTest, ByWordWhenNoNameIsWhole) {
   versions[4].name = "Run";
   auto names = [&](const std::string& selector) {
     std::vector<std::string> out;
-    for (const CodeVersion* v : SelectVersions(versions, selector)) out.push_back(v->name);
+    for (const SampledVersion* v : SelectVersions(versions, selector)) out.push_back(v->name);
     return out;
   };
   EXPECT_EQ(names("mixHot"), (std::vector<std::string>{versions[0].name, versions[1].name}));
@@ -313,7 +313,7 @@ TEST(AnnotateSelectTest, ByWordWhenNoNameIsWhole) {
 }
 
 TEST_F(AnnotateTest, TextShowsEachVersionWithItsOwnSamplesAndCode) {
-  const std::vector<CodeVersion> versions = Versions();
+  const std::vector<SampledVersion> versions = Versions();
   std::vector<Annotation> annotations;
   for (size_t i = 0; i < 3; ++i) annotations.push_back(Of(versions[i]));
   EXPECT_EQ(
@@ -360,7 +360,7 @@ TEST_F(AnnotateTest, TextShowsEachVersionWithItsOwnSamplesAndCode) {
 }
 
 TEST_F(AnnotateTest, LineViewAndIntelSyntax) {
-  const std::vector<CodeVersion> versions = Versions();
+  const std::vector<SampledVersion> versions = Versions();
   AnnotateOutputOptions options = Output();
   options.by_line = true;
   EXPECT_EQ(
@@ -391,7 +391,7 @@ TEST_F(AnnotateTest, LineViewAndIntelSyntax) {
 
 // On a terminal, hot instructions are also bold red; nothing else changes.
 TEST_F(AnnotateTest, ColorMarksHotInstructionsOnly) {
-  const std::vector<CodeVersion> versions = Versions();
+  const std::vector<SampledVersion> versions = Versions();
   AnnotateOutputOptions options = Output();
   options.color = true;
   EXPECT_EQ(RenderAnnotationText({Of(versions[1])}, options),
@@ -407,7 +407,7 @@ TEST_F(AnnotateTest, ColorMarksHotInstructionsOnly) {
 }
 
 TEST_F(AnnotateTest, JsonCarriesTheSameNumbers) {
-  const std::vector<CodeVersion> versions = Versions();
+  const std::vector<SampledVersion> versions = Versions();
   const nlohmann::json root =
       nlohmann::json::parse(RenderAnnotationJson({Of(versions[0]), Of(versions[1])}, Output()));
   EXPECT_EQ(root["total_samples"], 17);
@@ -429,7 +429,7 @@ TEST_F(AnnotateTest, JsonCarriesTheSameNumbers) {
 }
 
 TEST_F(AnnotateTest, CodeNotRecordedShowsSamplesByOffset) {
-  const std::vector<CodeVersion> versions = Versions();
+  const std::vector<SampledVersion> versions = Versions();
   const symbolize::CodeStore empty;
   CodeLocator locator([this](uint32_t) -> const symbolize::SymbolIndex& { return index_; },
                       [&](uint32_t) -> const symbolize::CodeStore& { return empty; }, false,
@@ -485,9 +485,9 @@ TEST(AnnotateNativeTest, AFunctionComesFromItsElfFileWithItsLines) {
   const std::vector<walk::StackAddress> leaf = {{address + 1, false, false}};
   collector.Add(kPid, 10, leaf);
   collector.Add(kPid, 11, leaf);
-  const std::vector<CodeVersion> versions = std::move(collector).Take();
+  const std::vector<SampledVersion> versions = std::move(collector).Take();
   ASSERT_EQ(versions.size(), 1u);
-  const CodeVersion& v = versions[0];
+  const SampledVersion& v = versions[0];
   EXPECT_TRUE(v.native);
   EXPECT_EQ(v.name, "JitscopeAnnotateTestNative");
   EXPECT_EQ(v.module, mapping.filename);

@@ -42,7 +42,7 @@ class Processes {
   std::map<uint32_t, std::unique_ptr<symbolize::CodeStore>> code_;
 };
 
-std::string Describe(const report::CodeVersion& v) {
+std::string Describe(const report::SampledVersion& v) {
   return fmt::format("{}{} at 0x{:x} ({} bytes, pid {}, {} samples)", v.name,
                      v.method_id ? fmt::format(" #{}", *v.method_id) : "", v.start, v.size, v.pid,
                      v.samples);
@@ -87,7 +87,7 @@ int RunAnnotate(const AnnotateOptions& options, std::FILE* out, std::FILE* err) 
     walker.Walk(sample, stack);
     collector.Add(sample.pid, sample.time_ns, stack);
   });
-  const std::vector<report::CodeVersion> versions = std::move(collector).Take();
+  const std::vector<report::SampledVersion> versions = std::move(collector).Take();
 
   output.by_line = options.sort == "line";
   output.color = options.format == "text" && options.output.empty() && ::isatty(::fileno(out)) != 0;
@@ -97,11 +97,11 @@ int RunAnnotate(const AnnotateOptions& options, std::FILE* out, std::FILE* err) 
     output.notes.push_back("warning: " + warning);
   }
 
-  std::vector<const report::CodeVersion*> chosen;
+  std::vector<const report::SampledVersion*> chosen;
   if (selectors.empty()) {
     // The hottest JIT code; native functions when named.
     uint64_t native_samples = 0;
-    for (const report::CodeVersion& v : versions) {
+    for (const report::SampledVersion& v : versions) {
       if (v.native) {
         native_samples += v.samples;
       } else if (v.samples > 0 && (options.top == 0 || chosen.size() < options.top)) {
@@ -114,9 +114,9 @@ int RunAnnotate(const AnnotateOptions& options, std::FILE* out, std::FILE* err) 
           "{} samples landed in native functions; name one to annotate it", native_samples));
     }
   }
-  std::set<const report::CodeVersion*> seen;
+  std::set<const report::SampledVersion*> seen;
   for (const std::string& selector : selectors) {
-    const std::vector<const report::CodeVersion*> matches =
+    const std::vector<const report::SampledVersion*> matches =
         report::SelectVersions(versions, selector);
     if (matches.empty()) {
       return fail(fmt::format("no sampled code (JIT or native) matches {} (a name, #ID or 0xADDR)",
@@ -126,9 +126,9 @@ int RunAnnotate(const AnnotateOptions& options, std::FILE* out, std::FILE* err) 
       output.notes.push_back(fmt::format(
           "{} matches {} versions, each annotated below; choose one by #ID or 0xADDR:", selector,
           matches.size()));
-      for (const report::CodeVersion* v : matches) output.notes.push_back("  " + Describe(*v));
+      for (const report::SampledVersion* v : matches) output.notes.push_back("  " + Describe(*v));
     }
-    for (const report::CodeVersion* v : matches) {
+    for (const report::SampledVersion* v : matches) {
       if (seen.insert(v).second) chosen.push_back(v);
     }
   }
@@ -136,7 +136,7 @@ int RunAnnotate(const AnnotateOptions& options, std::FILE* out, std::FILE* err) 
   const disasm::Syntax syntax =
       options.syntax == "intel" ? disasm::Syntax::kIntel : disasm::Syntax::kAtt;
   std::vector<report::Annotation> annotations;
-  for (const report::CodeVersion* v : chosen) {
+  for (const report::SampledVersion* v : chosen) {
     const std::optional<disasm::Decoder> decoder = disasm::Decoder::Create(
         sources->PointerSize(v->pid) == 4 ? disasm::Mode::kI386 : disasm::Mode::kX86_64);
     if (!decoder) return fail("the disassembler could not be set up");

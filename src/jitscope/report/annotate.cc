@@ -68,14 +68,14 @@ std::string Seconds(uint64_t time_ns, uint64_t origin_ns) {
   return fmt::format("{:+.3f} s", seconds);
 }
 
-std::string VersionTitle(const CodeVersion& v) {
+std::string VersionTitle(const SampledVersion& v) {
   std::string title = v.name;
   if (!v.module.empty()) title += fmt::format(" ({})", v.module);
   if (v.method_id) title += fmt::format(", method #{}", *v.method_id);
   return title + fmt::format(", pid {}", v.pid);
 }
 
-std::string Interval(const CodeVersion& v, uint64_t origin_ns) {
+std::string Interval(const SampledVersion& v, uint64_t origin_ns) {
   if (v.native) return "mapped at " + Seconds(v.loaded_ns, origin_ns);
   std::string out = "loaded at " + Seconds(v.loaded_ns, origin_ns);
   if (v.invalidated_ns == symbolize::kForever) return out + ", never replaced";
@@ -104,7 +104,7 @@ std::vector<LineTotal> LineTotals(const Annotation& annotation) {
 }
 
 void RenderInstructions(const Annotation& a, uint64_t total_samples, bool color, std::string& out) {
-  const CodeVersion& v = a.version;
+  const SampledVersion& v = a.version;
   const size_t address_width = fmt::format("{:x}", v.start + v.size).size();
   out +=
       fmt::format("#   Share  Samples    Offset  {:<{}}  Instruction\n", "Address", address_width);
@@ -151,7 +151,7 @@ void RenderLines(const Annotation& a, std::string& out) {
 
 }  // namespace
 
-CodeVersion* VersionCollector::VersionAt(uint32_t pid, uint64_t address, uint64_t time_ns) {
+SampledVersion* VersionCollector::VersionAt(uint32_t pid, uint64_t address, uint64_t time_ns) {
   const std::optional<VersionKey> key = locator_.Locate(pid, address, time_ns);
   if (!key) return nullptr;
   auto it = versions_.find(*key);
@@ -168,12 +168,12 @@ void VersionCollector::Add(uint32_t pid, uint64_t time_ns,
     const walk::StackAddress& address = stack[i];
     if (address.kernel) continue;
     if (i == 0) {
-      if (CodeVersion* version = VersionAt(pid, address.pc, time_ns)) {
+      if (SampledVersion* version = VersionAt(pid, address.pc, time_ns)) {
         ++version->samples;
         ++version->samples_at[address.pc];
       }
     } else if (address.returns) {
-      if (CodeVersion* version = VersionAt(pid, address.Lookup(), time_ns)) {
+      if (SampledVersion* version = VersionAt(pid, address.Lookup(), time_ns)) {
         calls_.emplace_back(version, address.pc);
       }
     }
@@ -183,16 +183,16 @@ void VersionCollector::Add(uint32_t pid, uint64_t time_ns,
   for (const auto& [version, pc] : calls_) ++version->calls_at[pc];
 }
 
-std::vector<CodeVersion> VersionCollector::Take() && {
-  std::vector<CodeVersion> sorted;
+std::vector<SampledVersion> VersionCollector::Take() && {
+  std::vector<SampledVersion> sorted;
   for (auto& [key, version] : versions_) sorted.push_back(std::move(version));
-  std::stable_sort(sorted.begin(), sorted.end(), [](const CodeVersion& a, const CodeVersion& b) {
-    return a.samples > b.samples;
-  });
+  std::stable_sort(
+      sorted.begin(), sorted.end(),
+      [](const SampledVersion& a, const SampledVersion& b) { return a.samples > b.samples; });
   return sorted;
 }
 
-Annotation Annotate(const CodeVersion& version, CodeLocator& locator,
+Annotation Annotate(const SampledVersion& version, CodeLocator& locator,
                     const disasm::Decoder& decoder, disasm::Syntax syntax) {
   Annotation annotation;
   annotation.version = version;
@@ -284,9 +284,9 @@ bool ContainsWord(std::string_view name, std::string_view word) {
 
 }  // namespace
 
-std::vector<const CodeVersion*> SelectVersions(const std::vector<CodeVersion>& versions,
-                                               const std::string& selector) {
-  std::vector<const CodeVersion*> chosen;
+std::vector<const SampledVersion*> SelectVersions(const std::vector<SampledVersion>& versions,
+                                                  const std::string& selector) {
+  std::vector<const SampledVersion*> chosen;
   std::optional<uint64_t> number;
   const bool by_id = selector.starts_with("#");
   const bool by_address = selector.starts_with("0x") || selector.starts_with("0X");
@@ -297,7 +297,7 @@ std::vector<const CodeVersion*> SelectVersions(const std::vector<CodeVersion>& v
             std::string::npos) {
       number = std::stoull(digits, nullptr, by_id ? 10 : 16);
     }
-    for (const CodeVersion& v : versions) {
+    for (const SampledVersion& v : versions) {
       const bool match = by_id ? number && v.method_id == number
                                : number && *number >= v.start && *number - v.start < v.size;
       if (match) chosen.push_back(&v);
@@ -305,11 +305,11 @@ std::vector<const CodeVersion*> SelectVersions(const std::vector<CodeVersion>& v
     return chosen;
   }
   // A whole name; failing that, a name that holds the selector as a word.
-  for (const CodeVersion& v : versions) {
+  for (const SampledVersion& v : versions) {
     if (v.name == selector) chosen.push_back(&v);
   }
   if (!chosen.empty()) return chosen;
-  for (const CodeVersion& v : versions) {
+  for (const SampledVersion& v : versions) {
     if (ContainsWord(v.name, selector)) chosen.push_back(&v);
   }
   return chosen;
@@ -336,7 +336,7 @@ std::string RenderAnnotationText(const std::vector<Annotation>& annotations,
                      kHotShare * 100);
   for (const std::string& line : options.notes) out += FitToWidth("# " + line, kLineWidth) + "\n";
   for (const Annotation& a : annotations) {
-    const CodeVersion& v = a.version;
+    const SampledVersion& v = a.version;
     out += "\n";
     out += FitToWidth("## " + VersionTitle(v), kLineWidth) + "\n";
     out += fmt::format("## {}code 0x{:x}, {} bytes{}, {}\n", v.native ? "native " : "", v.start,
@@ -380,7 +380,7 @@ std::string RenderAnnotationJson(const std::vector<Annotation>& annotations,
   };
   json versions = json::array();
   for (const Annotation& a : annotations) {
-    const CodeVersion& v = a.version;
+    const SampledVersion& v = a.version;
     json instructions = json::array();
     for (const AnnotatedInstruction& in : a.instructions) {
       instructions.push_back(

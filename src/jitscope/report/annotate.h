@@ -32,14 +32,14 @@ class VersionCollector {
   // One sample of process `pid` taken at `time_ns`: its stack, leaf first (SampleWalker).
   void Add(uint32_t pid, uint64_t time_ns, std::span<const walk::StackAddress> stack);
   // The versions, heaviest (by leaf samples) first; ties: lowest pid, then address, then load.
-  std::vector<CodeVersion> Take() &&;
+  std::vector<SampledVersion> Take() &&;
 
  private:
-  CodeVersion* VersionAt(uint32_t pid, uint64_t address, uint64_t time_ns);
+  SampledVersion* VersionAt(uint32_t pid, uint64_t address, uint64_t time_ns);
 
   CodeLocator& locator_;
-  std::map<VersionKey, CodeVersion> versions_;
-  std::vector<std::pair<CodeVersion*, uint64_t>> calls_;  // one sample's call sites
+  std::map<VersionKey, SampledVersion> versions_;
+  std::vector<std::pair<SampledVersion*, uint64_t>> calls_;  // one sample's call sites
 };
 
 struct AnnotatedInstruction {
@@ -57,21 +57,21 @@ struct AnnotatedInstruction {
 };
 
 struct Annotation {
-  CodeVersion version;
+  SampledVersion version;
   std::vector<AnnotatedInstruction> instructions;
   bool code_recorded = false;  // some byte of the version's code was recorded
   uint64_t shown_bytes = 0;    // how much of the version is disassembled (1 MiB at most)
 };
 
-Annotation Annotate(const CodeVersion& version, CodeLocator& locator,
+Annotation Annotate(const SampledVersion& version, CodeLocator& locator,
                     const disasm::Decoder& decoder, disasm::Syntax syntax);
 
 // The versions `selector` names: a function name (every version of it; when no name is exactly
 // it, every name that holds it as a word, such as "mixHot" in V8's "JS:*mixHot /app.js:4:16"),
 // "#ID" (a method id), or "0xADDR" (every version whose code held that address). Empty when none
 // does.
-std::vector<const CodeVersion*> SelectVersions(const std::vector<CodeVersion>& versions,
-                                               const std::string& selector);
+std::vector<const SampledVersion*> SelectVersions(const std::vector<SampledVersion>& versions,
+                                                  const std::string& selector);
 
 struct AnnotateOutputOptions {
   bool by_line = false;            // --sort line: per source line instead of per instruction

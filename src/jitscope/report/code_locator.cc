@@ -32,8 +32,8 @@ std::optional<VersionKey> CodeLocator::Locate(uint32_t pid, uint64_t address, ui
   return VersionKey{pid, true, hit->start, hit->mapping->time_ns};
 }
 
-CodeVersion CodeLocator::Describe(uint32_t pid, uint64_t address, uint64_t time_ns) {
-  CodeVersion version;
+SampledVersion CodeLocator::Describe(uint32_t pid, uint64_t address, uint64_t time_ns) {
+  SampledVersion version;
   version.pid = pid;
   if (index_of_(pid).Resolve(address, JitTime(time_ns), resolution_)) {
     const symbolize::MatchedRegion& region = resolution_.region;
@@ -62,7 +62,7 @@ CodeVersion CodeLocator::Describe(uint32_t pid, uint64_t address, uint64_t time_
   return version;
 }
 
-symbolize::CodeBytes CodeLocator::Code(const CodeVersion& version, uint64_t size) {
+symbolize::CodeBytes CodeLocator::Code(const SampledVersion& version, uint64_t size) {
   if (!version.native) return code_of_(version.pid).Read(version.start, size, version.loaded_ns);
   symbolize::CodeBytes code;
   if (native_ != nullptr) code.bytes = native_->ReadBytes(version.file, version.file_offset, size);
@@ -72,7 +72,7 @@ symbolize::CodeBytes CodeLocator::Code(const CodeVersion& version, uint64_t size
   return code;
 }
 
-std::vector<SourceFrame> CodeLocator::SourceAt(const CodeVersion& version, uint64_t address) {
+std::vector<SourceFrame> CodeLocator::SourceAt(const SampledVersion& version, uint64_t address) {
   std::vector<SourceFrame> source;
   if (!version.native) {
     if (!index_of_(version.pid).Resolve(address, version.loaded_ns, resolution_)) return source;

@@ -36,7 +36,10 @@ struct VersionKey {
   auto operator<=>(const VersionKey&) const = default;
 };
 
-struct CodeVersion {
+// One version of a function's code, as annotation shows it, and the samples that landed in it
+// (not symbolize::CodeVersion, the collector's account of a method's regions, which the walk
+// derives unwinding rules from: a SampledVersion of JIT code is one region of one of those).
+struct SampledVersion {
   uint32_t pid = 0;
   bool native = false;
   std::string name;  // the top-level function's; "[jit 0x...]" when the engine gave none
@@ -53,7 +56,7 @@ struct CodeVersion {
   // Return address into this version → samples with it in their stack (each sample once).
   std::map<uint64_t, uint64_t> calls_at;
   VersionKey key() const { return {pid, native, start, loaded_ns}; }
-  bool operator==(const CodeVersion&) const = default;
+  bool operator==(const SampledVersion&) const = default;
 };
 
 // One frame of the source an instruction came from.
@@ -87,13 +90,13 @@ class CodeLocator {
   // for code no version describes (anonymous memory, a file without a symbol there, the kernel).
   std::optional<VersionKey> Locate(uint32_t pid, uint64_t address, uint64_t time_ns);
   // The version Locate found for the same arguments, named, without samples.
-  CodeVersion Describe(uint32_t pid, uint64_t address, uint64_t time_ns);
+  SampledVersion Describe(uint32_t pid, uint64_t address, uint64_t time_ns);
 
   // `size` bytes of the version's code from its start, as recorded or as in its file.
-  symbolize::CodeBytes Code(const CodeVersion& version, uint64_t size);
+  symbolize::CodeBytes Code(const SampledVersion& version, uint64_t size);
   // The source of the instruction at `address` of the version, innermost frame first; empty
   // when unknown.
-  std::vector<SourceFrame> SourceAt(const CodeVersion& version, uint64_t address);
+  std::vector<SourceFrame> SourceAt(const SampledVersion& version, uint64_t address);
 
  private:
   uint64_t JitTime(uint64_t time_ns) const { return latest_code_ ? symbolize::kLatest : time_ns; }
