@@ -39,7 +39,7 @@ inline std::vector<uint64_t> VisitAll(const session::SampleData& data) {
   data.ForEachSample([&seen](const session::Sample& sample) {
     uint64_t sum = sample.time_ns ^ sample.ip ^ sample.pid;
     for (char byte : sample.stack) sum = sum * 31 + static_cast<uint8_t>(byte);
-    for (const session::Frame& frame : sample.callchain) sum = sum * 31 + frame.ip;
+    for (const session::CallchainEntry& frame : sample.callchain) sum = sum * 31 + frame.ip;
     seen.push_back(sum);
   });
   return seen;

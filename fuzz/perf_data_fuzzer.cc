@@ -17,7 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   volatile uint64_t sink = 0;
   for (const jitscope::session::Sample& sample : parsed->data.samples) {
     for (char byte : sample.stack) sink = sink + static_cast<uint8_t>(byte);
-    for (const jitscope::session::Frame& frame : sample.callchain) sink = sink ^ frame.ip;
+    for (const jitscope::session::CallchainEntry& frame : sample.callchain) sink = sink ^ frame.ip;
   }
   for (const jitscope::session::Mapping& mapping : parsed->data.mappings) {
     sink = sink + mapping.filename.size();

@@ -19,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const jitscope::session::Sample& sample : parsed->samples) {
     for (char byte : sample.stack) sink = sink + static_cast<uint8_t>(byte);
     for (uint64_t value : sample.regs.values) sink = sink ^ value;
-    for (const jitscope::session::Frame& frame : sample.callchain)
+    for (const jitscope::session::CallchainEntry& frame : sample.callchain)
       sink = sink ^ (frame.ip + frame.exact);
     sink = sink + sample.walk_end.value_or(0);
   }

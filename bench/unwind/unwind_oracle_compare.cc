@@ -79,7 +79,7 @@ int Compare(const std::string& directory) {
     if (!session::ParseSampleRecord(*record, data.format.layout, sample).ok()) continue;
     ++counts.samples;
     chain.clear();
-    for (const session::Frame& frame : sample.callchain) {
+    for (const session::CallchainEntry& frame : sample.callchain) {
       if (!frame.kernel) chain.push_back(frame.ip);
     }
     auto [history, inserted] = histories.try_emplace(sample.pid);

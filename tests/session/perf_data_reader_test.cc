@@ -90,7 +90,8 @@ TEST(PerfDataReaderTest, DecodesAFileModeRecording) {
   EXPECT_EQ(data.samples[0].ip, 0x400030u);
   EXPECT_EQ(data.samples[1].time_ns, 300u);
   EXPECT_EQ(data.samples[1].pid, kPid);
-  EXPECT_EQ(data.samples[1].callchain, (std::vector<Frame>{{0x400010, false}, {0x400020, false}}));
+  EXPECT_EQ(data.samples[1].callchain,
+            (std::vector<CallchainEntry>{{0x400010, false}, {0x400020, false}}));
   ASSERT_EQ(data.comms.size(), 1u);
   EXPECT_EQ(data.comms[0].name, "hot");
   EXPECT_EQ(data.comms[0].time_ns, 100u);
@@ -378,7 +379,7 @@ TEST(PerfDataReaderTest, DecompressesCompressedRecords) {
   EXPECT_EQ(parsed->compressed_records, 2u);
   ASSERT_EQ(parsed->data.samples.size(), 1u);
   EXPECT_EQ(parsed->data.samples[0].callchain,
-            (std::vector<Frame>{{0x400010, false}, {0x400020, false}}));
+            (std::vector<CallchainEntry>{{0x400010, false}, {0x400020, false}}));
   ASSERT_EQ(parsed->data.mappings.size(), 1u);
   EXPECT_EQ(parsed->data.mappings[0].filename, "/usr/bin/hot");
   EXPECT_EQ(parsed->data.comms.size(), 1u);

@@ -125,7 +125,8 @@ TEST(SamplesFileTest, DecodesEveryRecordKind) {
   EXPECT_EQ(sample.time_ns, 5000u);
   EXPECT_EQ(sample.ip, 0x401000u);
   EXPECT_EQ(sample.callchain,
-            (std::vector<Frame>{{0xffffffff81000000, true}, {0x401000, false}, {0x402000, false}}));
+            (std::vector<CallchainEntry>{
+                {0xffffffff81000000, true}, {0x401000, false}, {0x402000, false}}));
   ASSERT_EQ(data->mappings.size(), 1u);
   EXPECT_EQ(data->mappings[0].start, 0x400000u);
   EXPECT_EQ(data->mappings[0].length, 0x3000u);
@@ -153,7 +154,7 @@ TEST(SamplesFileTest, DecodesRegistersAndTheValidPartOfTheStackCopy) {
   EXPECT_EQ(data->format, kDwarfFormat);
   ASSERT_EQ(data->samples.size(), 1u);
   const Sample& sample = data->samples[0];
-  EXPECT_EQ(sample.callchain, (std::vector<Frame>{{0xffffffff81000000, true}}));
+  EXPECT_EQ(sample.callchain, (std::vector<CallchainEntry>{{0xffffffff81000000, true}}));
   EXPECT_EQ(sample.regs.abi, static_cast<uint64_t>(PERF_SAMPLE_REGS_ABI_64));
   EXPECT_EQ(sample.regs.mask, kX86_64RegsMask);
   for (int reg = 0; reg < kPerfRegisterCount; ++reg) {
@@ -293,7 +294,7 @@ std::vector<Seen> Visit(const SampleData& data) {
   std::vector<Seen> seen;
   data.ForEachSample([&seen](const Sample& sample) {
     std::vector<uint64_t> ips;
-    for (const Frame& frame : sample.callchain) ips.push_back(frame.ip);
+    for (const CallchainEntry& frame : sample.callchain) ips.push_back(frame.ip);
     seen.push_back({sample.pid, sample.time_ns, ips});
   });
   return seen;
@@ -393,7 +394,7 @@ TEST(SampleListTest, AddsOnlyRecordsThatDecode) {
   ASSERT_TRUE(list.Add(good).ok());
   ASSERT_EQ(list.size(), 1u);
   EXPECT_EQ(list.time_ns(0), 50u);
-  EXPECT_EQ(list[0].callchain, (std::vector<Frame>{{0x70, false}, {0x71, false}}));
+  EXPECT_EQ(list[0].callchain, (std::vector<CallchainEntry>{{0x70, false}, {0x71, false}}));
 }
 
 TEST(SampleListTest, ReadingAndVisitingAFileKeepOnlyAWindowOfItInMemory) {
@@ -504,7 +505,7 @@ TEST(UnwoundSamplesTest, RoundTripThroughAFile) {
   sample.tid = 11;
   sample.time_ns = 5000;
   sample.ip = 0x401000;
-  const std::vector<Frame> frames = {
+  const std::vector<CallchainEntry> frames = {
       {0, true, false},          // the kernel's run, as a dwarf walk gives it
       {0x401000, false, true},   // the sampled pc
       {0x402000, false, false},  // a return address
@@ -536,13 +537,13 @@ TEST(UnwoundSamplesTest, RoundTripThroughAFile) {
   EXPECT_EQ(read.time_ns, 5000u);
   EXPECT_EQ(read.ip, 0x401000u);
   // The first frame's exactness is not written: every reader takes a leaf's pc as it is.
-  EXPECT_EQ(read.callchain, (std::vector<Frame>{{0, true, false},
-                                                {0x401000, false, true},
-                                                {0x402000, false, false},
-                                                {0x403000, false, true},
-                                                {0x404000, false, false},
-                                                {0x405000, false, false, true},
-                                                {0x406000, false, false, true}}));
+  EXPECT_EQ(read.callchain, (std::vector<CallchainEntry>{{0, true, false},
+                                                         {0x401000, false, true},
+                                                         {0x402000, false, false},
+                                                         {0x403000, false, true},
+                                                         {0x404000, false, false},
+                                                         {0x405000, false, false, true},
+                                                         {0x406000, false, false, true}}));
   EXPECT_EQ(read.walk_end, std::optional<uint8_t>(3));
   EXPECT_TRUE(read.stack.empty());
 }
@@ -554,25 +555,27 @@ TEST(UnwoundSamplesTest, MarkersMeanNothingInAKernelsChain) {
   sample.ip = 0x401000;
   std::string record;
   ASSERT_TRUE(EncodeUnwoundSample(
-      sample, std::vector<Frame>{{0x401000, false, false}, {0x402000, false, true}}, 1, 0, record));
+      sample, std::vector<CallchainEntry>{{0x401000, false, false}, {0x402000, false, true}}, 1, 0,
+      record));
   Sample plain;
   ASSERT_TRUE(ParseSampleRecord(record, SampleLayout{}, plain).ok());
-  EXPECT_EQ(plain.callchain, (std::vector<Frame>{{0x401000, false}, {0x402000, false}}));
+  EXPECT_EQ(plain.callchain, (std::vector<CallchainEntry>{{0x401000, false}, {0x402000, false}}));
   EXPECT_FALSE(plain.walk_end.has_value());
   Sample unwound;
   ASSERT_TRUE(ParseSampleRecord(record, SampleLayout{.unwound = true}, unwound).ok());
-  EXPECT_EQ(unwound.callchain, (std::vector<Frame>{{0x401000, false}, {0x402000, false, true}}));
+  EXPECT_EQ(unwound.callchain,
+            (std::vector<CallchainEntry>{{0x401000, false}, {0x402000, false, true}}));
   EXPECT_EQ(unwound.walk_end, std::optional<uint8_t>(1));
 }
 
 // A record's size is 16 bits: a walk too long to say in one is refused, not cut silently.
 TEST(UnwoundSamplesTest, AChainTooLongForARecordIsRefused) {
   std::string record = "untouched";
-  EXPECT_FALSE(
-      EncodeUnwoundSample(Sample{}, std::vector<Frame>(8200, Frame{0x401000}), 0, 0, record));
+  EXPECT_FALSE(EncodeUnwoundSample(
+      Sample{}, std::vector<CallchainEntry>(8200, CallchainEntry{0x401000}), 0, 0, record));
   EXPECT_EQ(record, "untouched");
-  EXPECT_TRUE(
-      EncodeUnwoundSample(Sample{}, std::vector<Frame>(8000, Frame{0x401000}), 0, 0, record));
+  EXPECT_TRUE(EncodeUnwoundSample(
+      Sample{}, std::vector<CallchainEntry>(8000, CallchainEntry{0x401000}), 0, 0, record));
 }
 
 // A --call-graph dwarf file whose recorder unwound some samples as it recorded: those are of
@@ -586,7 +589,7 @@ TEST(UnwoundSamplesTest, AFileMixesSamplesUnwoundWhileRecordingWithSamplesAsReco
   sample.ip = 0x401000;
   std::string unwound;
   ASSERT_TRUE(EncodeUnwoundSample(
-      sample, std::vector<Frame>{{0x401000, false, true}, {0x402000, false, false}}, 0,
+      sample, std::vector<CallchainEntry>{{0x401000, false, true}, {0x402000, false, false}}, 0,
       PERF_RECORD_MISC_USER, unwound, kRecordUnwoundSample));
   perf_event_header header{};
   std::memcpy(&header, unwound.data(), sizeof(header));
@@ -607,7 +610,7 @@ TEST(UnwoundSamplesTest, AFileMixesSamplesUnwoundWhileRecordingWithSamplesAsReco
   EXPECT_EQ(read.time_ns, 6000u);
   EXPECT_EQ(read.pid, 10u);
   EXPECT_EQ(read.callchain,
-            (std::vector<Frame>{{0x401000, false, false}, {0x402000, false, false}}));
+            (std::vector<CallchainEntry>{{0x401000, false, false}, {0x402000, false, false}}));
   EXPECT_EQ(read.walk_end, std::optional<uint8_t>(0));
   EXPECT_EQ(read.regs.abi, static_cast<uint64_t>(PERF_SAMPLE_REGS_ABI_NONE));
   EXPECT_TRUE(read.stack.empty());

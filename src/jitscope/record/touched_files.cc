@@ -79,7 +79,7 @@ std::map<uint32_t, std::set<std::string>> TouchedFiles(const session::SampleData
       if (process == ranges.end()) return;
       std::vector<bool>& marks = touched[sample.pid];
       process->second.Mark(sample.ip, marks);
-      for (const session::Frame& frame : sample.callchain) {
+      for (const session::CallchainEntry& frame : sample.callchain) {
         if (!frame.kernel) process->second.Mark(frame.ip, marks);
       }
       const size_t word = sample.regs.abi == PERF_SAMPLE_REGS_ABI_32 ? 4 : 8;

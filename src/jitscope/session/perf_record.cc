@@ -137,7 +137,7 @@ bool SkipBranchStack(Cursor& cursor, uint64_t branch_sample_type) {
 // Fills `sample` (all of it: a reused one keeps only its call chain's capacity).
 base::Status ParseSampleInto(Cursor cursor, size_t size, const SampleLayout& layout,
                              Sample& sample) {
-  std::vector<Frame> callchain = std::move(sample.callchain);
+  std::vector<CallchainEntry> callchain = std::move(sample.callchain);
   callchain.clear();
   sample = Sample{};
   sample.callchain = std::move(callchain);
@@ -234,13 +234,13 @@ base::Status ParseSampleRecord(std::string_view bytes, const SampleLayout& layou
   return ParseSampleInto(cursor, bytes.size(), layout, out);
 }
 
-bool EncodeUnwoundSample(const Sample& sample, std::span<const Frame> frames, uint8_t walk_end,
-                         uint16_t misc, std::string& out, uint32_t type) {
+bool EncodeUnwoundSample(const Sample& sample, std::span<const CallchainEntry> frames,
+                         uint8_t walk_end, uint16_t misc, std::string& out, uint32_t type) {
   // The chain's entries: a context marker where kernel and user frames meet, the markers of
   // unwound samples, the frames and the walk's end.
   auto for_each_entry = [&](const auto& visit) {
     for (size_t i = 0; i < frames.size(); ++i) {
-      const Frame& frame = frames[i];
+      const CallchainEntry& frame = frames[i];
       if (i == 0 || frame.kernel != frames[i - 1].kernel) {
         visit(static_cast<uint64_t>(frame.kernel ? PERF_CONTEXT_KERNEL : PERF_CONTEXT_USER));
       }

@@ -98,14 +98,14 @@ bool IsSupportedLayout(const SampleLayout& layout);
 
 // One frame of a call chain. The kernel separates the kernel and user parts of a chain with
 // PERF_CONTEXT_* markers; we turn the markers into this flag and drop them.
-struct Frame {
+struct CallchainEntry {
   uint64_t ip = 0;
   bool kernel = false;
   // An unwound sample's frame whose pc is exact, not a return address (kContextNotAfterCall).
   bool exact = false;
   // An unwound sample's frame taken from the frame-pointer chain (kContextGuessed).
   bool guessed = false;
-  bool operator==(const Frame&) const = default;
+  bool operator==(const CallchainEntry&) const = default;
 };
 
 // PERF_SAMPLE_REGS_USER: the user-space registers when the sample was taken (the interrupted
@@ -121,7 +121,7 @@ struct Sample {
   uint32_t tid = 0;
   uint64_t time_ns = 0;
   uint64_t ip = 0;
-  std::vector<Frame> callchain;  // leaf first, as the kernel writes it
+  std::vector<CallchainEntry> callchain;  // leaf first, as the kernel writes it
   // An unwound sample's walk's end (kContextWalkEnd): an unwind::StopReason, unchecked.
   std::optional<uint8_t> walk_end;
   UserRegs regs;
@@ -199,8 +199,9 @@ base::Status ParseSampleRecord(std::string_view bytes, const SampleLayout& layou
 // the walk's end, into `out`. The header's
 // misc is `misc`, its type `type` (kRecordUnwoundSample in a file of samples not unwound). Fails,
 // writing nothing, when the record would pass the 64 KiB a record's size can say.
-bool EncodeUnwoundSample(const Sample& sample, std::span<const Frame> frames, uint8_t walk_end,
-                         uint16_t misc, std::string& out, uint32_t type = PERF_RECORD_SAMPLE);
+bool EncodeUnwoundSample(const Sample& sample, std::span<const CallchainEntry> frames,
+                         uint8_t walk_end, uint16_t misc, std::string& out,
+                         uint32_t type = PERF_RECORD_SAMPLE);
 
 // `bytes`, one PERF_RECORD_SAMPLE of `layout` with a copy of the user stack, with the copy cut
 // to the bytes the kernel filled (dyn_size, rounded up to 8), written into `out`: the same

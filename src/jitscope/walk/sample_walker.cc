@@ -21,7 +21,7 @@ void SampleWalker::Walk(const session::Sample& sample, std::vector<StackAddress>
   out.clear();
   if (unwound_by_record_ || sample.walk_end) {
     // Unwound by record: the whole file, or this sample (kRecordUnwoundSample).
-    for (const session::Frame& frame : sample.callchain) {
+    for (const session::CallchainEntry& frame : sample.callchain) {
       out.push_back({frame.ip, frame.kernel, !out.empty() && !frame.exact, frame.guessed});
     }
     if (!out.empty() && out.back().guessed) ++guessed_walks_;
@@ -33,8 +33,9 @@ void SampleWalker::Walk(const session::Sample& sample, std::vector<StackAddress>
   }
   if (unwinding_) {
     // The kernel's part of the chain is one run of kernel frames; the user part is unwound.
-    const auto user = std::find_if(sample.callchain.begin(), sample.callchain.end(),
-                                   [](const session::Frame& frame) { return !frame.kernel; });
+    const auto user =
+        std::find_if(sample.callchain.begin(), sample.callchain.end(),
+                     [](const session::CallchainEntry& frame) { return !frame.kernel; });
     if (user != sample.callchain.begin()) out.push_back({0, true, false});
     const unwind::RegisterFile registers = unwind::RegisterFile::FromPerf(sample.regs);
     uint64_t sp = 0;
@@ -55,9 +56,10 @@ void SampleWalker::Walk(const session::Sample& sample, std::vector<StackAddress>
     }
     if (unwound_.reason == unwind::StopReason::kOutermost || unwound_.frames.empty()) return;
     // The frame-pointer chain beyond the last address the walk found, if it holds it.
-    const auto last = std::find_if(user, sample.callchain.end(), [&](const session::Frame& frame) {
-      return frame.ip == unwound_.frames.back().pc;
-    });
+    const auto last =
+        std::find_if(user, sample.callchain.end(), [&](const session::CallchainEntry& frame) {
+          return frame.ip == unwound_.frames.back().pc;
+        });
     if (last == sample.callchain.end() || std::next(last) == sample.callchain.end()) return;
     for (auto frame = std::next(last); frame != sample.callchain.end(); ++frame) {
       out.push_back({frame->ip, false, true, true});
@@ -71,7 +73,7 @@ void SampleWalker::Walk(const session::Sample& sample, std::vector<StackAddress>
   }
   // Every frame after the first is where a call returns to (the user frame after a kernel run
   // too: where the system call returns).
-  for (const session::Frame& frame : sample.callchain) {
+  for (const session::CallchainEntry& frame : sample.callchain) {
     out.push_back({frame.ip, frame.kernel, !out.empty()});
   }
 }

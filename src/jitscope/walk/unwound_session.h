@@ -39,7 +39,7 @@ class SampleUnwinder {
  private:
   SampleWalker& walker_;
   std::vector<StackAddress> stack_;
-  std::vector<session::Frame> frames_;
+  std::vector<session::CallchainEntry> frames_;
 };
 
 struct SessionUnwinding {
