@@ -21,10 +21,10 @@ void CodeHistory::EndOverlapping(uint64_t address, uint64_t size, uint64_t time_
   for (auto it = by_address_.lower_bound(lowest); it != by_address_.end() && it->first < end;
        ++it) {
     CodeVersion& version = versions_[it->second];
-    if (version.ended_ns <= time_ns) continue;
+    if (version.invalidated_ns <= time_ns) continue;
     for (const CodeVersion::Region& region : version.regions) {
       if (region.address == it->first && region.address + region.size > address) {
-        version.ended_ns = time_ns;
+        version.invalidated_ns = time_ns;
       }
     }
   }
@@ -79,7 +79,7 @@ void CodeHistory::Add(std::span<const trace::Record> records) {
       EndOverlapping(code->address, code->size, time);
       if (code->api_event == trace::kEventMethodUpdate) continue;  // the code changed
       auto it = live.find(code->method_id);
-      if (it == live.end() || versions_[it->second].ended_ns <= time) {
+      if (it == live.end() || versions_[it->second].invalidated_ns <= time) {
         live.insert_or_assign(code->method_id,
                               AddVersion(code->method_id, code->address, code->size, time));
         continue;
@@ -98,7 +98,7 @@ void CodeHistory::Add(std::span<const trace::Record> records) {
       EndOverlapping(update->address, update->size, time);
     } else if (const auto* unload = std::get_if<trace::UnloadEvent>(&record.event)) {
       if (auto it = live.find(unload->method_id); it != live.end()) {
-        versions_[it->second].ended_ns = std::min(versions_[it->second].ended_ns, time);
+        versions_[it->second].invalidated_ns = std::min(versions_[it->second].invalidated_ns, time);
         live.erase(it);
       }
     }
@@ -113,7 +113,7 @@ const CodeVersion* CodeHistory::Find(uint64_t address, uint64_t time_ns) const {
     --it;
     if (it->first < lowest) break;
     const CodeVersion& version = versions_[it->second];
-    if (time_ns != kLatest && (time_ns < version.loaded_ns || time_ns >= version.ended_ns)) {
+    if (time_ns != kLatest && (time_ns < version.loaded_ns || time_ns >= version.invalidated_ns)) {
       continue;
     }
     for (const CodeVersion::Region& region : version.regions) {

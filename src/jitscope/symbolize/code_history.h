@@ -38,8 +38,8 @@ struct CodeVersion {
   };
   uint64_t method_id = 0;  // the Intel method id, or a jitdump's code_index; 0 for OProfile's
   uint64_t loaded_ns = 0;  // the first region's load
-  uint64_t ended_ns = UINT64_MAX;
-  std::vector<Region> regions;  // in load order: regions[0] starts at the method's entry
+  uint64_t invalidated_ns = UINT64_MAX;  // when it stopped being valid; UINT64_MAX: never
+  std::vector<Region> regions;           // in load order: regions[0] starts at the method's entry
   // The unwind tables the engine supplied for this code (a jitdump's UNWINDING_INFO .eh_frame,
   // a view into the file), and the address their pointers take them to lie at; empty if none.
   std::span<const uint8_t> eh_frame;
