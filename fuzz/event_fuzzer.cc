@@ -25,7 +25,7 @@
 namespace jitscope::fuzz {
 namespace {
 
-using collector::Sink;
+using collector::EventSink;
 
 // Encodes `event` into 8-byte aligned words; empty when the codec refuses its size.
 std::vector<uint64_t> Encode(const trace::Event& event, uint64_t timestamp,
@@ -37,7 +37,7 @@ std::vector<uint64_t> Encode(const trace::Event& event, uint64_t timestamp,
   return body;
 }
 
-class RoundTripSink : public Sink {
+class RoundTripSink : public EventSink {
  public:
   Result Write(const trace::Record& record) override {
     trace::RecordHeader header{};
@@ -117,7 +117,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
   using namespace jitscope;
   using namespace jitscope::fuzz;
   static const collector::Environment environment{FakeClock, FakeThread};
-  std::vector<std::unique_ptr<Sink>> sinks;
+  std::vector<std::unique_ptr<EventSink>> sinks;
   sinks.push_back(std::make_unique<RoundTripSink>());
   auto collector = collector::Collector::CreateForTesting(
       std::move(sinks), collector::Log::Open("/dev/null"), environment);

@@ -92,7 +92,7 @@ BENCHMARK(BM_CollectorNotify)->Threads(1)->Threads(2)->UseRealTime();
 
 // The collector's own CPU work (decoding, validation, timestamp, fan-out) with a sink that
 // discards: what an event costs before any byte is stored.
-class DiscardSink : public jitscope::collector::Sink {
+class DiscardSink : public jitscope::collector::EventSink {
  public:
   Result Write(const jitscope::trace::Record& record) override {
     benchmark::DoNotOptimize(&record);
@@ -101,7 +101,7 @@ class DiscardSink : public jitscope::collector::Sink {
 };
 
 void BM_CollectorPathDiscardSink(benchmark::State& state) {
-  std::vector<std::unique_ptr<jitscope::collector::Sink>> sinks;
+  std::vector<std::unique_ptr<jitscope::collector::EventSink>> sinks;
   sinks.push_back(std::make_unique<DiscardSink>());
   auto collector = jitscope::collector::Collector::CreateForTesting(
       std::move(sinks), jitscope::collector::Log(), jitscope::collector::SystemEnvironment());

@@ -31,7 +31,7 @@ uint32_t FakeTid() { return 7; }
 constexpr Environment kFakeEnvironment{&FakeNow, &FakeTid};
 
 // Keeps a description of every record it is given (the views die with the call).
-class RecordingSink : public Sink {
+class RecordingSink : public EventSink {
  public:
   Result Write(const trace::Record& record) override {
     std::lock_guard lock(mutex_);
@@ -49,7 +49,7 @@ class CollectorTest : public ::testing::Test {
     fake_now = 0;
     auto sink = std::make_unique<RecordingSink>();
     sink_ = sink.get();
-    std::vector<std::unique_ptr<Sink>> sinks;
+    std::vector<std::unique_ptr<EventSink>> sinks;
     sinks.push_back(std::move(sink));
     collector_ = Collector::CreateForTesting(std::move(sinks), Log(), kFakeEnvironment);
   }
@@ -174,7 +174,7 @@ TEST_F(CollectorTest, ShutdownReturnsOneAndLaterEventsAreStillSafe) {
 }
 
 TEST_F(CollectorTest, AFailedWriteRefusesTheEventAndIsCounted) {
-  sink_->next_result = Sink::Result::kWriteFailed;
+  sink_->next_result = EventSink::Result::kWriteFailed;
   const unsigned int id = 5;
   EXPECT_EQ(Notify(iJVM_EVENT_TYPE_METHOD_UNLOAD_START, &id), 0);
   EXPECT_EQ(collector_->rejected(RejectReason::kWriteFailed), 1u);
@@ -209,7 +209,7 @@ TEST(TraceSinkTest, KeepsTheCodeBytesOfEveryRegionThatHoldsCode) {
                                 {.code_bytes = true, .max_size = 0, .writer = {}}, Log());
   ASSERT_TRUE(sink.ok()) << sink.status().message();
   const std::string path = (*sink)->path();
-  std::vector<std::unique_ptr<Sink>> sinks;
+  std::vector<std::unique_ptr<EventSink>> sinks;
   sinks.push_back(std::move(sink).value());
   fake_now = 0;
   auto collector = Collector::CreateForTesting(std::move(sinks), Log(), kFakeEnvironment);
@@ -277,7 +277,7 @@ void RunThreads(int thread_count, int per_thread, long* rss_growth_kib = nullptr
                                 {.code_bytes = false, .max_size = 0, .writer = {}}, Log());
   ASSERT_TRUE(sink.ok()) << sink.status().message();
   const std::string path = (*sink)->path();
-  std::vector<std::unique_ptr<Sink>> sinks;
+  std::vector<std::unique_ptr<EventSink>> sinks;
   sinks.push_back(std::move(sink).value());
   auto collector = Collector::CreateForTesting(std::move(sinks), Log(), SystemEnvironment());
 

@@ -57,7 +57,9 @@ class JitdumpSinkTest : public ::testing::Test {
     return dump.ok() ? std::move(dump).value() : TestJitdump{};
   }
 
-  void Write(const trace::Record& record) { ASSERT_EQ(Sink::Result::kOk, sink_->Write(record)); }
+  void Write(const trace::Record& record) {
+    ASSERT_EQ(EventSink::Result::kOk, sink_->Write(record));
+  }
 
   static constexpr uint32_t kPid = 4242;
   test_support::TempDir dir_;
@@ -401,7 +403,7 @@ TEST(JitdumpSinkCrash, EveryAcknowledgedLoadSurvivesSigkill) {
       if ((*sink)->Write(CodeRecord(10 + i, {.method_id = static_cast<uint32_t>(i + 1),
                                              .address = code.data(),
                                              .size = 4096,
-                                             .name = name})) != Sink::Result::kOk) {
+                                             .name = name})) != EventSink::Result::kOk) {
         ::_exit(3);
       }
     }

@@ -41,7 +41,7 @@ TEST(PerfMapSink, OneLinePerRegionNamedByItsMethod) {
 
   char code[64];
   auto write = [&](const trace::Record& record) {
-    EXPECT_EQ(Sink::Result::kOk, (*sink)->Write(record));
+    EXPECT_EQ(EventSink::Result::kOk, (*sink)->Write(record));
   };
   write(CodeRecord(1, {.method_id = 5, .address = code, .size = 16, .name = "first"}));
   write(CodeRecord(2, {.method_id = 5, .address = code + 32, .size = 8, .name = "alias"}));

@@ -28,7 +28,7 @@ constexpr uint64_t kForeverish = uint64_t{1} << 40;  // a time after every test'
 // Method i's code lives at its own address, so that a lookup tells every method apart.
 uint64_t AddressOf(uint32_t id) { return 0x10000000 + uint64_t{id} * 64; }
 
-Sink::Result Load(TraceSink& sink, uint32_t id, uint64_t time, uint32_t tid) {
+EventSink::Result Load(TraceSink& sink, uint32_t id, uint64_t time, uint32_t tid) {
   trace::CodeEvent code;
   code.api_event = trace::kEventMethodLoadFinishedV2;
   code.method_id = id;
@@ -44,10 +44,10 @@ Sink::Result Load(TraceSink& sink, uint32_t id, uint64_t time, uint32_t tid) {
 // the one it pushes out unloaded at 2i + 1.
 void Churn(TraceSink& sink, uint32_t first, uint32_t last, uint32_t live, uint32_t tid = 1) {
   for (uint32_t id = first; id <= last; ++id) {
-    ASSERT_EQ(Load(sink, id, 2 * uint64_t{id}, tid), Sink::Result::kOk);
+    ASSERT_EQ(Load(sink, id, 2 * uint64_t{id}, tid), EventSink::Result::kOk);
     if (id >= first + live) {
       ASSERT_EQ(sink.Write({2 * uint64_t{id} + 1, tid, trace::UnloadEvent{id - live}}),
-                Sink::Result::kOk);
+                EventSink::Result::kOk);
     }
   }
 }
@@ -163,7 +163,7 @@ TEST_F(TraceChainTest, EachFileContinuesThePreviousWithASnapshotOfTheLiveCode) {
 TEST_F(TraceChainTest, ASampleAfterAMoveIsNamedFromTheSnapshotAlone) {
   auto sink = NewSink(kMaxSize);
   // Method 1 is loaded first and never unloaded: after the moves only snapshots carry it.
-  ASSERT_EQ(Load(*sink, 1, 1, 1), Sink::Result::kOk);
+  ASSERT_EQ(Load(*sink, 1, 1, 1), EventSink::Result::kOk);
   Churn(*sink, 2, 20000, 10);
   const std::vector<std::string> files = ChainFiles();
   ASSERT_GE(files.size(), 3u);
@@ -180,7 +180,8 @@ TEST_F(TraceChainTest, LiveCodeBiggerThanTheBoundIsSnapshotWholeAndSaidOnce) {
   auto sink = NewSink(kMaxSize, Log::Open(log_path));
   // 8,000 live methods of ~100 bytes each: about 3 times the bound.
   constexpr uint32_t kLive = 8000;
-  for (uint32_t id = 1; id <= kLive; ++id) ASSERT_EQ(Load(*sink, id, id, 1), Sink::Result::kOk);
+  for (uint32_t id = 1; id <= kLive; ++id)
+    ASSERT_EQ(Load(*sink, id, id, 1), EventSink::Result::kOk);
   Churn(*sink, kLive + 1, 24000, 1000);
   const std::vector<std::string> files = ChainFiles();
   ASSERT_GE(files.size(), 2u);
@@ -220,10 +221,10 @@ TEST_F(TraceChainTest, ThreadsLoadingAcrossMovesLoseNothing) {
     threads.emplace_back([&sink, t] {
       for (uint32_t i = 1; i <= kPerThread; ++i) {
         const uint32_t id = t * kPerThread + i;
-        ASSERT_EQ(Load(*sink, id, 2 * uint64_t{id}, 100 + t), Sink::Result::kOk);
+        ASSERT_EQ(Load(*sink, id, 2 * uint64_t{id}, 100 + t), EventSink::Result::kOk);
         if (i > kLive) {
           ASSERT_EQ(sink->Write({2 * uint64_t{id} + 1, 100 + t, trace::UnloadEvent{id - kLive}}),
-                    Sink::Result::kOk);
+                    EventSink::Result::kOk);
         }
       }
     });

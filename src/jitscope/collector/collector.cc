@@ -77,7 +77,7 @@ base::StatusOr<std::unique_ptr<Collector>> Collector::Create(const Config& confi
     ASSIGN_OR_RETURN(base::ScopedFd output_dir,
                      base::OpenOrMakeOwnDirectory(config.output_dir, kOutputDirectoryMode));
   }
-  std::vector<std::unique_ptr<Sink>> sinks;
+  std::vector<std::unique_ptr<EventSink>> sinks;
   if (config.formats & kFormatTrace) {
     trace::TraceIdentity identity{static_cast<uint32_t>(::getpid()), ExecutablePath(),
                                   environment.now_ns(), RealtimeNowNs()};
@@ -110,8 +110,8 @@ base::StatusOr<std::unique_ptr<Collector>> Collector::Create(const Config& confi
   return CreateForTesting(std::move(sinks), std::move(log), environment);
 }
 
-std::unique_ptr<Collector> Collector::CreateForTesting(std::vector<std::unique_ptr<Sink>> sinks,
-                                                       Log log, Environment environment) {
+std::unique_ptr<Collector> Collector::CreateForTesting(
+    std::vector<std::unique_ptr<EventSink>> sinks, Log log, Environment environment) {
   return std::unique_ptr<Collector>(new Collector(std::move(sinks), std::move(log), environment));
 }
 
@@ -131,11 +131,11 @@ void Collector::AtExit() {
   for (const auto& sink : sinks_) sink->AtExit(now);
 }
 
-Sink::Result Collector::WriteAll(const trace::Record& record) {
-  Sink::Result result = Sink::Result::kOk;
+EventSink::Result Collector::WriteAll(const trace::Record& record) {
+  EventSink::Result result = EventSink::Result::kOk;
   for (const auto& sink : sinks_) {
-    const Sink::Result written = sink->Write(record);
-    if (result == Sink::Result::kOk) result = written;
+    const EventSink::Result written = sink->Write(record);
+    if (result == EventSink::Result::kOk) result = written;
   }
   return result;
 }
@@ -172,12 +172,12 @@ std::optional<trace::RejectReason> Collector::Submit(const trace::Event& event) 
   const uint32_t tid = environment_.thread_id();
   const uint32_t call = trace::CallOf(event);
   switch (WriteAll(trace::Record{timestamp, tid, event})) {
-    case Sink::Result::kOk:
+    case EventSink::Result::kOk:
       return std::nullopt;
-    case Sink::Result::kTooLarge:
+    case EventSink::Result::kTooLarge:
       Reject(call, trace::RejectReason::kTooLarge, timestamp, tid);
       return trace::RejectReason::kTooLarge;
-    case Sink::Result::kWriteFailed:
+    case EventSink::Result::kWriteFailed:
       Reject(call, trace::RejectReason::kWriteFailed, timestamp, tid);
       return trace::RejectReason::kWriteFailed;
   }
@@ -210,11 +210,11 @@ int Collector::Notify(uint32_t event_type, const void* payload) {
   }
 
   switch (WriteAll(record)) {
-    case Sink::Result::kOk:
+    case EventSink::Result::kOk:
       return 1;
-    case Sink::Result::kTooLarge:
+    case EventSink::Result::kTooLarge:
       return Reject(event_type, trace::RejectReason::kTooLarge, timestamp, tid);
-    case Sink::Result::kWriteFailed:
+    case EventSink::Result::kWriteFailed:
       return Reject(event_type, trace::RejectReason::kWriteFailed, timestamp, tid);
   }
   return 0;

@@ -22,9 +22,9 @@
 
 #include "jitscope/base/status.h"
 #include "jitscope/collector/config.h"
+#include "jitscope/collector/event_sink.h"
 #include "jitscope/collector/inline_registry.h"
 #include "jitscope/collector/log.h"
-#include "jitscope/collector/sink.h"
 
 namespace jitscope::collector {
 
@@ -43,7 +43,7 @@ class Collector {
   static base::StatusOr<std::unique_ptr<Collector>> Create(const Config& config, Log log,
                                                            Environment environment);
   // For tests: a collector over the given sinks.
-  static std::unique_ptr<Collector> CreateForTesting(std::vector<std::unique_ptr<Sink>> sinks,
+  static std::unique_ptr<Collector> CreateForTesting(std::vector<std::unique_ptr<EventSink>> sinks,
                                                      Log log, Environment environment);
 
   // iJIT_NotifyEvent's collector side. Returns 1 when the event was accepted and recorded
@@ -52,10 +52,10 @@ class Collector {
 
   // At process exit: lets every sink finish its file (jitdump: JIT_CODE_CLOSE).
   void AtExit();
-  // The intake of an API that validates its calls itself (OProfile's agent API, src/jitscope/opagent):
-  // stamps `event` with the time and thread and writes it to every sink. Returns nullopt when it
-  // was written, else why it was refused (kTooLarge, kWriteFailed), counted and recorded as for
-  // Notify.
+  // The intake of an API that validates its calls itself (OProfile's agent API,
+  // src/jitscope/opagent): stamps `event` with the time and thread and writes it to every sink.
+  // Returns nullopt when it was written, else why it was refused (kTooLarge, kWriteFailed), counted
+  // and recorded as for Notify.
   std::optional<trace::RejectReason> Submit(const trace::Event& event);
   // Counts, logs (the first time per reason) and records a call of such an API that its intake
   // refused; `call` is its number in the api_event space (e.g. trace::kCallOpWriteNativeCode).
@@ -64,17 +64,17 @@ class Collector {
   uint64_t rejected(trace::RejectReason reason) const {
     return rejected_[static_cast<size_t>(reason)].load(std::memory_order_relaxed);
   }
-  const std::vector<std::unique_ptr<Sink>>& sinks() const { return sinks_; }
+  const std::vector<std::unique_ptr<EventSink>>& sinks() const { return sinks_; }
 
  private:
-  Collector(std::vector<std::unique_ptr<Sink>> sinks, Log log, Environment environment)
+  Collector(std::vector<std::unique_ptr<EventSink>> sinks, Log log, Environment environment)
       : sinks_(std::move(sinks)), log_(std::move(log)), environment_(environment) {}
   int Reject(uint32_t event_type, trace::RejectReason reason, uint64_t timestamp, uint32_t tid);
   // Writes to every sink; returns the first failure, if any.
-  Sink::Result WriteAll(const trace::Record& record);
+  EventSink::Result WriteAll(const trace::Record& record);
   std::string WriteErrors() const;
 
-  std::vector<std::unique_ptr<Sink>> sinks_;
+  std::vector<std::unique_ptr<EventSink>> sinks_;
   Log log_;
   Environment environment_;
   InlineRegistry inline_registry_;

@@ -12,11 +12,11 @@
 
 namespace jitscope::collector {
 
-class Sink {
+class EventSink {
  public:
   enum class Result { kOk, kTooLarge, kWriteFailed };
 
-  virtual ~Sink() = default;
+  virtual ~EventSink() = default;
   // Called during iJIT_NotifyEvent: views in `record` (and the code at a CodeEvent's address)
   // are valid only until it returns.
   virtual Result Write(const trace::Record& record) = 0;

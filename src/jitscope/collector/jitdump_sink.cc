@@ -112,7 +112,7 @@ JitdumpSink::Counters JitdumpSink::counters() const {
   return counters_;
 }
 
-Sink::Result JitdumpSink::Write(const trace::Record& record) {
+EventSink::Result JitdumpSink::Write(const trace::Record& record) {
   if (failed_.load(std::memory_order_relaxed)) return Result::kWriteFailed;
   std::lock_guard lock(mutex_);
   if (const auto* code = std::get_if<trace::CodeEvent>(&record.event)) {
@@ -194,8 +194,8 @@ void JitdumpSink::ForgetInlines(const Region& region) {
   for (const Inline& inline_region : region.payload.inlines) names_.Forget(inline_region.method_id);
 }
 
-Sink::Result JitdumpSink::LoadRegion(const trace::CodeEvent& code, uint64_t timestamp,
-                                     uint32_t tid) {
+EventSink::Result JitdumpSink::LoadRegion(const trace::CodeEvent& code, uint64_t timestamp,
+                                          uint32_t tid) {
   Region region;
   region.address = code.address;
   region.size = code.size;
@@ -223,8 +223,8 @@ Sink::Result JitdumpSink::LoadRegion(const trace::CodeEvent& code, uint64_t time
   return EmitLoad(placed, placed.address, static_cast<uint32_t>(placed.size), timestamp, tid);
 }
 
-Sink::Result JitdumpSink::LoadOprofile(const trace::OprofileCodeLoadEvent& load, uint64_t timestamp,
-                                       uint32_t tid) {
+EventSink::Result JitdumpSink::LoadOprofile(const trace::OprofileCodeLoadEvent& load,
+                                            uint64_t timestamp, uint32_t tid) {
   if (load.size == 0) return Result::kOk;  // nothing perf could map
   Region region;
   region.address = load.address;
@@ -236,8 +236,8 @@ Sink::Result JitdumpSink::LoadOprofile(const trace::OprofileCodeLoadEvent& load,
   return EmitLoad(placed, placed.address, static_cast<uint32_t>(placed.size), timestamp, tid);
 }
 
-Sink::Result JitdumpSink::AddOprofileLines(const trace::OprofileDebugLinesEvent& lines,
-                                           uint64_t timestamp, uint32_t tid) {
+EventSink::Result JitdumpSink::AddOprofileLines(const trace::OprofileDebugLinesEvent& lines,
+                                                uint64_t timestamp, uint32_t tid) {
   Region* region = regions_.FindEnclosing(lines.address);
   if (region == nullptr || region->address != lines.address) return Result::kOk;
   // Each entry starts its line's range, which runs to the next entry (or the end of the code).
@@ -268,8 +268,8 @@ Sink::Result JitdumpSink::AddOprofileLines(const trace::OprofileDebugLinesEvent&
   return EmitLoad(*region, region->address, static_cast<uint32_t>(region->size), timestamp, tid);
 }
 
-Sink::Result JitdumpSink::AddInline(const trace::CodeEvent& code, uint64_t timestamp,
-                                    uint32_t tid) {
+EventSink::Result JitdumpSink::AddInline(const trace::CodeEvent& code, uint64_t timestamp,
+                                         uint32_t tid) {
   MethodSymbol symbol = names_.Resolve(code);
   Inline inline_region;
   inline_region.method_id = code.method_id;
@@ -296,8 +296,8 @@ Sink::Result JitdumpSink::AddInline(const trace::CodeEvent& code, uint64_t times
                   tid);
 }
 
-Sink::Result JitdumpSink::UpdateRange(const trace::RangeUpdateEvent& update, uint64_t timestamp,
-                                      uint32_t tid) {
+EventSink::Result JitdumpSink::UpdateRange(const trace::RangeUpdateEvent& update,
+                                           uint64_t timestamp, uint32_t tid) {
   if (update.segment_type == kSegmentData) return Result::kOk;
   const Region* enclosing = regions_.FindEnclosing(update.address);
   if (enclosing == nullptr) {
@@ -313,8 +313,8 @@ Sink::Result JitdumpSink::UpdateRange(const trace::RangeUpdateEvent& update, uin
                   tid);
 }
 
-Sink::Result JitdumpSink::EmitLoad(const Region& region, uint64_t address, uint32_t size,
-                                   uint64_t timestamp, uint32_t tid) {
+EventSink::Result JitdumpSink::EmitLoad(const Region& region, uint64_t address, uint32_t size,
+                                        uint64_t timestamp, uint32_t tid) {
   // The region's lines with its inlines' laid over them, largest first: a nested inline lies
   // inside its parent inline, so it ends up on top whatever order the events came in.
   // Scratch vectors are members (mutex_ is held), so a warm sink allocates nothing here.
@@ -381,7 +381,7 @@ Sink::Result JitdumpSink::EmitLoad(const Region& region, uint64_t address, uint3
   return result;
 }
 
-Sink::Result JitdumpSink::WriteBuffer(uint64_t code_address, uint64_t code_size) {
+EventSink::Result JitdumpSink::WriteBuffer(uint64_t code_address, uint64_t code_size) {
   // One writev() per event (see the header): the records in buffer_, then the code straight from
   // the engine's memory, so the kernel makes the only copy.
   iovec parts[2] = {{buffer_.data(), buffer_.size()},

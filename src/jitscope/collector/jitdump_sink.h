@@ -25,15 +25,15 @@
 
 #include "jitscope/base/scoped_resource.h"
 #include "jitscope/base/status.h"
+#include "jitscope/collector/event_sink.h"
 #include "jitscope/collector/log.h"
 #include "jitscope/collector/method_names.h"
 #include "jitscope/collector/region_map.h"
-#include "jitscope/collector/sink.h"
 #include "jitscope/formats/line_ranges.h"
 
 namespace jitscope::collector {
 
-class JitdumpSink : public Sink {
+class JitdumpSink : public EventSink {
  public:
   // Creates `directory`/jit-<pid>.dump exclusively (never following or clobbering what is there:
   // if the name is taken, the dump goes into a new directory `directory`/jitscope-<pid>-XXXXXX),

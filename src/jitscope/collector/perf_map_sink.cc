@@ -57,7 +57,7 @@ base::Status PerfMapSink::error() const {
   return error_;
 }
 
-Sink::Result PerfMapSink::Write(const trace::Record& record) {
+EventSink::Result PerfMapSink::Write(const trace::Record& record) {
   if (failed_.load(std::memory_order_relaxed)) return Result::kWriteFailed;
   if (const auto* unload = std::get_if<trace::UnloadEvent>(&record.event)) {
     {
@@ -86,7 +86,7 @@ Sink::Result PerfMapSink::Write(const trace::Record& record) {
       formats::FormatPerfMapLine(code->address, code->size, names_.Resolve(*code).name));
 }
 
-Sink::Result PerfMapSink::WriteLine(const std::string& line) {
+EventSink::Result PerfMapSink::WriteLine(const std::string& line) {
   // One write() per line and no retry: finishing a short write with a second call could put
   // another thread's line inside this one.
   ssize_t written;

@@ -31,13 +31,13 @@
 
 #include "jitscope/base/scoped_resource.h"
 #include "jitscope/base/status.h"
+#include "jitscope/collector/event_sink.h"
 #include "jitscope/collector/method_names.h"
 #include "jitscope/collector/region_map.h"
-#include "jitscope/collector/sink.h"
 
 namespace jitscope::collector {
 
-class PerfMapSink : public Sink {
+class PerfMapSink : public EventSink {
  public:
   static base::StatusOr<std::unique_ptr<PerfMapSink>> Create(const std::string& directory,
                                                              uint32_t pid);

@@ -79,22 +79,22 @@ std::optional<trace::CodeBytesEvent> CodeRegionOf(const trace::Event& event) {
   return std::nullopt;
 }
 
-Sink::Result ResultOf(trace::TraceWriter::AppendResult result) {
+EventSink::Result ResultOf(trace::TraceWriter::AppendResult result) {
   switch (result) {
     case trace::TraceWriter::AppendResult::kOk:
-      return Sink::Result::kOk;
+      return EventSink::Result::kOk;
     case trace::TraceWriter::AppendResult::kTooLarge:
-      return Sink::Result::kTooLarge;
+      return EventSink::Result::kTooLarge;
     case trace::TraceWriter::AppendResult::kWriteFailed:
-      return Sink::Result::kWriteFailed;
+      return EventSink::Result::kWriteFailed;
   }
-  return Sink::Result::kWriteFailed;
+  return EventSink::Result::kWriteFailed;
 }
 
 }  // namespace
 
 // Appends `record`, and after a code record the region's machine code.
-Sink::Result TraceSink::Append(File& file, const trace::Record& record, uint16_t flags) {
+EventSink::Result TraceSink::Append(File& file, const trace::Record& record, uint16_t flags) {
   trace::TraceWriter& writer = *file.writer;
   const Result result = ResultOf(writer.Append(record.event, record.timestamp, record.tid, flags));
   if (result != Result::kOk || !options_.code_bytes) return result;
@@ -109,7 +109,7 @@ Sink::Result TraceSink::Append(File& file, const trace::Record& record, uint16_t
   return ResultOf(writer.Append(*region, record.timestamp, record.tid, flags));
 }
 
-Sink::Result TraceSink::Write(const trace::Record& record) {
+EventSink::Result TraceSink::Write(const trace::Record& record) {
   File* file = current_.load(std::memory_order_acquire);
   Result result = Append(*file, record, 0);
   // An unbounded trace is one file for good: nothing below concerns it, and the fence is the

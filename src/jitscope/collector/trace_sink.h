@@ -30,13 +30,13 @@
 #include <string>
 
 #include "jitscope/base/status.h"
+#include "jitscope/collector/event_sink.h"
 #include "jitscope/collector/log.h"
-#include "jitscope/collector/sink.h"
 #include "jitscope/trace/writer.h"
 
 namespace jitscope::collector {
 
-class TraceSink : public Sink {
+class TraceSink : public EventSink {
  public:
   struct Options {
     // Each Intel-API region's machine code follows its record (trace/format.h).
