@@ -20,7 +20,7 @@ endfunction()
 # library reachable as <libdir>/<subdirectory>/<name>, a relative symbolic link to its file in
 # <libdir>, in the build tree and in the install tree (DESTDIR-safe). For libraries that another
 # project documents at another place. OProfile documents libopagent in <prefix>/lib/oprofile
-# (seed 004, "Adding JIT support"), so for libopagent:
+# (OProfile's guide, "Adding JIT support"), so for libopagent:
 #   jitscope_install_library_link(opagent_shared oprofile libopagent.so.1 libopagent.so)
 function(jitscope_install_library_link target subdirectory)
   set(build_dir ${JITSCOPE_LIBRARY_OUTPUT_DIRECTORY}/${subdirectory})

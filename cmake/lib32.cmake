@@ -1,6 +1,6 @@
 # lib32: the in-process libraries (JITSCOPE_IN_PROCESS_TARGETS) built a second time for i386, for
-# 32-bit JIT engines. Their stub reads INTEL_JIT_PROFILER32 and loads a 32-bit collector (seed
-# 002, "Environment Variables"; fact sheet ../shared/reference/intel-jit-api.md §4.3), which VTune
+# 32-bit JIT engines. Their stub reads INTEL_JIT_PROFILER32 and loads a 32-bit collector (Intel's
+# overview, "Environment Variables"; Intel's stub), which VTune
 # ships under lib32/ and so do we:
 #   build tree:  build/lib32/libjitprofiling.{a,so}, build/lib32/libjitscope-collector.so,
 #                build/lib32/libopagent.so.1 (and build/lib32/oprofile/libopagent.so.1), ...

@@ -1,7 +1,7 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // libFuzzer target for the samples file reader: any bytes must decode or fail cleanly, never
-// crash or read out of bounds ("Don't crash on input", STYLE.md). Every byte of every decoded
+// crash or read out of bounds (docs/reliability.md). Every byte of every decoded
 // stack copy and every register is read, so a view that reaches past the input is caught. The
 // same bytes read as a file (ReadSamplesFile, through base::FileWindow) must decode the same.
 #include <cstddef>

@@ -8,20 +8,22 @@
  * time. It is a drop-in replacement for Intel's header of the same name: every enum value, struct
  * layout and function signature below matches Intel's current (ittapi) header, so code compiled
  * against either header works with either stub and with any collector that speaks the protocol
- * (fact sheet ../shared/reference/intel-jit-api.md, sections 1-3). It compiles as C99 and as C++.
+ * (Intel's jitprofiling.h). It compiles as C99 and as C++.
  *
  * Rules callers must follow (seeds 000 "JIT Profiling API" and 001 "iJIT_NotifyEvent"):
- *  - Report code after it is generated and before it first runs (seed 000, iJIT_NotifyEvent).
+ *  - Report code after it is generated and before it first runs (Intel's guide, iJIT_NotifyEvent).
  *  - method_id must not be 0; ids from iJIT_GetNewMethodID are always valid. Old documentation
  *    says ids below 999 are reserved; this stub accepts every non-zero id, and its generator
- *    starts at 1000 so its ids also satisfy the old rule (fact sheet section 5).
+ *    starts at 1000 so its ids also satisfy the old rule (Intel's jitprofiling.h and guide).
  *  - LineNumberInfo.Offset is the END of a code range, measured from the method start: entry i
- *    covers [Offset of entry i-1 (or 0), Offset of entry i) (seed 000, "LineNumberInfo Structure").
+ *    covers [Offset of entry i-1 (or 0), Offset of entry i) (Intel's guide, "LineNumberInfo
+ * Structure").
  *  - When several lines map to one address, the first wins. A method id reported again (split
- *    function) keeps the name, source file and module of its first report (seed 000, usage tips).
+ *    function) keeps the name, source file and module of its first report (Intel's guide, usage
+ * tips).
  *  - A new load that overlaps reported code invalidates the old code, and for inline trees the
- *    whole tree (seed 000, "Analyzing Split Functions" and "Exploring Inline Functions").
- *  - Every pointer in a payload only has to live until iJIT_NotifyEvent returns (seed 000,
+ *    whole tree (Intel's guide, "Analyzing Split Functions" and "Exploring Inline Functions").
+ *  - Every pointer in a payload only has to live until iJIT_NotifyEvent returns (Intel's guide,
  *    "Lifetime of Allocated Data").
  *
  * Legacy API: define JITSCOPE_JIT_LEGACY_API before including this header to get the items that
@@ -31,7 +33,7 @@
  * FinalizeProcess and the CDECL macro. It also switches iJIT_Method_Load to the old 12-field layout
  * (80 bytes on x86-64 instead of 64) that LLVM fills in. The first nine fields are the same in both
  * layouts, so collectors read either. The legacy functions exist only in a stub compiled with the
- * same macro (fact sheet sections 1.6, 2.2, 2.7 and 4.10).
+ * same macro (Intel's jitprofiling.h, current and legacy).
  */
 
 /* Intel's include guard, kept on purpose: a translation unit that sees both Intel's header and
@@ -39,7 +41,7 @@
 #ifndef __JITPROFILING_H__
 #define __JITPROFILING_H__
 
-/* ---- Enumerations (fact sheet section 1; the values never changed between releases) ---- */
+/* ---- Enumerations (Intel's jitprofiling.h; the values never changed between releases) ---- */
 
 /* Event types for iJIT_NotifyEvent. Values 0, 1, 3-12 and 18 were never defined; 19 and 20 are
  * the legacy NIDS events and stay reserved in the current API. */
@@ -97,7 +99,7 @@ typedef enum _iJIT_ModeFlags {
 typedef enum _iJDEnvironmentType { iJDE_JittingAPI = 2 } iJDEnvironmentType;
 #endif /* JITSCOPE_JIT_LEGACY_API */
 
-/* ---- Payload structures (fact sheet section 2) ----
+/* ---- Payload structures (Intel's jitprofiling.h) ----
  * No member is wider than 8 bytes, so the natural layout is Intel's layout on x86-64 and i386.
  * Like Intel's header we pin packing to 8, so a `#pragma pack` active in the including file
  * cannot change these layouts. */
@@ -105,7 +107,7 @@ typedef enum _iJDEnvironmentType { iJDE_JittingAPI = 2 } iJDEnvironmentType;
 
 /* One line-table entry. Offset is the exclusive END of the range, counted from the method start;
  * the range starts at the previous entry's Offset, or at 0. Entries (1, line 2), (12, line 4) mean
- * bytes [0,1) are line 2 and [1,12) are line 4 (seed 000, "LineNumberInfo Structure"). */
+ * bytes [0,1) are line 2 and [1,12) are line 4 (Intel's guide, "LineNumberInfo Structure"). */
 typedef struct _LineNumberInfo {
   unsigned int Offset;     /* end of the range, in bytes from the method start */
   unsigned int LineNumber; /* source line of that range */
@@ -131,7 +133,7 @@ typedef struct _iJIT_Method_Load {
 } iJIT_Method_Load, *piJIT_Method_Load;
 
 /* Payload of METHOD_LOAD_FINISHED_V2 (21). Like iJIT_Method_Load without class_id, plus a module
- * name; for one method id the first module name reported wins (seed 000, usage tips). */
+ * name; for one method id the first module name reported wins (Intel's guide, usage tips). */
 typedef struct _iJIT_Method_Load_V2 {
   unsigned int method_id;
   char* method_name;
@@ -197,7 +199,7 @@ typedef struct _iJIT_Method_NIDS {
 
 #pragma pack(pop)
 
-/* ---- Functions (fact sheet section 3) ---- */
+/* ---- Functions (Intel's jitprofiling.h) ---- */
 
 /* Calling convention: cdecl, which only needs spelling out on 32-bit x86. Predefine JITAPI_CDECL
  * to override it. */
@@ -236,7 +238,8 @@ iJIT_IsProfilingActiveFlags JITAPI iJIT_IsProfilingActive(void);
 /* Reports an event; EventSpecificData points to the payload named next to the event type above.
  * Returns the collector's answer (1: accepted), or 0 when no collector is loaded or the stub
  * rejects the payload (NULL, method id 0, parent id 0). For METHOD_LOAD_FINISHED the documented
- * return value is undefined, so callers should not depend on it (seed 001). Thread-safe. */
+ * return value is undefined, so callers should not depend on it (Intel's reference). Thread-safe.
+ */
 int JITAPI iJIT_NotifyEvent(iJIT_JVM_EVENT event_type, void* EventSpecificData);
 
 #ifdef JITSCOPE_JIT_LEGACY_API

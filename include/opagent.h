@@ -5,14 +5,14 @@
  * opagent.h: OProfile's JIT agent API, as implemented by jitscope's libopagent.so.1.
  *
  * A JIT engine (a JVMTI agent, a language VM) includes this header and links libopagent to tell
- * profilers about the code it generates (seed 004, the OProfile JIT agent developer guide). It is
- * a drop-in replacement for OProfile's header of the same name: the types, the seven functions
+ * profilers about the code it generates (OProfile's JIT agent developer guide, docs/sources.md). It
+ * is a drop-in replacement for OProfile's header of the same name: the types, the seven functions
  * and their signatures match OProfile's, and libopagent.so.1 exports them under OProfile's
  * version node OPAGENT_1.0, so an engine built against OProfile runs unchanged on jitscope's
- * library (fact sheet ../shared/reference/perf-jitdump-oprofile.md §4.1). It compiles as C99
+ * library (OProfile's libopagent). It compiles as C99
  * and as C++.
  *
- * Rules (seed 004, chapter 2):
+ * Rules (OProfile's guide, chapter 2):
  *  - Call op_open_agent() before anything else and keep the handle; op_close_agent() when done.
  *    Several handles may be open at once (two engines in one process).
  *  - Every function returns 0 on success, or -1 and sets errno; op_open_agent() returns NULL and

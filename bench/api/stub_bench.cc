@@ -1,8 +1,8 @@
 // Copyright 2026 The jitscope Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// The stub with no collector (DESIGN.md: "when profiling is off, the API costs a load and a
-// branch"), against an empty out-of-line call as the baseline. Target: at most 2 ns per call.
+// The stub with no collector (docs/architecture.md: "when profiling is off, the API costs a load
+// and a branch"), against an empty out-of-line call as the baseline. Target: at most 2 ns per call.
 // main() clears the collector variables before the first API call, because the stub decides
 // once per process whether a collector exists.
 

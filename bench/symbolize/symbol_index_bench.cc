@@ -1,6 +1,6 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// The symbol index at the scale of the issue: 1,000,000 methods with 16 line-table entries each.
+// The symbol index at the scale of a large JIT: 1,000,000 methods with 16 line-table entries each.
 //  - BM_Build: report every method to an IndexBuilder and build the index (what `jitscope resolve`
 //    and `report` do after reading a trace).
 //  - BM_Lookup: (address, time) → frames for random addresses inside the code, one core;

@@ -1,6 +1,6 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// The frame-pointer oracle (issue 15): in a program whose JIT code keeps frame pointers (the
+// The frame-pointer oracle: in a program whose JIT code keeps frame pointers (the
 // example JIT by default, V8, HotSpot with -XX:+PreserveFramePointer), the kernel's frame-pointer
 // chain of a sample is the truth through the JIT frames, and the DWARF walk of the same sample
 // (CFI, and rules derived from the JIT code's bytes, which never take rbp for a frame pointer

@@ -4,7 +4,7 @@
 // ±2 GiB reach of a rel32 jump (the optimizing tier jumps between a method's hot and cold
 // regions), handed out first-fit in 16-byte units: freed blocks are reused from the lowest
 // address up, which is how a later method comes to live where a replaced one used to be, and
-// why profilers need time-versioned symbols (DESIGN.md, "Time-versioned symbols").
+// why profilers need time-versioned symbols (docs/architecture.md, "Time-versioned symbols").
 //
 // The memory is anonymous and mapped read-write-execute. Alternatives rejected:
 //  - W^X through two views of one memfd (one writable, one executable): perf only treats

@@ -10,7 +10,7 @@ namespace jitscope::jitvm {
 namespace {
 
 // LineEntry has LineNumberInfo's layout; the API takes a non-const pointer it never writes
-// through (seed 000, "Lifetime of Allocated Data": it only copies).
+// through (Intel's guide, "Lifetime of Allocated Data": it only copies).
 static_assert(sizeof(LineEntry) == sizeof(LineNumberInfo));
 static_assert(offsetof(LineNumberInfo, Offset) == offsetof(LineEntry, end_offset));
 static_assert(offsetof(LineNumberInfo, LineNumber) == offsetof(LineEntry, line));
@@ -85,8 +85,8 @@ uint32_t JitReporter::ReportStub(const char* name, const uint8_t* code, uint32_t
 
 void JitReporter::ReportUnload(uint32_t method_id) {
   if (!active_ || method_id == 0) return;
-  // The payload is read only up to its leading method id (fact sheet §5); iJIT_Method_Load is
-  // the struct the current header documents for this event.
+  // The payload is read only up to its leading method id (Intel's jitprofiling.h and guide);
+  // iJIT_Method_Load is the struct the current header documents for this event.
   iJIT_Method_Load unload = {};
   unload.method_id = method_id;
   iJIT_NotifyEvent(iJVM_EVENT_TYPE_METHOD_UNLOAD_START, &unload);

@@ -6,17 +6,17 @@
 //  - each compiled function: METHOD_LOAD_FINISHED_V2 with its name, the program's source file,
 //    a module per tier ("jitvm-baseline", "jitvm-optimized") and a line table. Every compiled
 //    code object gets its own method id, so a function's baseline and optimized code are two
-//    methods (the seeds keep the first module name reported for an id);
+//    methods (Intel's guide keeps the first module name reported for an id);
 //  - the optimizing tier's cold region: a second METHOD_LOAD_FINISHED_V2 with the same method
-//    id, name, source file and module and its own line table (a split function, seed 000
+//    id, name, source file and module and its own line table (a split function, Intel's guide
 //    "Analyzing Split Functions");
 //  - each inlined call: METHOD_INLINE_LOAD_FINISHED with a fresh id, the id of the method or
 //    inline instance it sits in as parent, the callee's name and its own line table; regions of
-//    siblings never overlap (seed 000 "Exploring Inline Functions");
+//    siblings never overlap (Intel's guide "Exploring Inline Functions");
 //  - the stubs: METHOD_LOAD_FINISHED_V2 in module "jitvm-stubs", without lines;
 //  - code that is freed: METHOD_UNLOAD_START with the method id, before the memory is reused;
 //  - the end of the process: SHUTDOWN.
-// All of it is reported after the code is written and before it first runs (seed 001).
+// All of it is reported after the code is written and before it first runs (Intel's reference).
 //
 // Cost without a profiler: Create() asks iJIT_IsProfilingActive() once; when nothing is running
 // (no collector, or one whose Initialize returned 0) no line table is built and the API is

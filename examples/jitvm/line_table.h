@@ -3,9 +3,9 @@
 // Builds the line table of one code region as the JIT Profiling API wants it. The compiler says
 // "from this offset on, the code belongs to line L"; the API wants the opposite view: each
 // LineNumberInfo entry's Offset is the END of a range that began at the previous entry's Offset
-// (or at 0), measured from the start of the region (seed 000, "LineNumberInfo Structure": entries
-// (1, line 2), (12, line 4) mean bytes [0,1) are line 2 and [1,12) are line 4). So a range is
-// emitted when the next one starts, and Finish() closes the last at the region's end. Adjacent
+// (or at 0), measured from the start of the region (Intel's guide, "LineNumberInfo Structure":
+// entries (1, line 2), (12, line 4) mean bytes [0,1) are line 2 and [1,12) are line 4). So a range
+// is emitted when the next one starts, and Finish() closes the last at the region's end. Adjacent
 // ranges of one line merge, and a line that covers no bytes leaves no entry, so no instruction
 // ever has two lines (where VTune would pick the first).
 #pragma once

@@ -1,10 +1,9 @@
 /* Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
  *
  * libjvmti_opagent.so: a JVMTI agent that reports the code HotSpot generates to OProfile's agent
- * API (opagent.h), the job OProfile's libjvmti_oprofile does (fact sheet
- * ../shared/reference/perf-jitdump-oprofile.md §4.6). Linked against jitscope's libopagent.so.1,
- * every method the JIT compiles lands in the OProfile dump and in jitscope's outputs
- * (JITSCOPE_FORMATS: trace, jitdump, perf map).
+ * API (opagent.h), the job OProfile's libjvmti_oprofile does. Linked against jitscope's
+ * libopagent.so.1, every method the JIT compiles lands in the OProfile dump and in jitscope's
+ * outputs (JITSCOPE_FORMATS: trace, jitdump, perf map).
  *
  *   java -agentpath:<lib>/libjvmti_opagent.so MyApp             at start, configured by JITSCOPE_*
  *   java -agentpath:<lib>/libjvmti_opagent.so=dir=DIR MyApp     a trace and dump in DIR
@@ -106,7 +105,7 @@ static void report_lines(op_agent_t reporter, jvmtiEnv* jvmti, jmethodID method,
   if (lines != NULL) {
     for (i = 0; i < map_length; ++i) {
       const jint line = line_of(table, table_size, map[i].location);
-      if (line <= 0) continue; /* a hole: the array may have them (seed 004 §4) */
+      if (line <= 0) continue; /* a hole: the array may have them (OProfile's guide §4) */
       lines[count].vma = (unsigned long)(uintptr_t)map[i].start_address;
       lines[count].lineno = (unsigned int)line;
       lines[count].filename = path;

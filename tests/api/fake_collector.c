@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: Apache-2.0 */
 
 /*
- * A stand-in collector for the stub tests. It speaks the collector protocol (fact sheet
- * ../shared/reference/intel-jit-api.md, 4.4: exports `unsigned int Initialize(void)` and
+ * A stand-in collector for the stub tests. It speaks the collector protocol (Intel's
+ * stub: exports `unsigned int Initialize(void)` and
  * `unsigned int NotifyEvent(unsigned int, void*)`) and records what arrives, so stub_probe can
  * ask it afterwards through the FakeCollector* functions.
  *

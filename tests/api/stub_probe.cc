@@ -132,7 +132,7 @@ struct Payloads {
       update_v2 = {code, 8, iJIT_CT_CODE, nullptr};
       *payload = &update_v2;
     } else if (kind == "unload") {
-      unload_id = id;  // LLVM MCJIT passes a pointer to a bare id (fact sheet 5)
+      unload_id = id;  // LLVM MCJIT passes a pointer to a bare id (LLVM's IntelJITEventListener)
       *payload = &unload_id;
     } else {
       return false;

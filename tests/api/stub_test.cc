@@ -4,8 +4,8 @@
 // The stub's loading matrix and its behaviour with and without a collector. The stub's state is
 // process-global and sticky, so every scenario runs stub_probe (stub_probe.cc) in a fresh process
 // with its own environment and compares the probe's output exactly. Fake collectors
-// (fake_collector.c) count and record what reaches them. Expected behaviour: fact sheet
-// ../shared/reference/intel-jit-api.md sections 4 and 5, and the header comment of
+// (fake_collector.c) count and record what reaches them. Expected behaviour: Intel's
+// stub (docs/sources.md), and the header comment of
 // src/jitscope/api/jitprofiling.c.
 
 #include <dlfcn.h>
@@ -66,7 +66,7 @@ size_t Count(const std::string& text, const std::string& needle) {
 const std::string kProbe = JITSCOPE_STUB_PROBE;
 const std::string kOk = JITSCOPE_FAKE_COLLECTOR_OK;
 
-// ---- Loading (fact sheet 4.2-4.3, 4.7) ----
+// ---- Loading (Intel's stub) ----
 
 TEST(StubLoadingTest, VariableUnsetMeansNoCollector) {
   const ProbeRun run = RunProbe(
@@ -114,7 +114,7 @@ TEST(StubLoadingTest, MissingInitializeMeansNoCollector) {
 }
 
 TEST(StubLoadingTest, InitializeReturningZeroIsTheModeButEventsStillFlow) {
-  // Intel's stub does not check the mode before forwarding (fact sheet 4.5); neither do we.
+  // Intel's stub does not check the mode before forwarding; neither do we.
   const ProbeRun run = RunProbe(kProbe, JITSCOPE_FAKE_COLLECTOR_INIT_ZERO,
                                 {"active", "notify", "13", "load", "collector"});
   EXPECT_EQ(Lines({"active=0", "notify(13,load)=113 forwarded=1 type=13 payload=same",
@@ -192,7 +192,7 @@ TEST(StubLoadingTest, RacingFirstCallsWithoutCollectorAgree) {
   EXPECT_EQ(1u, Count(bad.err, "jitprofiling:")) << bad.err;
 }
 
-// ---- Forwarding and validation (fact sheet 4.5, 4.6, 5) ----
+// ---- Forwarding and validation (Intel's stub) ----
 
 TEST(StubNotifyTest, EveryEventArrivesUnchangedWithTheCollectorsResult) {
   const ProbeRun run = RunProbe(
@@ -259,14 +259,15 @@ TEST(StubNotifyTest, MethodIdZeroAndParentIdZeroAreRejected) {
 }
 
 TEST(StubNotifyTest, UnloadStartIsNotCheckedBeyondItsPayload) {
-  // Intel's stub checks no id for UNLOAD_START (fact sheet 4.5); the collector finds nothing to
+  // Intel's stub checks no id for UNLOAD_START; the collector finds nothing to
   // unload for id 0 and counts it.
   const ProbeRun run = RunProbe(kProbe, kOk, {"notify", "14", "unload", "0"});
   EXPECT_EQ(Lines({"notify(14,unload)=114 forwarded=1 type=14 payload=same"}), run.out);
 }
 
 TEST(StubNotifyTest, IdsBelowTheOldReservedRangeAreForwarded) {
-  // Only 0 is invalid in the current API; "not below 999" is the legacy rule (fact sheet 5).
+  // Only 0 is invalid in the current API; "not below 999" is the legacy rule (Intel's
+  // jitprofiling.h and guide).
   const ProbeRun run = RunProbe(
       kProbe, kOk, {"notify", "13",   "load", "1",      "notify", "13",     "load", "998", "notify",
                     "13",     "load", "999",  "notify", "16",     "inline", "1",    "1",   "notify",
@@ -280,7 +281,7 @@ TEST(StubNotifyTest, IdsBelowTheOldReservedRangeAreForwarded) {
             run.out);
 }
 
-// ---- Method ids (fact sheet 4.8; seed 000, iJIT_GetNewMethodID) ----
+// ---- Method ids (Intel's stub; Intel's guide, iJIT_GetNewMethodID) ----
 
 TEST(StubMethodIdTest, IdsStartAt1000AndNeverLoadTheCollector) {
   const ProbeRun run = RunProbe(kProbe, kOk, {"newid", "newid", "collector", "active"});
@@ -325,7 +326,7 @@ TEST(StubSharedLibraryTest, ExportsTheApiUnderItsVersionNode) {
   dlclose(handle);
 }
 
-// ---- Legacy API (JITSCOPE_JIT_LEGACY_API; fact sheet 4.10) ----
+// ---- Legacy API (JITSCOPE_JIT_LEGACY_API; the legacy stubs) ----
 
 TEST(StubLegacyTest, CallbackHearsNoNotificationsWithoutCollector) {
   const ProbeRun run = RunProbe(JITSCOPE_STUB_PROBE_LEGACY, std::nullopt, {"callback", "active"});

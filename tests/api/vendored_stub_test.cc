@@ -2,7 +2,7 @@
 //
 // The stub is vendorable: a JIT project copies include/jitprofiling.h and
 // src/jitscope/api/jitprofiling.c into its own tree and compiles them with any C or C++ compiler,
-// with no other jitscope file (docs/collector.md, "Add JIT profiling to your JIT"; seed 000,
+// with no other jitscope file (docs/collector.md, "Add JIT profiling to your JIT"; Intel's guide,
 // "include the following files to your source tree"). Each test copies exactly those two files and
 // the collector page's example into an empty scratch directory, builds them there with the plain
 // `cc` or `c++` on PATH and no include path, and runs the program against the real collector: its

@@ -1,7 +1,7 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// `jitscope resolve`, run as a program: exact text and JSON output for the seeds' scenarios
-// recorded in a native trace, mixed sources, directories, damaged files and usage errors.
+// `jitscope resolve`, run as a program: exact text and JSON output for the scenarios of Intel's
+// guide recorded in a native trace, mixed sources, directories, damaged files and usage errors.
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -36,7 +36,7 @@ class ResolveCommandTest : public ::testing::Test {
     WriteTrace(dir_ + "/traces", 4321);
   }
 
-  // The seeds' scenarios, as the collector records them (pid 4321).
+  // The scenarios of Intel's guide, as the collector records them (pid 4321).
   static void WriteTrace(const std::string& directory, uint32_t pid) {
     auto fd = base::CreateExclusive(directory, "jit-" + std::to_string(pid) + ".jsc");
     ASSERT_TRUE(fd.ok()) << fd.status().message();

@@ -99,7 +99,7 @@ TEST_F(JitdumpSinkTest, FileIsNamedForPerfOwnerOnlyAndMappedExecutable) {
 
 TEST_F(JitdumpSinkTest, LoadWritesDebugInfoThenCodeWithAbsoluteLinesAndTheCodeBytes) {
   const auto code = Code(32, 0x10);
-  // The seeds' table: ranges 0-1, 1-12, 12-15, 15-18, 18-21.
+  // Intel's guide's table: ranges 0-1, 1-12, 12-15, 15-18, 18-21.
   const LineEntry table[] = {{1, 2}, {12, 4}, {15, 2}, {18, 1}, {21, 30}};
   Write(CodeRecord(2000,
                    {.method_id = 7,

@@ -1,6 +1,6 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// Files and permissions (issue 9): a real client process (all_events_client through the stub and
+// Files and permissions: a real client process (all_events_client through the stub and
 // libjitscope-collector.so, every output format on) meets what an attacker or a stale run leaves
 // at the paths the collector creates — planted symlinks, another user's files, a directory it may
 // not write, one that does not exist. The collector never follows, clobbers or appends; it says

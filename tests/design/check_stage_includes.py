@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 # Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
-"""Checks that every jitscope include names a real file and follows the stage arrows of DESIGN.md.
+"""Checks that every jitscope include names a real file and follows the stage arrows of
+docs/architecture.md.
 
 Each stage is a folder src/jitscope/<stage>/; a file of one stage may include only the stages
-listed for it below. A new stage, or a new arrow, is added here on purpose, with DESIGN.md.
+listed for it below. A new stage, or a new arrow, is added here on purpose, and to
+docs/architecture.md.
 
 usage: check_stage_includes.py SOURCE_DIR
 """
@@ -11,7 +13,7 @@ import pathlib
 import re
 import sys
 
-# What each stage may include, besides itself (DESIGN.md, "The pipeline").
+# What each stage may include, besides itself (docs/architecture.md, "The stages").
 ALLOWED = {
     # The in-process side: lives inside other people's processes, never includes the tool side.
     "api": set(),
@@ -56,8 +58,8 @@ def main() -> int:
     for stage_dir in sorted(p for p in stages.iterdir() if p.is_dir()):
         stage = stage_dir.name
         if stage not in ALLOWED:
-            problems.append(f"src/jitscope/{stage}: a stage DESIGN.md does not name; add it to "
-                            f"{pathlib.Path(__file__).name} with its allowed includes")
+            problems.append(f"src/jitscope/{stage}: a stage docs/architecture.md does not name; "
+                            f"add it to {pathlib.Path(__file__).name} with its allowed includes")
             continue
         for pattern in SOURCES:
             for path in sorted(stage_dir.rglob(pattern)):

@@ -3,8 +3,8 @@
 // Line tables checked instruction by instruction. The VM runs in this process under the real
 // collector; the test then reads the trace with `jitscope dump --json`, finds specific
 // instructions in the live machine code at the addresses the trace reports, and checks the
-// line the trace's end-offset table (seed 000, "LineNumberInfo Structure") gives each of them —
-// for the baseline code, the optimized code with an inlined callee (the callee's own table and
+// line the trace's end-offset table (Intel's guide, "LineNumberInfo Structure") gives each of them
+// — for the baseline code, the optimized code with an inlined callee (the callee's own table and
 // the call's line in the parent's), and the cold region of the split function.
 #include <gtest/gtest.h>
 #include <stdlib.h>

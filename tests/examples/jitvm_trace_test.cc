@@ -2,7 +2,7 @@
 //
 // End to end: build/bin/jitvm runs a sample program under the real collector
 // (INTEL_JIT_PROFILER64), and `jitscope dump --json` of the trace must show every event kind
-// the example JIT is designed to report (jit_reporter.h), with the seeds' rules holding:
+// the example JIT is designed to report (jit_reporter.h), with the API's rules holding:
 // V2 loads with a module per tier, split functions (two regions, one id), nested inline loads
 // inside their parent and not overlapping their siblings, unloads of replaced baseline code,
 // later code at a reused address, and line tables in end-offset form. The code bytes it records

@@ -1,7 +1,7 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// Unit tests of jitvm's parts that have exact, small answers: the end-offset line tables (seed
-// 000, "LineNumberInfo Structure"), first-fit reuse in the code heap, the front end's error
+// Unit tests of jitvm's parts that have exact, small answers: the end-offset line tables (Intel's
+// guide, "LineNumberInfo Structure"), first-fit reuse in the code heap, the front end's error
 // messages, and the inliner's decisions.
 #include <gtest/gtest.h>
 
@@ -28,7 +28,7 @@ using Table = std::vector<std::pair<uint32_t, uint32_t>>;
 
 TEST(LineTable, EachEntryEndsTheRangeThatTheNextMarkStarts) {
   // Code at [0,1) is line 2, [1,12) line 4, [12,15) line 2, [15,18) line 1, [18,21) line 30:
-  // the seed's example, written as "from here on" marks.
+  // Intel's guide's example, written as "from here on" marks.
   LineTableBuilder builder(0, 2);
   builder.Mark(1, 4);
   builder.Mark(12, 2);

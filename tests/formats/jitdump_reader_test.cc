@@ -17,7 +17,7 @@ struct Entry {
   std::string_view file;  // may contain NULs (Node's binary names)
 };
 
-// A jitdump being written record by record, in either byte order (fact sheet §1).
+// A jitdump being written record by record, in either byte order (perf's jitdump specification).
 class Jitdump {
  public:
   explicit Jitdump(bool swapped = false) : b_(swapped), swapped_(swapped) {
@@ -192,7 +192,8 @@ TEST(JitdumpReader, AByteSwappedFilesUnwindingInfoIsNotKept) {
   EXPECT_EQ(p.stats.unusable_unwinding_infos, 0u);
 }
 
-// V8 and LLVM add 0x40 to every DEBUG_INFO address (fact sheet §2.2, §5.1): removed.
+// V8 and LLVM add 0x40 to every DEBUG_INFO address (perf's genelf_debug.c, LLVM's
+// PerfJITEventListener.cpp): removed.
 TEST(JitdumpReader, KeepsTheCodeBytesOfALoad) {
   Jitdump d;
   d.Load(7, 0x1000, 0x20, 1, "with code").LoadWithoutCode(8, 0x2000, 0x10, 2, "without");

@@ -1,7 +1,8 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// The jitdump records as perf reads them (fact sheet ../shared/reference/perf-jitdump-oprofile.md
-// §1.1–1.3): exact bytes for the fixed parts, and a round trip through the test reader.
+// The jitdump records as perf reads them (perf's jitdump
+// specification: the header and the record types): exact bytes for the fixed parts, and a round
+// trip through the test reader.
 #include "jitscope/formats/jitdump_writer.h"
 
 #include <elf.h>

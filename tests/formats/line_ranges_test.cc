@@ -1,7 +1,7 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // Intel's end-offset line tables as ranges (src/jitscope/formats/line_ranges.h): one named test per
-// rule of the seeds (000_*.txt, "LineNumberInfo Structure" and Usage Tips).
+// rule of Intel's guide ("LineNumberInfo Structure" and its usage tips).
 #include "jitscope/formats/line_ranges.h"
 
 #include <vector>
@@ -15,7 +15,8 @@ using trace::LineEntry;
 using Ranges = std::vector<LineRange>;
 
 TEST(LineRanges, EndOffsetsOfTheSeedsTable) {
-  // The seeds' own example: offsets 1, 12, 15, 18, 21 → sub-ranges 0-1, 1-12, 12-15, 15-18, 18-21.
+  // Intel's guide's own example: offsets 1, 12, 15, 18, 21 → sub-ranges 0-1, 1-12, 12-15, 15-18,
+  // 18-21.
   const std::vector<LineEntry> table = {{1, 2}, {12, 4}, {15, 2}, {18, 1}, {21, 30}};
   EXPECT_EQ((Ranges{{0, 1, 2, 7}, {1, 12, 4, 7}, {12, 15, 2, 7}, {15, 18, 1, 7}, {18, 21, 30, 7}}),
             RangesFromLineTable(table, 32, 7));

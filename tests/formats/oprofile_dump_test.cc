@@ -1,8 +1,8 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // The OProfile dump writer and its one reader (formats/oprofile_dump_*). The expected bytes are
-// spelled out from the layout in the fact sheet (../shared/reference/perf-jitdump-oprofile.md
-// §4.3), not from oprofile_dump_format.h, so a wrong struct there fails here.
+// spelled out from the layout of OProfile's jitdump.h (docs/sources.md), not
+// from oprofile_dump_format.h, so a wrong struct there fails here.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -312,8 +312,8 @@ TEST(OprofileDumpReaderTest, ReportsDamageAndTornTails) {
   }
 }
 
-// An OProfile dump as libopagent writes it on x86-64 (fact sheet §4.3), built record by record:
-// each record's total_size counts its prefix and its padding to 8.
+// An OProfile dump as libopagent writes it on x86-64 (OProfile's jitdump.h), built record by
+// record: each record's total_size counts its prefix and its padding to 8.
 class Dump {
  public:
   Dump() {
@@ -435,7 +435,7 @@ TEST(OprofileDumpReaderTest, MalformedRecordStopsWithFileAndOffset) {
                 ": DEBUG_INFO claims 255 entries, more than its record can hold");
 }
 
-// A dump from a 32-bit x86 process (fact sheet §4.3): 28-byte header, target name at 28,
+// A dump from a 32-bit x86 process (OProfile's jitdump.h): 28-byte header, target name at 28,
 // timestamp at 20, 4-byte vma in the debug entries. Read whatever this reader's word size.
 TEST(OprofileDumpReaderTest, ReadsI386Dumps) {
   LeBytes b;

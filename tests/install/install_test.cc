@@ -1,8 +1,8 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // `cmake --install` and the static-library way of adding the stub (docs/collector.md, "Add JIT
-// profiling to your JIT"; seed 000, "use the static library"): this build installed into a prefix,
-// each test builds the collector page's example against the installed files exactly as
+// profiling to your JIT"; Intel's guide, "use the static library"): this build installed into a
+// prefix, each test builds the collector page's example against the installed files exactly as
 // docs/collector.md says, with pkg-config or with the collector page's CMake project, for x86-64
 // and for i386, and runs it against the installed collector and `jitscope dump`.
 #include <algorithm>

@@ -1,8 +1,8 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // libopagent.so.1 through its C ABI, as an engine uses it: return values and errno of every
-// function (seed 004 chapter 2), the OProfile dump byte for byte, what reaches jitscope's trace,
-// unload-then-reload at one address, two handles, eight threads at once, sessions, fork().
+// function (OProfile's guide chapter 2), the OProfile dump byte for byte, what reaches jitscope's
+// trace, unload-then-reload at one address, two handles, eight threads at once, sessions, fork().
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>

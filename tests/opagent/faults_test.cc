@@ -1,6 +1,6 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// Host-process faults through OProfile's agent API (issue 9; docs/reliability.md, "Host-process
+// Host-process faults through OProfile's agent API (docs/reliability.md, "Host-process
 // faults"): opagent_client.cc reports from 4 threads through libopagent.so.1 and acknowledges an
 // id once every call for it returned; the test ends it by SIGKILL, a real SIGSEGV, abort(),
 // _exit() without op_close_agent, and exec(), at random moments, and holds the files to the acks.

@@ -1,9 +1,9 @@
 /* Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
  *
  * A JIT engine in miniature for lib32_test.cc: built with `cc -m32` against build/lib32's
- * libopagent.so.1, it reports through OProfile's agent API (seed 004) what a 32-bit JVM agent
- * would: a method with a line table naming two files, code reported without its bytes, code that
- * is unloaded, then closes the agent. Plain C99 and opagent.h only, as an engine is written.
+ * libopagent.so.1, it reports through OProfile's agent API (OProfile's guide) what a 32-bit JVM
+ * agent would: a method with a line table naming two files, code reported without its bytes, code
+ * that is unloaded, then closes the agent. Plain C99 and opagent.h only, as an engine is written.
  *
  * The "code" is a static buffer, so its address is the process's own; the program prints it and
  * its pid for the test, then every call's result. */

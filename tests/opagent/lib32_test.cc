@@ -1,9 +1,9 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// libopagent.so.1 for i386 (issue 10): a 32-bit engine (lib32_client.c, built here with
+// libopagent.so.1 for i386: a 32-bit engine (lib32_client.c, built here with
 // `cc -m32` against build/lib32/libopagent.so.1) reports through op_*; the 64-bit `jitscope dump`
 // and `jitscope resolve` read its OProfile dump, written in i386's struct layout (28-byte header,
-// 4-byte line vma: fact sheet perf-jitdump-oprofile.md §4.3), and its jitscope trace, exactly.
+// 4-byte line vma: OProfile's jitdump.h), and its jitscope trace, exactly.
 #include <cstdio>
 #include <map>
 #include <regex>

@@ -2,7 +2,7 @@
 //
 // A small oneDNN program for the end-to-end tests (onednn_test.cc): Debian's libdnnl carries its
 // own copy of Intel's stub, which loads whatever INTEL_JIT_PROFILER64 names and reports every
-// kernel it generates (fact sheet ../shared/reference/intel-jit-api.md §6). Written against the
+// kernel it generates (oneDNN's jit_utils.cpp). Written against the
 // oneDNN 2.x C++ API that Debian 12 ships.
 //
 //   onednn_workload primitives   convolution, matmul, eltwise and reorder, each created and run

@@ -1,6 +1,6 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// End-to-end (issue 17 item 3): a Node process in a PID and mount namespace of its own, with a
+// End-to-end : a Node process in a PID and mount namespace of its own, with a
 // private /tmp (unshare --pid --fork --mount --mount-proc, a tmpfs mounted on /tmp), writes its
 // perf map as /tmp/perf-1.map in that namespace, where nothing outside sees it. Recorded from
 // the host with `record -p` and `record -a`, its JS functions are named by report from the copy
@@ -67,7 +67,7 @@ struct Contained {
   bool killed = false;
 };
 
-// Node in namespaces of its own, as the issue's goal starts it; node is the unshare's child.
+// Node in namespaces of its own, as a container starts it; node is the unshare's child.
 // `flag`: --perf-basic-prof (a perf map in /tmp, written as code is made) or --perf-prof (a
 // jitdump, jit-1.dump, in its working directory, /tmp too, which it maps; V8 buffers it, so
 // what it holds is complete only once node has exited).

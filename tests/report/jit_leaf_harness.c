@@ -1,7 +1,7 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// Ground truth for unwinding into JIT code from native code that keeps no frame pointer (issue
-// 15): main → harness_outer → harness_middle, C built as Debian builds its libraries (-O2
+// Ground truth for unwinding into JIT code from native code that keeps no frame pointer:
+// main → harness_outer → harness_middle, C built as Debian builds its libraries (-O2
 // -fomit-frame-pointer), call a JIT function `jit_leaf` that it writes into executable memory and
 // reports through jitprofiling.h. Every function has one caller, so every sample taken in
 // jit_leaf has one true stack. jit_leaf keeps no frame pointer either: it saves rbx, moves rsp and

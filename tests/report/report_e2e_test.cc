@@ -486,7 +486,7 @@ TEST(ForeignJitTest, NodePerfProfFunctionsAreNamedWithoutPerfInject) {
   EXPECT_GT(hot * 4, profile->total_samples) << "hotLoop should hold a good part of the samples";
 }
 
-// A Node process already running with --perf-basic-prof, attached to with `record -p` (issue 17):
+// A Node process already running with --perf-basic-prof, attached to with `record -p`:
 // its JS functions are named from the perf map V8 has been writing (/tmp/perf-PID.map), which
 // report finds by the pid. The script's two functions each loop long enough per call for
 // TurboFan to compile them as functions of their own (not inlined into the top-level loop).

@@ -1,7 +1,7 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // Test support: `jitscope report --format folded` read back ("outer;inner COUNT" per line, frames
-// outermost first, as docs/report-formats.md specifies), for tests that check stacks.
+// outermost first, as docs/report.md specifies), for tests that check stacks.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// Hostile events (issue 9): what a JIT engine can pass that no well-behaved one would. Each case
+// Hostile events: what a JIT engine can pass that no well-behaved one would. Each case
 // is reported through the real collector (trace + jitdump sinks into a scratch directory), read
 // back from the trace with the reader, and resolved through the same SourceSet `jitscope resolve`
 // uses; each has one defined outcome, listed in docs/reliability.md.
@@ -198,7 +198,7 @@ TEST(HostileEvents, ACycleOfInlineParentsIsIgnored) {
   EXPECT_EQ(s.Resolve(Code(42)), "root #1000");
 }
 
-// One id for two unrelated methods is, by the seeds' rules, one split method: the later region
+// One id for two unrelated methods is, by the API's rules, one split method: the later region
 // takes the first notification's name and keeps its own, different source file (with a warning
 // from the index).
 TEST(HostileEvents, AnIdReusedForAnotherMethodIsOneSplitMethod) {

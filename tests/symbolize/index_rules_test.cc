@@ -1,9 +1,9 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// One table-driven test per rule of the symbolizer (docs/symbol-index.md), including the seeds' own
-// examples: the line table (000_*.txt, LineNumberInfo), the split function at 0x100/0x200 and the
-// a/b/c/d inline tree ("Exploring Inline Functions"). They check the replay's regions
-// (region_history.h) without the index's layout; index_layout_test.cc checks the layout.
+// One table-driven test per rule of the symbolizer (docs/symbol-index.md), including Intel's
+// guide's own examples: the line table (000_*.txt, LineNumberInfo), the split function at
+// 0x100/0x200 and the a/b/c/d inline tree ("Exploring Inline Functions"). They check the replay's
+// regions (region_history.h) without the index's layout; index_layout_test.cc checks the layout.
 #include <algorithm>
 #include <functional>
 
@@ -22,7 +22,7 @@ using testing::History;
 using testing::Load;
 using testing::Report;
 
-// The seeds' example: 1→2, 12→4, 15→2, 18→1, 21→30 means 0-1:2, 1-12:4, 12-15:2, 15-18:1,
+// Intel's guide's example: 1→2, 12→4, 15→2, 18→1, 21→30 means 0-1:2, 1-12:4, 12-15:2, 15-18:1,
 // 18-21:30. Past the last entry but inside the method: the method, with no line.
 TEST(IndexRules, LineTableUsesEndOffsets) {
   IndexBuilder b;
@@ -84,7 +84,7 @@ TEST(IndexRules, FirstLineWinsForOneLocation) {
                       {0x407, 2, "abs:8"}});
 }
 
-// Split functions: the seeds' regions at 0x100 (0x20 bytes) and 0x200 (0x30 bytes) under one
+// Split functions: Intel's guide's regions at 0x100 (0x20 bytes) and 0x200 (0x30 bytes) under one
 // method id. Name and file come from the first notification; a NULL file uses the first's; a
 // different file is kept as reported, with a warning; each region keeps its own line table.
 TEST(IndexRules, SplitFunctionRegionsShareTheFirstNotification) {
@@ -176,7 +176,7 @@ TEST(IndexRules, ModulesFirstWinsAndArchitecturesSeparate) {
             true);
 }
 
-// The seeds' inline tree: a (1000) contains b (2000, parent 1000) and d (2001, parent 1000);
+// Intel's guide's inline tree: a (1000) contains b (2000, parent 1000) and d (2001, parent 1000);
 // b contains c (3000, parent 2000). Every arrival order gives the same frames, including
 // children before their parents.
 TEST(IndexRules, NestedInlinesInAnyOrder) {
@@ -493,10 +493,10 @@ TEST(IndexRules, InvalidRangesAreIgnored) {
   EXPECT_EQ(Describe(history, 0x100, 1), "-");
 }
 
-// OProfile's agent API in a trace (seed 004): op_write_debug_line_info comes after its code's
-// load and gives absolute addresses, each entry naming its file; a second call for the same code
-// replaces the first; an unload ends the code, and a later load at the address is new code with
-// no lines until it reports its own.
+// OProfile's agent API in a trace (OProfile's guide): op_write_debug_line_info comes after its
+// code's load and gives absolute addresses, each entry naming its file; a second call for the same
+// code replaces the first; an unload ends the code, and a later load at the address is new code
+// with no lines until it reports its own.
 TEST(IndexRules, OprofileCallsInATraceCarryTheirLaterLineTables) {
   const trace::OprofileLineEntry first[] = {{0x1000, 1, 0}};
   const trace::OprofileLineEntry second[] = {{0x1000, 10, 0}, {0x1008, 12, 1}};

@@ -208,8 +208,8 @@ TEST(RealProducers, LliMcjit) {
   const auto loaded_ptr = Load(dir.path());
   const Loaded& loaded = *loaded_ptr;
   ExpectEveryLoadResolvesToItself(loaded);
-  // LLVM adds 0x40 to every line address (fact sheet §5.1); after removing it, the function's
-  // first byte is its opening line and every line of its body appears.
+  // LLVM adds 0x40 to every line address (LLVM's PerfJITEventListener.cpp); after removing it, the
+  // function's first byte is its opening line and every line of its body appears.
   EXPECT_EQ(loaded.dump.stats.line_address_bias, 0x40u);
   const auto* work = FindLoad(loaded, "work", true);
   ASSERT_NE(work, nullptr);

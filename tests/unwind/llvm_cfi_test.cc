@@ -1,6 +1,6 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// Ground truth from an engine's own unwind information (issue 15): LLVM's MCJIT writes, for the
+// Ground truth from an engine's own unwind information: LLVM's MCJIT writes, for the
 // code it JIT-compiles, the .eh_frame it would write for an object file, and registers it with
 // the in-process unwinder (__register_frame). The rules derived from the bytes lli ran (the
 // jitdump it writes; rule_agreement.h) must equal LLVM's CFI at every instruction where they

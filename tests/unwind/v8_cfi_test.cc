@@ -1,6 +1,6 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// Ground truth from an engine's own unwind information (issue 15): with
+// Ground truth from an engine's own unwind information: with
 // --perf-prof-unwinding-info, V8 writes to its jitdump the .eh_frame it generated for the code
 // TurboFan compiled, which the walk uses where it has a row (jitdump_reader.h,
 // CfiModule::FromEhFrame). The rules derived from the same code's bytes (rule_agreement.h) must

@@ -3,7 +3,7 @@
 
 /*
  * Compile-time ABI checks of include/jitprofiling.h against Intel's header. Every number comes
- * from the fact sheet ../shared/reference/intel-jit-api.md, sections 1-3.
+ * from Intel's jitprofiling.h, current and legacy (docs/sources.md).
  *
  * Compiled in every build, as C99 (abi_check.c) and as C++ (abi_check.cc), each also with
  * JITSCOPE_JIT_LEGACY_API, including the i386 build of the in-process libraries
@@ -199,13 +199,14 @@ JITSCOPE_ABI_SIZE(iJIT_Method_NIDS, 16, 12, 8);
 #else
 #define JITSCOPE_ABI_LEGACY_TYPES(X)
 #endif
-#define JITSCOPE_ABI_TYPES(X)                                                                  \
-  X(iJIT_JVM_EVENT)                                                                            \
-  X(iJIT_IsProfilingActiveFlags)                                                               \
-  X(iJIT_CodeArchitecture)                                                                     \
-  X(iJIT_SegmentType)                                                                          \
-  X(LineNumberInfo)                                                                            \
-  X(iJIT_Method_Load) X(iJIT_Method_Load_V2) X(iJIT_Method_Load_V3) X(iJIT_Method_Inline_Load) \
-      X(iJIT_Method_Update) JITSCOPE_ABI_LEGACY_TYPES(X)
+#define JITSCOPE_ABI_TYPES(X)                                                                    \
+  X(iJIT_JVM_EVENT)                                                                              \
+  X(iJIT_IsProfilingActiveFlags)                                                                 \
+  X(iJIT_CodeArchitecture)                                                                       \
+  X(iJIT_SegmentType)                                                                            \
+  X(LineNumberInfo)                                                                              \
+  X(iJIT_Method_Load)                                                                            \
+  X(iJIT_Method_Load_V2) X(iJIT_Method_Load_V3) X(iJIT_Method_Inline_Load) X(iJIT_Method_Update) \
+      JITSCOPE_ABI_LEGACY_TYPES(X)
 
 #endif /* JITSCOPE_API_ABI_CHECKS_H_ */

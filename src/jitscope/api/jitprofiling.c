@@ -9,13 +9,13 @@
  * collector's NotifyEvent, and hands out method ids. With no collector every call is a no-op that
  * costs one load and one branch. The collector protocol (two C exports, Initialize and
  * NotifyEvent) is the one Intel's stub uses, so this stub works with VTune's collector and
- * Intel's stub works with jitscope's (fact sheet ../shared/reference/intel-jit-api.md, 4.4).
+ * Intel's stub works with jitscope's.
  *
  * Vendoring: this file and include/jitprofiling.h are all a project needs to copy. It is C99,
  * also compiles as C++, and depends on libc and dlopen only (link -ldl on glibc older than 2.34).
  * It uses the GCC/Clang __atomic builtins and __thread.
  *
- * Differences from Intel's stub (fact sheet 4.3-4.9), all invisible to well-behaved callers:
+ * Differences from Intel's stub (docs/sources.md), all invisible to well-behaved callers:
  *  - Thread-safe: concurrent first calls load the collector and call Initialize exactly once,
  *    and iJIT_GetNewMethodID never hands out an id twice. Intel's stub has no locking at all.
  *  - A child forked while another thread of its parent was loading the collector loads it afresh
@@ -23,7 +23,7 @@
  *    dlopen, where glibc makes loading in the child abort, the child runs without a collector.
  *  - A NULL payload for an event that needs one returns 0 instead of crashing.
  *  - Method ids start at 1000, not 1, so they also pass collectors that follow the old
- *    "ids below 999 are reserved" rule (seed 000; fact sheet 5).
+ *    "ids below 999 are reserved" rule (Intel's guide; the legacy stubs).
  *  - An empty INTEL_JIT_PROFILER64 counts as unset; a failed load says why, once, on stderr.
  *
  * Compile-time options:
@@ -43,12 +43,12 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The collector's two exports (fact sheet 4.4). Both return unsigned int; NotifyEvent's result is
+/* The collector's two exports (Intel's stub). Both return unsigned int; NotifyEvent's result is
  * handed to the caller of iJIT_NotifyEvent cast to int, unchanged. */
 typedef unsigned int(JITAPI_CDECL* JitscopeInitializeFn)(void);
 typedef unsigned int(JITAPI_CDECL* JitscopeNotifyEventFn)(unsigned int, void*);
 
-/* Intel chooses the variable by architecture (fact sheet 4.3, step 3). We choose it by pointer
+/* Intel chooses the variable by architecture (Intel's stub). We choose it by pointer
  * width: a 32-bit process needs a 32-bit collector whatever the instruction set, and the two names
  * exist precisely so one environment can serve 32- and 64-bit processes. This matches Intel on
  * x86 and x86-64; it differs only on 32-bit non-x86 targets, where Intel reads the 64 name. */
@@ -120,7 +120,7 @@ static unsigned int LoadCollector(void) {
    * what `VAR= cmd` produces to switch profiling off, so treat it as unset. */
   if (path == NULL || path[0] == '\0') return kNoCollector;
 
-  /* RTLD_LAZY: the flag Intel's stub uses (fact sheet 4.3, step 4), so a collector that loads
+  /* RTLD_LAZY: the flag Intel's stub uses, so a collector that loads
    * under Intel's stub loads under ours, including one with optional symbols bound late.
    * RTLD_LOCAL: the collector's symbols (a generic "Initialize", its copies of libraries) stay out
    * of the global namespace, so they cannot interpose on the application or on libraries it
@@ -136,7 +136,7 @@ static unsigned int LoadCollector(void) {
 
   /* On a missing symbol the handle is kept open on purpose: the library's constructors have
    * already run and may have started threads or registered atexit handlers that point into it,
-   * so unloading it could crash the process later. Intel's stub leaks it too (fact sheet 4.3). */
+   * so unloading it could crash the process later. Intel's stub leaks it too. */
   notify_symbol = LookUp(handle, "NotifyEvent");
   if (notify_symbol == NULL) return kNoCollector;
   initialize_symbol = LookUp(handle, "Initialize");
@@ -149,9 +149,9 @@ static unsigned int LoadCollector(void) {
   g_handle = handle;
 #endif
 
-  /* The mode is whatever Initialize returns, kept as is (fact sheet 4.3, step 10). Events are
+  /* The mode is whatever Initialize returns, kept as is (Intel's stub). Events are
    * forwarded even when it is iJIT_NOTHING_RUNNING: Intel's stub does not check the mode before
-   * forwarding (fact sheet 4.5), and collectors may rely on that. */
+   * forwarding (Intel's stub), and collectors may rely on that. */
   t_loading_here = 1;
   g_mode = initialize();
   t_loading_here = 0;
@@ -213,12 +213,12 @@ static int CollectorReady(void) {
   return state == kReady || EnsureLoaded() == kReady;
 }
 
-/* The stub's own checks before forwarding, as in Intel's stub (fact sheet 4.5) plus NULL checks.
- * method_id and parent_method_id must not be 0 (fact sheet 5). Ids 1..998 pass: the old "not
- * below 999" rule is not the current API's, and jitscope's collector accepts them. Events whose
- * payload has no id to check (UNLOAD_START, UPDATE_V2) only need a payload. SHUTDOWN (payload
- * NULL) and unknown types, including the legacy NIDS events, are forwarded as they are: the
- * collector decides what it accepts and counts what it rejects. */
+/* The stub's own checks before forwarding, as in Intel's stub plus NULL checks.
+ * method_id and parent_method_id must not be 0 (Intel's jitprofiling.h and guide). Ids 1..998 pass:
+ * the old "not below 999" rule is not the current API's, and jitscope's collector accepts them.
+ * Events whose payload has no id to check (UNLOAD_START, UPDATE_V2) only need a payload. SHUTDOWN
+ * (payload NULL) and unknown types, including the legacy NIDS events, are forwarded as they are:
+ * the collector decides what it accepts and counts what it rejects. */
 static int PayloadAccepted(iJIT_JVM_EVENT event_type, const void* data) {
   switch (event_type) {
     case iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED:
@@ -251,9 +251,9 @@ iJIT_IsProfilingActiveFlags JITAPI iJIT_IsProfilingActive(void) {
 }
 
 /* ---- Method ids ----
- * The seeds require unique ids and 0 once they run out (seed 000, iJIT_GetNewMethodID). Intel's
- * counter starts at 1 and is not thread-safe (fact sheet 4.8). Ours starts at 1000: legacy
- * collectors and stubs reject ids up to 999 (fact sheet 4.10, 5). A compare-and-swap loop, rather
+ * Intel's guide requires unique ids and 0 once they run out (Intel's guide, iJIT_GetNewMethodID).
+ * Intel's counter starts at 1 and is not thread-safe (Intel's stub). Ours starts at 1000: legacy
+ * collectors and stubs reject ids up to 999 (the legacy stubs). A compare-and-swap loop, rather
  * than fetch-add, lets the counter stop at 0 after handing out UINT_MAX: fetch-add would wrap and
  * hand out 1, 2, ... again, duplicating ids that are still in use. */
 #ifdef JITSCOPE_STUB_TEST_FIRST_ID
@@ -274,7 +274,7 @@ unsigned int JITAPI iJIT_GetNewMethodID(void) {
   return id;
 }
 
-/* ---- Legacy API (fact sheet 4.10, without the NIDS virtual stacks) ---- */
+/* ---- Legacy API (the legacy stubs, without the NIDS virtual stacks) ---- */
 #ifdef JITSCOPE_JIT_LEGACY_API
 
 void JITAPI iJIT_RegisterCallbackEx(void* userdata, iJIT_ModeChangedEx NewModeCallBackFuncEx) {

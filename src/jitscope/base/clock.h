@@ -1,8 +1,8 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // Every timestamp in jitscope is CLOCK_MONOTONIC nanoseconds: the clock `perf record -k 1` uses,
-// so traces, jitdumps and samples line up (DESIGN.md, "Clock"). clock_gettime on this clock is
-// served by the vDSO: no syscall.
+// so traces, jitdumps and samples line up (docs/architecture.md, "The interfaces jitscope keeps").
+// clock_gettime on this clock is served by the vDSO: no syscall.
 #pragma once
 
 #include <time.h>

@@ -1,7 +1,7 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// A thread_local recursion guard for code injected into other people's processes (STYLE.md §11,
-// after heaptrack): a host that calls back into our library from inside one of our own calls (a
+// A thread_local recursion guard for code injected into other people's processes (after
+// heaptrack's): a host that calls back into our library from inside one of our own calls (a
 // signal handler, an allocator hook that reports JIT code) must not re-enter it on the same
 // thread, where it would deadlock on our lock or recurse without end.
 #pragma once

@@ -3,7 +3,7 @@
 // `jitscope clean`: removes the perf maps (perf-<pid>.map) and perf jitdumps (jit-<pid>.dump)
 // that jitscope's collector left behind for processes that no longer exist. perf reads both only
 // at report time and nobody ever deletes them, so they pile up in /tmp and output directories
-// (fact sheet ../shared/reference/perf-jitdump-oprofile.md §3.3, §6 item 8).
+// (perf's jit-interface.txt).
 //
 // A file is removed only when all of these hold:
 //   - its name is exactly perf-<pid>.map (in the perf map directory) or jit-<pid>.dump (in an

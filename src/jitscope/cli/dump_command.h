@@ -2,8 +2,8 @@
 //
 // `jitscope dump [--json] FILE`: prints every record of a native trace, or of an OProfile JIT dump
 // (dump_oprofile.h), one stable line (or one JSON object) per record. It is the main test
-// instrument (STYLE.md §14), so its output is exact and deterministic: raw CLOCK_MONOTONIC
-// nanoseconds, hex addresses, quoted strings.
+// instrument (tests compare its output exactly), so its output is exact and deterministic: raw
+// CLOCK_MONOTONIC nanoseconds, hex addresses, quoted strings.
 #pragma once
 
 #include <cstdint>

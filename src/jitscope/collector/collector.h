@@ -2,7 +2,7 @@
 //
 // The collector: intake of iJIT_NotifyEvent events, validation, and fan-out to the sinks.
 //
-// Data flow: Notify(type, payload) → DecodeEvent (validation against the seeds' rules) →
+// Data flow: Notify(type, payload) → DecodeEvent (validation against the API's rules) →
 // inline-overlap check (inline events only) → every sink's Write(). A refused event is counted
 // per reason, logged the first time that reason occurs, and written to the trace as a
 // "rejected" record, so nothing is silently lost and the trace stays valid.

@@ -1,7 +1,7 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // Turns an (event type, payload) pair from iJIT_NotifyEvent into a trace::Event, validating it
-// against the seeds' rules (../shared/seeds/000_*.txt "Usage Tips" and 001_*.txt): a NULL name,
+// against the API's rules (Intel's guide, "Usage Tips", and Intel's reference): a NULL name,
 // a NULL address or a zero size mean the event "is not accepted"; method ids must not be 0;
 // an inline event needs its parent's id. Ids between 1 and 998 are accepted: Intel's current
 // stub hands them out and oneDNN uses them.

@@ -1,6 +1,6 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// The collector protocol of Intel's stub (../shared/reference/intel-jit-api.md §4.4): the two
+// The collector protocol of Intel's stub (docs/sources.md): the two
 // C symbols libjitscope-collector.so exports. Any stub that follows the protocol — ours, or the
 // copy of Intel's stub inside oneDNN — dlopen()s this library from INTEL_JIT_PROFILER64, calls
 // Initialize() once and forwards events only when it returned iJIT_SAMPLING_ON (1).

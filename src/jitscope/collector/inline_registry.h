@@ -1,6 +1,6 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// Enforces the seeds' rule that "address regions of inline methods of the same parent method
+// Enforces the API's rule that "address regions of inline methods of the same parent method
 // cannot overlap each other" (000_*.txt, Exploring Inline Functions). It remembers the regions
 // of each parent's inline children. State is split into shards by parent id, each with its own
 // lock, so inline events of different methods do not contend and the other events never touch

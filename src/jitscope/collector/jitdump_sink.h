@@ -2,8 +2,7 @@
 //
 // The perf jitdump sink (JITSCOPE_FORMATS=jitdump): writes jit-<pid>.dump so that the real
 // `perf inject --jit` turns the JIT code into ELF files `perf report` names and annotates. The
-// writer's checklist is fact sheet ../shared/reference/perf-jitdump-oprofile.md §7; the bytes are
-// formats/jitdump_writer.h.
+// bytes are formats/jitdump_writer.h, as perf's jitdump specification has them.
 //
 // Each event becomes the loads perf understands (inline instances merged into their parent's
 // lines, updates loaded again, unloads forgotten); every event reaches the kernel in one writev()

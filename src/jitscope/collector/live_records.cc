@@ -68,7 +68,8 @@ class LiveSet {
       return kDropped;
     }
     if (const auto* load = std::get_if<trace::OprofileCodeLoadEvent>(&record.event)) {
-      // A load at the address of live code is a new symbol (seed 004): Place() ends the old one.
+      // A load at the address of live code is a new symbol (OProfile's guide): Place() ends the old
+      // one.
       const size_t owner = NewOwner();
       oprofile_loads_[load->address] = owner;
       Place(owner, load->address, load->size);

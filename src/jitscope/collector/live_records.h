@@ -7,8 +7,8 @@
 // split regions, METHOD_UPDATEs, inline trees and range updates inside its regions) or one
 // OProfile load (its code and debug lines). An owner is dropped when it is unloaded, or when
 // later loads have covered every byte of its regions. Dropping a whole owner, never part of one,
-// keeps the overwrite rules and "first symbolic information wins" (seed 001) exact when the
-// records left are replayed: what remains is the same records in the same order. A code-bytes
+// keeps the overwrite rules and "first symbolic information wins" (Intel's reference) exact when
+// the records left are replayed: what remains is the same records in the same order. A code-bytes
 // record goes with the record before it on the same thread, as the sink wrote them. Records that
 // belong to no code (OProfile agents opened and closed, range updates outside any region) are
 // kept; refusals, shutdowns and chain records are not.

@@ -2,7 +2,7 @@
 //
 // The perf map sink (JITSCOPE_FORMATS=perfmap): one "START SIZE name" line per code region in
 // perf-<pid>.map, the file `perf report` reads to name samples in anonymous executable memory
-// (fact sheet ../shared/reference/perf-jitdump-oprofile.md §3; line format in
+// (perf's jit-interface.txt; line format in
 // formats/perf_map_writer.h).
 //
 // What a perf map can say: a name per address range, for the whole life of the process. So

@@ -3,8 +3,9 @@
 // Bounds-checked access to the bytes of a foreign file, shared by the importers (jitdump, perf
 // map, OProfile dump). Every read names an absolute offset and fails (returns nullopt) instead of
 // touching a byte outside the file, so a reader never does arithmetic on a length before this
-// check has passed (STYLE.md, "Don't crash on input"). Integers are read with memcpy — foreign
-// files promise no alignment — and byte-swapped when the file was written in the other order.
+// check has passed: a hostile file must not crash a reader (docs/reliability.md). Integers are read
+// with memcpy — foreign files promise no alignment — and byte-swapped when the file was written in
+// the other order.
 #pragma once
 
 #include <bit>
@@ -95,8 +96,9 @@ inline base::Status RecordError(std::string_view file, uint64_t offset, const st
                              static_cast<unsigned long long>(offset), what.c_str());
 }
 
-// The prefix every record of a perf jitdump and of an OProfile dump starts with (fact sheet
-// §1.2, §4.3): id, the record's total size (prefix included), timestamp.
+// The prefix every record of a perf jitdump and of an OProfile dump starts with (perf's
+// jitdump specification, OProfile's jitdump.h): id, the record's total size (prefix included),
+// timestamp.
 struct RecordPrefix {
   uint32_t id = 0;
   uint64_t timestamp = 0;

@@ -1,8 +1,8 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// The perf jitdump format (tools/perf/Documentation/jitdump-specification.txt; fact sheet
-// ../shared/reference/perf-jitdump-oprofile.md §1), byte for byte. The single place the
-// format's constants live; the writer (collector sink) and the reader (importer) both use it.
+// The perf jitdump format (tools/perf/Documentation/jitdump-specification.txt), byte for byte. The
+// single place the format's constants live; the writer (collector sink) and the reader (importer)
+// both use it.
 //
 // All integers are in the writer's byte order; a reader that sees kJitdumpMagicSwapped must
 // byte-swap every field. Records are packed: a reader finds the next record only through

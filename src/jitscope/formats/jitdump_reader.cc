@@ -12,7 +12,8 @@ namespace jitscope::formats {
 namespace {
 
 // The ELF header size of the objects old perf generated, which V8 (kElfHeaderSize) and LLVM's
-// PerfJITEventListener still add to every DEBUG_INFO address (fact sheet §2.2, §5.1).
+// PerfJITEventListener still add to every DEBUG_INFO address (perf's genelf_debug.c, LLVM's
+// PerfJITEventListener.cpp).
 constexpr uint64_t kElfHeaderBias = 0x40;
 // Smallest DEBUG_INFO entry: 16 bytes of fields and the NUL of an empty name.
 constexpr uint64_t kMinDebugEntrySize = sizeof(JitdumpDebugEntry) + 1;

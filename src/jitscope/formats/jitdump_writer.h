@@ -1,7 +1,6 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// Encodes perf jitdump records (jitdump_format.h; fact sheet
-// ../shared/reference/perf-jitdump-oprofile.md §1 and the writer's checklist in §7) into a byte
+// Encodes perf jitdump records (jitdump_format.h; perf's jitdump specification) into a byte
 // buffer. Pure: no I/O. The collector's jitdump sink owns the file, the marker mapping and the
 // order of the records; everything about the bytes lives here.
 //

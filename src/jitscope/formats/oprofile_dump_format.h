@@ -1,8 +1,8 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// OProfile's JIT dump (<pid>.dump, what libopagent writes and opjitconv reads; fact sheet
-// ../shared/reference/perf-jitdump-oprofile.md §4.3), byte for byte. The single place the
-// format's constants live: the writer (libopagent's session) and every reader use it.
+// OProfile's JIT dump (<pid>.dump, what libopagent writes and opjitconv reads; OProfile's
+// jitdump.h), byte for byte. The single place the format's constants live: the writer (libopagent's
+// session) and every reader use it.
 //
 // The format has no byte-order marker and no size fields for its own structs: it is the native
 // struct layout of the writer (OprofileLayout below). Records are spelled with fixed-size u32/u64

@@ -1,8 +1,7 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// The header of an OProfile JIT dump (<pid>.dump; oprofile_dump_format.h, fact sheet
-// ../shared/reference/perf-jitdump-oprofile.md §4.3) and the writer's struct layout it implies.
-// The reader (oprofile_dump_reader.h) starts here.
+// The header of an OProfile JIT dump (<pid>.dump; oprofile_dump_format.h, OProfile's jitdump.h) and
+// the writer's struct layout it implies. The reader (oprofile_dump_reader.h) starts here.
 //
 // The format stores no layout marker, so the layout is read off the header itself, never taken
 // from the reader's own word size:

@@ -1,7 +1,7 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // Reads OProfile's JIT dump (/tmp/.oprofile/jitdump/<pid>.dump; layout in
-// oprofile_dump_format.h, fact sheet ../shared/reference/perf-jitdump-oprofile.md §4.3), as
+// oprofile_dump_format.h, OProfile's jitdump.h), as
 // written by OProfile's libopagent or by jitscope's, in a 64-bit or a 32-bit process: the
 // writer's layout comes from the header (oprofile_dump_header.h), never from this reader's word
 // size. The one reader of the format: `jitscope dump` prints what it returns, the symbolizer

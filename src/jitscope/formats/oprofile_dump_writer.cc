@@ -21,7 +21,7 @@ namespace {
 #endif
 
 // OProfile's `struct jitheader` and `unsigned long` as this compiler lays them out: the host
-// target's layout must be exactly that (fact sheet §4.3), checked in every build, lib32's too.
+// target's layout must be exactly that (OProfile's jitdump.h), checked in every build, lib32's too.
 struct NativeJitHeader {
   uint32_t magic, version, total_size, bfd_arch, bfd_mach;
   uint64_t timestamp;

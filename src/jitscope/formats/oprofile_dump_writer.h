@@ -1,10 +1,9 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// Writes OProfile's JIT dump (<pid>.dump; layout in oprofile_dump_format.h, fact sheet
-// ../shared/reference/perf-jitdump-oprofile.md §4.3) from jitscope's OProfile events, byte for
-// byte what libopagent writes, so OProfile's own opjitconv can convert it: in the struct layout of
-// the target it is given (OprofileBfdTarget::layout; HostTarget() is this process's, LP64 or
-// i386).
+// Writes OProfile's JIT dump (<pid>.dump; layout in oprofile_dump_format.h, OProfile's jitdump.h)
+// from jitscope's OProfile events, byte for byte what libopagent writes, so OProfile's own
+// opjitconv can convert it: in the struct layout of the target it is given
+// (OprofileBfdTarget::layout; HostTarget() is this process's, LP64 or i386).
 //
 // Each record is assembled in memory and handed to the kernel with one write(): a reader that
 // copies the file while it grows (opjitconv does) sees whole records, and nothing sits in a

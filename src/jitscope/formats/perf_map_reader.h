@@ -1,6 +1,6 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// Reads a perf map (/tmp/perf-<pid>.map; fact sheet perf-jitdump-oprofile.md §3): one symbol per
+// Reads a perf map (/tmp/perf-<pid>.map; perf's jit-interface.txt): one symbol per
 // line, "START SIZE NAME", START and SIZE in hexadecimal (an optional 0x is accepted, as perf's
 // strtoull does), NAME the rest of the line (it may contain spaces). Unlike perf, the last
 // character of a final line without '\n' is kept (§3.1: perf always chops it), and a '\r' before

@@ -1,8 +1,7 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// The perf map (tools/perf/Documentation/jit-interface.txt; fact sheet
-// ../shared/reference/perf-jitdump-oprofile.md §3): a text file `perf-<pid>.map` in /tmp, one
-// symbol per line, "START SIZE name\n" with START and SIZE in hexadecimal without "0x". The one
+// The perf map (tools/perf/Documentation/jit-interface.txt): a text file `perf-<pid>.map` in /tmp,
+// one symbol per line, "START SIZE name\n" with START and SIZE in hexadecimal without "0x". The one
 // place that knows the file's name, where perf looks for it, and the shape of a line.
 #pragma once
 

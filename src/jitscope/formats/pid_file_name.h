@@ -1,7 +1,7 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // File names that carry a process id, such as perf's `perf-<pid>.map` and `jit-<pid>.dump`
-// (fact sheet ../shared/reference/perf-jitdump-oprofile.md §1.4 and §3.2): consumers find these
+// (perf's jitdump specification): consumers find these
 // files by their exact name, so the writers and `jitscope clean` build and parse them here.
 #pragma once
 

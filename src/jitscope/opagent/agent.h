@@ -9,8 +9,8 @@
 // op_close_agent ends it, closing every file. A later op_open_agent starts a new session.
 //
 // Threading: every call takes one mutex for its whole duration. libopagent's guide promises
-// thread-safety (seed 004 §2), the dump is one sequential file, and JIT engines report code at
-// compilation rate, not per instruction, so one lock costs nothing measurable and makes every
+// thread-safety (OProfile's guide §2), the dump is one sequential file, and JIT engines report code
+// at compilation rate, not per instruction, so one lock costs nothing measurable and makes every
 // call atomic: a call racing op_close_agent on the same handle either completes before the close
 // or fails with EINVAL, never touches freed state.
 #pragma once

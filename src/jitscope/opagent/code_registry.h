@@ -3,8 +3,8 @@
 // The code an OProfile-API engine has reported and not yet unloaded. OProfile's library writes
 // whatever it is given and leaves matching to opjitconv, after the fact; jitscope checks each call
 // when it is made, so a debug-info call for unknown code or an unload of an unknown address fails
-// with EINVAL instead of leaving records nothing can place (seed 004 §4-5: the code "should have"
-// been written before).
+// with EINVAL instead of leaving records nothing can place (OProfile's guide §4-5: the code "should
+// have" been written before).
 //
 // Code is found by its address (`vma`, what op_unload_native_code names) or by the `code` pointer
 // it was reported with (what op_write_debug_line_info names; JVMTI agents pass the same value for

@@ -5,9 +5,9 @@
 // The directory, first match wins:
 //   1. $JITSCOPE_OPAGENT_DIR, which must exist (a typo should fail loudly, not scatter dumps);
 //   2. /var/lib/oprofile/jitdump when it is a directory this process can write: the location
-//      seed 004 documents (OProfile's opcontrol era);
+//      OProfile's guide documents (OProfile's opcontrol era);
 //   3. /tmp/.oprofile/jitdump, where today's OProfile (operf/opjitconv) looks, created if
-//      missing (fact sheet §4.2).
+//      missing (OProfile's libopagent).
 //
 // /tmp is shared with every user, so (3) is made safe: no component is ever followed through a
 // symbolic link; directories we create get mode 01777 (sticky and world-writable, like /tmp:

@@ -1,8 +1,8 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// libopagent.so.1: the seven functions of OProfile's opagent.h (seed 004 chapter 2; fact sheet
-// ../shared/reference/perf-jitdump-oprofile.md §4.1), exported under OProfile's version node
-// OPAGENT_1.0 (opagent.map) and nothing else.
+// libopagent.so.1: the seven functions of OProfile's opagent.h (OProfile's guide chapter 2;
+// OProfile's libopagent), exported under OProfile's version node OPAGENT_1.0 (opagent.map) and
+// nothing else.
 //
 // Results follow the guide: 0, or -1 with errno; NULL with errno from op_open_agent. errno is left
 // alone on success. Nothing throws across the C ABI: an allocation failure becomes ENOMEM.

@@ -2,9 +2,9 @@
 //
 // The op_agent_t values libopagent hands out. OProfile's handle is the dump's FILE*, so a stale
 // or garbage handle is dereferenced and crashes the host; the guide nevertheless promises EINVAL
-// for an invalid handle (seed 004 §2-5). jitscope's handles are therefore tokens, never pointers:
-// a slot index and that slot's generation, checked against this table before any use. A closed
-// handle's generation is gone, so it stays invalid even when its slot is reused.
+// for an invalid handle (OProfile's guide §2-5). jitscope's handles are therefore tokens, never
+// pointers: a slot index and that slot's generation, checked against this table before any use. A
+// closed handle's generation is gone, so it stays invalid even when its slot is reused.
 //
 // Not thread-safe: the agent (agent.h) calls it under its lock.
 #pragma once

@@ -4,9 +4,9 @@
 // its last op_close_agent. It owns the OProfile dump (<pid>.dump), the jitscope collector with the
 // sinks JITSCOPE_FORMATS asks for (trace, jitdump, perf map, ...), and the registry of live code.
 //
-// Data flow, per call: validate against the registry (seed 004's "should have occurred before"
-// rules) → build one trace::Event (event.h, "OProfile's agent API") → OProfile dump record →
-// collector → every sink. A refused call is counted per reason, logged the first time, and kept
+// Data flow, per call: validate against the registry (OProfile's guide's "should have occurred
+// before" rules) → build one trace::Event (event.h, "OProfile's agent API") → OProfile dump record
+// → collector → every sink. A refused call is counted per reason, logged the first time, and kept
 // in the trace as a REJECTED record, exactly as the Intel intake does; it writes nothing to the
 // dump, so the dump stays something opjitconv can place.
 //
@@ -31,7 +31,7 @@
 namespace jitscope::opagent {
 
 // The outside world the agent reads, behind function pointers so tests can fix the clocks, the
-// pid and the environment variables (STYLE.md §12).
+// pid and the environment variables.
 struct AgentEnvironment {
   collector::GetEnvFunction getenv;
   uint64_t (*realtime_seconds)();  // OProfile's clock: gettimeofday() seconds
@@ -51,7 +51,7 @@ class Session {
   // Also at process exit with handles still open (an engine that never closes its agent).
   void FinishOutputs() { collector_->AtExit(); }
 
-  // Each returns 0 or the errno value of the failure (seed 004 §1-5).
+  // Each returns 0 or the errno value of the failure (OProfile's guide §1-5).
   int OpenAgent(uint32_t agent);
   int CloseAgent(uint32_t agent);
   int WriteNativeCode(uint32_t agent, const char* name, uint64_t vma, const void* code,

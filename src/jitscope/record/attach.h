@@ -1,6 +1,6 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// What `record -p` (issue 17) learns of a running process: before its events are opened, its
+// What `record -p` learns of a running process: before its events are opened, its
 // threads, command line and where its collector writes; after, the records perf record
 // synthesizes for what existed before the recording — an MMAP2 for every executable mapping in
 // /proc/PID/maps and a COMM for every thread — since the kernel reports only what happens once

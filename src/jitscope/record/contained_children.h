@@ -1,7 +1,7 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // The processes that recorded processes in other namespaces (a container's) start while they are
-// recorded, and the jitdumps any of them maps (issue 17 item 3: a container's entry point that
+// recorded, and the jitdumps any of them maps (a container's entry point that
 // starts the JIT engine later, a database that forks a backend per connection). Their JIT files
 // lie in the same directories as their parent's, named by their own pid in the namespace, and
 // would be as lost as the parent's without copies: record follows the records it drains, and

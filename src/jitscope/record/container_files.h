@@ -1,7 +1,7 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// `record -p`/`record -a` of a process in other namespaces than record's, a container's (issue 17
-// item 3). Its JIT files are named by its pid in its own pid namespace (perf-<nspid>.map,
+// `record -p`/`record -a` of a process in other namespaces than record's, a container's. Its
+// JIT files are named by its pid in its own pid namespace (perf-<nspid>.map,
 // jit-<nspid>.dump, the collector's jit-<nspid>.jsc) and lie at paths of its own mount namespace,
 // often on a /tmp of its own that nothing outside sees. They are reached through /proc/PID/root
 // and copied into the session directory, so that the session is reported on its own, after the

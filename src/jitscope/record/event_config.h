@@ -1,6 +1,6 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// The sampler's pipeline (STYLE.md §4): event_config (options → perf_event_attr, pure) →
+// The sampler's pipeline, one file a step: event_config (options → perf_event_attr, pure) →
 // ring_buffer (the kernel's per-event mmap ring) → sampler (events and rings for a target) →
 // session (runs the command, drains the
 // ring into the session directory's samples file, session/samples_file.h, whose records
@@ -62,8 +62,8 @@ struct SamplerOptions {
 
 // The attributes of the one per-task event `record` opens on the command.
 // - cpu-clock (a software timer), so it works in VMs and containers without a PMU.
-// - CLOCK_MONOTONIC timestamps (`use_clockid`), the clock of every trace record (DESIGN.md
-//   "Clock"), so samples line up with code loads and unloads.
+// - CLOCK_MONOTONIC timestamps (`use_clockid`), the clock of every trace record
+//   (docs/architecture.md), so samples line up with code loads and unloads.
 // - inherit: the command's threads and child processes are sampled into the same ring.
 // - mmap/mmap2, comm (with comm_exec), task (fork/exit) events, with sample_id_all so that each of
 //   them carries TID and TIME too and can be ordered against samples.

@@ -2,7 +2,7 @@
 //
 // Where record finds what it puts into other processes: the libraries installed beside the
 // running jitscope (<prefix>/bin/jitscope → <prefix>/lib/NAME). The build tree mirrors the install
-// prefix (build/bin, build/lib; STYLE.md §2), so a build runs as an installation does.
+// prefix (build/bin, build/lib), so a build runs as an installation does.
 #pragma once
 
 #include <string>

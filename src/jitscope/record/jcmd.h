@@ -1,7 +1,7 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // Asking a running HotSpot JVM to do something, for `record -p/-a --jvm-perf-map` and
-// `--jvm-agent` (issue 17): `jcmd PID COMMAND...`, which reaches the JVM through its attach
+// `--jvm-agent`: `jcmd PID COMMAND...`, which reaches the JVM through its attach
 // mechanism (a socket the JVM opens in its /tmp when signalled). jcmd reports most failures of
 // the command itself in its output with exit status 0, so the output is kept for the caller to
 // judge.

@@ -1,6 +1,6 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// `record -p PID --jvm-agent` (issue 17): jitscope's JVMTI agent (lib/libjvmti_opagent.so,
+// `record -p PID --jvm-agent`: jitscope's JVMTI agent (lib/libjvmti_opagent.so,
 // examples/jvmti-opagent) loaded into a JVM that is already running, which was started without
 // any JIT reporting. Through `jcmd PID JVMTI.agent_load <agent> dir=<session directory>` the agent
 // reports, at once, every method compiled so far (JVMTI GenerateEvents) and then each method the

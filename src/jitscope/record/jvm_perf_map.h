@@ -1,6 +1,6 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// `record -p PID --jvm-perf-map` (issue 17): a JVM started without any JIT reporting can still be
+// `record -p PID --jvm-perf-map`: a JVM started without any JIT reporting can still be
 // named. HotSpot writes a perf map of its code cache on request (`jcmd PID Compiler.perfmap`,
 // OpenJDK 17 and later: /tmp/perf-PID.map, a method per compiled blob); record asks for it when
 // the recording starts and again when it ends, if the JVM still runs, and copies the map into the

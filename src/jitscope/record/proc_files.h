@@ -1,6 +1,6 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// Readers of a running process's /proc files, for `record -p` (issue 17): its threads
+// Readers of a running process's /proc files, for `record -p`: its threads
 // (/proc/PID/task), its mappings (/proc/PID/maps), its environment and command line
 // (/proc/PID/environ, /proc/PID/cmdline) and its status (/proc/PID/status).
 //

@@ -8,7 +8,7 @@
 // Targets:
 //  - a command `record` starts: its pid, events opened before its exec (enable_on_exec) and
 //    inherited by every thread and child it creates;
-//  - running processes (`record -p`, issue 17): one entry per existing thread;
+//  - running processes (`record -p`): one entry per existing thread;
 //  - the whole machine (`record -a`): no task, one event per CPU on every process.
 #pragma once
 

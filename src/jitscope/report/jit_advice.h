@@ -1,9 +1,10 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// What a report says about what it could not do (STYLE.md §8): samples in executable anonymous
-// memory that no JIT file names — code a JIT generated without reporting it, most often because
-// its engine's JIT reporting was left off — and how to switch reporting on for the engine the
-// recorded command looks like. (The events the collector refused: walk::DescribeRejectedEvents.)
+// What a report says about what it could not do (docs/architecture.md, "Errors"): samples in
+// executable anonymous memory that no JIT file names — code a JIT generated without reporting it,
+// most often because its engine's JIT reporting was left off — and how to switch reporting on for
+// the engine the recorded command looks like. (The events the collector refused:
+// walk::DescribeRejectedEvents.)
 #pragma once
 
 #include <cstdint>

@@ -7,7 +7,7 @@
 // kDwarfSampleType, `--call-graph dwarf`); a perf.data file holds whatever `perf record` asked
 // for, so the decoder follows any sample_type through STACK_USER, the last field a report needs.
 // Every length is checked against the record's size before use; a malformed record is an error
-// value, never a crash (STYLE.md §8, "Don't crash on input").
+// value, never a crash (docs/reliability.md).
 #pragma once
 
 #include <linux/perf_event.h>

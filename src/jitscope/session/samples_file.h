@@ -20,7 +20,7 @@
 // other samples are the kernel's), so recording costs one memcpy per record and
 // the decoding rules live in one place (perf_record.h). A file cut short (the recorder was killed)
 // ends in a torn record, which the reader counts and stops at: it is a normal end state
-// (STYLE.md §9).
+// (as SIGKILL leaves it).
 #pragma once
 
 #include <cstddef>
@@ -105,7 +105,7 @@ class SamplesWriter : public RecordSink {
   std::string cut_;  // the sample with its copy cut
 };
 
-// What a reader skipped or the kernel dropped; `report` prints the non-zero ones (STYLE.md §8).
+// What a reader skipped or the kernel dropped; `report` prints the non-zero ones.
 struct SampleCounters {
   uint64_t lost_samples = 0;       // PERF_RECORD_LOST: the ring was full
   uint64_t throttled = 0;          // PERF_RECORD_THROTTLE: the kernel paused sampling

@@ -37,7 +37,7 @@
 //                  "copied": ["perf-4321.map", "pid-4321/jit-1.dump"]}]
 //
 // A process with a root directory of its own ("own_root": a container's image) has the ELF files
-// its samples touched copied too (record/elf_copies.h), in "elf_copies": each file's path in its
+// its samples touched copied too (record/container_files.h, CopyElfFiles), in "elf_copies": each file's path in its
 // root and where its copy is, relative to the session directory. A copy is under pid-<pid>/root/
 // at that path, or, when a process listed before had a file of the same build id copied, that
 // process's copy:

@@ -9,10 +9,11 @@ namespace jitscope::symbolize {
 namespace {
 
 // OProfile's agent API reports a line table in a call of its own after the code's load
-// (op_write_debug_line_info, seed 004), and the trace records the calls as they came. The index
-// takes a load with its lines, as from an OProfile dump (oprofile_dump_reader.h): each debug-lines
-// record goes to the load it names (the agent checked that load was live at its address), a
-// later one replacing an earlier one. Returns, per record index of a load, its lines record.
+// (op_write_debug_line_info, OProfile's guide), and the trace records the calls as they came. The
+// index takes a load with its lines, as from an OProfile dump (oprofile_dump_reader.h): each
+// debug-lines record goes to the load it names (the agent checked that load was live at its
+// address), a later one replacing an earlier one. Returns, per record index of a load, its lines
+// record.
 std::unordered_map<size_t, size_t> OprofileLinesOfLoads(const trace::ParsedTrace& trace) {
   std::unordered_map<size_t, size_t> lines_of_load;
   std::unordered_map<uint64_t, size_t> live_load;  // address → record index of its load

@@ -2,7 +2,7 @@
 //
 // Builds the SymbolIndex of one process from what JIT engines reported, in any order of arrival:
 // the Add* calls collect the reports (ReportedCode); Build() replays them in time order under the
-// seeds' rules (region_history.h) and lays the result out (index_layout.h). The rules, and where
+// API's rules (region_history.h) and lays the result out (index_layout.h). The rules, and where
 // each comes from: docs/symbol-index.md.
 #pragma once
 

@@ -1,6 +1,6 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// The seeds' rules, applied: what JIT engines reported (ReportedCode, collected by IndexBuilder)
+// The API's rules, applied: what JIT engines reported (ReportedCode, collected by IndexBuilder)
 // is replayed in time order into a plain list of regions, each valid over [loaded, invalidated),
 // with the inline regions that belong to them. Nothing here knows how the index is laid out in
 // memory (index_layout.h does that). The rules and where each comes from: docs/symbol-index.md.

@@ -1,7 +1,7 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // Strings in one contiguous arena. Files and modules are interned: each distinct one is stored
-// once and referred to by a 32-bit id (STYLE.md §18), so a method costs a few integers, not a heap
+// once and referred to by a 32-bit id, so a method costs a few integers, not a heap
 // node per string. Method names, nearly all distinct, are appended without a lookup (Append) and
 // referred to by their place in the arena.
 //

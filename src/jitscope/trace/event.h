@@ -16,7 +16,7 @@
 
 namespace jitscope::trace {
 
-// iJVM_EVENT_TYPE_* values (../shared/reference/intel-jit-api.md §1.1). Repeated here rather
+// iJVM_EVENT_TYPE_* values (Intel's jitprofiling.h). Repeated here rather
 // than including jitprofiling.h so the tool side does not depend on the public C header.
 enum ApiEvent : uint32_t {
   kEventShutdown = 2,
@@ -29,9 +29,9 @@ enum ApiEvent : uint32_t {
   kEventMethodLoadFinishedV3 = 22,
 };
 
-// The functions of OProfile's agent API (opagent.h, seed 004), numbered in the same space as the
-// iJVM_EVENT_TYPE_* values so a RejectedEvent can say which call was refused. Far above Intel's
-// values ("OP" in the top bytes), so the two never collide.
+// The functions of OProfile's agent API (opagent.h, OProfile's guide), numbered in the same space
+// as the iJVM_EVENT_TYPE_* values so a RejectedEvent can say which call was refused. Far above
+// Intel's values ("OP" in the top bytes), so the two never collide.
 enum OprofileCall : uint32_t {
   kCallOpOpenAgent = 0x4F500001,
   kCallOpCloseAgent = 0x4F500002,
@@ -102,7 +102,7 @@ struct RejectedEvent {
   RejectReason reason = RejectReason::kUnknownEvent;
 };
 
-// ---- OProfile's agent API (opagent.h; seed 004; fact sheet §4) ----
+// ---- OProfile's agent API (opagent.h; OProfile's guide and libopagent) ----
 //
 // These events keep the API's own model rather than being squeezed into Intel's: code is named by
 // its address (no method ids), line tables carry absolute addresses and a file per entry, and

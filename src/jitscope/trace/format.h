@@ -4,8 +4,8 @@
 // is docs/trace-format.md; this header is the single source of truth for the numbers.
 //
 // Why this shape: the collector must get every acknowledged record into the file without a
-// syscall per event and without a global lock (DESIGN.md, "Files and safety"). So the writer
-// maps the file MAP_SHARED and each thread claims a private *chunk* of it; a thread appends
+// syscall per event and without a global lock (docs/architecture.md, "Files and safety"). So the
+// writer maps the file MAP_SHARED and each thread claims a private *chunk* of it; a thread appends
 // records to its own chunk and publishes each one by storing its 8-byte header last. A store
 // into a shared file mapping is in the page cache the moment it is made, so a SIGKILL right
 // after iJIT_NotifyEvent returns loses nothing.
@@ -66,7 +66,7 @@ enum class RecordType : uint16_t {
   kUnload = 3,       // METHOD_UNLOAD_START (14)
   kShutdown = 4,     // SHUTDOWN (2)
   kRejected = 5,     // an event the collector refused, with the reason
-  // OProfile's agent API (opagent.h, seed 004). Appended in format version 1: a reader that
+  // OProfile's agent API (opagent.h, OProfile's guide). Appended in format version 1: a reader that
   // predates them counts them as unknown records and skips them.
   kOprofileOpen = 6,        // op_open_agent
   kOprofileClose = 7,       // op_close_agent
@@ -184,7 +184,7 @@ static_assert(sizeof(OprofileCodeLoadRecord) == 40);
 
 // One entry of an op_write_debug_line_info line table. Unlike Intel's end-offset LineEntry the
 // address is absolute and *starts* the range of its line, which runs to the next entry's address
-// (the array "can contain holes", seed 004); every entry names its own file.
+// (the array "can contain holes", OProfile's guide); every entry names its own file.
 struct OprofileLineEntry {
   uint64_t address;  // as the caller passed it (normally inside [vma, vma + size))
   uint32_t line;

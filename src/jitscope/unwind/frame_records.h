@@ -9,8 +9,8 @@
 // whose call-frame information says rbp is its frame pointer (CFA = rbp + 16, the return address
 // at CFA - 8, the caller's rbp at CFA - 16: a frame record), the chain's next word is that frame's
 // return address, read where the rule reads it; and so on while each caller's CFI says the same
-// at its return address. So every step taken is a rule's (issue 15's item 6: "a frame-pointer step
-// is a rule only where CFI proves rbp is the frame pointer at that pc"), not a guess. It stops at
+// at its return address. So every step taken is a rule's (a frame-pointer step is a
+// rule only where CFI proves rbp is the frame pointer at that pc), not a guess. It stops at
 // the first caller without a frame record (the walk then ends there, still "stack copy too short"),
 // at a caller whose CFI says it has none (the end of the stack), or where the chain ends.
 //
