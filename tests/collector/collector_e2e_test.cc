@@ -210,21 +210,10 @@ void ExpectNoAcknowledgedEventLost(const test_support::Fault& end) {
       });
 }
 
-TEST(CollectorEndToEnd, SigkillLosesNoAcknowledgedEvent) {
-  ExpectNoAcknowledgedEventLost(test_support::kSigkill);
-}
-TEST(CollectorEndToEnd, SigsegvLosesNoAcknowledgedEvent) {
-  ExpectNoAcknowledgedEventLost(test_support::kSigsegv);
-}
-TEST(CollectorEndToEnd, AbortLosesNoAcknowledgedEvent) {
-  ExpectNoAcknowledgedEventLost(test_support::kAbort);
-}
-TEST(CollectorEndToEnd, ExitWithoutShutdownLosesNoAcknowledgedEvent) {
-  ExpectNoAcknowledgedEventLost(test_support::kExitWithoutShutdown);
-}
-TEST(CollectorEndToEnd, ExecLosesNoAcknowledgedEventAndTheNewProgramWritesItsOwnTrace) {
-  ExpectNoAcknowledgedEventLost(test_support::kExec);
-}
+class CollectorFaults : public ::testing::TestWithParam<test_support::Fault> {};
+TEST_P(CollectorFaults, LosesNoAcknowledgedEvent) { ExpectNoAcknowledgedEventLost(GetParam()); }
+INSTANTIATE_TEST_SUITE_P(HostFaults, CollectorFaults,
+                         ::testing::ValuesIn(test_support::kHostFaults), test_support::FaultName);
 
 // A small tmpfs mounted for one test, unmounted (lazily, so a file still open cannot stop it)
 // when the test ends. The test process must be root; a failed mount fails the test.

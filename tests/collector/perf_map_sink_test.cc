@@ -15,6 +15,7 @@
 
 #include "sink_test_support.h"
 #include "support/files.h"
+#include "support/hex.h"
 #include "support/temp_dir.h"
 
 namespace jitscope::collector {
@@ -23,12 +24,6 @@ namespace {
 using testing::CodeRecord;
 
 using test_support::ReadFile;
-
-std::string Hex(const void* address) {
-  std::ostringstream out;
-  out << std::hex << reinterpret_cast<uintptr_t>(address);
-  return out.str();
-}
 
 TEST(PerfMapSink, OneLinePerRegionNamedByItsMethod) {
   test_support::TempDir dir;
@@ -67,13 +62,17 @@ TEST(PerfMapSink, OneLinePerRegionNamedByItsMethod) {
   // Method 5 loses all its code to method 10, so when id 5 comes back it is a new method.
   write(CodeRecord(10, {.method_id = 10, .address = code, .size = 32, .name = "over"}));
   write(CodeRecord(11, {.method_id = 5, .address = code + 32, .size = 8, .name = "again"}));
-  EXPECT_EQ(Hex(code) + " 10 first\n" +           //
-                Hex(code + 32) + " 8 first\n" +   // split region: the first name wins
-                Hex(code + 48) + " 10 dnn!k\n" +  //
-                Hex(code + 48) + " 8 dnn!k\n" +   // METHOD_UPDATE
-                Hex(code) + " 10 reused id\n" +   // after the unload, the id starts afresh
-                Hex(code) + " 20 over\n" +        //
-                Hex(code + 32) + " 8 again\n",    // after being overwritten, too
+  // A perf map's addresses: hexadecimal digits alone.
+  const auto at = [&](size_t offset) {
+    return test_support::HexDigits(reinterpret_cast<uintptr_t>(code + offset));
+  };
+  EXPECT_EQ(at(0) + " 10 first\n" +          //
+                at(32) + " 8 first\n" +      // split region: the first name wins
+                at(48) + " 10 dnn!k\n" +     //
+                at(48) + " 8 dnn!k\n" +      // METHOD_UPDATE
+                at(0) + " 10 reused id\n" +  // after the unload, the id starts afresh
+                at(0) + " 20 over\n" +       //
+                at(32) + " 8 again\n",       // after being overwritten, too
             ReadFile((*sink)->path()));
 }
 

@@ -3,13 +3,13 @@
 
 #include <gtest/gtest.h>
 
-#include "formats/byte_builder.h"
 #include "jitscope/formats/jitdump_format.h"
+#include "support/byte_builder.h"
 
 namespace jitscope::formats {
 namespace {
 
-using testing::ByteBuilder;
+using test_support::ByteBuilder;
 
 struct Entry {
   uint64_t address;
@@ -27,7 +27,7 @@ class Jitdump {
                 std::string_view name) {
     ByteBuilder r(swapped_);
     r.U32(0).U32(0).U64(time).U32(4242).U32(4243).U64(addr).U64(addr).U64(size).U64(index);
-    r.Str(name).Zeros(size);
+    r.CString(name).Zeros(size);
     return Record(r);
   }
   // A CODE_LOAD whose writer left the code out but still gave its size.
@@ -35,7 +35,7 @@ class Jitdump {
                            std::string_view name) {
     ByteBuilder r(swapped_);
     r.U32(0).U32(0).U64(time).U32(4242).U32(4243).U64(addr).U64(addr).U64(size).U64(index);
-    r.Str(name);
+    r.CString(name);
     return Record(r);
   }
   Jitdump& Move(uint64_t time, uint64_t from, uint64_t to, uint64_t size, uint64_t index) {
@@ -46,7 +46,7 @@ class Jitdump {
   Jitdump& Debug(uint64_t time, uint64_t addr, const std::vector<Entry>& entries, size_t pad = 0) {
     ByteBuilder r(swapped_);
     r.U32(2).U32(0).U64(time).U64(addr).U64(entries.size());
-    for (const Entry& e : entries) r.U64(e.address).U32(e.line).U32(0).Str(e.file);
+    for (const Entry& e : entries) r.U64(e.address).U32(e.line).U32(0).CString(e.file);
     r.Zeros(pad);
     return Record(r);
   }
@@ -71,7 +71,7 @@ class Jitdump {
     b_.Raw(bytes);
     return *this;
   }
-  std::vector<uint8_t> bytes() const { return b_.bytes(); }
+  std::vector<uint8_t> bytes() const { return {b_.bytes().begin(), b_.bytes().end()}; }
 
  private:
   Jitdump& Record(ByteBuilder r) {

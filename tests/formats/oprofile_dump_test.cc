@@ -15,15 +15,15 @@
 #include "jitscope/base/files.h"
 #include "jitscope/formats/oprofile_dump_reader.h"
 #include "jitscope/formats/oprofile_dump_writer.h"
+#include "support/byte_builder.h"
 #include "support/files.h"
-#include "support/le_bytes.h"
 #include "support/temp_dir.h"
 
 namespace jitscope::formats {
 namespace {
 
 using test_support::AsBytes;
-using test_support::LeBytes;
+using test_support::ByteBuilder;
 using test_support::ReadFile;
 using test_support::TempDir;
 
@@ -40,8 +40,8 @@ OprofileDumpWriter NewWriter(const TempDir& dir, uint64_t timestamp,
   return std::move(writer).value();
 }
 
-LeBytes ExpectedHeader() {
-  LeBytes b;
+ByteBuilder ExpectedHeader() {
+  ByteBuilder b;
   b.U32(0x4F74496A)  // magic
       .U32(1)        // version
       .U32(48)       // 32 + "elf64-x86-64\0" (13) = 45, padded to 48
@@ -80,7 +80,7 @@ TEST(OprofileDumpWriterTest, WritesOprofileBytesExactly) {
   ASSERT_TRUE(writer.Write(trace::OprofileCloseEvent{1}, kT0 + 7).ok());
   EXPECT_FALSE(writer.Write(trace::ShutdownEvent{}, kT0 + 8).ok());
 
-  LeBytes e = ExpectedHeader();
+  ByteBuilder e = ExpectedHeader();
   // CODE_LOAD with code: 40 + "Foo.bar()V\0" (11) + 6 code bytes = 57 → 64.
   e.U32(0).U32(64).U64(kT0 + 1).U64(0x7f0000001000).U64(reinterpret_cast<uintptr_t>(kCode));
   e.U32(6).U32(0).CString("Foo.bar()V");
@@ -171,7 +171,7 @@ TEST(OprofileDumpWriterTest, WritesTheI386LayoutExactly) {
           .message(),
       "line address 0x100000000 does not fit the i386 layout's vma");
 
-  LeBytes e;
+  ByteBuilder e;
   e.U32(0x4F74496A)  // magic
       .U32(1)        // version
       .U32(40)       // 28 + "elf32-i386\0" (11) = 39, padded to 40
@@ -210,7 +210,7 @@ TEST(OprofileDumpWriterTest, WritesTheI386LayoutExactly) {
 // ILP32 ABIs that align u64 to 8 (ARM EABI, x32) keep the 32-byte header; their target name
 // ("elf32-...") says the debug entries' vma is 4 bytes.
 TEST(OprofileDumpReaderTest, ReadsTheAlignedIlp32Layout) {
-  LeBytes b;
+  ByteBuilder b;
   b.U32(0x4F74496A).U32(1).U32(48).U32(2).U32(0).U32(0).U64(kT0);
   b.CString("elf32-littlearm").PadTo8();
   b.U32(3).U32(48).U64(kT0).U64(0x10000).U32(1).U32(0).U32(0x10000).U32(5).CString("a.js");
@@ -229,9 +229,9 @@ TEST(OprofileDumpReaderTest, ReadsTheAlignedIlp32Layout) {
 }
 
 TEST(OprofileDumpReaderTest, ReportsDamageAndTornTails) {
-  const LeBytes header = ExpectedHeader();
+  const ByteBuilder header = ExpectedHeader();
   {
-    LeBytes b = header;
+    ByteBuilder b = header;
     // An unknown id: opjitconv fails the file; this reader skips it, counts it, reads on.
     b.U32(9).U32(24).U64(kT0).U64(0);
     b.U32(1).U32(24).U64(kT0 + 1).U64(0x1000);
@@ -244,7 +244,7 @@ TEST(OprofileDumpReaderTest, ReportsDamageAndTornTails) {
     EXPECT_EQ(std::get<OprofileDumpUnload>(dump->records[0].body).vma, 0x1000u);
   }
   {
-    LeBytes b = header;
+    ByteBuilder b = header;
     b.U32(0).U32(48).U64(kT0).U64(1).U64(0).U32(0).U32(0).Raw("xxxxxxxx");  // name without NUL
     auto dump = ParseOprofileDump(AsBytes(b.str()), "t.dump");
     ASSERT_TRUE(dump.ok());
@@ -252,7 +252,7 @@ TEST(OprofileDumpReaderTest, ReportsDamageAndTornTails) {
               "t.dump: offset 48: CODE_LOAD name is not NUL-terminated inside the record");
   }
   {
-    LeBytes b = header;
+    ByteBuilder b = header;
     b.U32(0).U32(48).U64(kT0).U64(1).U64(1).U32(8).U32(0).CString("f").PadTo8();  // 6 code bytes
     auto dump = ParseOprofileDump(AsBytes(b.str()), "t.dump");
     ASSERT_TRUE(dump.ok());
@@ -261,7 +261,7 @@ TEST(OprofileDumpReaderTest, ReportsDamageAndTornTails) {
     EXPECT_TRUE(dump->records.empty());
   }
   {
-    LeBytes b = header;
+    ByteBuilder b = header;
     b.U32(3).U32(40).U64(kT0).U64(1).U32(0xFFFFFFFF).U32(0).U64(0);  // 4 billion entries in 8 bytes
     auto dump = ParseOprofileDump(AsBytes(b.str()), "t.dump");
     ASSERT_TRUE(dump.ok());
@@ -270,7 +270,7 @@ TEST(OprofileDumpReaderTest, ReportsDamageAndTornTails) {
               "hold");
   }
   {
-    LeBytes b = header;
+    ByteBuilder b = header;
     b.U32(3).U32(48).U64(kT0).U64(1).U32(1).U32(0).U64(1).U32(2).CString("a").Raw("x").PadTo8();
     auto dump = ParseOprofileDump(AsBytes(b.str()), "t.dump");
     ASSERT_TRUE(dump.ok());
@@ -278,7 +278,7 @@ TEST(OprofileDumpReaderTest, ReportsDamageAndTornTails) {
               "t.dump: offset 48: DEBUG_INFO has bytes after its entries that are not padding");
   }
   {
-    LeBytes b = header;
+    ByteBuilder b = header;
     b.U32(1).U32(4096).U64(kT0).U64(1);  // a record the writer did not finish
     auto dump = ParseOprofileDump(AsBytes(b.str()), "t.dump");
     ASSERT_TRUE(dump.ok());
@@ -286,7 +286,7 @@ TEST(OprofileDumpReaderTest, ReportsDamageAndTornTails) {
     EXPECT_EQ(dump->stats.torn_records, 1u);
   }
   {
-    LeBytes b = header;
+    ByteBuilder b = header;
     b.U32(2).U32(16).U64(kT0).Raw(std::string(24, '\0'));  // zero bytes after the last record
     auto dump = ParseOprofileDump(AsBytes(b.str()), "t.dump");
     ASSERT_TRUE(dump.ok());
@@ -295,7 +295,7 @@ TEST(OprofileDumpReaderTest, ReportsDamageAndTornTails) {
     EXPECT_EQ(dump->records.size(), 1u);
   }
   {
-    LeBytes b = header;
+    ByteBuilder b = header;
     b.U32(2).U32(8).U64(kT0);  // smaller than its own prefix
     auto dump = ParseOprofileDump(AsBytes(b.str()), "t.dump");
     ASSERT_TRUE(dump.ok());
@@ -321,20 +321,22 @@ class Dump {
     b_.CString("elf64-x86-64").PadTo8();
   }
   Dump& Load(uint64_t seconds, uint64_t vma, uint32_t size, std::string_view name, bool code) {
-    LeBytes r;
+    ByteBuilder r;
     r.U64(vma).U64(code ? vma : 0).U32(size).U32(0).CString(name);
     if (code) r.Raw(std::string(size, '\0'));
     return Record(0, seconds, r);
   }
   Dump& Debug(uint64_t seconds, uint64_t code,
               std::vector<std::tuple<uint64_t, uint32_t, std::string_view>> entries) {
-    LeBytes r;
+    ByteBuilder r;
     r.U64(code).U32(static_cast<uint32_t>(entries.size())).U32(0);
     for (auto [vma, line, file] : entries) r.U64(vma).U32(line).CString(file);
     return Record(3, seconds, r);
   }
-  Dump& Unload(uint64_t seconds, uint64_t vma) { return Record(1, seconds, LeBytes().U64(vma)); }
-  Dump& Close(uint64_t seconds) { return Record(2, seconds, LeBytes()); }
+  Dump& Unload(uint64_t seconds, uint64_t vma) {
+    return Record(1, seconds, ByteBuilder().U64(vma));
+  }
+  Dump& Close(uint64_t seconds) { return Record(2, seconds, ByteBuilder()); }
   Dump& Raw(std::string_view s) {
     b_.Raw(s);
     return *this;
@@ -342,12 +344,12 @@ class Dump {
   const std::string& str() const { return b_.str(); }
 
  private:
-  Dump& Record(uint32_t id, uint64_t seconds, LeBytes body) {
+  Dump& Record(uint32_t id, uint64_t seconds, ByteBuilder body) {
     body.PadTo8();  // the 16-byte prefix keeps the record padded to 8
     b_.U32(id).U32(static_cast<uint32_t>(16 + body.str().size())).U64(seconds).Raw(body.str());
     return *this;
   }
-  LeBytes b_;
+  ByteBuilder b_;
 };
 
 ParsedOprofileDump Parse(const std::string& bytes) {
@@ -438,7 +440,7 @@ TEST(OprofileDumpReaderTest, MalformedRecordStopsWithFileAndOffset) {
 // A dump from a 32-bit x86 process (OProfile's jitdump.h): 28-byte header, target name at 28,
 // timestamp at 20, 4-byte vma in the debug entries. Read whatever this reader's word size.
 TEST(OprofileDumpReaderTest, ReadsI386Dumps) {
-  LeBytes b;
+  ByteBuilder b;
   b.U32(0x4F74496A).U32(1).U32(40).U32(8).U32(4).U64(1700000000);
   b.CString("elf32-i386").PadTo8();
   b.U32(0).U32(48).U64(1700000001).U64(0x8049000).U64(0x8049000).U32(4).U32(0).CString("f");
@@ -466,7 +468,7 @@ TEST(OprofileDumpReaderTest, ReadsI386Dumps) {
 
 TEST(OprofileDumpReaderTest, RejectsOtherFiles) {
   EXPECT_FALSE(ParseOprofileDump(std::vector<uint8_t>(8, 0), "x").ok());
-  LeBytes unterminated;
+  ByteBuilder unterminated;
   unterminated.U32(0x4F74496A).U32(1).U32(40).U32(8).U32(8).U32(0).U64(1700000000);
   unterminated.Raw("elf64-x86");
   auto parsed = ParseOprofileDump(AsBytes(unterminated.str()), "9.dump");

@@ -11,14 +11,14 @@
 
 #include <gtest/gtest.h>
 
-#include "formats/byte_builder.h"
 #include "jitscope/formats/eh_frame_ranges.h"
 #include "jitscope/formats/registered_frames.h"
+#include "support/byte_builder.h"
 
 namespace jitscope::formats {
 namespace {
 
-using testing::ByteBuilder;
+using test_support::ByteBuilder;
 
 constexpr uint8_t kPcRelSdata4 = 0x1b;
 constexpr uint8_t kPcRelSdata8 = 0x1c;
@@ -35,7 +35,7 @@ class EhFrame {
     ByteBuilder body;
     body.U32(0).Int<uint8_t>(1);  // CIE id, version
     if (augmentation.empty()) augmentation = encoding ? "zR" : "";
-    body.Str(augmentation).Int<uint8_t>(1).Int<uint8_t>(0x78).Int<uint8_t>(16);
+    body.CString(augmentation).Int<uint8_t>(1).Int<uint8_t>(0x78).Int<uint8_t>(16);
     if (augmentation.starts_with("z")) {
       ByteBuilder data;
       for (char letter : augmentation.substr(1)) {

@@ -24,8 +24,8 @@
 #include "jitscope/formats/oprofile_dump_reader.h"
 #include "jitscope/trace/reader.h"
 #include "opagent.h"
+#include "support/byte_builder.h"
 #include "support/files.h"
-#include "support/le_bytes.h"
 #include "support/read_back.h"
 #include "support/temp_dir.h"
 
@@ -36,7 +36,7 @@ using jitscope::formats::OprofileDumpDebugInfo;
 using jitscope::formats::OprofileDumpUnload;
 using jitscope::formats::ParsedOprofileDump;
 using jitscope::test_support::AsBytes;
-using jitscope::test_support::LeBytes;
+using jitscope::test_support::ByteBuilder;
 using jitscope::test_support::ReadFile;
 using jitscope::test_support::TempDir;
 
@@ -306,7 +306,7 @@ TEST_F(OpagentApiTest, TheDumpIsOprofilesFormatByteForByte) {
   ASSERT_EQ(op_close_agent(agent), 0);
   const uint64_t after = GettimeofdaySeconds();
 
-  LeBytes e;
+  ByteBuilder e;
   e.U32(0x4F74496A).U32(1).U32(48).U32(8).U32(8).U32(0).U64(0).CString("elf64-x86-64").PadTo8();
   // CODE_LOAD: 40 + 13 + 5 = 58 → 64.
   e.U32(0).U32(64).U64(0).U64(vma).U64(reinterpret_cast<uintptr_t>(code)).U32(5).U32(0);

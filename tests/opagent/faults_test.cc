@@ -11,7 +11,6 @@
 // dump is named by the pid, so a program exec()ed in the same process replaces it
 // (dump_directory.h, as OProfile's creat() truncates it); the first program's calls remain in its
 // trace.
-#include <cinttypes>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
@@ -28,9 +27,10 @@
 
 #include "jitscope/formats/oprofile_dump_reader.h"
 #include "jitscope/trace/reader.h"
+#include "support/byte_builder.h"
 #include "support/fault_runs.h"
 #include "support/files.h"
-#include "support/le_bytes.h"
+#include "support/hex.h"
 #include "support/read_back.h"
 
 namespace jitscope {
@@ -53,11 +53,7 @@ CodeSpace CodeSpaceOf(const std::string& err, const std::string& mode) {
   return CodeSpace{base};
 }
 
-std::string Hex(uint64_t value) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%#" PRIx64, value);
-  return text;
-}
+using test_support::Hex;
 
 std::string LoadCall(std::string_view name, uint64_t vma, uint64_t size, size_t code_bytes) {
   return "load " + std::string(name) + " at " + Hex(vma) + " size " + std::to_string(size) +
@@ -226,21 +222,10 @@ void ExpectNoAcknowledgedCallLost(const test_support::Fault& end) {
       });
 }
 
-TEST(OpagentFaults, SigkillLosesNoAcknowledgedCall) {
-  ExpectNoAcknowledgedCallLost(test_support::kSigkill);
-}
-TEST(OpagentFaults, SigsegvLosesNoAcknowledgedCall) {
-  ExpectNoAcknowledgedCallLost(test_support::kSigsegv);
-}
-TEST(OpagentFaults, AbortLosesNoAcknowledgedCall) {
-  ExpectNoAcknowledgedCallLost(test_support::kAbort);
-}
-TEST(OpagentFaults, ExitWithoutCloseLosesNoAcknowledgedCall) {
-  ExpectNoAcknowledgedCallLost(test_support::kExitWithoutShutdown);
-}
-TEST(OpagentFaults, ExecLosesNoAcknowledgedCallAndTheNewProgramWritesItsOwnFiles) {
-  ExpectNoAcknowledgedCallLost(test_support::kExec);
-}
+class OpagentFaults : public ::testing::TestWithParam<test_support::Fault> {};
+TEST_P(OpagentFaults, LosesNoAcknowledgedCall) { ExpectNoAcknowledgedCallLost(GetParam()); }
+INSTANTIATE_TEST_SUITE_P(HostFaults, OpagentFaults, ::testing::ValuesIn(test_support::kHostFaults),
+                         test_support::FaultName);
 
 }  // namespace
 }  // namespace jitscope

@@ -16,8 +16,8 @@
 
 #include "jitscope/formats/oprofile_dump_reader.h"
 #include "jitscope/trace/reader.h"
+#include "support/byte_builder.h"
 #include "support/files.h"
-#include "support/le_bytes.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
 

@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "support/hex.h"
 #include "support/i386_kernel.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
@@ -25,11 +26,7 @@ using test_support::TempDir;
 
 #if defined(JITSCOPE_LIB32_DIR) || defined(JITSCOPE_LIB32_UNAVAILABLE)
 
-std::string Hex(unsigned long long value) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%#llx", value);
-  return text;
-}
+using test_support::Hex;
 
 class Lib32Opagent : public ::testing::Test {
  protected:

@@ -25,6 +25,7 @@
 #include "jitscope/disasm/control_flow.h"
 #include "jitscope/trace/reader.h"
 #include "perf_tools.h"
+#include "support/hex.h"
 #include "support/objdump.h"
 #include "support/temp_dir.h"
 
@@ -68,11 +69,7 @@ struct Compared {
   }
 };
 
-std::string Hex(uint64_t value) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%llx", static_cast<unsigned long long>(value));
-  return text;
-}
+using test_support::HexDigits;
 
 // The nops that fill bytes [from, to) of `bytes` exactly, or nothing when those bytes are anything
 // else.
@@ -98,7 +95,7 @@ Compared CompareWithObjdump(const disasm::Decoder& decoder, std::span<const uint
   const disasm::ReachedCode reached = disasm::FollowControlFlow(decoder, bytes, address);
   if (reached.instructions.empty()) ADD_FAILURE() << kernel << ": no instruction reached";
   for (uint64_t undecodable : reached.undecodable) {
-    ADD_FAILURE() << kernel << ": flow reaches offset 0x" << Hex(undecodable - address)
+    ADD_FAILURE() << kernel << ": flow reaches offset 0x" << HexDigits(undecodable - address)
                   << ", which our decoder cannot decode";
   }
   std::vector<test_support::ListedInstruction> ours;
@@ -291,7 +288,7 @@ TEST_F(OnednnTest, EveryKernelDecodesAsObjdumpDecodesIt) {
       const auto& [address, size, name] = run.kernels[i];
       const std::vector<uint8_t>& bytes = run.traced_code[i];
       const std::string kernel = args[0] + " kernel " + std::to_string(i) + " (" + name + " at 0x" +
-                                 Hex(address) + ", " + std::to_string(size) + " bytes)";
+                                 HexDigits(address) + ", " + std::to_string(size) + " bytes)";
       ASSERT_EQ(bytes.size(), size) << kernel << ": the trace holds no code bytes";
       const Compared compared = CompareWithObjdump(*decoder, bytes, address, kernel);
       EXPECT_GE(static_cast<double>(compared.covered),

@@ -12,12 +12,12 @@
 
 #include <gtest/gtest.h>
 
-#include "perf_data_builder.h"
+#include "support/perf_data_builder.h"
 
 namespace jitscope::record {
 namespace {
 
-using formats::testing::PerfRecordBuilder;
+using test_support::PerfRecordBuilder;
 
 session::Mapping MappingOf(uint32_t pid, uint64_t start, uint64_t length, std::string name) {
   session::Mapping mapping;

@@ -17,7 +17,7 @@
 
 #include "jitscope/formats/jitdump_writer.h"
 #include "jitscope/session/samples_file.h"
-#include "perf_data_builder.h"
+#include "support/perf_data_builder.h"
 
 #include "support/temp_dir.h"
 
@@ -31,8 +31,8 @@ constexpr uint64_t kCode = 0x7f0000001000;
 // below the kernel frame it was taken in.
 std::string SampleAt(uint64_t time, uint64_t ip, uint64_t kernel_ip = 0) {
   const bool in_kernel = kernel_ip != 0;
-  formats::testing::PerfRecordBuilder sample(PERF_RECORD_SAMPLE,
-                                             in_kernel ? PERF_RECORD_MISC_KERNEL : 0);
+  test_support::PerfRecordBuilder sample(PERF_RECORD_SAMPLE,
+                                         in_kernel ? PERF_RECORD_MISC_KERNEL : 0);
   sample.Put<uint64_t>(in_kernel ? kernel_ip : ip)
       .Put<uint32_t>(kPid)
       .Put<uint32_t>(kPid)
@@ -99,7 +99,7 @@ TEST(ProfileBuilderTest, OneAddressNamesWhatWasThereAtEachSample) {
 }
 
 std::string CommAt(uint64_t time, const std::string& name) {
-  return formats::testing::PerfRecordBuilder(PERF_RECORD_COMM)
+  return test_support::PerfRecordBuilder(PERF_RECORD_COMM)
       .Put<uint32_t>(kPid)
       .Put<uint32_t>(kPid)
       .Name(name)
@@ -128,7 +128,7 @@ TEST(ProfileBuilderTest, AProcessWithoutANameAtItsLastSampleKeepsItsLatestOne) {
 }
 
 std::string MappingAt(uint64_t time, uint64_t start, uint64_t length, const std::string& name) {
-  return formats::testing::PerfRecordBuilder(PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER)
+  return test_support::PerfRecordBuilder(PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER)
       .Put<uint32_t>(kPid)
       .Put<uint32_t>(kPid)
       .Put<uint64_t>(start)

@@ -9,15 +9,15 @@
 
 #include <gtest/gtest.h>
 
-#include "formats/perf_data_builder.h"
 #include "jitscope/base/files.h"
+#include "support/perf_data_builder.h"
 
 namespace jitscope::session {
 namespace {
 
-using formats::testing::FpAttr;
-using formats::testing::PerfDataBuilder;
-using formats::testing::PerfRecordBuilder;
+using test_support::FpAttr;
+using test_support::PerfDataBuilder;
+using test_support::PerfRecordBuilder;
 
 constexpr uint32_t kPid = 4242;
 
@@ -170,7 +170,7 @@ TEST(PerfDataReaderTest, WithoutClockidTheTimesAreNotMonotonic) {
 
 TEST(PerfDataReaderTest, ReadsTheCommandLineAndBuildIds) {
   PerfDataBuilder b = Basic();
-  formats::testing::ByteBuilder cmdline;
+  test_support::ByteBuilder cmdline;
   cmdline.U32(2)
       .U32(8)
       .Raw(std::string("perf\0\0\0\0", 8))
@@ -193,7 +193,7 @@ TEST(PerfDataReaderTest, ReadsTheCommandLineAndBuildIds) {
 }
 
 TEST(PerfDataReaderTest, ReadsEventNamesAndNotesACutDescription) {
-  formats::testing::ByteBuilder desc;
+  test_support::ByteBuilder desc;
   desc.U32(1).U32(sizeof(perf_event_attr)).Zeros(sizeof(perf_event_attr));
   desc.U32(2).U32(16).Raw(std::string("cpu-clock\0\0\0\0\0\0\0", 16)).U64(11).U64(12);
   const std::string whole(desc.bytes().begin(), desc.bytes().end());

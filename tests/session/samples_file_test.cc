@@ -15,7 +15,7 @@
 
 #include <gtest/gtest.h>
 
-#include "formats/perf_data_builder.h"
+#include "support/perf_data_builder.h"
 
 #include "support/resident.h"
 #include "support/temp_dir.h"
@@ -23,7 +23,7 @@
 namespace jitscope::session {
 namespace {
 
-using RecordBuilder = formats::testing::PerfRecordBuilder;
+using RecordBuilder = test_support::PerfRecordBuilder;
 
 std::string Header(const SamplesFormat& format = {}) {
   std::string out(kSamplesMagic, sizeof(kSamplesMagic));

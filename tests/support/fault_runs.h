@@ -47,6 +47,12 @@ inline constexpr Fault kSigsegv{"segv", SIGSEGV, -1, 10};
 inline constexpr Fault kAbort{"abort", SIGABRT, -1, 10};
 inline constexpr Fault kExitWithoutShutdown{"exit", 0, 0, 10};
 inline constexpr Fault kExec{"exec", 0, 0, 10};
+// The matrix: every API's fault test runs each of these (a parameterised test over them,
+// instantiated as HostFaults and named by FaultName).
+inline constexpr Fault kHostFaults[] = {kSigkill, kSigsegv, kAbort, kExitWithoutShutdown, kExec};
+inline std::string FaultName(const ::testing::TestParamInfo<Fault>& info) {
+  return info.param.name;
+}
 
 struct AckedRun {
   ProcessResult result;

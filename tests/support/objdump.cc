@@ -8,17 +8,12 @@
 #include <utility>
 
 #include "support/files.h"
+#include "support/hex.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
 
 namespace jitscope::test_support {
 namespace {
-
-std::string Hex(uint64_t value) {
-  std::ostringstream out;
-  out << "0x" << std::hex << value;
-  return out.str();
-}
 
 std::string Mnemonic(const std::string& text) { return text.substr(0, text.find(' ')); }
 

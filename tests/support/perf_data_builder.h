@@ -12,9 +12,9 @@
 #include <utility>
 #include <vector>
 
-#include "byte_builder.h"
+#include "support/byte_builder.h"
 
-namespace jitscope::formats::testing {
+namespace jitscope::test_support {
 
 // One kernel-layout record, as a ring buffer or a perf.data holds it.
 class PerfRecordBuilder {
@@ -107,7 +107,7 @@ class PerfDataBuilder {
       section_at += bytes.size();
     }
     for (const auto& [bit, bytes] : features_) out.Raw(bytes);
-    return out.bytes();
+    return {out.bytes().begin(), out.bytes().end()};
   }
 
  private:
@@ -123,4 +123,4 @@ class PerfDataBuilder {
   std::vector<std::pair<int, std::string>> features_;
 };
 
-}  // namespace jitscope::formats::testing
+}  // namespace jitscope::test_support
