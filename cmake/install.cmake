@@ -12,8 +12,8 @@ if(TARGET jitscope)
 endif()
 install(TARGETS jitscope_collector
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} NAMELINK_COMPONENT Development)
-if(TARGET jitscope_frames)
-  install(TARGETS jitscope_frames LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+if(TARGET jitscope_preload)
+  install(TARGETS jitscope_preload LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 endif()
 
 set(JITSCOPE_CMAKE_PACKAGE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/jitscope
