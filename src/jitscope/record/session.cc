@@ -386,183 +386,235 @@ base::StatusOr<Sampler> OpenOnEveryCpu(const SessionOptions& options) {
   return Sampler::Open(SamplerOptionsOf(options), SamplerTarget{{}, /*running=*/true});
 }
 
-// record -p and record -a: see session.h.
-base::StatusOr<SessionResult> RunAttachSession(const SessionOptions& options) {
-  std::vector<AttachTarget> targets;
-  std::vector<PermissionFacts> facts;
-  std::vector<base::ScopedFd> pidfds;
-  std::vector<pid_t> others;  // record -a: processes only named
-  if (options.system_wide) InspectEveryProcess(targets, facts, others);
-  for (pid_t pid : options.attach) {
-    facts.push_back(ReadPermissionFacts(pid));
-    ASSIGN_OR_RETURN(AttachTarget target, InspectProcess(pid, facts.back()));
-    ASSIGN_OR_RETURN(base::ScopedFd pidfd, OpenPidfd(pid, facts.back()));
-    targets.push_back(std::move(target));
-    pidfds.push_back(std::move(pidfd));
-  }
-  std::string agent;  // --jvm-agent
-  if (options.jvm_agent) {
-    ASSIGN_OR_RETURN(agent, FindJvmtiAgent());
-  }
-  LoadedJvmAgents agents(agent);
-  SessionResult result;
-  ASSIGN_OR_RETURN(result.rotated_to, PrepareSessionDirectory(options.output_dir));
-  std::optional<PendingCommand> command;
-  if (!options.command.empty()) {
-    ASSIGN_OR_RETURN(PendingCommand pending, PendingCommand::Start(options));
-    command.emplace(std::move(pending));
-  }
-  std::vector<pid_t> jvms;  // --jvm-perf-map, --jvm-agent
-  if (options.jvm_perf_map || options.jvm_agent) {
-    for (const AttachTarget& target : targets) {
-      if (IsJavaVm(target.pid)) jvms.push_back(target.pid);
+// record -p and record -a (see session.h), in its phases: Inspect the processes, Prepare what
+// goes beside the sampler (the session directory, the command that times the recording, the JVM
+// agents), Start (the events, the session's files and what existed before them), Record until
+// the end, Finish (what is kept of the processes' files, the command, the files flushed). Its
+// members are declared in the order the phases make them, so they end in the reverse order.
+class AttachSession {
+ public:
+  explicit AttachSession(const SessionOptions& options) : options_(options) {}
+
+  base::Status Inspect() {
+    if (options_.system_wide) InspectEveryProcess(targets_, facts_, others_);
+    for (pid_t pid : options_.attach) {
+      facts_.push_back(ReadPermissionFacts(pid));
+      ASSIGN_OR_RETURN(AttachTarget target, InspectProcess(pid, facts_.back()));
+      ASSIGN_OR_RETURN(base::ScopedFd pidfd, OpenPidfd(pid, facts_.back()));
+      targets_.push_back(std::move(target));
+      pidfds_.push_back(std::move(pidfd));
     }
-    if (jvms.empty()) {
-      result.notes.push_back(std::string(options.jvm_perf_map ? "--jvm-perf-map" : "") +
-                             (options.jvm_perf_map && options.jvm_agent ? ", " : "") +
-                             (options.jvm_agent ? "--jvm-agent" : "") +
-                             ": no Java VM among the processes");
-    }
-  }
-  // Before the recording starts: the code the agent replays is then known from the first sample.
-  if (options.jvm_agent) {
-    ASSIGN_OR_RETURN(std::string session_dir, AbsolutePath(options.output_dir));
-    agents.Start(jvms, session_dir, result.notes);
-  }
-  const uint64_t start_ns = base::MonotonicNowNs();
-  ASSIGN_OR_RETURN(Sampler sampler,
-                   options.system_wide ? OpenOnEveryCpu(options) : OpenOnThreads(options, targets));
-  result.kernel_frames = sampler.options().include_kernel;
-  std::vector<uint32_t> elsewhere;
-  for (const AttachTarget& target : targets) {
-    if (NeedsCopies(target.pid, target.namespaces)) elsewhere.push_back(target.pid);
-  }
-  ASSIGN_OR_RETURN(
-      std::unique_ptr<session::RecordSink> sink,
-      CreateSessionFiles(options.output_dir, sampler, options.record_sink, std::move(elsewhere)));
-  session::RecordSink& writer = *sink;
-  session::SessionInfo info{.command = options.command,
-                            .pid = command ? static_cast<uint32_t>(command->pid()) : 0,
-                            .frequency_hz = options.frequency_hz,
-                            .start_time_ns = start_ns,
-                            .attached = {},
-                            .system_wide = options.system_wide};
-  std::vector<ContainerFiles> containers;  // of the processes in other namespaces
-  // What existed before the events did, stamped before them: every sample comes later.
-  for (size_t i = 0; i < targets.size(); ++i) {
-    base::StatusOr<std::vector<std::string>> records =
-        SynthesizeExisting(targets[i].pid, start_ns, facts[i]);
-    // Of the whole machine, a process that ended since is passed over.
-    if (!records.ok() && options.system_wide) continue;
-    RETURN_IF_ERROR(records.status());
-    for (const std::string& record : *records) {
-      RETURN_IF_ERROR(writer.Append(record));
-    }
-    const bool in_other_namespaces = NeedsCopies(targets[i].pid, targets[i].namespaces);
-    if (in_other_namespaces) {
-      // Its files' directories, opened while it lives (container_files.h).
-      base::StatusOr<std::vector<ProcMapping>> mappings = ReadMappings(targets[i].pid, facts[i]);
-      base::StatusOr<ContainerFiles> files =
-          mappings.ok() ? ContainerFiles::Open(targets[i].pid, targets[i].namespaces,
-                                               targets[i].collector_output_dir, *mappings)
-                        : base::StatusOr<ContainerFiles>(mappings.status());
-      if (files.ok()) {
-        containers.push_back(std::move(*files));
-      } else if (!options.system_wide) {
-        result.notes.push_back("process " + std::to_string(targets[i].pid) +
-                               " runs in other namespaces, and its JIT files cannot be reached: " +
-                               files.status().message());
-      }
-    }
-    // Of the whole machine, only the processes whose traces there are to find.
-    if (options.system_wide && targets[i].collector_output_dir.empty() && !in_other_namespaces) {
-      continue;
-    }
-    info.attached.push_back(DescribeProcess(targets[i]));
-  }
-  for (pid_t pid : others) {
-    base::StatusOr<std::vector<std::string>> names =
-        SynthesizeNames(pid, start_ns, ReadPermissionFacts(pid));
-    if (!names.ok()) continue;  // ended since
-    for (const std::string& record : *names) {
-      RETURN_IF_ERROR(writer.Append(record));
-    }
-  }
-  info.jvm_perf_map = options.jvm_perf_map;
-  info.jvm_agent = options.jvm_agent;
-  RETURN_IF_ERROR(session::WriteSessionInfo(options.output_dir, info));
-  if (options.jvm_perf_map) {
-    CaptureJvmPerfMaps(jvms, containers, options.output_dir, "at the start", result.notes);
+    return base::Status::Ok();
   }
 
-  // The processes those in other namespaces start while recorded, followed as the records come.
-  ContainedChildren children(containers, SamplesFormatOf(sampler.options()).layout);
-  base::Status write_status;
-  int wait_status = 0;
-  bool command_ended = false;
-  {
+  base::Status Prepare() {
+    std::string agent;  // --jvm-agent
+    if (options_.jvm_agent) {
+      ASSIGN_OR_RETURN(agent, FindJvmtiAgent());
+    }
+    agents_.emplace(agent);
+    ASSIGN_OR_RETURN(result_.rotated_to, PrepareSessionDirectory(options_.output_dir));
+    if (!options_.command.empty()) {
+      ASSIGN_OR_RETURN(PendingCommand pending, PendingCommand::Start(options_));
+      command_.emplace(std::move(pending));
+    }
+    if (options_.jvm_perf_map || options_.jvm_agent) {
+      for (const AttachTarget& target : targets_) {
+        if (IsJavaVm(target.pid)) jvms_.push_back(target.pid);
+      }
+      if (jvms_.empty()) {
+        result_.notes.push_back(std::string(options_.jvm_perf_map ? "--jvm-perf-map" : "") +
+                                (options_.jvm_perf_map && options_.jvm_agent ? ", " : "") +
+                                (options_.jvm_agent ? "--jvm-agent" : "") +
+                                ": no Java VM among the processes");
+      }
+    }
+    // Before the recording starts: the code the agent replays is then known from the first sample.
+    if (options_.jvm_agent) {
+      ASSIGN_OR_RETURN(std::string session_dir, AbsolutePath(options_.output_dir));
+      agents_->Start(jvms_, session_dir, result_.notes);
+    }
+    return base::Status::Ok();
+  }
+
+  base::Status Start() {
+    const uint64_t start_ns = base::MonotonicNowNs();
+    ASSIGN_OR_RETURN(Sampler sampler, options_.system_wide ? OpenOnEveryCpu(options_)
+                                                           : OpenOnThreads(options_, targets_));
+    sampler_.emplace(std::move(sampler));
+    result_.kernel_frames = sampler_->options().include_kernel;
+    std::vector<uint32_t> elsewhere;
+    for (const AttachTarget& target : targets_) {
+      if (NeedsCopies(target.pid, target.namespaces)) elsewhere.push_back(target.pid);
+    }
+    ASSIGN_OR_RETURN(sink_, CreateSessionFiles(options_.output_dir, *sampler_, options_.record_sink,
+                                               std::move(elsewhere)));
+    session::RecordSink& writer = *sink_;
+    info_ = session::SessionInfo{.command = options_.command,
+                                 .pid = command_ ? static_cast<uint32_t>(command_->pid()) : 0,
+                                 .frequency_hz = options_.frequency_hz,
+                                 .start_time_ns = start_ns,
+                                 .attached = {},
+                                 .system_wide = options_.system_wide};
+    // What existed before the events did, stamped before them: every sample comes later.
+    for (size_t i = 0; i < targets_.size(); ++i) {
+      base::StatusOr<std::vector<std::string>> records =
+          SynthesizeExisting(targets_[i].pid, start_ns, facts_[i]);
+      // Of the whole machine, a process that ended since is passed over.
+      if (!records.ok() && options_.system_wide) continue;
+      RETURN_IF_ERROR(records.status());
+      for (const std::string& record : *records) {
+        RETURN_IF_ERROR(writer.Append(record));
+      }
+      const bool in_other_namespaces = NeedsCopies(targets_[i].pid, targets_[i].namespaces);
+      if (in_other_namespaces) {
+        // Its files' directories, opened while it lives (container_files.h).
+        base::StatusOr<std::vector<ProcMapping>> mappings =
+            ReadMappings(targets_[i].pid, facts_[i]);
+        base::StatusOr<ContainerFiles> files =
+            mappings.ok() ? ContainerFiles::Open(targets_[i].pid, targets_[i].namespaces,
+                                                 targets_[i].collector_output_dir, *mappings)
+                          : base::StatusOr<ContainerFiles>(mappings.status());
+        if (files.ok()) {
+          containers_.push_back(std::move(*files));
+        } else if (!options_.system_wide) {
+          result_.notes.push_back("process " + std::to_string(targets_[i].pid) +
+                                  " runs in other namespaces, and its JIT files cannot be "
+                                  "reached: " +
+                                  files.status().message());
+        }
+      }
+      // Of the whole machine, only the processes whose traces there are to find.
+      if (options_.system_wide && targets_[i].collector_output_dir.empty() &&
+          !in_other_namespaces) {
+        continue;
+      }
+      info_.attached.push_back(DescribeProcess(targets_[i]));
+    }
+    for (pid_t pid : others_) {
+      base::StatusOr<std::vector<std::string>> names =
+          SynthesizeNames(pid, start_ns, ReadPermissionFacts(pid));
+      if (!names.ok()) continue;  // ended since
+      for (const std::string& record : *names) {
+        RETURN_IF_ERROR(writer.Append(record));
+      }
+    }
+    info_.jvm_perf_map = options_.jvm_perf_map;
+    info_.jvm_agent = options_.jvm_agent;
+    RETURN_IF_ERROR(session::WriteSessionInfo(options_.output_dir, info_));
+    if (options_.jvm_perf_map) {
+      CaptureJvmPerfMaps(jvms_, containers_, options_.output_dir, "at the start", result_.notes);
+    }
+    return base::Status::Ok();
+  }
+
+  // Releases the command and drains the rings until the recording ends. False when the command
+  // could not be run: the result says why, and there is nothing to finish.
+  bool Record() {
+    // The processes those in other namespaces start while recorded, followed as the records come.
+    children_.emplace(containers_, SamplesFormatOf(sampler_->options()).layout);
     StopSignals stop;
-    if (command) {
-      if (const int exec_error = command->Release(); exec_error != 0) {
-        ::waitpid(command->pid(), &wait_status, 0);
-        result.exec_error =
-            base::Status::Errno(exec_error, "cannot run '%s'", options.command[0].c_str());
-        result.exit_code = 127;
-        return result;
+    if (command_) {
+      if (const int exec_error = command_->Release(); exec_error != 0) {
+        ::waitpid(command_->pid(), &wait_status_, 0);
+        result_.exec_error =
+            base::Status::Errno(exec_error, "cannot run '%s'", options_.command[0].c_str());
+        result_.exit_code = 127;
+        return false;
       }
     }
     auto done = [&] {
       if (stop.received() != 0) {
-        result.stopped_by = stop.received() == SIGINT ? "SIGINT" : "SIGTERM";
-      } else if (command && ::waitpid(command->pid(), &wait_status, WNOHANG) == command->pid()) {
-        command_ended = true;
-        result.stopped_by = "the command ended";
-      } else if (!pidfds.empty() && AllExited(pidfds)) {
-        result.stopped_by = pidfds.size() == 1 ? "the process exited" : "the processes exited";
+        result_.stopped_by = stop.received() == SIGINT ? "SIGINT" : "SIGTERM";
+      } else if (command_ &&
+                 ::waitpid(command_->pid(), &wait_status_, WNOHANG) == command_->pid()) {
+        command_ended_ = true;
+        result_.stopped_by = "the command ended";
+      } else if (!pidfds_.empty() && AllExited(pidfds_)) {
+        result_.stopped_by = pidfds_.size() == 1 ? "the process exited" : "the processes exited";
       }
-      return !result.stopped_by.empty();
+      return !result_.stopped_by.empty();
     };
-    DrainUntil(sampler, done, writer, write_status,
-               [&children](std::string_view record) { children.Observe(record); });
+    DrainUntil(*sampler_, done, *sink_, write_status_,
+               [this](std::string_view record) { children_->Observe(record); });
+    return true;
   }
-  agents.Stop(result.notes);
-  if (options.jvm_perf_map) {
-    // The JVMs that still run have compiled more since: their maps again.
-    std::erase_if(jvms, [](pid_t pid) { return !IsJavaVm(pid); });
-    CaptureJvmPerfMaps(jvms, containers, options.output_dir, "at the end", result.notes);
-  }
-  if (!containers.empty()) {
-    for (pid_t child : children.children()) {
-      const auto& files =
-          *std::find_if(containers.begin(), containers.end(),
-                        [child](const ContainerFiles& f) { return f.pid() == child; });
-      AttachTarget target;
-      target.pid = child;
-      target.namespaces = files.namespaces();
-      info.attached.push_back(DescribeProcess(target));
+
+  base::StatusOr<SessionResult> Finish() {
+    session::RecordSink& writer = *sink_;
+    agents_->Stop(result_.notes);
+    if (options_.jvm_perf_map) {
+      // The JVMs that still run have compiled more since: their maps again.
+      std::erase_if(jvms_, [](pid_t pid) { return !IsJavaVm(pid); });
+      CaptureJvmPerfMaps(jvms_, containers_, options_.output_dir, "at the end", result_.notes);
     }
-    if (!options.system_wide) {
-      for (const std::string& problem : children.problems()) result.notes.push_back(problem);
+    if (!containers_.empty()) {
+      for (pid_t child : children_->children()) {
+        const auto& files =
+            *std::find_if(containers_.begin(), containers_.end(),
+                          [child](const ContainerFiles& f) { return f.pid() == child; });
+        AttachTarget target;
+        target.pid = child;
+        target.namespaces = files.namespaces();
+        info_.attached.push_back(DescribeProcess(target));
+      }
+      if (!options_.system_wide) {
+        for (const std::string& problem : children_->problems()) result_.notes.push_back(problem);
+      }
+      // The samples are read back to find the ELF files they touched.
+      if (write_status_.ok()) write_status_ = writer.Flush();
+      CopyContainerElfFiles(containers_, options_.output_dir, info_, result_.notes);
+      const std::set<pid_t> started(children_->children().begin(), children_->children().end());
+      CopyContainerFiles(containers_, options_.system_wide, started, options_.output_dir, info_,
+                         result_.notes);
+      RETURN_IF_ERROR(session::WriteSessionInfo(options_.output_dir, info_));
     }
-    // The samples are read back to find the ELF files they touched.
-    if (write_status.ok()) write_status = writer.Flush();
-    CopyContainerElfFiles(containers, options.output_dir, info, result.notes);
-    const std::set<pid_t> started(children.children().begin(), children.children().end());
-    CopyContainerFiles(containers, options.system_wide, started, options.output_dir, info,
-                       result.notes);
-    RETURN_IF_ERROR(session::WriteSessionInfo(options.output_dir, info));
-  }
-  if (command && !command_ended) {
-    // Stopped before the command ended: it only timed the recording, so it goes too.
-    ::kill(command->pid(), SIGTERM);
-    while (::waitpid(command->pid(), &wait_status, 0) < 0 && errno == EINTR) {
+    if (command_ && !command_ended_) {
+      // Stopped before the command ended: it only timed the recording, so it goes too.
+      ::kill(command_->pid(), SIGTERM);
+      while (::waitpid(command_->pid(), &wait_status_, 0) < 0 && errno == EINTR) {
+      }
     }
+    if (write_status_.ok()) write_status_ = writer.Flush();
+    result_.records_bytes = writer.records_bytes();
+    RETURN_IF_ERROR(write_status_);
+    result_.exit_code = command_ended_ ? ExitCodeOf(wait_status_) : 0;
+    return std::move(result_);
   }
-  if (write_status.ok()) write_status = writer.Flush();
-  result.records_bytes = writer.records_bytes();
-  RETURN_IF_ERROR(write_status);
-  result.exit_code = command_ended ? ExitCodeOf(wait_status) : 0;
-  return result;
+
+  SessionResult TakeResult() { return std::move(result_); }
+
+ private:
+  const SessionOptions& options_;
+  // Inspect.
+  std::vector<AttachTarget> targets_;
+  std::vector<PermissionFacts> facts_;
+  std::vector<base::ScopedFd> pidfds_;
+  std::vector<pid_t> others_;  // record -a: processes only named
+  // Prepare.
+  std::optional<LoadedJvmAgents> agents_;
+  SessionResult result_;
+  std::optional<PendingCommand> command_;
+  std::vector<pid_t> jvms_;  // --jvm-perf-map, --jvm-agent
+  // Start.
+  std::optional<Sampler> sampler_;
+  std::unique_ptr<session::RecordSink> sink_;
+  session::SessionInfo info_;
+  std::vector<ContainerFiles> containers_;  // of the processes in other namespaces
+  // Record.
+  std::optional<ContainedChildren> children_;
+  base::Status write_status_;
+  int wait_status_ = 0;
+  bool command_ended_ = false;
+};
+
+base::StatusOr<SessionResult> RunAttachSession(const SessionOptions& options) {
+  AttachSession session(options);
+  RETURN_IF_ERROR(session.Inspect());
+  RETURN_IF_ERROR(session.Prepare());
+  RETURN_IF_ERROR(session.Start());
+  if (!session.Record()) return session.TakeResult();
+  return session.Finish();
 }
 
 }  // namespace
