@@ -4,8 +4,14 @@
 // the one before it and starts with a complete snapshot of the live code, so that it names that
 // code alone; the reader drops the repeats when it has the earlier files too.
 #include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <deque>
 #include <filesystem>
+#include <functional>
+#include <map>
+#include <numeric>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -16,6 +22,7 @@
 #include "jitscope/symbolize/source_set.h"
 #include "jitscope/trace/chain.h"
 #include "jitscope/trace/reader.h"
+#include "support/fault_runs.h"
 #include "support/temp_dir.h"
 
 namespace jitscope::collector {
@@ -62,25 +69,26 @@ class TraceChainTest : public ::testing::Test {
     return std::move(sink).value();
   }
 
-  // The chain's files, oldest first, followed by their links.
+  // The chain's files, oldest first, followed by their links (each file opened once: the stress
+  // test below leaves thousands).
   std::vector<std::string> ChainFiles() const {
+    std::map<std::string, std::string> next_of;  // a file's name → the name of the one after it
+    for (const auto& entry : std::filesystem::directory_iterator(dir_)) {
+      auto file = trace::TraceFile::Open(entry.path().string());
+      if (!file.ok()) continue;
+      const trace::ChainPosition position = trace::ChainPositionOf(file->trace());
+      if (position.continues) next_of[position.previous_name] = entry.path().filename().string();
+    }
     std::vector<std::string> files;
     for (std::string name = "jit-4711.jsc";;) {
       files.push_back(dir_ + "/" + name);
-      std::string next;
-      for (const auto& entry : std::filesystem::directory_iterator(dir_)) {
-        auto file = trace::TraceFile::Open(entry.path().string());
-        if (!file.ok()) continue;
-        const trace::ChainPosition position = trace::ChainPositionOf(file->trace());
-        if (position.continues && position.previous_name == name) {
-          next = entry.path().filename().string();
-        }
-      }
-      if (next.empty()) return files;
-      name = next;
+      auto next = next_of.find(name);
+      if (next == next_of.end()) return files;
+      name = next->second;
     }
   }
 
+ public:
   // The names `sources` give `addresses` at `time`, "" where none.
   static std::vector<std::string> NamesAt(const std::vector<std::string>& sources,
                                           const std::vector<uint64_t>& addresses, uint64_t time) {
@@ -110,6 +118,7 @@ class TraceChainTest : public ::testing::Test {
     return std::move(file).value();
   }
 
+ protected:
   test_support::TempDir tmp_;
   const std::string dir_ = tmp_.path();
 };
@@ -211,50 +220,138 @@ TEST_F(TraceChainTest, LiveCodeBiggerThanTheBoundIsSnapshotWholeAndSaidOnce) {
   EXPECT_EQ(warnings, 1u) << log;
 }
 
-// Threads keep loading and unloading while the sink moves from file to file: the newest file,
-// read alone, names every method still loaded, and the whole chain has each load exactly once.
-TEST_F(TraceChainTest, ThreadsLoadingAcrossMovesLoseNothing) {
-  auto sink = NewSink(kMaxSize);
-  constexpr uint32_t kThreads = 4, kPerThread = 10000, kLive = 20;
-  std::vector<std::thread> threads;
-  for (uint32_t t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&sink, t] {
-      for (uint32_t i = 1; i <= kPerThread; ++i) {
-        const uint32_t id = t * kPerThread + i;
-        ASSERT_EQ(Load(*sink, id, 2 * uint64_t{id}, 100 + t), EventSink::Result::kOk);
-        if (i > kLive) {
-          ASSERT_EQ(sink->Write({2 * uint64_t{id} + 1, 100 + t, trace::UnloadEvent{id - kLive}}),
+// Thread t (of loaded.size()) loads methods t * stride + 1, t * stride + 2, ..., keeping its
+// newest `live` loaded, counting them in loaded[t]: `stride` of them, or from the (live + 1)-th
+// on, as long as go_on() says so.
+void LoadFromThreads(TraceSink& sink, uint32_t stride, uint32_t live, std::vector<uint32_t>& loaded,
+                     std::vector<std::thread>& started, const std::function<bool()>& go_on) {
+  for (uint32_t t = 0; t < loaded.size(); ++t) {
+    started.emplace_back([&sink, &loaded, t, stride, live, go_on] {
+      for (uint32_t i = 1; i <= stride && (i <= live || go_on()); ++i) {
+        const uint32_t id = t * stride + i;
+        ASSERT_EQ(Load(sink, id, 2 * uint64_t{id}, 100 + t), EventSink::Result::kOk);
+        if (i > live) {
+          ASSERT_EQ(sink.Write({2 * uint64_t{id} + 1, 100 + t, trace::UnloadEvent{id - live}}),
                     EventSink::Result::kOk);
         }
+        loaded[t] = i;
       }
     });
   }
-  for (std::thread& thread : threads) thread.join();
-  // Usually many files; two when the thread that moved was descheduled while the others wrote
-  // the rest (the next move comes after the next file has grown by its snapshot).
-  const std::vector<std::string> files = ChainFiles();
-  ASSERT_GE(files.size(), 2u);
+}
 
-  std::vector<int> loads(kThreads * kPerThread + 1, 0);
+// What LoadFromThreads left, thread t having loaded loaded[t] methods, read back: the whole chain
+// has each load exactly once, and the newest file alone names every method still loaded.
+void ExpectEveryLoadOnceAndTheLiveNamed(const std::vector<std::string>& files, uint32_t stride,
+                                        const std::vector<uint32_t>& loaded, uint32_t live) {
+  std::vector<int> loads(loaded.size() * stride + 1, 0);
   for (const std::string& file : files) {
-    const trace::TraceFile opened = Open(file);
+    const trace::TraceFile opened = TraceChainTest::Open(file);
     trace::ParsedTrace parsed = opened.trace();
     if (file != files.front()) trace::DropRepeats(parsed);
     for (const trace::Record& record : parsed.records) {
       if (const auto* code = std::get_if<trace::CodeEvent>(&record.event)) ++loads[code->method_id];
     }
   }
-  for (uint32_t id = 1; id <= kThreads * kPerThread; ++id) EXPECT_EQ(loads[id], 1) << id;
-
   std::vector<uint64_t> addresses;
   std::vector<std::string> expected;
-  for (uint32_t t = 0; t < kThreads; ++t) {
-    for (uint32_t id = (t + 1) * kPerThread - kLive + 1; id <= (t + 1) * kPerThread; ++id) {
-      addresses.push_back(AddressOf(id));
-      expected.push_back("method_" + std::to_string(id));
+  for (uint32_t t = 0; t < loaded.size(); ++t) {
+    for (uint32_t i = 1; i <= loaded[t]; ++i) EXPECT_EQ(loads[t * stride + i], 1) << t * stride + i;
+    for (uint32_t i = loaded[t] - live + 1; i <= loaded[t]; ++i) {
+      addresses.push_back(AddressOf(t * stride + i));
+      expected.push_back("method_" + std::to_string(t * stride + i));
     }
   }
-  EXPECT_EQ(NamesAt({files.back()}, addresses, kForeverish), expected);
+  EXPECT_EQ(TraceChainTest::NamesAt({files.back()}, addresses, kForeverish), expected);
+}
+
+// Threads keep loading and unloading while the sink moves from file to file.
+TEST_F(TraceChainTest, ThreadsLoadingAcrossMovesLoseNothing) {
+  auto sink = NewSink(kMaxSize);
+  constexpr uint32_t kThreads = 4, kPerThread = 10000, kLive = 20;
+  std::vector<uint32_t> loaded(kThreads, 0);
+  std::vector<std::thread> threads;
+  LoadFromThreads(*sink, kPerThread, kLive, loaded, threads, [] { return true; });
+  for (std::thread& thread : threads) thread.join();
+  ASSERT_EQ(loaded, std::vector<uint32_t>(kThreads, kPerThread));
+  // Usually many files; two when the thread that moved was descheduled while the others wrote
+  // the rest (the next move comes after the next file has grown by its snapshot).
+  const std::vector<std::string> files = ChainFiles();
+  ASSERT_GE(files.size(), 2u);
+  ExpectEveryLoadOnceAndTheLiveNamed(files, kPerThread, loaded, kLive);
+}
+
+// 2,000 moves; 500 under ASan, several times slower; 50 under TSan, which slows every event many
+// times more (500 moves took 7 minutes there, 100 took 85 s) and looks for races, which need the
+// moves to overlap appends, not to be many.
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define JITSCOPE_TSAN 1
+#endif
+#endif
+#ifdef JITSCOPE_TSAN
+constexpr uint32_t kStressMoves = 50;
+#else
+constexpr uint32_t kStressMoves = 2000 / test_support::kFaultRepeatDivisor;
+#endif
+
+// The stress test's descheduler (TraceSink::Options::pause): at one in 64 of the points where a
+// descheduled thread lets the others move the trace on under it, the thread sleeps 0-1 ms, long
+// enough for several moves. Counts the moves started and finished, and the pauses.
+std::atomic<uint64_t> stress_moves{0};
+std::atomic<uint64_t> stress_moved{0};
+std::atomic<uint64_t> stress_pauses{0};
+void PauseAtRandom(TraceSink::Options::PausePoint point) {
+  if (point == TraceSink::Options::PausePoint::kMoving) stress_moves.fetch_add(1);
+  thread_local std::mt19937_64 random(std::hash<std::thread::id>()(std::this_thread::get_id()));
+  if (random() % 64 == 0) {
+    stress_pauses.fetch_add(1);
+    std::this_thread::sleep_for(std::chrono::microseconds(random() % 1000));
+  }
+  if (point == TraceSink::Options::PausePoint::kMoved) stress_moved.fetch_add(1);
+}
+
+// Threads descheduled at random where it matters, and a small bound, so that the sink moves
+// thousands of times: every interleaving of a thread's append with a move, and with the
+// retirement of the file it appended to two moves later, comes up many times.
+TEST_F(TraceChainTest, ThreadsDescheduledAtRandomAcrossThousandsOfMovesLoseNothing) {
+  // 16 KiB segments in chunks of 4 KiB, and a bound of 32 KiB: a move every few hundred records.
+  const TraceSink::Options options{.code_bytes = false,
+                                   .max_size = 32 * 1024,
+                                   .writer = {.chunk_size = trace::kGranule,
+                                              .segment_size = 4 * trace::kGranule,
+                                              .first_chunk_size = trace::kGranule,
+                                              .first_segment_size = 4 * trace::kGranule},
+                                   .pause = &PauseAtRandom};
+  auto created =
+      TraceSink::Create(dir_, {kPid, "/usr/bin/churn", 0, 0}, options, Log::Open(dir_ + "/log"));
+  ASSERT_TRUE(created.ok()) << created.status().message();
+  stress_moves = 0;
+  stress_moved = 0;
+  // Each thread loads until the sink has moved kStressMoves times.
+  constexpr uint32_t kThreads = 8, kStride = 1'000'000, kLive = 20, kMoves = kStressMoves;
+  std::vector<uint32_t> loaded(kThreads, 0);
+  std::vector<std::thread> threads;
+  // While a move runs, a thread loads at most 100 methods, then waits for it to end: each move
+  // reads the whole file before it back, and threads that outran the mover (in sanitized builds
+  // they do) would make each file bigger than the last.
+  LoadFromThreads(**created, kStride, kLive, loaded, threads, [] {
+    thread_local uint64_t moves_seen = 0, since = 0;
+    const uint64_t moves = stress_moves.load();
+    since = moves == moves_seen ? since + 1 : 0;
+    moves_seen = moves;
+    while (since > 100 && stress_moved.load() < moves) {
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+    return moves < kMoves;
+  });
+  for (std::thread& thread : threads) thread.join();
+  const std::vector<std::string> files = ChainFiles();
+  ASSERT_GE(files.size(), kMoves + 1) << "the loads ran out before the moves";
+  std::printf("%zu files, %llu pauses, %u loads\n", files.size(),
+              static_cast<unsigned long long>(stress_pauses.load()),
+              std::accumulate(loaded.begin(), loaded.end(), 0u));
+  ExpectEveryLoadOnceAndTheLiveNamed(files, kStride, loaded, kLive);
 }
 
 TEST_F(TraceChainTest, UnboundedTracesStayOneFile) {

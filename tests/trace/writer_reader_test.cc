@@ -172,6 +172,24 @@ TEST_F(WriterReaderTest, ARetiredWriterKeepsItsFileAndWritesNoMore) {
   EXPECT_EQ(DescribeAll(before).size(), 1u);
 }
 
+// What a thread that appended while the writer was retired learns: whether its record is in the
+// file (stored before the pages were replaced) or was lost in their zeros (stored after).
+TEST_F(WriterReaderTest, ARecordAppendedAroundRetirementIsKnownToBeInTheFileOrNot) {
+  auto writer = NewWriter();
+  ASSERT_EQ(writer->Append(Load(1, 0x100, "a"), 1, 11), TraceWriter::AppendResult::kOk);
+  EXPECT_TRUE(writer->LastAppendReachedFile());
+  writer->Retire();
+  // Stored before the retirement: in the file, which this thread could not tell by retired().
+  EXPECT_TRUE(writer->LastAppendReachedFile());
+  // Stored into the zeros that replaced the file's pages: not in the file.
+  ASSERT_EQ(writer->Append(Load(2, 0x200, "b"), 2, 11), TraceWriter::AppendResult::kOk);
+  EXPECT_FALSE(writer->LastAppendReachedFile());
+  EXPECT_EQ(DescribeAll(ReadBytes()),
+            std::vector<std::string>{"1 tid=11 code event=13 id=1 parent=0 addr=256 size=16 "
+                                     "class_id=0 arch=0 name=\"a\" class=null source=null "
+                                     "module=null lines="});
+}
+
 TEST_F(WriterReaderTest, RecordsLargerThanAChunkAndASegment) {
   auto writer = NewWriter({.chunk_size = 4096, .segment_size = 16384});
   const std::string big(100000, 'x');  // larger than chunk and segment

@@ -111,23 +111,26 @@ EventSink::Result TraceSink::Append(File& file, const trace::Record& record, uin
 
 EventSink::Result TraceSink::Write(const trace::Record& record) {
   File* file = current_.load(std::memory_order_acquire);
+  Pause(Options::PausePoint::kBeforeAppend);
   Result result = Append(*file, record, 0);
   // An unbounded trace is one file for good: nothing below concerns it, and the fence is the
   // dearest instruction of the event.
   const bool bounded = options_.max_size != 0;
-  // The sink may have moved to the next file meanwhile (the header says why this finds out).
-  // The fence orders this thread's stores before its reading of current_, and the mover's
-  // publishing before its reading of the old file; the acquire makes the new file's set-up
-  // visible here.
+  // The sink may have moved on meanwhile (the header says why this finds out): then every file
+  // after this one gets the record too. The fence orders this thread's stores before its reading
+  // of `next`, and the mover's linking before its reading of the old file; the acquire makes the
+  // new file's set-up visible here.
+  bool held = false;  // an earlier file of the chain holds the record: the later ones repeat it
   while (bounded) {
+    Pause(Options::PausePoint::kAfterAppend);
     std::atomic_thread_fence(std::memory_order_seq_cst);
-    File* now = current_.load(std::memory_order_acquire);
-    if (now == file) break;
-    // Appended to the old file: the new one repeats it. Not appended, or into a file already
-    // retired (whose stores may have gone to its zero pages): the new one holds the only copy.
-    const bool in_old_file = result == Result::kOk && !file->writer->retired();
-    file = now;
-    result = Append(*file, record, in_old_file ? trace::kRecordFlagSnapshot : 0);
+    File* next = file->next.load(std::memory_order_acquire);
+    if (next == nullptr) break;
+    // Not appended, or stored into the zero pages of a file retired meanwhile: the next file
+    // holds the first copy.
+    held = held || (result == Result::kOk && file->writer->LastAppendReachedFile());
+    file = next;
+    result = Append(*file, record, held ? trace::kRecordFlagSnapshot : 0);
   }
   if (result != Result::kOk) return result;
   if (std::holds_alternative<trace::ShutdownEvent>(record.event)) file->writer->Trim();
@@ -155,10 +158,12 @@ void TraceSink::ContinueInNextFile(File& full, const trace::Record& trigger) {
   (void)next.writer->Append(trace::ChainLinkEvent{next.sequence, full.writer->size(), full.name},
                             at, tid);
   files_.push_back(std::move(created).value());
+  full.next.store(&next, std::memory_order_seq_cst);
   current_.store(&next, std::memory_order_seq_cst);
   std::atomic_thread_fence(std::memory_order_seq_cst);
+  Pause(Options::PausePoint::kMoving);
 
-  // Every record of a thread that did not see the move is in the file now.
+  // Every record of a thread that did not see the link is in the file now.
   uint64_t repeated = 0;
   // Counted by the records repeated, not by the new file's size: other threads append to it
   // meanwhile, and a move that took long (its thread descheduled) would otherwise count all their
@@ -199,6 +204,7 @@ void TraceSink::ContinueInNextFile(File& full, const trace::Record& trigger) {
   log_.Printf("the trace continues in %s/%s", directory_.c_str(), next.name.c_str());
   // Two moves back: no thread can still be writing there (in practice; see the header).
   if (files_.size() >= 3) files_[files_.size() - 3]->writer->Retire();
+  Pause(Options::PausePoint::kMoved);
 }
 
 void TraceSink::AtExit(uint64_t timestamp) {

@@ -9,13 +9,15 @@
 // Any file of the chain, with those after it, names all code that runs from its start on, so
 // `jitscope clean` may delete the files before the last complete snapshot.
 //
-// Moving on never stops the host's threads. The sink publishes the new file first, then reads
-// the old one back for the snapshot; a thread that appended to the old file after reading
-// which file is current sees, after a full fence, that it changed and appends the record again,
-// flagged, to the new one. Either the snapshot read its record or it repeats it itself, so
-// nothing acknowledged is missing from the newest file. A file is closed, and its pages given
-// back, two moves later, when no thread can still be writing into it in practice (and one that
-// is writes into harmless zero pages: TraceWriter::Retire()).
+// Moving on never stops the host's threads. The sink links the old file to the new one first,
+// then reads the old one back for the snapshot; a thread that appended to a file sees, after a
+// full fence, whether it has a next one, and if so appends the record again to that one and to
+// every one after it, flagged as a repeat. Either the snapshot read its record or it repeats it
+// itself, so nothing acknowledged is missing from any later file. A file is closed, and its pages
+// given back, two moves later (TraceWriter::Retire()); a thread descheduled until then may have
+// stored its record into the file, or into the zero pages that replaced it, and asks the writer
+// which (TraceWriter::LastAppendReachedFile()): a record lost there goes to the next file as new,
+// one kept as a repeat, so a reader of the whole chain sees each record once.
 //
 // When the live code alone is bigger than the bound, the snapshot is still written whole: the
 // next move then waits until the file is twice its snapshot's size, so a file holds at least as
@@ -44,6 +46,10 @@ class TraceSink : public EventSink {
     // The size at which the trace continues in the next file; 0: one unbounded file.
     uint64_t max_size = 0;
     trace::TraceWriter::Options writer;
+    // Tests only (null in the collector): called where a thread that is descheduled lets the
+    // others move the trace on under it, so a test can deschedule threads exactly there.
+    enum class PausePoint { kBeforeAppend, kAfterAppend, kMoving, kMoved };
+    void (*pause)(PausePoint point) = nullptr;
   };
 
   // Creates the trace exclusively (never following or clobbering an existing file). If
@@ -66,6 +72,7 @@ class TraceSink : public EventSink {
     std::string name;  // without the directory
     uint32_t sequence = 0;
     std::atomic<uint64_t> continue_at{UINT64_MAX};
+    std::atomic<File*> next{nullptr};  // set once, before the sink moves on to it
   };
 
   TraceSink(std::string directory, const trace::TraceIdentity& identity, const Options& options,
@@ -79,6 +86,9 @@ class TraceSink : public EventSink {
   base::StatusOr<std::unique_ptr<File>> CreateFile(int& attempt);
   Result Append(File& file, const trace::Record& record, uint16_t flags);
   void ContinueInNextFile(File& full, const trace::Record& trigger);
+  void Pause(Options::PausePoint point) const {
+    if (options_.pause != nullptr) options_.pause(point);
+  }
 
   const std::string directory_;
   const trace::TraceIdentity identity_;

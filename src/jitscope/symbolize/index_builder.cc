@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "jitscope/base/reserve.h"
 #include "jitscope/symbolize/index_layout.h"
 
 namespace jitscope::symbolize {
@@ -20,13 +21,14 @@ IndexBuilder::IndexBuilder(CodeArch native_arch)
 
 void IndexBuilder::Reserve(size_t count) {
   ReportedCode& r = reported_;
-  r.regions.reserve(r.regions.size() + count);
-  r.operations.reserve(r.operations.size() + count);
-  r.method_ids.reserve(r.method_ids.size() + count);
-  r.method_has_id.reserve(r.method_has_id.size() + count);
+  // Once per file: a chain of a thousand files reserves a thousand times (base/reserve.h).
+  base::ReserveMore(r.regions, count);
+  base::ReserveMore(r.operations, count);
+  base::ReserveMore(r.method_ids, count);
+  base::ReserveMore(r.method_has_id, count);
   // A record and a line table each, and a name of a few dozen bytes: room that is not used costs
   // address space, not memory; running out costs a copy of everything so far.
-  r.line_tables.reserve(r.line_tables.size() + (kMethodRecordSize + 48) * count);
+  base::ReserveMore(r.line_tables, (kMethodRecordSize + 48) * count);
   r.strings.Reserve(0, 48 * count);  // names are appended, not interned (AddRegion)
 }
 

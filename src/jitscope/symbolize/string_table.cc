@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "jitscope/base/reserve.h"
+
 namespace jitscope::symbolize {
 
 StringTable::StringTable() : spans_{{0, 0}} { Grow(1024); }  // id 0: ""
@@ -54,8 +56,8 @@ uint32_t StringTable::Append(std::string_view s) {
 }
 
 void StringTable::Reserve(size_t count, size_t bytes) {
-  spans_.reserve(spans_.size() + count);
-  arena_.reserve(arena_.size() + bytes);
+  base::ReserveMore(spans_, count);
+  base::ReserveMore(arena_, bytes);
   const size_t wanted = std::bit_ceil(2 * (size() + count));
   if (wanted > slots_.size()) Grow(wanted);
 }

@@ -42,6 +42,7 @@ struct ThreadChunk {
   uint64_t free = 0;         // bytes left in the chunk
   uint8_t* start = nullptr;  // the chunk's header, for Trim()
   uint64_t next_size = 0;    // the size of this thread's next chunk
+  uint8_t* last = nullptr;   // the last record appended, for LastAppendReachedFile()
 };
 JITSCOPE_THREAD_LOCAL ThreadChunk thread_chunk;
 
@@ -180,8 +181,29 @@ void TraceWriter::Retire() {
                MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED) {
       continue;  // the file's pages stay mapped, and stay correct: nothing is lost
     }
+    segment.replaced = true;
   }
   fd_.reset();
+}
+
+bool TraceWriter::LastAppendReachedFile() const {
+  // Retire() sets retired_ before it replaces any page. Not set yet: this thread's stores, which
+  // its fence made visible before this load, reached the file's pages before any replacement.
+  if (!retired_.load(std::memory_order_seq_cst)) return true;
+  std::lock_guard lock(mutex_);  // Retire() holds it until every page is replaced
+  const ThreadChunk& chunk = thread_chunk;
+  if (chunk.writer_id != id_ || chunk.last == nullptr) return false;
+  for (const Segment& segment : segments_) {
+    const auto* base = static_cast<const uint8_t*>(segment.mapping.data());
+    if (base == nullptr || chunk.last < base || chunk.last >= base + segment.mapping.size()) {
+      continue;
+    }
+    if (!segment.replaced) return true;
+    // Only this thread stores into its chunk, so the word is what it stored after the
+    // replacement, or the replacement's zero.
+    return __atomic_load_n(reinterpret_cast<const uint64_t*>(chunk.last), __ATOMIC_RELAXED) == 0;
+  }
+  return false;
 }
 
 void TraceWriter::Trim() {
@@ -256,18 +278,23 @@ TraceWriter::AppendResult TraceWriter::Append(const Event& event, uint64_t times
   ThreadChunk& chunk = thread_chunk;
   if (chunk.writer_id != id_ || chunk.free < size) {
     if (chunk.writer_id != id_)
-      chunk = ThreadChunk{id_, nullptr, 0, nullptr, options_.first_chunk_size};
+      chunk = ThreadChunk{id_, nullptr, 0, nullptr, options_.first_chunk_size, nullptr};
     const uint64_t chunk_size =
         std::max(chunk.next_size, RoundUpToGranule(size + sizeof(ChunkHeader)));
     uint8_t* claimed = ClaimChunk(chunk_size, tid);
     if (claimed == nullptr) return AppendResult::kWriteFailed;
-    chunk = ThreadChunk{id_, claimed + sizeof(ChunkHeader), chunk_size - sizeof(ChunkHeader),
-                        claimed, std::min(options_.chunk_size, chunk.next_size * 2)};
+    chunk = ThreadChunk{id_,
+                        claimed + sizeof(ChunkHeader),
+                        chunk_size - sizeof(ChunkHeader),
+                        claimed,
+                        std::min(options_.chunk_size, chunk.next_size * 2),
+                        nullptr};
   }
   uint8_t* record = chunk.next;
   const RecordHeader header =
       EncodeRecordBody(event, timestamp, record + sizeof(RecordHeader), flags);
   PublishHeader(record, header);
+  chunk.last = record;
   chunk.next += size;
   chunk.free -= size;
   return AppendResult::kOk;

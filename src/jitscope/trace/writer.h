@@ -77,9 +77,19 @@ class TraceWriter {
   // private zero memory (a late store lands there, harmlessly, and the file's pages and disk
   // blocks are no longer pinned) and its file is closed. A later Append() that needs a new chunk
   // fails; one that fits its thread's chunk "succeeds" into the zero memory, so a caller that
-  // may race Retire() checks retired() after appending.
+  // may race Retire() asks LastAppendReachedFile() after appending.
   void Retire();
   bool retired() const { return retired_.load(std::memory_order_relaxed); }
+
+  // Whether the calling thread's last successful Append() to this writer is in the file: always,
+  // unless Retire() raced it. Then the record's header word, read back, tells where its stores
+  // went: Retire() replaced the file's pages with zeros, so a header still there was stored into
+  // the replacement, and a header gone was stored into the file before it. retired() alone cannot
+  // tell: a thread that appended, was descheduled while the writer was retired, and took the
+  // record for lost, appended it again elsewhere as new, and a reader of both files saw it twice.
+  // The caller has a sequentially consistent fence between its Append() and this call. Waits
+  // while Retire() runs.
+  bool LastAppendReachedFile() const;
 
   // A clean end: cuts the file after the last chunk claimed (and the calling thread's chunk after
   // its last record), so that the file holds no zeros past its content. Other threads may go on
@@ -97,6 +107,7 @@ class TraceWriter {
     base::ScopedMmap mapping;
     uint64_t file_offset = 0;
     std::atomic<uint64_t> used{0};
+    bool replaced = false;  // by Retire()'s zeros; under mutex_
   };
   struct Chunk;
 
