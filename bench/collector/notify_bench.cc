@@ -16,6 +16,10 @@
 // (BM_PageCacheFloor64KiB/<bytes>, BM_WritePerRecord/<bytes>; trace+code@N and trace-no-code@N
 // are the trace's).
 //
+// And what an ITT task costs a program (oneDNN opens one per primitive execution): a
+// __itt_task_begin/__itt_task_end pair through an ittnotify static part (tests/itt's) wired to the
+// same dlopen()ed collector, into the same trace (BM_IttTaskPair), against the notification above.
+//
 // Output goes to $JITSCOPE_BENCH_DIR (default /tmp), one fresh directory per run. Figures:
 // docs/performance.md.
 #include <fcntl.h>
@@ -30,6 +34,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include "fake_static_part.h"
 #include "jitprofiling.h"
 #include "jitscope/collector/collector.h"
 #include "jitscope/formats/jitdump_writer.h"
@@ -89,6 +94,21 @@ void BM_CollectorNotify(benchmark::State& state) {
                           static_cast<int64_t>(RecordBytes().size()));
 }
 BENCHMARK(BM_CollectorNotify)->Threads(1)->Threads(2)->UseRealTime();
+
+// The static part the ITT benchmark calls through, wired in main().
+FakeItt itt;
+FakeIttDomain* itt_domain = nullptr;
+FakeIttHandle* itt_task = nullptr;
+
+// One task of the ITT API: begin and end, as oneDNN brackets a primitive's execution (a named task
+// in its domain, no ids), two trace records.
+void BM_IttTaskPair(benchmark::State& state) {
+  for (auto _ : state) {
+    itt.task_begin(itt_domain, fake_itt_null, fake_itt_null, itt_task);
+    itt.task_end(itt_domain);
+  }
+}
+BENCHMARK(BM_IttTaskPair)->Threads(1)->Threads(2)->UseRealTime();
 
 // The collector's own CPU work (decoding, validation, timestamp, fan-out) with a sink that
 // discards: what an event costs before any byte is stored.
@@ -315,6 +335,14 @@ int main(int argc, char** argv) {
             bench_dir.c_str());
     return 1;
   }
+  fake_itt_init(&itt, 0);
+  if (fake_itt_load(&itt, JITSCOPE_COLLECTOR) != 0 || itt.task_begin == nullptr) {
+    fprintf(stderr, "notify_bench: the ITT API was not wired (see %s/collector.log)\n",
+            bench_dir.c_str());
+    return 1;
+  }
+  itt_domain = itt.domain_create("bench");
+  itt_task = itt.string_handle_create("convolution");
   RegisterBenchmarks();
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

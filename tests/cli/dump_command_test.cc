@@ -62,7 +62,7 @@ TEST(DumpCommandTest, TextHasOneStableLinePerRecord) {
   ASSERT_EQ(dump.exit_code, 0) << dump.err;
   EXPECT_EQ(
       dump.out,
-      "# jitscope trace v1 pid=99 exe=\"/bin/jit\" start_monotonic_ns=5\n"
+      "# jitscope trace v2 pid=99 exe=\"/bin/jit\" start_monotonic_ns=5\n"
       "10 tid=3 METHOD_LOAD_FINISHED_V3 id=1000 addr=0x1000 size=12 name=\"say \\\"hi\\\"\\n\" "
       "class=- source=\"a.js\" module=\"tier1\" arch=2 lines=[1:2 12:4]\n"
       "11 tid=3 METHOD_INLINE_LOAD_FINISHED id=2000 parent=1000 addr=0x1004 size=4 "
@@ -88,7 +88,7 @@ TEST(DumpCommandTest, AChainFileShowsItsLinkAndMarksItsRepeats) {
   auto text = RunProgram({JITSCOPE_CLI, "dump", path});
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_EQ(text.out,
-            "# jitscope trace v1 pid=99 exe=\"/bin/jit\" start_monotonic_ns=5\n"
+            "# jitscope trace v2 pid=99 exe=\"/bin/jit\" start_monotonic_ns=5\n"
             "snapshot 4 tid=3 METHOD_UNLOAD_START id=7\n"
             "20 tid=3 CHAIN_LINK sequence=1 previous=\"jit-99.jsc\" previous_size=8192\n"
             "20 tid=3 SNAPSHOT_END records=1\n"
@@ -98,7 +98,7 @@ TEST(DumpCommandTest, AChainFileShowsItsLinkAndMarksItsRepeats) {
   EXPECT_EQ(json.out,
             "{\"exe\":\"/bin/jit\",\"pid\":99,\"pointer_size\":" + std::to_string(sizeof(void*)) +
                 ",\"start_monotonic_ns\":5,\"start_realtime_ns\":6,\"type\":\"header\","
-                "\"version\":1}\n"
+                "\"version\":2}\n"
                 "{\"event\":\"METHOD_UNLOAD_START\",\"method_id\":7,\"snapshot\":true,\"tid\":3,"
                 "\"timestamp\":4,\"type\":\"unload\"}\n"
                 "{\"event\":\"CHAIN_LINK\",\"previous\":\"jit-99.jsc\",\"previous_size\":8192,"

@@ -46,7 +46,7 @@ TEST(DumpOprofileTest, TraceRecordsOfTheAgentApi) {
   auto dump = RunProgram({JITSCOPE_CLI, "dump", dir.path() + "/t.jsc"});
   ASSERT_EQ(dump.exit_code, 0) << dump.err;
   EXPECT_EQ(dump.out,
-            "# jitscope trace v1 pid=5 exe=\"/bin/java\" start_monotonic_ns=1\n"
+            "# jitscope trace v2 pid=5 exe=\"/bin/java\" start_monotonic_ns=1\n"
             "10 tid=5 op_open_agent agent=1\n"
             "11 tid=5 op_write_native_code agent=1 addr=0x1000 size=2 code_addr=0x9000 "
             "code_bytes=2 name=\"A.f()V\"\n"

@@ -71,7 +71,7 @@ void ExpectAllEventsTrace(const std::string& dir, const std::string& client,
     if (object["type"] == "header") {
       EXPECT_EQ(object["pid"], pid);
       EXPECT_EQ(object["exe"], client);
-      EXPECT_EQ(object["version"], 1);
+      EXPECT_EQ(object["version"], 2);
       EXPECT_EQ(object["pointer_size"], pointer_size);
       EXPECT_GT(object["start_monotonic_ns"].get<uint64_t>(), 0u);
       continue;

@@ -109,7 +109,7 @@ T CLOSE
 TEST_F(Lib32Opagent, JitscopeDumpReadsTheI386ProcessTrace) {
   const ProcessResult dump = RunProgram({JITSCOPE_CLI, "dump", TracePath()});
   ASSERT_EQ(dump.exit_code, 0) << dump.err;
-  EXPECT_EQ(Symbolic(dump.out), "# jitscope trace v1 pid=" + pid_ + " exe=\"" + client_ +
+  EXPECT_EQ(Symbolic(dump.out), "# jitscope trace v2 pid=" + pid_ + " exe=\"" + client_ +
                                     "\" start_monotonic_ns=T\n" +
                                     R"(T op_open_agent agent=1
 T op_write_native_code agent=1 addr=code+0 size=32 code_addr=code+0 code_bytes=32 name="Hot.loop()V"

@@ -124,6 +124,8 @@ TEST(AttachRecordsTest, CollectorOutputDirectory) {
   using namespace std::string_literals;
   EXPECT_EQ(CollectorOutputDir("A=1\0"s, "/home/me"), "");  // no collector configured
   EXPECT_EQ(CollectorOutputDir("INTEL_JIT_PROFILER64=/c.so\0"s, "/home/me"), "/home/me");
+  // The ITT API's alone: a process whose only reports are its tasks.
+  EXPECT_EQ(CollectorOutputDir("INTEL_LIBITTNOTIFY64=/c.so\0"s, "/home/me"), "/home/me");
   EXPECT_EQ(CollectorOutputDir("INTEL_JIT_PROFILER64=/c.so\0JITSCOPE_OUTPUT_DIR=t\0"s, "/w/"),
             "/w/t");
   EXPECT_EQ(CollectorOutputDir("INTEL_JIT_PROFILER64=/c.so\0JITSCOPE_OUTPUT_DIR=/abs\0"s, ""),

@@ -89,6 +89,46 @@ TEST(RecordCodecTest, ChainRecordsRoundTrip) {
   EXPECT_EQ(RoundTrip(SnapshotEndEvent{12345}, 11), "11 tid=7 snapshot_end records=12345");
 }
 
+TEST(RecordCodecTest, IttRecordsRoundTrip) {
+  EXPECT_EQ(RoundTrip(IttStringEvent{3, "dnnl::primitive::execute"}, 12),
+            "12 tid=7 itt_string 3=\"dnnl::primitive::execute\"");
+  EXPECT_EQ(RoundTrip(IttStringEvent{4, ""}, 12), "12 tid=7 itt_string 4=\"\"");
+  EXPECT_EQ(RoundTrip(IttThreadNameEvent{4242, "TBB Worker Thread"}, 13),
+            "13 tid=7 itt_thread_name thread=4242 name=\"TBB Worker Thread\"");
+  EXPECT_EQ(RoundTrip(IttBeginEvent{IttKind::kTask, 3, 5, {1, 2}, {0x7fff0000, 0}, 0x401000}, 14),
+            "14 tid=7 itt_begin kind=1 domain=3 name=5 id=1:2 parent=2147418112:0 fn=4198400");
+  EXPECT_EQ(RoundTrip(IttBeginEvent{IttKind::kTaskGroup, 3, 6, {9, 0}, {0, 0}, 0}, 14),
+            "14 tid=7 itt_begin kind=5 domain=3 name=6 id=9:0 parent=0:0 fn=0");
+  EXPECT_EQ(RoundTrip(IttEndEvent{IttKind::kRegion, 3, {9, 1}}, 15),
+            "15 tid=7 itt_end kind=3 domain=3 id=9:1");
+  EXPECT_EQ(RoundTrip(IttMarkerEvent{3, 7, 1, {0, 0}}, 16),
+            "16 tid=7 itt_marker domain=3 name=7 scope=1 id=0:0");
+  EXPECT_EQ(RoundTrip(IttCounterEvent{1, 8, 3, 8}, 17),
+            "17 tid=7 itt_counter 1 name=8 domain=3 type=8");
+  EXPECT_EQ(RoundTrip(IttCounterValueEvent{1, 0xFFFFFFFFFFFFFFFF}, 18),
+            "18 tid=7 itt_counter_value 1=18446744073709551615");
+}
+
+TEST(RecordCodecTest, AnIttKindOutsideTheEnumIsDamage) {
+  for (const uint32_t kind : {0u, kMaxIttKind + 1}) {
+    const IttBeginRecord begin{1, {0, 0}, {0, 0}, 0, 1, 1, kind, 0};
+    auto decoded = DecodeRecordBody(RecordType::kIttBegin,
+                                    {reinterpret_cast<const uint8_t*>(&begin), sizeof(begin)});
+    ASSERT_FALSE(decoded.ok());
+    EXPECT_EQ(decoded.status().message(),
+              "ITT record of type 16 has an unknown kind " + std::to_string(kind));
+    const IttEndRecord end{1, {0, 0}, 1, kind};
+    EXPECT_FALSE(
+        DecodeRecordBody(RecordType::kIttEnd, {reinterpret_cast<const uint8_t*>(&end), sizeof(end)})
+            .ok());
+  }
+  // A string that claims more bytes than its record holds.
+  const IttStringRecord string{1, 1, 100};
+  EXPECT_FALSE(DecodeRecordBody(RecordType::kIttString,
+                                {reinterpret_cast<const uint8_t*>(&string), sizeof(string)})
+                   .ok());
+}
+
 TEST(RecordCodecTest, ARecordsFlagsAreInItsHeaderOnly) {
   const Event event = UnloadEvent{5};
   const size_t size = EncodedRecordSize(event);

@@ -44,6 +44,25 @@ inline std::string Describe(const Record& record) {
         << "\" previous_size=" << l->previous_size;
   } else if (const auto* e = std::get_if<SnapshotEndEvent>(&record.event)) {
     out << "snapshot_end records=" << e->records;
+  } else if (const auto* e = std::get_if<IttStringEvent>(&record.event)) {
+    out << "itt_string " << e->string << "=\"" << e->text << "\"";
+  } else if (const auto* e = std::get_if<IttThreadNameEvent>(&record.event)) {
+    out << "itt_thread_name thread=" << e->tid << " name=\"" << e->name << "\"";
+  } else if (const auto* e = std::get_if<IttBeginEvent>(&record.event)) {
+    out << "itt_begin kind=" << static_cast<unsigned>(e->kind) << " domain=" << e->domain
+        << " name=" << e->name << " id=" << e->id.d1 << ":" << e->id.d2
+        << " parent=" << e->parent.d1 << ":" << e->parent.d2 << " fn=" << e->function;
+  } else if (const auto* e = std::get_if<IttEndEvent>(&record.event)) {
+    out << "itt_end kind=" << static_cast<unsigned>(e->kind) << " domain=" << e->domain
+        << " id=" << e->id.d1 << ":" << e->id.d2;
+  } else if (const auto* e = std::get_if<IttMarkerEvent>(&record.event)) {
+    out << "itt_marker domain=" << e->domain << " name=" << e->name << " scope=" << e->scope
+        << " id=" << e->id.d1 << ":" << e->id.d2;
+  } else if (const auto* e = std::get_if<IttCounterEvent>(&record.event)) {
+    out << "itt_counter " << e->counter << " name=" << e->name << " domain=" << e->domain
+        << " type=" << e->type;
+  } else if (const auto* e = std::get_if<IttCounterValueEvent>(&record.event)) {
+    out << "itt_counter_value " << e->counter << "=" << e->value;
   } else {
     out << "(not described)";
   }

@@ -503,7 +503,10 @@ TEST(ParseTraceTest, RejectsWhatIsNotATrace) {
   header.version = 99;
   auto* p = reinterpret_cast<const uint8_t*>(&header);
   EXPECT_EQ(ParseTrace({p, sizeof(header)}).status().message(),
-            "unsupported trace version 99 (this reader reads version 1)");
+            "unsupported trace version 99 (this reader reads versions 1 to 2)");
+  header.version = 0;
+  EXPECT_EQ(ParseTrace({p, sizeof(header)}).status().message(),
+            "unsupported trace version 0 (this reader reads versions 1 to 2)");
   header.version = kFormatVersion;
   header.granule = 4096;
   header.header_size = 4096;

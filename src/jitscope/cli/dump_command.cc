@@ -52,6 +52,25 @@ Field Call(std::string name) { return Field{"event", "", Word{std::move(name)}};
 // A field the text line shows only for some calls; JSON always has it.
 Shown TextIf(bool shown) { return shown ? Shown::kBoth : Shown::kJsonOnly; }
 
+// An ITT id as "d1:d2" in hex ("0x0:0x0" for __itt_null).
+Word IttIdWord(const trace::IttId& id) { return Word{fmt::format("{:#x}:{:#x}", id.d1, id.d2)}; }
+
+const char* IttKindName(trace::IttKind kind) {
+  switch (kind) {
+    case trace::IttKind::kTask:
+      return "task";
+    case trace::IttKind::kOverlappedTask:
+      return "overlapped_task";
+    case trace::IttKind::kRegion:
+      return "region";
+    case trace::IttKind::kFrame:
+      return "frame";
+    case trace::IttKind::kTaskGroup:
+      return "task_group";
+  }
+  return "unknown";
+}
+
 // Every field of every record type, once; the text line and the JSON object are both made from it.
 RecordFields Describe(const trace::Event& event) {
   struct Visitor {
@@ -166,6 +185,67 @@ RecordFields Describe(const trace::Event& event) {
       return {"snapshot_end",
               "SNAPSHOT_END",
               {Call("SNAPSHOT_END"), {"records", "records", e.records}}};
+    }
+    // The ITT API's records carry the numbers of their names; the ITT_STRING records give them.
+    RecordFields operator()(const trace::IttStringEvent& e) const {
+      return {"itt_string",
+              "ITT_STRING",
+              {Call("ITT_STRING"),
+               {"string", "string", uint64_t{e.string}},
+               {"text", "text", Text(e.text)}}};
+    }
+    RecordFields operator()(const trace::IttThreadNameEvent& e) const {
+      return {"itt_thread_name",
+              EventName(trace::kCallIttThreadSetName),
+              {Call(EventName(trace::kCallIttThreadSetName)),
+               {"thread", "thread", uint64_t{e.tid}},
+               {"name", "name", Text(e.name)}}};
+    }
+    RecordFields operator()(const trace::IttBeginEvent& e) const {
+      const std::string call = EventName(trace::CallOf(e));
+      return {"itt_begin",
+              call,
+              {Call(call),
+               {"kind", "", Word{IttKindName(e.kind)}, Shown::kJsonOnly},
+               {"domain", "domain", uint64_t{e.domain}},
+               {"name", "name", uint64_t{e.name}, TextIf(e.kind != trace::IttKind::kFrame)},
+               {"id", "id", IttIdWord(e.id)},
+               {"parent", "parent", IttIdWord(e.parent), TextIf(e.kind != trace::IttKind::kFrame)},
+               {"function", "fn", Hex{e.function}, TextIf(e.function != 0)}}};
+    }
+    RecordFields operator()(const trace::IttEndEvent& e) const {
+      const std::string call = EventName(trace::CallOf(e));
+      return {"itt_end",
+              call,
+              {Call(call),
+               {"kind", "", Word{IttKindName(e.kind)}, Shown::kJsonOnly},
+               {"domain", "domain", uint64_t{e.domain}},
+               {"id", "id", IttIdWord(e.id), TextIf(e.kind != trace::IttKind::kTask)}}};
+    }
+    RecordFields operator()(const trace::IttMarkerEvent& e) const {
+      return {"itt_marker",
+              EventName(trace::kCallIttMarker),
+              {Call(EventName(trace::kCallIttMarker)),
+               {"domain", "domain", uint64_t{e.domain}},
+               {"name", "name", uint64_t{e.name}},
+               {"id", "id", IttIdWord(e.id)},
+               {"scope", "scope", uint64_t{e.scope}}}};
+    }
+    RecordFields operator()(const trace::IttCounterEvent& e) const {
+      return {"itt_counter",
+              EventName(trace::kCallIttCounterCreate),
+              {Call(EventName(trace::kCallIttCounterCreate)),
+               {"counter", "counter", uint64_t{e.counter}},
+               {"domain", "domain", uint64_t{e.domain}},
+               {"name", "name", uint64_t{e.name}},
+               {"value_type", "type", uint64_t{e.type}}}};
+    }
+    RecordFields operator()(const trace::IttCounterValueEvent& e) const {
+      return {"itt_counter_value",
+              "ITT_COUNTER_VALUE",
+              {Call("ITT_COUNTER_VALUE"),
+               {"counter", "counter", uint64_t{e.counter}},
+               {"value", "value", e.value}}};
     }
   };
   return std::visit(Visitor{}, event);

@@ -187,6 +187,11 @@ void AddRecordCommand(CLI::App& app, record::SessionOptions& options,
                     "register with __register_frame (LLVM's MCJIT and ORC, Wasmtime) in the "
                     "session, as frames-PID.jsf; the walks through that code take them before "
                     "rules derived from its bytes, and code no JIT file describes gets rules");
+  command->add_flag("!--no-itt", options.itt,
+                    "Do not name the collector to the command's ITT API (INTEL_LIBITTNOTIFY64 "
+                    "and 32, set by default beside INTEL_JIT_PROFILER64 and 32): the tasks, "
+                    "frames, markers and counters that oneDNN, TBB and other ITT-instrumented "
+                    "code report are then not recorded");
   command->add_option("--formats", options.formats,
                       "Files the collector writes (JITSCOPE_FORMATS), comma-separated, of: " +
                           formats::KnownOutputFormats() + "; default: trace");

@@ -115,6 +115,17 @@ std::unique_ptr<Collector> Collector::CreateForTesting(
   return std::unique_ptr<Collector>(new Collector(std::move(sinks), std::move(log), environment));
 }
 
+Collector::Collector(std::vector<std::unique_ptr<EventSink>> sinks, Log log,
+                     Environment environment)
+    : sinks_(std::move(sinks)), log_(std::move(log)), environment_(environment) {
+  for (const auto& sink : sinks_) {
+    if (sink->KeepsTimeline()) {
+      timeline_ = sink.get();
+      break;
+    }
+  }
+}
+
 std::string Collector::WriteErrors() const {
   std::string errors;
   for (const auto& sink : sinks_) {
@@ -147,7 +158,7 @@ int Collector::Reject(uint32_t event_type, trace::RejectReason reason, uint64_t 
   if (count == 0 && reason == trace::RejectReason::kWriteFailed) {
     log_.Printf("cannot write the JIT events any more; further events are refused (%s)",
                 WriteErrors().c_str());
-  } else if (count == 0 && trace::IsOprofileCall(event_type)) {
+  } else if (count == 0 && (trace::IsOprofileCall(event_type) || trace::IsIttCall(event_type))) {
     log_.Printf(
         "refused a %s call: %s; further refusals for this reason are counted in the "
         "trace, not logged",
@@ -182,6 +193,21 @@ std::optional<trace::RejectReason> Collector::Submit(const trace::Event& event) 
       return trace::RejectReason::kWriteFailed;
   }
   return trace::RejectReason::kWriteFailed;
+}
+
+bool Collector::Timeline(const trace::Event& event, uint64_t timestamp, uint32_t tid) {
+  if (timeline_ == nullptr) return false;
+  switch (timeline_->Write(trace::Record{timestamp, tid, event})) {
+    case EventSink::Result::kOk:
+      return true;
+    case EventSink::Result::kTooLarge:
+      Reject(trace::CallOf(event), trace::RejectReason::kTooLarge, timestamp, tid);
+      return false;
+    case EventSink::Result::kWriteFailed:
+      Reject(trace::CallOf(event), trace::RejectReason::kWriteFailed, timestamp, tid);
+      return false;
+  }
+  return false;
 }
 
 void Collector::Refuse(uint32_t call, trace::RejectReason reason) {

@@ -61,20 +61,29 @@ class Collector {
   // refused; `call` is its number in the api_event space (e.g. trace::kCallOpWriteNativeCode).
   void Refuse(uint32_t call, trace::RejectReason reason);
 
+  // The intake of the ITT API (itt_recorder.h): writes `event`, stamped by the caller (a frame
+  // submitted later carries its own times), to the sink that keeps the timeline only. Returns
+  // false when it was refused (counted and recorded as for Submit) or when no sink keeps one.
+  bool Timeline(const trace::Event& event, uint64_t timestamp, uint32_t tid);
+  bool keeps_timeline() const { return timeline_ != nullptr; }
+  uint64_t Now() const { return environment_.now_ns(); }
+  uint32_t ThreadId() const { return environment_.thread_id(); }
+  const Log& log() const { return log_; }
+
   uint64_t rejected(trace::RejectReason reason) const {
     return rejected_[static_cast<size_t>(reason)].load(std::memory_order_relaxed);
   }
   const std::vector<std::unique_ptr<EventSink>>& sinks() const { return sinks_; }
 
  private:
-  Collector(std::vector<std::unique_ptr<EventSink>> sinks, Log log, Environment environment)
-      : sinks_(std::move(sinks)), log_(std::move(log)), environment_(environment) {}
+  Collector(std::vector<std::unique_ptr<EventSink>> sinks, Log log, Environment environment);
   int Reject(uint32_t event_type, trace::RejectReason reason, uint64_t timestamp, uint32_t tid);
   // Writes to every sink; returns the first failure, if any.
   EventSink::Result WriteAll(const trace::Record& record);
   std::string WriteErrors() const;
 
   std::vector<std::unique_ptr<EventSink>> sinks_;
+  EventSink* timeline_ = nullptr;  // the first of sinks_ that KeepsTimeline()
   Log log_;
   Environment environment_;
   InlineRegistry inline_registry_;

@@ -25,6 +25,9 @@ class EventSink {
   virtual void AtExit(uint64_t timestamp) { (void)timestamp; }
   // Why the sink stopped writing, once Write() returned kWriteFailed; OK otherwise.
   virtual base::Status error() const { return base::Status::Ok(); }
+  // True for the sink that records the ITT API's events (the native trace): perf's formats have
+  // no room for them, and the collector writes them to this sink only.
+  virtual bool KeepsTimeline() const { return false; }
 };
 
 }  // namespace jitscope::collector

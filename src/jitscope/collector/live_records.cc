@@ -93,7 +93,14 @@ class LiveSet {
         std::holds_alternative<trace::OprofileCloseEvent>(record.event)) {
       return kNoOwner;
     }
-    return kDropped;  // shutdown, refusals, chain records
+    // The ITT API's names stay in use for good (handles keep their numbers), and so do thread
+    // names; its tasks, frames, markers and values are history.
+    if (std::holds_alternative<trace::IttStringEvent>(record.event) ||
+        std::holds_alternative<trace::IttCounterEvent>(record.event) ||
+        std::holds_alternative<trace::IttThreadNameEvent>(record.event)) {
+      return kNoOwner;
+    }
+    return kDropped;  // shutdown, refusals, chain records, the ITT API's history
   }
 
   size_t OwnerOfCode(const trace::CodeEvent& code) {

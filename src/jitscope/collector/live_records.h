@@ -11,7 +11,9 @@
 // the records left are replayed: what remains is the same records in the same order. A code-bytes
 // record goes with the record before it on the same thread, as the sink wrote them. Records that
 // belong to no code (OProfile agents opened and closed, range updates outside any region) are
-// kept; refusals, shutdowns and chain records are not.
+// kept, and so are the ITT API's names (strings, counters) and thread names, which the records
+// after them refer to; refusals, shutdowns, chain records and the ITT API's tasks, frames,
+// markers and counter values (history, not state) are not.
 #pragma once
 
 #include <cstddef>

@@ -65,6 +65,7 @@ class TraceSink : public EventSink {
   // The first file of the trace.
   const std::string& path() const { return first_path_; }
   base::Status error() const override;
+  bool KeepsTimeline() const override { return true; }
 
  private:
   struct File {

@@ -52,7 +52,10 @@ std::string_view FittingName(std::string_view name) {
 }  // namespace
 
 std::string CollectorOutputDir(std::string_view environ, std::string_view working_directory) {
-  if (!FindEnvironmentValue(environ, "INTEL_JIT_PROFILER64")) return "";
+  if (!FindEnvironmentValue(environ, "INTEL_JIT_PROFILER64") &&
+      !FindEnvironmentValue(environ, "INTEL_LIBITTNOTIFY64")) {
+    return "";
+  }
   std::string dir = FindEnvironmentValue(environ, "JITSCOPE_OUTPUT_DIR").value_or("");
   if (dir.empty()) dir = ".";  // the collector's default (collector/config.h)
   if (dir.starts_with('/')) return dir;

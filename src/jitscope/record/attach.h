@@ -28,7 +28,7 @@ struct AttachTarget {
   std::vector<std::string> command;  // its /proc/PID/cmdline
   // Where its collector writes its trace: JITSCOPE_OUTPUT_DIR from its environment, made absolute
   // with its working directory (the collector's default is "."); "" when its environment does not
-  // configure the collector (INTEL_JIT_PROFILER64 unset).
+  // configure the collector (neither INTEL_JIT_PROFILER64 nor INTEL_LIBITTNOTIFY64 set).
   std::string collector_output_dir;
   // Its pid in its own pid namespace and whether its mounts and root are record's: a path above
   // is one of its mount namespace.

@@ -47,11 +47,15 @@ constexpr int kPollTimeoutMs = 50;
   if (byte != 1) ::_exit(127);
   // With -p the command only times the recording: it runs as it would without jitscope.
   if (options.attach.empty()) {
+    // One collector serves both of Intel's APIs, as VTune's does: the JIT Profiling API's stub
+    // reads INTEL_JIT_PROFILER*, the ITT API's static part (oneDNN's, TBB's) INTEL_LIBITTNOTIFY*.
     if (!options.collector_path.empty()) {
       ::setenv("INTEL_JIT_PROFILER64", options.collector_path.c_str(), 1);
+      if (options.itt) ::setenv("INTEL_LIBITTNOTIFY64", options.collector_path.c_str(), 1);
     }
     if (!options.collector32_path.empty()) {
       ::setenv("INTEL_JIT_PROFILER32", options.collector32_path.c_str(), 1);
+      if (options.itt) ::setenv("INTEL_LIBITTNOTIFY32", options.collector32_path.c_str(), 1);
     }
     ::setenv("JITSCOPE_OUTPUT_DIR", options.output_dir.c_str(), 1);
     if (!options.preload_path.empty()) {

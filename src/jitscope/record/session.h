@@ -68,6 +68,8 @@ struct SessionOptions {
   std::string formats;           // JITSCOPE_FORMATS for the collector; empty = its default
   std::string collector_path;    // INTEL_JIT_PROFILER64; empty = do not set it
   std::string collector32_path;  // INTEL_JIT_PROFILER32, for 32-bit processes; empty = do not set
+  // The collectors above are also the ITT API's (INTEL_LIBITTNOTIFY64/32), unless false.
+  bool itt = true;
   // Preloaded into the command (LD_PRELOAD, before what the environment preloads already):
   // libjitscope-frames.so for --registered-frames; empty = nothing.
   std::string preload_path;

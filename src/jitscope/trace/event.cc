@@ -39,6 +39,12 @@ const char* RejectReasonName(RejectReason reason) {
       return "unknown_address";
     case RejectReason::kNullFileName:
       return "null_file_name";
+    case RejectReason::kNullDomain:
+      return "null_domain";
+    case RejectReason::kNullHandle:
+      return "null_handle";
+    case RejectReason::kTooManyStrings:
+      return "too_many_strings";
   }
   return "unknown_reason";
 }
@@ -71,6 +77,42 @@ const char* ApiEventName(uint32_t api_event) {
       return "op_write_debug_line_info";
     case kCallOpUnloadNativeCode:
       return "op_unload_native_code";
+    case kCallIttDomainCreate:
+      return "__itt_domain_create";
+    case kCallIttStringHandleCreate:
+      return "__itt_string_handle_create";
+    case kCallIttThreadSetName:
+      return "__itt_thread_set_name";
+    case kCallIttTaskBegin:
+      return "__itt_task_begin";
+    case kCallIttTaskBeginFn:
+      return "__itt_task_begin_fn";
+    case kCallIttTaskEnd:
+      return "__itt_task_end";
+    case kCallIttTaskBeginOverlapped:
+      return "__itt_task_begin_overlapped";
+    case kCallIttTaskEndOverlapped:
+      return "__itt_task_end_overlapped";
+    case kCallIttRegionBegin:
+      return "__itt_region_begin";
+    case kCallIttRegionEnd:
+      return "__itt_region_end";
+    case kCallIttFrameBegin:
+      return "__itt_frame_begin_v3";
+    case kCallIttFrameEnd:
+      return "__itt_frame_end_v3";
+    case kCallIttFrameSubmit:
+      return "__itt_frame_submit_v3";
+    case kCallIttTaskGroup:
+      return "__itt_task_group";
+    case kCallIttMarker:
+      return "__itt_marker";
+    case kCallIttCounterCreate:
+      return "__itt_counter_create";
+    case kCallIttCounterChange:
+      return "__itt_counter_inc";
+    case kCallIttCounterSetValue:
+      return "__itt_counter_set_value";
   }
   return nullptr;
 }
@@ -78,6 +120,51 @@ const char* ApiEventName(uint32_t api_event) {
 bool IsOprofileCall(uint32_t api_event) {
   return api_event >= kCallOpOpenAgent && api_event <= kCallOpUnloadNativeCode;
 }
+
+bool IsIttCall(uint32_t api_event) {
+  return api_event >= kCallIttDomainCreate && api_event <= kCallIttCounterSetValue;
+}
+
+bool IsIttEvent(const Event& event) {
+  // The ITT API's events end the variant (event.h).
+  static const size_t first = Event(IttStringEvent{}).index();
+  return event.index() >= first;
+}
+
+namespace {
+
+uint32_t BeginCall(const IttBeginEvent& e) {
+  switch (e.kind) {
+    case IttKind::kTask:
+      return e.function != 0 ? kCallIttTaskBeginFn : kCallIttTaskBegin;
+    case IttKind::kOverlappedTask:
+      return kCallIttTaskBeginOverlapped;
+    case IttKind::kRegion:
+      return kCallIttRegionBegin;
+    case IttKind::kFrame:
+      return kCallIttFrameBegin;
+    case IttKind::kTaskGroup:
+      return kCallIttTaskGroup;
+  }
+  return kCallIttTaskBegin;
+}
+
+uint32_t EndCall(const IttEndEvent& e) {
+  switch (e.kind) {
+    case IttKind::kOverlappedTask:
+      return kCallIttTaskEndOverlapped;
+    case IttKind::kRegion:
+      return kCallIttRegionEnd;
+    case IttKind::kFrame:
+      return kCallIttFrameEnd;
+    case IttKind::kTask:
+    case IttKind::kTaskGroup:
+      break;
+  }
+  return kCallIttTaskEnd;
+}
+
+}  // namespace
 
 uint32_t CallOf(const Event& event) {
   struct Visitor {
@@ -97,6 +184,15 @@ uint32_t CallOf(const Event& event) {
     // Written by the trace sink as it moves to the next file of a chain.
     uint32_t operator()(const ChainLinkEvent&) const { return 0; }
     uint32_t operator()(const SnapshotEndEvent&) const { return 0; }
+    // A string record is written by the call that named it first: a domain's, a handle's or a
+    // counter's creation.
+    uint32_t operator()(const IttStringEvent&) const { return kCallIttStringHandleCreate; }
+    uint32_t operator()(const IttThreadNameEvent&) const { return kCallIttThreadSetName; }
+    uint32_t operator()(const IttBeginEvent& e) const { return BeginCall(e); }
+    uint32_t operator()(const IttEndEvent& e) const { return EndCall(e); }
+    uint32_t operator()(const IttMarkerEvent&) const { return kCallIttMarker; }
+    uint32_t operator()(const IttCounterEvent&) const { return kCallIttCounterCreate; }
+    uint32_t operator()(const IttCounterValueEvent&) const { return kCallIttCounterChange; }
   };
   return std::visit(Visitor{}, event);
 }

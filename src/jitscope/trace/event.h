@@ -40,6 +40,29 @@ enum OprofileCall : uint32_t {
   kCallOpUnloadNativeCode = 0x4F500005,
 };
 
+// The calls of the ITT API (ittnotify.h) the collector records, numbered like OprofileCall ("IT"
+// in the top bytes) so a RejectedEvent can say which was refused.
+enum IttCall : uint32_t {
+  kCallIttDomainCreate = 0x49540001,
+  kCallIttStringHandleCreate = 0x49540002,
+  kCallIttThreadSetName = 0x49540003,
+  kCallIttTaskBegin = 0x49540004,
+  kCallIttTaskBeginFn = 0x49540005,
+  kCallIttTaskEnd = 0x49540006,
+  kCallIttTaskBeginOverlapped = 0x49540007,
+  kCallIttTaskEndOverlapped = 0x49540008,
+  kCallIttRegionBegin = 0x49540009,
+  kCallIttRegionEnd = 0x4954000A,
+  kCallIttFrameBegin = 0x4954000B,
+  kCallIttFrameEnd = 0x4954000C,
+  kCallIttFrameSubmit = 0x4954000D,
+  kCallIttTaskGroup = 0x4954000E,
+  kCallIttMarker = 0x4954000F,
+  kCallIttCounterCreate = 0x49540010,
+  kCallIttCounterChange = 0x49540011,  // __itt_counter_inc/dec(_delta)(_v3)
+  kCallIttCounterSetValue = 0x49540012,
+};
+
 // Why the collector refused an event. Values are stored in the trace: append only.
 enum class RejectReason : uint32_t {
   kNone = 0,                // not rejected (never stored)
@@ -59,12 +82,16 @@ enum class RejectReason : uint32_t {
   kUnknownCode = 14,        // OProfile: debug lines for code that is not loaded (or was unloaded)
   kUnknownAddress = 15,     // OProfile: unload of an address where no code is loaded
   kNullFileName = 16,       // OProfile: a debug_line_info entry with a NULL filename
+  kNullDomain = 17,         // ITT: a NULL domain
+  kNullHandle = 18,         // ITT: a NULL counter, or a counter call with a NULL name handle
+  kTooManyStrings = 19,     // ITT: the process's distinct names reached the collector's limit
 };
-inline constexpr uint32_t kMaxRejectReason = 16;
+inline constexpr uint32_t kMaxRejectReason = 19;
 
 const char* RejectReasonName(RejectReason reason);
 // The iJVM_EVENT_TYPE_* name without the prefix ("METHOD_LOAD_FINISHED_V2"), the OProfile
-// function name for an OprofileCall ("op_write_native_code"), or nullptr.
+// function name for an OprofileCall ("op_write_native_code"), the ITT function's for an IttCall
+// ("__itt_task_begin"), or nullptr.
 const char* ApiEventName(uint32_t api_event);
 
 // METHOD_LOAD_FINISHED(_V2/_V3), METHOD_INLINE_LOAD_FINISHED and METHOD_UPDATE.
@@ -188,14 +215,72 @@ struct SnapshotEndEvent {
   uint64_t records = 0;
 };
 
-using Event = std::variant<CodeEvent, RangeUpdateEvent, UnloadEvent, ShutdownEvent, RejectedEvent,
-                           OprofileOpenEvent, OprofileCloseEvent, OprofileCodeLoadEvent,
-                           OprofileDebugLinesEvent, OprofileUnloadEvent, CodeBytesEvent,
-                           ChainLinkEvent, SnapshotEndEvent>;
+// ---- The ITT API (ittnotify.h; docs/trace-format.md "The ITT API") ----
+//
+// Recorded as called, on the calling thread. Domains, task names and counter names are interned
+// as numbered strings; the records that use them carry the numbers. What a call sequence means
+// (which end closes which begin) is the reader's to decide (report/timeline.h), so a hostile
+// sequence is recorded faithfully and given one meaning there.
 
-// The iJVM_EVENT_TYPE_* value (or OprofileCall) an event was reported with.
+// A domain's, a string handle's or a counter's name, numbered.
+struct IttStringEvent {
+  uint32_t string = 0;
+  std::string_view text;
+};
+
+// __itt_thread_set_name: the calling thread's name from now on.
+struct IttThreadNameEvent {
+  uint32_t tid = 0;
+  std::string_view name;
+};
+
+struct IttBeginEvent {
+  IttKind kind = IttKind::kTask;
+  uint32_t domain = 0;
+  uint32_t name = 0;  // 0: no name handle (or a task_begin_fn, named by `function`)
+  IttId id{};
+  IttId parent{};
+  uint64_t function = 0;
+};
+
+struct IttEndEvent {
+  IttKind kind = IttKind::kTask;
+  uint32_t domain = 0;
+  IttId id{};
+};
+
+struct IttMarkerEvent {
+  uint32_t domain = 0;
+  uint32_t name = 0;
+  uint32_t scope = 0;
+  IttId id{};
+};
+
+struct IttCounterEvent {
+  uint32_t counter = 0;
+  uint32_t name = 0;
+  uint32_t domain = 0;
+  uint32_t type = 0;  // __itt_metadata_type (format.h)
+};
+
+struct IttCounterValueEvent {
+  uint32_t counter = 0;
+  uint64_t value = 0;  // as IttCounterValueRecord::value
+};
+
+using Event =
+    std::variant<CodeEvent, RangeUpdateEvent, UnloadEvent, ShutdownEvent, RejectedEvent,
+                 OprofileOpenEvent, OprofileCloseEvent, OprofileCodeLoadEvent,
+                 OprofileDebugLinesEvent, OprofileUnloadEvent, CodeBytesEvent, ChainLinkEvent,
+                 SnapshotEndEvent, IttStringEvent, IttThreadNameEvent, IttBeginEvent, IttEndEvent,
+                 IttMarkerEvent, IttCounterEvent, IttCounterValueEvent>;
+
+// The iJVM_EVENT_TYPE_* value (or OprofileCall, IttCall) an event was reported with.
 uint32_t CallOf(const Event& event);
 bool IsOprofileCall(uint32_t api_event);
+bool IsIttCall(uint32_t api_event);
+// True for the records of the ITT API.
+bool IsIttEvent(const Event& event);
 
 // One record of a trace: an event with when and on which thread it arrived.
 struct Record {

@@ -28,7 +28,12 @@
 namespace jitscope::trace {
 
 // The only place the format version lives. Bump it on any incompatible change.
-inline constexpr uint32_t kFormatVersion = 1;
+// Version 2 added the ITT API's records (kIttString … kIttCounterValue): a version-1 reader would
+// skip them as unknown and show a trace without its timeline, so it refuses the file instead.
+// Readers read every version from kOldestFormatVersion on: a version-1 trace is a version-2 trace
+// without ITT records.
+inline constexpr uint32_t kFormatVersion = 2;
+inline constexpr uint32_t kOldestFormatVersion = 1;
 
 inline constexpr char kFileMagic[8] = {'J', 'S', 'C', 'T', 'R', 'A', 'C', 'E'};
 inline constexpr uint32_t kChunkMagic = 0x4B43534A;  // "JSCK" on disk
@@ -82,9 +87,19 @@ enum class RecordType : uint16_t {
   // version 1: an older reader skips both as unknown and reads the snapshot records as plain ones.
   kChainLink = 12,    // the first record of jit-<pid>.N.jsc: which file it continues
   kSnapshotEnd = 13,  // the snapshot of the live code that follows the link is complete
+  // The ITT API (ittnotify: domains, string handles, tasks, frames, markers, thread names,
+  // counters), from format version 2 on. Names are interned: a string record gives a number to a
+  // domain's, a task's or a counter's name once, and the records after it refer to the number.
+  kIttString = 14,        // __itt_domain_create, __itt_string_handle_create, a counter's names
+  kIttThreadName = 15,    // __itt_thread_set_name
+  kIttBegin = 16,         // a task, overlapped task, region or frame begins; a task group
+  kIttEnd = 17,           // … ends
+  kIttMarker = 18,        // __itt_marker: an instant
+  kIttCounter = 19,       // __itt_counter_create(_typed): a counter and its value type
+  kIttCounterValue = 20,  // a counter's value after an __itt_counter_* call changed it
 };
 inline constexpr RecordType kFirstRecordType = RecordType::kCode;
-inline constexpr RecordType kLastRecordType = RecordType::kSnapshotEnd;
+inline constexpr RecordType kLastRecordType = RecordType::kIttCounterValue;
 
 // Every record starts with this. The writer stores `size`/`type`/`flags` as one 8-byte word
 // after the body, so a zero word means "no record here (yet)": the end of the chunk's records,
@@ -242,6 +257,98 @@ struct SnapshotEndRecord {
   uint64_t records;  // snapshot records written before it
 };
 static_assert(sizeof(SnapshotEndRecord) == 16);
+// ---- The ITT API (format version 2) ----
+
+// An __itt_id without its d3, which ittnotify.h reserves and __itt_id_make sets to 0. {0, 0} is
+// __itt_null.
+struct IttId {
+  uint64_t d1;
+  uint64_t d2;
+};
+static_assert(sizeof(IttId) == 16);
+
+// Body of kIttString, followed by `size` bytes of the string (no NUL) and padding. Numbers start
+// at 1 and are never reused in a process; 0 means "no name".
+struct IttStringRecord {
+  uint64_t timestamp;
+  uint32_t string;  // the number the records after it use
+  uint32_t size;
+};
+static_assert(sizeof(IttStringRecord) == 16);
+
+// Body of kIttThreadName, followed by `size` bytes of the name and padding. The thread is named
+// here and not only by the chunk: a chain's snapshot repeats the record from another thread.
+struct IttThreadNameRecord {
+  uint64_t timestamp;
+  uint32_t tid;  // the thread that named itself
+  uint32_t size;
+};
+static_assert(sizeof(IttThreadNameRecord) == 16);
+
+// What an ITT begin or end record starts or ends (IttBeginRecord::kind, IttEndRecord::kind).
+enum class IttKind : uint32_t {
+  kTask = 1,            // __itt_task_begin(_fn) / __itt_task_end: nested, per thread
+  kOverlappedTask = 2,  // __itt_task_begin_overlapped / _end_overlapped: matched by id
+  kRegion = 3,          // __itt_region_begin / _end: matched by id
+  kFrame = 4,           // __itt_frame_begin_v3 / _end_v3 (and _submit_v3): per domain
+  kTaskGroup = 5,       // __itt_task_group: names `id` as a group; begins nothing, never ends
+};
+inline constexpr uint32_t kMaxIttKind = 5;
+
+// Body of kIttBegin.
+struct IttBeginRecord {
+  uint64_t timestamp;
+  IttId id;           // the caller's id; {0, 0} for __itt_null
+  IttId parent;       // the caller's parent id; {0, 0} for __itt_null
+  uint64_t function;  // __itt_task_begin_fn's function address, else 0
+  uint32_t domain;    // string number of the domain's name
+  uint32_t name;      // string number of the name; 0 when the caller passed no handle
+  uint32_t kind;      // IttKind
+  uint32_t reserved;  // 0
+};
+static_assert(sizeof(IttBeginRecord) == 64);
+
+// Body of kIttEnd.
+struct IttEndRecord {
+  uint64_t timestamp;
+  IttId id;         // the id the call names ({0, 0} for __itt_task_end, which has none)
+  uint32_t domain;  // string number of the domain's name
+  uint32_t kind;    // IttKind
+};
+static_assert(sizeof(IttEndRecord) == 32);
+
+// Body of kIttMarker.
+struct IttMarkerRecord {
+  uint64_t timestamp;
+  IttId id;
+  uint32_t domain;
+  uint32_t name;   // 0 when the caller passed no handle
+  uint32_t scope;  // __itt_scope as passed: 1 global, 2 track group, 3 track, 4 task, 5 marker
+  uint32_t reserved;
+};
+static_assert(sizeof(IttMarkerRecord) == 40);
+
+// Body of kIttCounter. Counters are numbered from 1 in their own space (not strings').
+struct IttCounterRecord {
+  uint64_t timestamp;
+  uint32_t counter;
+  uint32_t name;    // string number
+  uint32_t domain;  // string number; 0 when the counter was created without a domain
+  uint32_t type;    // __itt_metadata_type: 1 u64, 2 s64, 3 u32, 4 s32, 5 u16, 6 s16, 7 float,
+                    // 8 double; 0 (unknown) reads as u64
+};
+static_assert(sizeof(IttCounterRecord) == 24);
+
+// Body of kIttCounterValue.
+struct IttCounterValueRecord {
+  uint64_t timestamp;
+  uint64_t value;  // integer types: the value (signed ones in two's complement); float and
+                   // double: the bits of the value as a double
+  uint32_t counter;
+  uint32_t reserved;
+};
+static_assert(sizeof(IttCounterValueRecord) == 24);
+
 static_assert(std::endian::native == std::endian::little,
               "the trace is little-endian and written in host byte order");
 template <typename... Structs>
@@ -250,7 +357,9 @@ static_assert(
     kWithoutPadding<FileHeader, ChunkHeader, RecordHeader, CodeRecord, LineEntry, RangeUpdateRecord,
                     UnloadRecord, ShutdownRecord, RejectedRecord, OprofileAgentRecord,
                     OprofileCodeLoadRecord, OprofileLineEntry, OprofileDebugLinesRecord,
-                    OprofileUnloadRecord, CodeBytesRecord, ChainLinkRecord, SnapshotEndRecord>,
+                    OprofileUnloadRecord, CodeBytesRecord, ChainLinkRecord, SnapshotEndRecord,
+                    IttId, IttStringRecord, IttThreadNameRecord, IttBeginRecord, IttEndRecord,
+                    IttMarkerRecord, IttCounterRecord, IttCounterValueRecord>,
     "on-disk structs must have no padding, so that every ABI lays them out alike");
 
 constexpr size_t AlignTo8(size_t n) { return (n + 7) & ~size_t{7}; }

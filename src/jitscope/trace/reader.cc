@@ -113,9 +113,9 @@ base::StatusOr<ParsedTrace> ParseTrace(std::span<const uint8_t> bytes) {
   if (!LooksLikeTrace(bytes)) return base::Status::Error("not a jitscope trace (bad magic)");
   if (bytes.size() < sizeof(FileHeader)) return base::Status::Error("trace header is truncated");
   const auto header = Load<FileHeader>(bytes.data());
-  if (header.version != kFormatVersion) {
-    return base::Status::Error("unsupported trace version %u (this reader reads version %u)",
-                               header.version, kFormatVersion);
+  if (header.version < kOldestFormatVersion || header.version > kFormatVersion) {
+    return base::Status::Error("unsupported trace version %u (this reader reads versions %u to %u)",
+                               header.version, kOldestFormatVersion, kFormatVersion);
   }
   if (header.granule < 512 || header.granule > (1u << 20) ||
       (header.granule & (header.granule - 1)) != 0) {

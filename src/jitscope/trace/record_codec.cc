@@ -396,6 +396,117 @@ struct Codec<SnapshotEndEvent>
   static SnapshotEndEvent FromRecord(const SnapshotEndRecord& r) { return {r.records}; }
 };
 
+// ---- The ITT API ----
+
+// The records that are a number and the bytes of a name: a string (its number) and a thread's
+// name (its tid). `kNumber` and `kText` are E's members; Fixed is {timestamp, number, size}.
+template <typename E, typename Fixed, RecordType type, uint32_t E::*kNumber,
+          std::string_view E::*kText>
+struct TextCodec {
+  static constexpr RecordType kType = type;
+  static std::optional<size_t> Size(const E& e) {
+    if ((e.*kText).size() >= kAbsentString) return std::nullopt;
+    return sizeof(Fixed) + (e.*kText).size();
+  }
+  static uint8_t* Encode(const E& e, uint64_t timestamp, uint8_t* out) {
+    const Fixed fixed{timestamp, e.*kNumber, static_cast<uint32_t>((e.*kText).size())};
+    return Put(Put(out, &fixed, sizeof(fixed)), (e.*kText).data(), (e.*kText).size());
+  }
+  static base::Status Decode(BodyReader& in, uint64_t& timestamp, E& e) {
+    Fixed fixed{};
+    std::optional<std::string_view> text;
+    if (!in.ReadFixed(fixed) || fixed.size == kAbsentString || !in.ReadString(fixed.size, text)) {
+      return Truncated(kType);
+    }
+    const auto [time, number, size] = fixed;
+    timestamp = time;
+    e.*kNumber = number;
+    e.*kText = *text;
+    return base::Status::Ok();
+  }
+};
+
+template <>
+struct Codec<IttStringEvent> : TextCodec<IttStringEvent, IttStringRecord, RecordType::kIttString,
+                                         &IttStringEvent::string, &IttStringEvent::text> {};
+
+template <>
+struct Codec<IttThreadNameEvent>
+    : TextCodec<IttThreadNameEvent, IttThreadNameRecord, RecordType::kIttThreadName,
+                &IttThreadNameEvent::tid, &IttThreadNameEvent::name> {};
+
+// Kinds outside IttKind are damage: the collector writes only those.
+base::Status CheckKind(RecordType type, uint32_t kind) {
+  if (kind >= 1 && kind <= kMaxIttKind) return base::Status::Ok();
+  return base::Status::Error("ITT record of type %u has an unknown kind %u",
+                             static_cast<unsigned>(type), kind);
+}
+
+// The fixed-size ITT records with a kind, which is checked on reading.
+template <typename E, typename Fixed, RecordType type>
+struct KindCodec : FixedCodec<E, Fixed, type> {
+  static base::Status Decode(BodyReader& in, uint64_t& timestamp, E& e) {
+    Fixed fixed{};
+    if (!in.ReadFixed(fixed)) return Truncated(type);
+    RETURN_IF_ERROR(CheckKind(type, fixed.kind));
+    timestamp = fixed.timestamp;
+    e = Codec<E>::FromRecord(fixed);
+    return base::Status::Ok();
+  }
+};
+
+template <>
+struct Codec<IttBeginEvent> : KindCodec<IttBeginEvent, IttBeginRecord, RecordType::kIttBegin> {
+  static IttBeginRecord ToRecord(const IttBeginEvent& e, uint64_t t) {
+    return {t, e.id, e.parent, e.function, e.domain, e.name, static_cast<uint32_t>(e.kind), 0};
+  }
+  static IttBeginEvent FromRecord(const IttBeginRecord& r) {
+    return {static_cast<IttKind>(r.kind), r.domain, r.name, r.id, r.parent, r.function};
+  }
+};
+
+template <>
+struct Codec<IttEndEvent> : KindCodec<IttEndEvent, IttEndRecord, RecordType::kIttEnd> {
+  static IttEndRecord ToRecord(const IttEndEvent& e, uint64_t t) {
+    return {t, e.id, e.domain, static_cast<uint32_t>(e.kind)};
+  }
+  static IttEndEvent FromRecord(const IttEndRecord& r) {
+    return {static_cast<IttKind>(r.kind), r.domain, r.id};
+  }
+};
+
+template <>
+struct Codec<IttMarkerEvent> : FixedCodec<IttMarkerEvent, IttMarkerRecord, RecordType::kIttMarker> {
+  static IttMarkerRecord ToRecord(const IttMarkerEvent& e, uint64_t t) {
+    return {t, e.id, e.domain, e.name, e.scope, 0};
+  }
+  static IttMarkerEvent FromRecord(const IttMarkerRecord& r) {
+    return {r.domain, r.name, r.scope, r.id};
+  }
+};
+
+template <>
+struct Codec<IttCounterEvent>
+    : FixedCodec<IttCounterEvent, IttCounterRecord, RecordType::kIttCounter> {
+  static IttCounterRecord ToRecord(const IttCounterEvent& e, uint64_t t) {
+    return {t, e.counter, e.name, e.domain, e.type};
+  }
+  static IttCounterEvent FromRecord(const IttCounterRecord& r) {
+    return {r.counter, r.name, r.domain, r.type};
+  }
+};
+
+template <>
+struct Codec<IttCounterValueEvent>
+    : FixedCodec<IttCounterValueEvent, IttCounterValueRecord, RecordType::kIttCounterValue> {
+  static IttCounterValueRecord ToRecord(const IttCounterValueEvent& e, uint64_t t) {
+    return {t, e.value, e.counter, 0};
+  }
+  static IttCounterValueEvent FromRecord(const IttCounterValueRecord& r) {
+    return {r.counter, r.value};
+  }
+};
+
 // Decodes a body of `type` as the Event alternative whose codec has that type.
 template <typename... Events>
 base::StatusOr<Record> DecodeAs(RecordType type, BodyReader& in,
