@@ -1,6 +1,8 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // The jitvm command: runs a .jv program (see docs/jitvm.md), or generates one.
+#include <time.h>
+
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
@@ -50,6 +52,9 @@ Options:
                        may keep a local in rbp), as many engines do: stacks through it can
                        only be unwound from its code (jitscope record --call-graph dwarf)
   --no-jit-api         never call the JIT Profiling API (to measure what asking costs)
+  --repeat-for=SECONDS call main again, with the same arguments, until the process has used
+                       SECONDS of CPU time (at least once): a run of a known length on a fast
+                       machine and a slow one alike, as a profiler's sampling needs
   --stats              print what was compiled, freed and reused, and timings, to stderr
   --generate=N         print a program with N distinct functions (4 lines each) and a call
                        tree that runs each once, then exit; for benchmarks with many methods
@@ -61,6 +66,7 @@ Exit status: 0 on success, 1 on a compile or runtime error, 2 on a usage error.
 struct CommandLine {
   VmOptions vm;
   bool stats = false;
+  double repeat_for_seconds = 0;  // 0: main runs once
   bool generate = false;
   uint64_t generate_count = 0;
   std::string program;
@@ -151,6 +157,15 @@ CommandLine ParseCommandLine(int argc, char** argv) {
     } else if (name == "--no-jit-api") {
       no_value();
       line.vm.use_jit_api = false;
+    } else if (name == "--repeat-for") {
+      const std::string& text = take_value();
+      char* end = nullptr;
+      errno = 0;
+      const double seconds = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end != '\0' || errno != 0 || !(seconds >= 0 && seconds <= 86400)) {
+        UsageError("--repeat-for needs a number of seconds up to 86400, not '" + text + "'");
+      }
+      line.repeat_for_seconds = seconds;
     } else if (name == "--stats") {
       no_value();
       line.stats = true;
@@ -167,6 +182,13 @@ CommandLine ParseCommandLine(int argc, char** argv) {
     UsageError("no program given");
   }
   return line;
+}
+
+// CPU time this process has used (all its threads), for --repeat-for.
+double ProcessCpuSeconds() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
 }
 
 const char* ModeName(ExecutionMode mode) {
@@ -233,6 +255,9 @@ int Main(int argc, char** argv) {
   }
   const uint64_t run_start = base::MonotonicNowNs();
   auto result = (*vm)->Run(line.args);
+  while (result.ok() && ProcessCpuSeconds() < line.repeat_for_seconds) {
+    result = (*vm)->Run(line.args);
+  }
   const uint64_t run_ns = base::MonotonicNowNs() - run_start;
   output.Flush();
   const bool profiled = (*vm)->profiled();

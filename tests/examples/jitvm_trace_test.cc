@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 
 #include <fstream>
 #include <map>
@@ -422,6 +423,45 @@ TEST(JitvmTrace, GeneratedProgramReportsEveryFunction) {
     EXPECT_EQ(names.count(name), 1u) << name;
   }
   EXPECT_TRUE(model.unloads.empty()) << "nothing is hot, nothing is replaced";
+}
+
+// --repeat-for: main again until the process has used that much CPU time. fib.jv prints one
+// line per run, the same each time; its code is compiled once and reused by every run.
+TEST(JitvmTrace, RepeatForRunsMainAgainUntilItsCpuTime) {
+  const std::string fib = std::string(JITVM_PROGRAMS_DIR) + "/fib.jv";
+  const auto once = RunProgram({JITVM_BINARY, fib, "15"});
+  ASSERT_TRUE(once.ok()) << once.Describe();
+  rusage before{};
+  ::getrusage(RUSAGE_CHILDREN, &before);
+  std::string out;
+  const std::vector<json> records = RunUnderCollector({"--repeat-for=0.2", fib, "15"}, &out);
+  rusage after{};
+  ::getrusage(RUSAGE_CHILDREN, &after);
+  const double used = static_cast<double>(after.ru_utime.tv_sec - before.ru_utime.tv_sec) +
+                      static_cast<double>(after.ru_utime.tv_usec - before.ru_utime.tv_usec) / 1e6 +
+                      static_cast<double>(after.ru_stime.tv_sec - before.ru_stime.tv_sec) +
+                      static_cast<double>(after.ru_stime.tv_usec - before.ru_stime.tv_usec) / 1e6;
+  EXPECT_GE(used, 0.2);
+  ASSERT_GT(out.size(), once.out.size());
+  ASSERT_EQ(out.size() % once.out.size(), 0u) << out;
+  for (size_t at = 0; at < out.size(); at += once.out.size()) {
+    ASSERT_EQ(out.substr(at, once.out.size()), once.out) << "run " << at / once.out.size();
+  }
+  const TraceModel model = Model(records);
+  std::set<std::string> names;
+  for (const auto& [id, m] : model.methods) {
+    EXPECT_TRUE(names.insert(m.module + "!" + m.name).second) << m.name << " compiled twice";
+  }
+}
+
+TEST(JitvmTrace, RepeatForTakesSeconds) {
+  const std::string fib = std::string(JITVM_PROGRAMS_DIR) + "/fib.jv";
+  for (const char* value : {"x", "-1", "", "1e9"}) {
+    const auto run = RunProgram({JITVM_BINARY, std::string("--repeat-for=") + value, fib, "5"});
+    EXPECT_EQ(run.exit_code, 2) << value;
+    EXPECT_EQ(run.err, "jitvm: --repeat-for needs a number of seconds up to 86400, not '" +
+                           std::string(value) + "'\njitvm: try 'jitvm --help'\n");
+  }
 }
 
 }  // namespace

@@ -87,13 +87,15 @@ void ExpectNamedThroughItsPerfMap(const jitscope::test_support::ProcessResult& r
 // record asks it for a perf map of its code cache (jcmd Compiler.perfmap) at the start and the
 // end, keeps the map in the session, and report names the hot compiled method from it.
 TEST_F(JvmTest, APlainJvmIsNamedThroughThePerfMapRecordAsksItFor) {
-  Process java({JITSCOPE_JAVA, "-cp", JITSCOPE_HOTLOOP_CLASSES, "HotLoop", "6000"}, {});
+  // Killed once recorded: it runs for as long as a busy machine takes.
+  Process java({JITSCOPE_JAVA, "-cp", JITSCOPE_HOTLOOP_CLASSES, "HotLoop", "600000"}, {});
   const pid_t pid = java.pid();
   ASSERT_GT(pid, 0);
   LetCompile(pid);
   const std::string session = dir_ + "/session";
-  const auto record = RunProgram({JITSCOPE_CLI, "record", "-p", std::to_string(pid),
-                                  "--jvm-perf-map", "-o", session, "--", "sleep", "1"});
+  const auto record =
+      RunProgram({JITSCOPE_CLI, "record", "-p", std::to_string(pid), "--jvm-perf-map", "-o",
+                  session, "--", CPU_TIME, "wait", "0.5", std::to_string(pid)});
   ::kill(pid, SIGKILL);
   java.Wait();
   ::unlink(("/tmp/perf-" + std::to_string(pid) + ".map").c_str());
@@ -116,7 +118,7 @@ TEST_F(JvmTest, APlainJvmIsNamedThroughTheAgentRecordLoadsIntoIt) {
   // hot method would then be main(); kept a method of its own, it is the hot one every time.
   Process java(
       {JITSCOPE_JAVA, "-XX:CompileCommand=quiet", "-XX:CompileCommand=dontinline,HotLoop::mix",
-       "-cp", JITSCOPE_HOTLOOP_CLASSES, "HotLoop", "30000"},
+       "-cp", JITSCOPE_HOTLOOP_CLASSES, "HotLoop", "600000"},
       {});
   const pid_t pid = java.pid();
   ASSERT_GT(pid, 0);
@@ -126,8 +128,9 @@ TEST_F(JvmTest, APlainJvmIsNamedThroughTheAgentRecordLoadsIntoIt) {
   std::vector<jitscope::test_support::ProcessResult> records;
   for (const char* name : {"first", "second"}) {
     sessions.push_back(dir_ + "/" + name);
-    records.push_back(RunProgram({JITSCOPE_CLI, "record", "-p", std::to_string(pid), "--jvm-agent",
-                                  "-o", sessions.back(), "--", "sleep", "1"}));
+    records.push_back(
+        RunProgram({JITSCOPE_CLI, "record", "-p", std::to_string(pid), "--jvm-agent", "-o",
+                    sessions.back(), "--", CPU_TIME, "wait", "0.5", std::to_string(pid)}));
   }
   ::kill(pid, SIGKILL);
   const auto java_result = java.Wait();
@@ -198,8 +201,10 @@ TEST_F(JvmTest, APlainJvmIsNamedThroughTheAgentRecordLoadsIntoIt) {
 TEST_F(JvmTest, AJvmStartedWithTheAgentKeepsItsOwnReporting) {
   const std::string own = dir_ + "/own";
   ASSERT_EQ(::mkdir(own.c_str(), 0700), 0);
+  // It runs until the recording has ended, however long a busy machine takes, then is asked to
+  // end (SIGTERM: the JVM shuts down as on System.exit, unloading the agent).
   Process java({JITSCOPE_JAVA, std::string("-agentpath:") + JITSCOPE_JVMTI_AGENT + "=dir=" + own,
-                "-cp", JITSCOPE_HOTLOOP_CLASSES, "HotLoop", "4000"},
+                "-cp", JITSCOPE_HOTLOOP_CLASSES, "HotLoop", "600000"},
                {});
   const pid_t pid = java.pid();
   ASSERT_GT(pid, 0);
@@ -207,6 +212,7 @@ TEST_F(JvmTest, AJvmStartedWithTheAgentKeepsItsOwnReporting) {
   const std::string session = dir_ + "/session";
   const auto record = RunProgram({JITSCOPE_CLI, "record", "-p", std::to_string(pid), "--jvm-agent",
                                   "-o", session, "--", "sleep", "0.2"});
+  ::kill(pid, SIGTERM);
   const auto java_result = java.Wait();
   ASSERT_EQ(record.exit_code, 0) << record.err;
   EXPECT_NE(record.err.find("the JVM was started with the agent (-agentpath), which reports where "
@@ -244,7 +250,7 @@ TEST_F(JvmTest, AJvmInAContainerIsNamedThroughThePerfMapInItsOwnTmp) {
                    // path by name): copied into the new /tmp from its working directory, which
                    // stays the old one under the new mount.
                    "cd \"$1\" && mount -t tmpfs tmpfs /tmp && mkdir /tmp/classes && "
-                   "cp -R . /tmp/classes && cd / && exec \"$0\" -cp /tmp/classes HotLoop 8000",
+                   "cp -R . /tmp/classes && cd / && exec \"$0\" -cp /tmp/classes HotLoop 600000",
                    JITSCOPE_JAVA, JITSCOPE_HOTLOOP_CLASSES},
                   {});
   // HotSpot compiles mix within its first second.
@@ -252,8 +258,9 @@ TEST_F(JvmTest, AJvmInAContainerIsNamedThroughThePerfMapInItsOwnTmp) {
       jitscope::test_support::WaitForChild(unshare.pid(), "java", ::sysconf(_SC_CLK_TCK));
   ASSERT_GT(pid, 0) << "java never ran in its namespaces";
   const std::string session = dir_ + "/session";
-  const auto record = RunProgram({JITSCOPE_CLI, "record", "-p", std::to_string(pid),
-                                  "--jvm-perf-map", "-o", session, "--", "sleep", "1"});
+  const auto record =
+      RunProgram({JITSCOPE_CLI, "record", "-p", std::to_string(pid), "--jvm-perf-map", "-o",
+                  session, "--", CPU_TIME, "wait", "0.5", std::to_string(pid)});
   // SIGKILL: java is its namespace's init.
   ::kill(pid, SIGKILL);
   unshare.Wait();

@@ -7,6 +7,19 @@ namespace jitscope::testing {
 
 using test_support::RunProgram;
 
+namespace {
+
+// perf's environment: HOME is the directory of the file it reads or writes (the test's own), so
+// that its build-id cache (~/.debug) and ~/.perfconfig are the test's, never what earlier runs
+// left in the real home directory.
+std::map<std::string, std::string> PerfEnvironment(const std::string& file,
+                                                   std::map<std::string, std::string> env = {}) {
+  env["HOME"] = file.substr(0, file.rfind('/'));
+  return env;
+}
+
+}  // namespace
+
 std::string PerfUnavailable() {
   const ProcessResult version = RunProgram({"perf", "--version"});
   if (version.ok()) return {};
@@ -20,16 +33,17 @@ ProcessResult PerfRecord(const std::string& data, const std::vector<std::string>
   std::vector<std::string> argv = {"perf", "record", "-k", "1",  "-e", "cpu-clock", "-F",
                                    "4000", "-g",     "-N", "-q", "-o", data,        "--"};
   argv.insert(argv.end(), command.begin(), command.end());
-  return RunProgram(argv, env);
+  return RunProgram(argv, PerfEnvironment(data, env));
 }
 
 ProcessResult PerfInject(const std::string& in, const std::string& out) {
-  return RunProgram({"perf", "inject", "--jit", "-i", in, "-o", out});
+  return RunProgram({"perf", "inject", "--jit", "-i", in, "-o", out}, PerfEnvironment(out));
 }
 
 ProcessResult PerfReport(const std::string& data, const std::string& sort) {
   return RunProgram({"perf", "report", "-i", data, "--stdio", "-n", "--sort", sort, "-g", "none",
-                     "--no-children", "--percent-limit", "0"});
+                     "--no-children", "--percent-limit", "0"},
+                    PerfEnvironment(data));
 }
 
 std::vector<ReportRow> ParseReport(const std::string& text, bool with_srcline) {

@@ -19,7 +19,8 @@ using test_support::ProcessResult;
 // Empty when perf runs; otherwise why not, worded for a test failure.
 std::string PerfUnavailable();
 
-// `perf record` of `command` into `data`, with `env` set in the environment.
+// `perf record` of `command` into `data`, with `env` set in the environment. Each of these runs
+// perf with HOME the directory of its file, so its build-id cache is the test's own.
 ProcessResult PerfRecord(const std::string& data, const std::vector<std::string>& command,
                          const std::map<std::string, std::string>& env);
 ProcessResult PerfInject(const std::string& in, const std::string& out);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <set>
@@ -76,6 +77,15 @@ bool LetRun(pid_t pid) {
   return test_support::ProcessCpuTicks(pid) >= ticks;
 }
 
+// The command that times a recording of processes `pids`: it ends once each has used `seconds`
+// of CPU time more (cpu_time.cc), so the recording holds as many of their samples on a fast
+// machine, a slow one and a busy one.
+std::vector<std::string> WhileTheyRun(const std::vector<pid_t>& pids, const char* seconds) {
+  std::vector<std::string> command = {CPU_TIME, "wait", seconds};
+  for (pid_t pid : pids) command.push_back(std::to_string(pid));
+  return command;
+}
+
 struct LeafCounts {
   uint64_t user = 0;  // samples whose leaf is not in the kernel
   // Of those, in hotspot.jv's `series`: "series" from a trace, "jitvm-optimized!series" from a
@@ -102,7 +112,8 @@ LeafCounts CountSeries(const report::Profile& profile, uint32_t line) {
 
 // The example JIT running hotspot.jv with the collector configured (its trace going into
 // `traces`, made here), recorded once it has run a while by `jitscope record OPTIONS -o DIR --
-// sleep 1`, where "PID" in OPTIONS stands for its pid; killed once the recording ends.
+// WhileTheyRun({PID}, "0.5")`, where "PID" in OPTIONS stands for its pid; killed once the
+// recording ends.
 struct RecordedJitvm {
   test_support::ProcessResult record;
   pid_t pid = 0;
@@ -125,7 +136,8 @@ RecordedJitvm RecordRunningJitvm(const std::string& traces, const std::string& d
   for (const std::string& option : options) {
     argv.push_back(option == "PID" ? std::to_string(out.pid) : option);
   }
-  for (const char* word : {"-o", dir.c_str(), "--", "sleep", "1"}) argv.push_back(word);
+  for (const char* word : {"-o", dir.c_str(), "--"}) argv.push_back(word);
+  for (const std::string& word : WhileTheyRun({out.pid}, "0.5")) argv.push_back(word);
   out.record = RunProgram(argv);
   ::kill(out.pid, SIGKILL);
   jitvm.Wait();
@@ -147,7 +159,7 @@ TEST(AttachTest, JitFunctionsOfARunningProcessAreNamedWithTheirLines) {
 
   base::StatusOr<session::SessionInfo> info = session::ReadSessionInfo(dir);
   ASSERT_TRUE(info.ok()) << info.status().message();
-  EXPECT_EQ(info->command, (std::vector<std::string>{"sleep", "1"}));
+  EXPECT_EQ(info->command, WhileTheyRun({jitvm_pid}, "0.5"));
   ASSERT_EQ(info->attached.size(), 1u);
   EXPECT_EQ(info->attached[0].pid, static_cast<uint32_t>(jitvm_pid));
   EXPECT_EQ(info->attached[0].command,
@@ -182,9 +194,15 @@ TEST(AttachTest, SeveralProcessesAreTreesOfTheirOwn) {
   Process first({JITVM, JITVM_PROGRAMS "/hotspot.jv", "1000000"}, {});
   Process second({JITVM, JITVM_PROGRAMS "/hotspot.jv", "1000000"}, {});
   ASSERT_TRUE(LetRun(first.pid()) && LetRun(second.pid())) << "jitvm never ran";
-  auto record = RunProgram({JITSCOPE_CLI, "record", "-p",
-                            std::to_string(first.pid()) + "," + std::to_string(second.pid()), "-o",
-                            dir, "--", "sleep", "0.5"});
+  std::vector<std::string> argv = {
+      JITSCOPE_CLI, "record",
+      "-p",         std::to_string(first.pid()) + "," + std::to_string(second.pid()),
+      "-o",         dir,
+      "--"};
+  for (const std::string& word : WhileTheyRun({first.pid(), second.pid()}, "0.3")) {
+    argv.push_back(word);
+  }
+  auto record = RunProgram(argv);
   ::kill(first.pid(), SIGKILL);
   ::kill(second.pid(), SIGKILL);
   const pid_t pids[] = {first.pid(), second.pid()};
@@ -228,10 +246,12 @@ TEST(AttachTest, SystemWideNamesTheJitCodeOfAProcessStartedWithTheCollector) {
   base::StatusOr<session::SessionInfo> info = session::ReadSessionInfo(dir);
   ASSERT_TRUE(info.ok()) << info.status().message();
   EXPECT_TRUE(info->system_wide);
-  EXPECT_EQ(info->command, (std::vector<std::string>{"sleep", "1"}));
+  EXPECT_EQ(info->command, WhileTheyRun({jitvm_pid}, "0.5"));
   bool listed = false;
   for (const session::AttachedProcess& process : info->attached) {
-    EXPECT_FALSE(process.collector_output_dir.empty()) << process.pid;
+    // Listed: a process with the collector configured, or one in a container whose JIT files were
+    // copied (another test's may run meanwhile).
+    EXPECT_TRUE(!process.collector_output_dir.empty() || process.Elsewhere()) << process.pid;
     if (process.pid == static_cast<uint32_t>(jitvm_pid)) {
       listed = true;
       EXPECT_EQ(process.collector_output_dir, traces);
@@ -243,7 +263,8 @@ TEST(AttachTest, SystemWideNamesTheJitCodeOfAProcessStartedWithTheCollector) {
 
   base::StatusOr<report::Profile> all = report::BuildProfile(dir, {});
   ASSERT_TRUE(all.ok()) << all.status().message();
-  EXPECT_EQ(all->command, "every process (record -a), while sleep 1 ran");
+  EXPECT_EQ(all->command, "every process (record -a), while " CPU_TIME " wait 0.5 " +
+                              std::to_string(jitvm_pid) + " ran");
   EXPECT_GT(all->processes.size(), 1u) << "more than the JIT was sampled";
   for (const report::Stack& stack : all->stacks) {
     EXPECT_EQ(all->locations[stack.frames.back()].kind, report::FrameKind::kProcess);
@@ -273,8 +294,10 @@ TEST(AttachTest, JitdumpOrPerfMapOfARunningProcessNamesItsCode) {
     const pid_t pid = jitvm.pid();
     ASSERT_GT(pid, 0);
     const bool ran = LetRun(pid);
-    auto record = RunProgram(
-        {JITSCOPE_CLI, "record", "-p", std::to_string(pid), "-o", dir, "--", "sleep", "0.5"});
+    std::vector<std::string> argv = {JITSCOPE_CLI, "record", "-p", std::to_string(pid),
+                                     "-o",         dir,      "--"};
+    for (const std::string& word : WhileTheyRun({pid}, "0.3")) argv.push_back(word);
+    auto record = RunProgram(argv);
     ::kill(pid, SIGKILL);
     jitvm.Wait();
     ASSERT_TRUE(ran) << "jitvm never ran";
@@ -303,8 +326,18 @@ TEST(AttachTest, DwarfCallGraph) {
   Process target({"/bin/sh", "-c", "while :; do :; done"}, {});
   const pid_t pid = target.pid();
   ASSERT_GT(pid, 0);
-  auto record = RunProgram({JITSCOPE_CLI, "record", "--call-graph", "dwarf,1024", "--keep-stacks",
-                            "-p", std::to_string(pid), "-o", dir, "--", "sleep", "0.5"});
+  std::vector<std::string> argv = {JITSCOPE_CLI,
+                                   "record",
+                                   "--call-graph",
+                                   "dwarf,1024",
+                                   "--keep-stacks",
+                                   "-p",
+                                   std::to_string(pid),
+                                   "-o",
+                                   dir,
+                                   "--"};
+  for (const std::string& word : WhileTheyRun({pid}, "0.1")) argv.push_back(word);
+  auto record = RunProgram(argv);
   ::kill(pid, SIGKILL);
   target.Wait();
   ASSERT_EQ(record.exit_code, 0) << record.err;

@@ -2,13 +2,14 @@
 //
 // The target of `record -p`'s threads test: two threads ("before-1", "before-2") spin from the
 // start; once the test has attached and sends SIGUSR1, two more ("after-1", "after-2") and a child
-// process ("child") each do a fixed amount of work; then every thread ends and the process exits
-// 0. It prints "ready" when the first two threads run, so the test attaches to a process that
+// process ("child") each do a tenth of a second of CPU work; then every thread ends and the process
+// exits 0. It prints "ready" when the first two threads run, so the test attaches to a process that
 // already has them.
 #include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -33,11 +34,21 @@ void Spin(const std::string& name) {
   g_sink = x;
 }
 
-// Only a system call and arithmetic: a child forked from this threaded process may do no more.
+// CPU time this thread has used, in seconds.
+double ThreadCpuSeconds() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
+// Only system calls and arithmetic: a child forked from this threaded process may do no more.
+// A tenth of a second of CPU time, however fast the machine: a hundred samples at 1 kHz.
 void Work(const char* name) {
   Name(name);
   unsigned x = 1;
-  for (unsigned i = 0; i < 100'000'000u; ++i) x = x * 1103515245u + 12345u;
+  while (ThreadCpuSeconds() < 0.1) {
+    for (unsigned i = 0; i < 100'000u; ++i) x = x * 1103515245u + 12345u;
+  }
   g_sink = x;
 }
 

@@ -28,6 +28,7 @@
 #include "support/files.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
+#include "support/v8_names.h"
 
 namespace jitscope::record {
 namespace {
@@ -36,8 +37,9 @@ using test_support::Process;
 using test_support::RunProgram;
 using test_support::TempDir;
 
-// Two hot functions called from a loop, forever or, with kUntil, for two seconds. Given with -e:
-// the script must not be a file under /tmp, which the namespace hides.
+// Two hot functions called from a loop, forever or, with kUntil, until node has used 1.2 seconds
+// of CPU time (however busy the machine). Given with -e: the script must not be a file under
+// /tmp, which the namespace hides.
 constexpr char kFunctions[] =
     "function nsSquareRoots(n) { let s = 0; for (let i = 0; i < n; i++) s += Math.sqrt(i); "
     "return s; }\n"
@@ -45,10 +47,17 @@ constexpr char kFunctions[] =
 constexpr char kForever[] =
     "function nsOuter() { let t = 0; for (;;) t += nsSquareRoots(200000) + nsSines(50000); }\n"
     "nsOuter();\n";
-constexpr char kUntil[] =
-    "function nsOuter(end) { let t = 0; while (Date.now() < end) t += nsSquareRoots(200000) + "
+const std::string kUntil =
+    std::string(test_support::kJsCpuSeconds) +
+    "function nsOuter(end) { let t = 0; while (cpuSeconds() < end) t += nsSquareRoots(200000) + "
     "nsSines(50000); return t; }\n"
-    "nsOuter(Date.now() + 2000);\n";
+    "nsOuter(1.2);\n";
+
+// The command that times a recording until the test creates `file`: the test ends the recording
+// once what it waited for has happened, whatever the clock says.
+std::vector<std::string> UntilCreated(const std::string& file) {
+  return {"/bin/sh", "-c", "while [ ! -e \"$0\" ]; do sleep 0.05; done", file};
+}
 
 // A program unshare started in namespaces of its own (`options`, then the program's command),
 // once it runs `comm` and has used `ticks` of CPU (half a second unless said).
@@ -170,8 +179,9 @@ TEST(ContainerTest, AttachedByPidItsJsFunctionsAreNamed) {
   ASSERT_TRUE(namespaces.ok()) << namespaces.status().message();
   EXPECT_EQ(*namespaces,
             (ProcessNamespaces{.ns_pid = 1, .other_mounts = true, .other_root = false}));
-  const test_support::ProcessResult record = RunProgram(
-      {JITSCOPE_CLI, "record", "-p", std::to_string(node.pid), "-o", session, "--", "sleep", "1"});
+  const test_support::ProcessResult record =
+      RunProgram({JITSCOPE_CLI, "record", "-p", std::to_string(node.pid), "-o", session, "--",
+                  CPU_TIME, "wait", "0.5", std::to_string(node.pid)});
   const pid_t pid = node.pid;
   node.Kill();
   node.unshare.Wait();
@@ -184,22 +194,26 @@ TEST(ContainerTest, SystemWideItsJsFunctionsAreNamedThoughItEndedFirst) {
   ContainedNode node;
   ASSERT_GT(node.pid, 0) << "node never ran in its namespaces";
   const pid_t pid = node.pid;
-  Process record({JITSCOPE_CLI, "record", "-a", "-o", session, "--", "sleep", "2"});
+  const std::string done = tmp.path() + "/done";
+  std::vector<std::string> argv = {JITSCOPE_CLI, "record", "-a", "-o", session, "--"};
+  for (const std::string& word : UntilCreated(done)) argv.push_back(word);
+  Process record(argv);
   // Node, and with it its namespaces and private /tmp, ends before the recording does: once
-  // record has written session.json, its fds are open and its command, 2 s, has started.
+  // record has written session.json, its fds are open and its command has started.
   for (int i = 0; i < 600 && test_support::ReadFile(session + "/session.json").empty(); ++i) {
     ::usleep(50 * 1000);
   }
-  ::usleep(300 * 1000);
+  EXPECT_TRUE(test_support::WaitForCpuTime(pid, 0.5)) << "node never ran while recorded";
   node.Kill();
   node.unshare.Wait();
+  ASSERT_TRUE(test_support::WriteFile(done, ""));
   ExpectNamedFromTheCopy(session, pid, record.Wait());
 }
 
 // Node --perf-prof writes jit-1.dump, the pid in its header 1 too: the copy, in the session's
-// pid-PID/, is counted as process PID's. Node runs two seconds and exits, and the recording lasts
-// until it has: V8 writes its jitdump through a buffer, and only node's exit is sure to empty it
-// (a node killed mid-run leaves its newest code out of the file, on the host as well).
+// pid-PID/, is counted as process PID's. Node runs 1.2 s of CPU time and exits, and the recording
+// lasts until it has: V8 writes its jitdump through a buffer, and only node's exit is sure to empty
+// it (a node killed mid-run leaves its newest code out of the file, on the host as well).
 TEST(ContainerTest, ItsJitdumpIsCopiedAndCountedAsItsOwn) {
   TempDir tmp;
   const std::string session = tmp.path() + "/session";
@@ -216,25 +230,30 @@ TEST(ContainerTest, ItsJitdumpIsCopiedAndCountedAsItsOwn) {
 // A contained shell that starts node only after the recording has begun (a container's entry
 // point): node is the shell's child, forked while recorded, and its JIT file, in the namespace's
 // /tmp and named by its own pid there, is kept as its own: a perf map (`--perf-basic-prof`), or
-// a jitdump it maps (`--perf-prof`). The shell waits 2 s for the recording to start, and the
-// recording lasts until the shell has exited.
+// a jitdump it maps (`--perf-prof`). The shell starts node once the test, seeing the recording
+// started, creates `go` in its /tmp, and the recording lasts until the shell has exited.
 void ExpectChildStartedWhileRecordedNamed(const std::string& flag) {
   TempDir tmp;
   const std::string session = tmp.path() + "/session";
   // A name of this test's own: the host's /tmp, seen before the shell mounts its own, lacks it.
   const std::string ready = "ready-" + tmp.path().substr(tmp.path().rfind('/') + 1);
-  Contained shell({UNSHARE_PROGRAM, "--pid", "--fork", "--mount", "--mount-proc", "/bin/sh", "-c",
-                   "mount -t tmpfs tmpfs /tmp && cd /tmp && : >" + ready +
-                       " && sleep 2 && \"$0\" " + flag + " -e \"$1\"; sleep 1",
-                   NODE_PROGRAM, std::string(kFunctions) + kUntil},
-                  "sh", /*ticks=*/0);
+  Contained shell(
+      {UNSHARE_PROGRAM, "--pid", "--fork", "--mount", "--mount-proc", "/bin/sh", "-c",
+       "mount -t tmpfs tmpfs /tmp && cd /tmp && : >" + ready +
+           " && while [ ! -e go ]; do sleep 0.05; done && \"$0\" " + flag + " -e \"$1\"; sleep 1",
+       NODE_PROGRAM, std::string(kFunctions) + kUntil},
+      "sh", /*ticks=*/0);
   ASSERT_GT(shell.pid, 0) << "the shell never ran in its namespaces";
   // Attached once its /tmp is the tmpfs (record opens the directory when it starts).
   const std::string mounted = "/proc/" + std::to_string(shell.pid) + "/root/tmp/" + ready;
   for (int i = 0; i < 400 && ::access(mounted.c_str(), F_OK) != 0; ++i) ::usleep(25 * 1000);
   ASSERT_EQ(::access(mounted.c_str(), F_OK), 0) << "the shell never mounted its /tmp";
-  const test_support::ProcessResult record =
-      RunProgram({JITSCOPE_CLI, "record", "-p", std::to_string(shell.pid), "-o", session});
+  Process recording({JITSCOPE_CLI, "record", "-p", std::to_string(shell.pid), "-o", session});
+  for (int i = 0; i < 600 && test_support::ReadFile(session + "/session.json").empty(); ++i) {
+    ::usleep(50 * 1000);
+  }
+  EXPECT_TRUE(test_support::WriteFile("/proc/" + std::to_string(shell.pid) + "/root/tmp/go", ""));
+  const test_support::ProcessResult record = recording.Wait();
   shell.killed = true;  // it has exited
   EXPECT_TRUE(shell.unshare.Wait().ok());
   ASSERT_EQ(record.exit_code, 0) << record.Describe();
@@ -360,10 +379,16 @@ void RecordAContainedProgram(const std::vector<std::string>& record_options, boo
             (ProcessNamespaces{.ns_pid = 1, .other_mounts = true, .other_root = true}));
   std::vector<std::string> argv = {JITSCOPE_CLI, "record"};
   argv.insert(argv.end(), record_options.begin(), record_options.end());
-  for (const std::string& arg : {std::string("-o"), session, std::string("--"),
-                                 std::string("sleep"), std::string(end_first ? "2" : "1")}) {
+  for (const std::string& arg : {std::string("-o"), session, std::string("--")}) {
     argv.push_back(arg);
   }
+  // Until it has used half a second of CPU time recorded, or, when it ends first, until the test
+  // has seen it end.
+  const std::string done = tmp.path() + "/done";
+  const std::vector<std::string> command =
+      end_first ? UntilCreated(done)
+                : std::vector<std::string>{CPU_TIME, "wait", "0.5", std::to_string(pid)};
+  argv.insert(argv.end(), command.begin(), command.end());
   if (record_options.front() == "-p") argv.insert(argv.begin() + 3, std::to_string(pid));
   Process record(argv);
   if (end_first) {
@@ -372,9 +397,10 @@ void RecordAContainedProgram(const std::vector<std::string>& record_options, boo
     for (int i = 0; i < 600 && test_support::ReadFile(session + "/session.json").empty(); ++i) {
       ::usleep(50 * 1000);
     }
-    ::usleep(1000 * 1000);
+    EXPECT_TRUE(test_support::WaitForCpuTime(pid, 0.5)) << "the program never ran recorded";
     program.Kill();
     program.unshare.Wait();
+    EXPECT_TRUE(test_support::WriteFile(done, ""));
   }
   const test_support::ProcessResult recorded = record.Wait();
   program.Kill();

@@ -36,8 +36,8 @@ struct Region {
 TEST(JitvmRecordTest, SamplesLandInJitCodeLoadedBeforeThem) {
   test_support::TempDir tmp;
   const std::string dir = tmp.path() + "/session";
-  auto result = test_support::RunProgram(
-      {JITSCOPE_CLI, "record", "-o", dir, "--", JITVM, JITVM_PROGRAMS "/hotspot.jv", "3000"});
+  auto result = test_support::RunProgram({JITSCOPE_CLI, "record", "-o", dir, "--", JITVM,
+                                          "--repeat-for=0.4", JITVM_PROGRAMS "/hotspot.jv", "100"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
 
   const base::StatusOr<std::string> trace_path = test_support::FindTrace(dir);
@@ -78,9 +78,9 @@ TEST(JitvmRecordTest, SamplesLandInJitCodeLoadedBeforeThem) {
 TEST(JitvmRecordTest, DwarfCallGraphSamplesCarryRegistersAndStack) {
   test_support::TempDir tmp;
   const std::string dir = tmp.path() + "/session";
-  auto result =
-      test_support::RunProgram({JITSCOPE_CLI, "record", "--call-graph", "dwarf", "--keep-stacks",
-                                "-o", dir, "--", JITVM, JITVM_PROGRAMS "/hotspot.jv", "1500"});
+  auto result = test_support::RunProgram({JITSCOPE_CLI, "record", "--call-graph", "dwarf",
+                                          "--keep-stacks", "-o", dir, "--", JITVM,
+                                          "--repeat-for=0.3", JITVM_PROGRAMS "/hotspot.jv", "100"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   base::StatusOr<SampleData> data = ReadSamplesFile(dir + "/" + kSamplesFileName);
   ASSERT_TRUE(data.ok()) << data.status().message();
@@ -114,9 +114,9 @@ TEST(JitvmRecordTest, DwarfCallGraphSamplesCarryRegistersAndStack) {
 TEST(JitvmRecordTest, DwarfCallGraphIsTheDefaultAndUnwoundWhenTheRecordingEnds) {
   test_support::TempDir tmp;
   const std::string dir = tmp.path() + "/session";
-  auto result =
-      test_support::RunProgram({JITSCOPE_CLI, "record", "-o", dir, "--", JITVM,
-                                "--no-frame-pointers", JITVM_PROGRAMS "/hotspot.jv", "1500"});
+  auto result = test_support::RunProgram({JITSCOPE_CLI, "record", "-o", dir, "--", JITVM,
+                                          "--no-frame-pointers", "--repeat-for=0.3",
+                                          JITVM_PROGRAMS "/hotspot.jv", "100"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   base::StatusOr<SampleData> data = ReadSamplesFile(dir + "/" + kSamplesFileName);
   ASSERT_TRUE(data.ok()) << data.status().message();

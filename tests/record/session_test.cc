@@ -36,14 +36,14 @@ using session::Task;
 using test_support::RunProgram;
 using test_support::TempDir;
 
-// About 0.3 s of shell arithmetic: enough for ~300 samples at 1 kHz.
-constexpr char kBusyLoop[] = "i=0; while [ $i -lt 60000 ]; do i=$((i+1)); done";
+// 0.3 s of CPU time, however fast or busy the machine: ~300 samples at 1 kHz.
+const std::string kBusyLoop = std::string(CPU_TIME) + " spin 0.3";
 
 TEST(RecordSessionTest, SamplesTheCommandAndReturnsItsExitStatus) {
   TempDir tmp;
   const std::string dir = tmp.path() + "/session";
-  auto result = RunProgram({JITSCOPE_CLI, "record", "-o", dir, "--", "/bin/sh", "-c",
-                            std::string(kBusyLoop) + "; exit 7"});
+  auto result = RunProgram(
+      {JITSCOPE_CLI, "record", "-o", dir, "--", "/bin/sh", "-c", kBusyLoop + "; exit 7"});
   EXPECT_EQ(result.exit_code, 7) << result.err;
   base::StatusOr<SampleData> data = ReadSamplesFile(dir + "/" + kSamplesFileName);
   ASSERT_TRUE(data.ok()) << data.status().message();

@@ -102,9 +102,13 @@ ProcessResult Annotate(const std::vector<std::string>& arguments) {
 TEST(AnnotateEnginesE2eTest, NodesHottestFunctionFromItsJitdump) {
   TempDir tmp;
   const std::string session = tmp.path() + "/session";
+  // The script is run from the test's own directory: its path is in every row annotate prints,
+  // which a long checkout path would push past the 100 columns the text keeps to.
+  const std::string script_path = tmp.path() + "/" + FileName(ANNOTATE_HOT_JS);
+  ASSERT_TRUE(test_support::WriteFile(script_path, test_support::ReadFile(ANNOTATE_HOT_JS)));
   const ProcessResult record = RunProgram(
-      {JITSCOPE_CLI, "record", "-o", session, "--", NODE_PROGRAM, "--perf-prof", ANNOTATE_HOT_JS},
-      {}, {.cwd = tmp.path()});
+      {JITSCOPE_CLI, "record", "-o", session, "--", NODE_PROGRAM, "--perf-prof", script_path}, {},
+      {.cwd = tmp.path()});
   ASSERT_EQ(record.exit_code, 0) << record.Describe();
   const ProcessResult run = Annotate({session, "--top", "1", "--format", "json"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
@@ -122,8 +126,8 @@ TEST(AnnotateEnginesE2eTest, NodesHottestFunctionFromItsJitdump) {
   const uint64_t samples = hottest["samples"];
   EXPECT_GT(samples, 200u) << "too few samples to judge";
   EXPECT_GT(samples * 2, root["total_samples"].get<uint64_t>()) << "mixHot does the work";
-  const std::map<uint32_t, uint64_t> per_line = ExpectAnnotatedFrom(hottest, ANNOTATE_HOT_JS, 5);
-  const uint64_t on_loop = OnLoopLines(per_line, ANNOTATE_HOT_JS);
+  const std::map<uint32_t, uint64_t> per_line = ExpectAnnotatedFrom(hottest, script_path, 5);
+  const uint64_t on_loop = OnLoopLines(per_line, script_path);
   EXPECT_GE(on_loop * 2, samples) << on_loop << " of " << samples << " on the loop's lines";
   std::cout << name << ": " << samples << " of " << root["total_samples"] << " samples, " << on_loop
             << " on the loop's lines\n";
@@ -157,8 +161,12 @@ TEST(AnnotateEnginesE2eTest, NodesHottestFunctionFromItsJitdump) {
 TEST(AnnotateEnginesE2eTest, LliFunctionWithItsCLines) {
   TempDir tmp;
   const std::string ll = tmp.path() + "/annotate_loop.ll";
+  // Compiled from the test's own directory: the source's path is in every row annotate prints,
+  // which a long checkout path would push past the 100 columns the text keeps to.
+  const std::string source = tmp.path() + "/" + FileName(ANNOTATE_LOOP_C);
+  ASSERT_TRUE(test_support::WriteFile(source, test_support::ReadFile(ANNOTATE_LOOP_C)));
   const ProcessResult compile =
-      RunProgram({CLANG_14, "-g", "-O0", "-S", "-emit-llvm", ANNOTATE_LOOP_C, "-o", ll});
+      RunProgram({CLANG_14, "-g", "-O0", "-S", "-emit-llvm", source, "-o", ll});
   ASSERT_EQ(compile.exit_code, 0) << compile.Describe();
   const std::string session = tmp.path() + "/session";
   const ProcessResult record =
@@ -173,8 +181,8 @@ TEST(AnnotateEnginesE2eTest, LliFunctionWithItsCLines) {
   EXPECT_EQ(work["name"], "work");
   const uint64_t samples = work["samples"];
   EXPECT_GT(samples, 200u) << "too few samples to judge";
-  const std::map<uint32_t, uint64_t> per_line = ExpectAnnotatedFrom(work, ANNOTATE_LOOP_C, 0);
-  const uint64_t on_loop = OnLoopLines(per_line, ANNOTATE_LOOP_C);
+  const std::map<uint32_t, uint64_t> per_line = ExpectAnnotatedFrom(work, source, 0);
+  const uint64_t on_loop = OnLoopLines(per_line, source);
   EXPECT_GE(on_loop * 2, samples) << on_loop << " of " << samples << " on the loop's lines";
   std::cout << "work: " << samples << " of " << root["total_samples"] << " samples, " << on_loop
             << " on the loop's lines\n";

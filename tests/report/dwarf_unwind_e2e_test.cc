@@ -38,7 +38,7 @@ std::string Record(const TempDir& tmp, const std::string& call_graph,
                    const std::string& program = NO_FRAME_POINTERS) {
   const std::string dir = tmp.path() + "/" + call_graph;
   auto result = RunProgram(
-      {JITSCOPE_CLI, "record", "--call-graph", call_graph, "-o", dir, "--", program, "400"});
+      {JITSCOPE_CLI, "record", "--call-graph", call_graph, "-o", dir, "--", program, "0.4"});
   EXPECT_EQ(result.exit_code, 0) << result.err;
   return dir;
 }
@@ -79,7 +79,7 @@ TEST(DwarfUnwindE2eTest, WalksPastTheCopyGoOnThroughFrameRecordsByTheKernelsChai
   auto walked = [&](const std::string& program) {
     const std::string dir = tmp.path() + "/" + program.substr(program.rfind('/') + 1);
     auto result = RunProgram(
-        {JITSCOPE_CLI, "record", "--call-graph", "dwarf,8", "-o", dir, "--", program, "400"});
+        {JITSCOPE_CLI, "record", "--call-graph", "dwarf,8", "-o", dir, "--", program, "0.4"});
     EXPECT_EQ(result.exit_code, 0) << result.err;
     steps = test_support::CountsAfter(result.err, "steps by rule: ");
     auto folded = RunProgram({JITSCOPE_CLI, "report", dir, "--format", "folded"});

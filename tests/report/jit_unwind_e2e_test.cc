@@ -42,14 +42,17 @@ using test_support::TempDir;
 
 bool IsJitFrame(const std::string& frame) { return frame.ends_with("_[j]"); }
 
+// one_caller.jv's main runs 2000 rounds, again until jitvm has used 0.4 s of CPU time: some 400
+// samples however fast the machine.
+const std::vector<std::string> kOneCallerRun = {"--repeat-for=0.4", ONE_CALLER_JV, "2000"};
+
 // Records one_caller.jv under --call-graph dwarf; returns the session directory.
 std::string RecordOneCaller(const TempDir& tmp, const std::vector<std::string>& jitvm_options) {
   const std::string dir = tmp.path() + "/session";
   std::vector<std::string> argv = {JITSCOPE_CLI, "record", "--call-graph", "dwarf",
                                    "-o",         dir,      "--",           JITVM};
   argv.insert(argv.end(), jitvm_options.begin(), jitvm_options.end());
-  argv.push_back(ONE_CALLER_JV);
-  argv.push_back("20000");
+  argv.insert(argv.end(), kOneCallerRun.begin(), kOneCallerRun.end());
   auto result = RunProgram(argv);
   EXPECT_EQ(result.exit_code, 0) << result.err;
   return dir;
@@ -86,7 +89,7 @@ std::string PerfRecordOneCaller(const TempDir& tmp, const std::vector<std::strin
       "cd " + tmp.path() + " && " + PERF_PROGRAM +
       " record -q -N -k 1 --call-graph dwarf -e cpu-clock -F 999 -o perf.data -- " + JITVM;
   for (const std::string& option : jitvm_options) command += " " + option;
-  command += std::string(" ") + ONE_CALLER_JV + " 20000";
+  for (const std::string& word : kOneCallerRun) command += " " + word;
   auto result =
       RunProgram({"/bin/sh", "-c", command}, {{"INTEL_JIT_PROFILER64", JITSCOPE_COLLECTOR}});
   EXPECT_EQ(result.exit_code, 0) << result.err;
@@ -143,13 +146,15 @@ uint64_t SizeOf(const std::string& path) {
   return error ? 0 : size;
 }
 
-// `jitscope record` of one_caller.jv for `iterations`, started, unwinding in batches of 256 KiB.
-std::unique_ptr<test_support::Process> StartRecordingOneCaller(const std::string& dir,
-                                                               const std::string& iterations) {
+// `jitscope record` of `jitvm --no-frame-pointers` with `run` (options, one_caller.jv and its
+// rounds), started, unwinding in batches of 256 KiB.
+std::unique_ptr<test_support::Process> StartRecordingOneCaller(
+    const std::string& dir, const std::vector<std::string>& run) {
+  std::vector<std::string> argv = {JITSCOPE_CLI,         "record", "-o", dir, "--", JITVM,
+                                   "--no-frame-pointers"};
+  argv.insert(argv.end(), run.begin(), run.end());
   return std::make_unique<test_support::Process>(
-      std::vector<std::string>{JITSCOPE_CLI, "record", "-o", dir, "--", JITVM,
-                               "--no-frame-pointers", ONE_CALLER_JV, iterations},
-      std::map<std::string, std::string>{{"JITSCOPE_UNWIND_BATCH", "262144"}});
+      argv, std::map<std::string, std::string>{{"JITSCOPE_UNWIND_BATCH", "262144"}});
 }
 
 struct Unwound {
@@ -188,7 +193,7 @@ Unwound ExpectUnwoundWhileRecording(const std::string& err) {
 TEST(JitUnwindE2eTest, RecordUnwindsWhileItRecordsAndTheStackCopiesNeverPileUp) {
   TempDir tmp;
   const std::string dir = tmp.path() + "/session";
-  const auto record = StartRecordingOneCaller(dir, "80000");
+  const auto record = StartRecordingOneCaller(dir, {"--repeat-for=0.8", ONE_CALLER_JV, "2000"});
   uint64_t largest = 0;
   while (Runs(record->pid())) {
     largest = std::max(largest, SizeOf(dir + "/samples.jss"));
@@ -218,9 +223,9 @@ TEST(JitUnwindE2eTest, AttachedRecordUnwindsWhileItRecords) {
   for (int i = 0; i < 3000 && test_support::ProcessCpuTicks(jitvm.pid()) < 20; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  auto recorded = RunProgram(
-      {JITSCOPE_CLI, "record", "-p", std::to_string(jitvm.pid()), "-o", dir, "--", "sleep", "1.5"},
-      {{"JITSCOPE_UNWIND_BATCH", "262144"}});
+  auto recorded = RunProgram({JITSCOPE_CLI, "record", "-p", std::to_string(jitvm.pid()), "-o", dir,
+                              "--", CPU_TIME, "wait", "0.8", std::to_string(jitvm.pid())},
+                             {{"JITSCOPE_UNWIND_BATCH", "262144"}});
   ::kill(jitvm.pid(), SIGKILL);
   jitvm.Wait();
   ASSERT_EQ(recorded.exit_code, 0) << recorded.Describe();
@@ -233,7 +238,7 @@ TEST(JitUnwindE2eTest, AttachedRecordUnwindsWhileItRecords) {
 TEST(JitUnwindE2eTest, ARecorderKilledWhileItUnwindsLeavesASessionReportReads) {
   TempDir tmp;
   const std::string dir = tmp.path() + "/session";
-  const auto record = StartRecordingOneCaller(dir, "100000000");
+  const auto record = StartRecordingOneCaller(dir, {ONE_CALLER_JV, "100000000"});
   const pid_t command = test_support::WaitForChild(record->pid(), "jitvm", 1);
   ASSERT_NE(command, 0);
   for (int i = 0; i < 3000 && SizeOf(dir + "/samples.jss") < 64 * 1024; ++i) {
@@ -262,9 +267,11 @@ std::map<std::string, uint64_t> WalkEnds(const std::string& text) {
 TEST(JitUnwindE2eTest, AFramePointerChainCarriesOnWalksThatStopInCodeWithoutBytes) {
   TempDir tmp;
   const std::string dir = tmp.path() + "/session";
-  auto recorded = RunProgram({JITSCOPE_CLI, "record", "--call-graph", "dwarf", "--formats",
-                              "perfmap", "-o", dir, "--", JITVM, ONE_CALLER_JV, "20000"},
-                             {{"JITSCOPE_PERF_MAP_DIR", tmp.path()}});
+  std::vector<std::string> argv = {JITSCOPE_CLI, "record",  "--call-graph", "dwarf",
+                                   "--formats",  "perfmap", "-o",           dir,
+                                   "--",         JITVM};
+  argv.insert(argv.end(), kOneCallerRun.begin(), kOneCallerRun.end());
+  auto recorded = RunProgram(argv, {{"JITSCOPE_PERF_MAP_DIR", tmp.path()}});
   ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
   auto text = RunProgram({JITSCOPE_CLI, "report", dir, "--jit", tmp.path()});
   ASSERT_EQ(text.exit_code, 0) << text.err;
@@ -352,9 +359,10 @@ TEST(JitUnwindE2eTest, HotspotWalksReachTheThreadsEntryWithoutFramePointers) {
   const uint64_t percent = 95;
   const std::map<std::string, std::string> env;
 #endif
-  auto result = RunProgram({JITSCOPE_CLI, "record", "--call-graph", call_graph, "-o", dir, "--",
-                            JITVM, "--no-frame-pointers", JITVM_PROGRAMS "/hotspot.jv", "3000"},
-                           env);
+  auto result =
+      RunProgram({JITSCOPE_CLI, "record", "--call-graph", call_graph, "-o", dir, "--", JITVM,
+                  "--no-frame-pointers", "--repeat-for=0.5", JITVM_PROGRAMS "/hotspot.jv", "100"},
+                 env);
   ASSERT_EQ(result.exit_code, 0) << result.err;
   ExpectWalksReachTheEntry(dir, 100, percent);
 }
@@ -512,7 +520,7 @@ TEST(JitUnwindE2eTest, NodeBaselineCodeIsUnwoundThroughItsOutOfLinePrologue) {
   const std::string dir = tmp.path() + "/session";
   auto record =
       RunProgram({JITSCOPE_CLI, "record", "--call-graph", "dwarf", "-o", dir, "--", NODE_PROGRAM,
-                  "--perf-prof", "--always-sparkplug", THREE_LEVELS_JS, "2"},
+                  "--perf-prof", "--always-sparkplug", THREE_LEVELS_JS, "1.2"},
                  {}, {.cwd = tmp.path()});
   ASSERT_EQ(record.exit_code, 0) << record.Describe();
   ExpectWalksReachTheEntry(dir, 500, 95);
@@ -550,7 +558,7 @@ TEST(JitUnwindE2eTest, NodesOwnTablesForTurboFansCodeTakeStepsOfTheWalks) {
   TempDir tmp;
   const std::string dir = tmp.path() + "/session";
   auto record = RunProgram({JITSCOPE_CLI, "record", "--call-graph", "dwarf", "-o", dir, "--",
-                            NODE_PROGRAM, "--perf-prof", THREE_LEVELS_JS, "2"},
+                            NODE_PROGRAM, "--perf-prof", THREE_LEVELS_JS, "1.2"},
                            {}, {.cwd = tmp.path()});
   ASSERT_EQ(record.exit_code, 0) << record.Describe();
   const std::map<std::string, uint64_t> steps =

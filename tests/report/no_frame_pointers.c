@@ -4,9 +4,11 @@
 // walk cannot get from `inner` to its callers, a DWARF unwind can. main → outer → middle → inner,
 // where inner spins; every call is used afterwards, so none is a tail call, and each stores to a
 // volatile, so no compiler takes them for pure and calls them once. GCC's noipa also keeps it from
-// cloning them under other names; clang (the sanitized builds) does not know it.
+// cloning them under other names; clang (the sanitized builds) does not know it. Argument: seconds
+// of CPU time to run (default 0.1), so a sampler takes as many samples on any machine.
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #if defined(__clang__)
 #define KEEP_CALLS __attribute__((noinline))
@@ -34,9 +36,9 @@ KEEP_CALLS long outer(long n) {
 }
 
 int main(int argc, char** argv) {
-  const long rounds = argc > 1 ? atol(argv[1]) : 100;
+  const clock_t end = (clock_t)((argc > 1 ? atof(argv[1]) : 0.1) * CLOCKS_PER_SEC);
   unsigned long total = 0;
-  for (long r = 0; r < rounds; ++r) total += (unsigned long)outer(1000000 + r);
+  for (long r = 0; clock() < end; ++r) total += (unsigned long)outer(1000000 + r);
   printf("%lu\n", total);
   return 0;
 }

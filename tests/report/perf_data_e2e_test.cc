@@ -46,8 +46,8 @@ bool IsFunction(const Location& location, const std::string& name) {
   return location.function == name || location.function.ends_with("!" + name);
 }
 
-// `perf record OPTIONS -e cpu-clock -o DATA -- jitvm hotspot.jv 6000` with the collector writing
-// `formats` into `jit_dir`.
+// `perf record OPTIONS -e cpu-clock -o DATA -- jitvm --repeat-for=0.8 hotspot.jv 100` (0.8 s of
+// CPU time, some 800 samples on any machine) with the collector writing `formats` into `jit_dir`.
 std::string RecordJitvm(const TempDir& tmp, const std::string& name,
                         const std::vector<std::string>& options, const std::string& formats) {
   const std::string data = tmp.path() + "/" + name + ".data";
@@ -57,7 +57,8 @@ std::string RecordJitvm(const TempDir& tmp, const std::string& name,
   std::vector<std::string> argv = {PERF_PROGRAM, "record",    "-q", "-N",
                                    "-e",         "cpu-clock", "-F", "999"};
   argv.insert(argv.end(), options.begin(), options.end());
-  argv.insert(argv.end(), {"-o", data, "--", JITVM, JITVM_PROGRAMS "/hotspot.jv", "6000"});
+  argv.insert(argv.end(),
+              {"-o", data, "--", JITVM, "--repeat-for=0.8", JITVM_PROGRAMS "/hotspot.jv", "100"});
   auto result = RunProgram(argv, {{"INTEL_JIT_PROFILER64", JITSCOPE_COLLECTOR},
                                   {"JITSCOPE_OUTPUT_DIR", jit_dir},
                                   {"JITSCOPE_FORMATS", formats}});
@@ -149,16 +150,16 @@ TEST(PerfDataE2eTest, CollectorTracesNamedWithJitNameTheCode) {
 // times, so code at a reused address is named after the last code there: only that the JIT
 // code is named, and series among it, is certain. (Long enough that the JIT code's share is
 // clear of what a sanitized build adds at start and exit: ASan's leak scan, the loader's
-// relocations of its runtime, about 20% of a run of 6000 rounds.)
+// relocations of its runtime, about a fifth of a second of CPU time.)
 TEST(PerfDataE2eTest, APerfMapNamesJitCode) {
   TempDir tmp;
   const std::string data = tmp.path() + "/map.data";
-  auto result =
-      RunProgram({PERF_PROGRAM, "record", "-q", "-N", "-k", "1", "-g", "-e", "cpu-clock", "-F",
-                  "999", "-o", data, "--", JITVM, JITVM_PROGRAMS "/hotspot.jv", "15000"},
-                 {{"INTEL_JIT_PROFILER64", JITSCOPE_COLLECTOR},
-                  {"JITSCOPE_OUTPUT_DIR", tmp.path()},
-                  {"JITSCOPE_FORMATS", "perfmap"}});
+  auto result = RunProgram(
+      {PERF_PROGRAM, "record", "-q", "-N", "-k", "1", "-g", "-e", "cpu-clock", "-F", "999", "-o",
+       data, "--", JITVM, "--repeat-for=1.5", JITVM_PROGRAMS "/hotspot.jv", "100"},
+      {{"INTEL_JIT_PROFILER64", JITSCOPE_COLLECTOR},
+       {"JITSCOPE_OUTPUT_DIR", tmp.path()},
+       {"JITSCOPE_FORMATS", "perfmap"}});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   // "jitscope[PID]: writing a perf map to /tmp/perf-PID.map": removed when the test is done.
   const size_t at = result.err.find("/tmp/perf-");
@@ -281,7 +282,7 @@ void ExpectDwarfWalksFromTheEntry(const std::vector<std::string>& argv, const st
 // perf's register and stack copies unwound by jitscope's own unwinder, through a program without
 // frame pointers, up to its entry.
 TEST(PerfDataE2eTest, DwarfStacksAreUnwoundToTheEntry) {
-  ExpectDwarfWalksFromTheEntry({NO_FRAME_POINTERS, "400"}, "inner",
+  ExpectDwarfWalksFromTheEntry({NO_FRAME_POINTERS, "0.4"}, "inner",
                                {"main", "outer", "middle", "inner"}, 100);
 }
 
@@ -292,7 +293,7 @@ TEST(PerfDataE2eTest, WalksCutShortByPerfsStackCopiesComeWithAdvice) {
   const std::string data = tmp.path() + "/dwarf.data";
   auto recorded =
       RunProgram({PERF_PROGRAM, "record", "-q", "-k", "1", "-e", "cpu-clock", "-F", "999",
-                  "--call-graph", "dwarf,64", "-o", data, "--", NO_FRAME_POINTERS, "400"},
+                  "--call-graph", "dwarf,64", "-o", data, "--", NO_FRAME_POINTERS, "0.4"},
                  {{"HOME", tmp.path()}});
   ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
   const Profile profile = Build(data);
@@ -316,7 +317,7 @@ TEST(PerfDataE2eTest, WalksCutShortByPerfsStackCopiesComeWithAdvice) {
 // build-id cache (~/.debug/[vdso]/<build id>/vdso): the walks go on through it to the program's
 // entry.
 TEST(PerfDataE2eTest, DwarfStacksAreUnwoundOutOfTheVdso) {
-  ExpectDwarfWalksFromTheEntry({CLOCK_LOOP, "3000000"}, "[vdso]", {"main", "spin"}, 50);
+  ExpectDwarfWalksFromTheEntry({CLOCK_LOOP, "0.3"}, "[vdso]", {"main", "spin"}, 50);
 }
 
 // Node.js --perf-prof writes and maps its own jitdump, in its working directory: found through
@@ -327,8 +328,9 @@ TEST(PerfDataE2eTest, NodePerfProfNamesTheHotJsFunction) {
   std::ofstream(script) << "function fibonacciHot(n) {\n"
                            "  return n < 2 ? n : fibonacciHot(n - 1) + fibonacciHot(n - 2);\n"
                            "}\n"
-                           "let total = 0;\n"
-                           "for (let i = 0; i < 40; i++) total += fibonacciHot(30);\n"
+                        << test_support::kJsCpuSeconds
+                        << "let total = 0;\n"
+                           "while (cpuSeconds() < 1) total += fibonacciHot(30);\n"
                            "console.log(total);\n";
   const std::string data = tmp.path() + "/node.data";
   auto record = RunProgram({"/bin/sh", "-c",
@@ -348,8 +350,8 @@ TEST(PerfDataE2eTest, NodePerfProfNamesTheHotJsFunction) {
   ASSERT_NE(top, jit_self.end()) << Warnings(profile);
   EXPECT_TRUE(test_support::IsV8CodeOf(top->first, '*', "fibonacciHot", script, 1, 22))
       << top->first;
-  // Node's start-up takes a good part of so short a run: with fibonacciHot(27) the function had
-  // under a third of the samples on a slower machine; with 30 it has two thirds.
+  // Node's start-up takes a good part of so short a run: the script runs until node has used a
+  // second of CPU time, of which the function has two thirds.
   EXPECT_GT(top->second * 3, profile.total_samples) << Warnings(profile);
 }
 

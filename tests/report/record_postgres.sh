@@ -27,8 +27,18 @@ for _ in $(seq 150); do
   runuser -u postgres -- "$bin/pg_isready" -q -h "$work" -p "$port" && break
   sleep 0.1
 done
-runuser -u postgres -- "$bin/psql" -X -q -h "$work" -p "$port" -d postgres -Atc \
-  "select sum(x * 2 + 1), sum(x % 7) from generate_series(1, 3000000) x where x % 3 = 0" >/dev/null
+# The query, again in a new session each time, until the server's sessions have used half a
+# second of CPU time (the postmaster's children's, which it has reaped: fields 16 and 17 of its
+# stat, in clock ticks), so the recording holds as many samples of the JIT code on any machine.
+postmaster=$(head -n 1 "$work/data/postmaster.pid")
+ticks=$(getconf CLK_TCK)
+sessions_cpu() { sed 's/.*) //' "/proc/$postmaster/stat" | awk '{ print $14 + $15 }'; }
+for _ in $(seq 200); do
+  runuser -u postgres -- "$bin/psql" -X -q -h "$work" -p "$port" -d postgres -Atc \
+    "select sum(x * 2 + 1), sum(x % 7) from generate_series(1, 3000000) x where x % 3 = 0" \
+    >/dev/null
+  (( $(sessions_cpu) * 2 >= ticks )) && break
+done
 stop fast
 wait "$recorder"
 "$jitscope" report "$work/session" --format folded

@@ -233,6 +233,22 @@ long ProcessCpuTicks(pid_t pid) {
   return utime + stime;
 }
 
+bool WaitForCpuTime(pid_t pid, double seconds) {
+  const long until = ProcessCpuTicks(pid) +
+                     static_cast<long>(seconds * static_cast<double>(::sysconf(_SC_CLK_TCK)) + 0.5);
+  // Ended: gone, or a zombie (state Z, after the command name's last ')').
+  auto ended = [pid] {
+    const std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+    const size_t paren = stat.rfind(')');
+    return paren == std::string::npos || paren + 2 >= stat.size() || stat[paren + 2] == 'Z';
+  };
+  for (int i = 0; i < 6000; ++i, ::usleep(10 * 1000)) {
+    if (ProcessCpuTicks(pid) >= until) return true;
+    if (ended()) return false;
+  }
+  return false;
+}
+
 ProcessResult RunProgram(const std::vector<std::string>& argv,
                          const std::map<std::string, std::string>& env, const RunOptions& options) {
   Process process(argv, env, options);

@@ -77,6 +77,11 @@ class Process {
 // time.
 long ProcessCpuTicks(pid_t pid);
 
+// Returns once process `pid` has used `seconds` of CPU time more than when it was called: true,
+// or false if it ended first or was not given that much within a minute. A test that needs a
+// number of a process's samples waits so, rather than for a time on the clock.
+bool WaitForCpuTime(pid_t pid, double seconds);
+
 // The program `parent` started (its first child, as /proc/PID/task/PID/children lists it), once
 // it runs `comm` and has used `ticks` of CPU time (ProcessCpuTicks); 0 if it never does within a
 // minute. For a program started through another one, such as unshare.

@@ -4,6 +4,7 @@
 // directory and a trace, so their meanings are pinned here.
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -146,6 +147,46 @@ TEST(SupportProcessTest, CpuTicksAreWhatAProcessHasUsed) {
   const pid_t pid = process.pid();
   ASSERT_TRUE(process.Wait().ok());
   EXPECT_EQ(ProcessCpuTicks(pid), 0);
+}
+
+// CPU time of this process's children that were waited for, in seconds.
+double ChildrenCpuSeconds() {
+  rusage usage{};
+  ::getrusage(RUSAGE_CHILDREN, &usage);
+  auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+TEST(SupportCpuTimeTest, SpinUsesTheCpuTimeAskedFor) {
+  const double before = ChildrenCpuSeconds();
+  ASSERT_TRUE(RunProgram({CPU_TIME, "spin", "0.2"}).ok());
+  EXPECT_GE(ChildrenCpuSeconds() - before, 0.2);
+}
+
+TEST(SupportCpuTimeTest, WaitEndsOnceTheProcessesUsedTheirTimeOrEnded) {
+  Process spinning({CPU_TIME, "spin", "600"});
+  Process ended({"/bin/true"});
+  const pid_t gone = ended.pid();
+  ASSERT_TRUE(ended.Wait().ok());
+  const long ticks = ProcessCpuTicks(spinning.pid());
+  const ProcessResult wait =
+      RunProgram({CPU_TIME, "wait", "0.2", std::to_string(spinning.pid()), std::to_string(gone)});
+  EXPECT_TRUE(wait.ok()) << wait.Describe();
+  EXPECT_GE(ProcessCpuTicks(spinning.pid()) - ticks, ::sysconf(_SC_CLK_TCK) / 5);
+}
+
+TEST(SupportCpuTimeTest, UsageErrorsExit2) {
+  for (const std::vector<std::string>& argv : {std::vector<std::string>{CPU_TIME},
+                                               {CPU_TIME, "spin", "x"},
+                                               {CPU_TIME, "wait", "1"},
+                                               {CPU_TIME, "run", "1"},
+                                               {CPU_TIME, "spin", "-1"}}) {
+    const ProcessResult run = RunProgram(argv);
+    EXPECT_EQ(run.exit_code, 2) << run.Describe();
+    EXPECT_EQ(run.err, "usage: cpu_time spin SECONDS | cpu_time wait SECONDS PID...\n");
+  }
 }
 
 TEST(SupportTempDirTest, AFreshDirectoryRemovedWithItsTree) {

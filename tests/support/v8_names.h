@@ -33,4 +33,13 @@ std::optional<V8CodeName> ParseV8CodeName(std::string_view name);
 bool IsV8CodeOf(std::string_view name, char tier, std::string_view function,
                 std::string_view script, uint32_t line, uint32_t column);
 
+// A JavaScript function for the scripts tests write, `cpuSeconds()`: the CPU time node has used
+// (all its threads). A script that must give a number of samples loops `while (cpuSeconds() <
+// S)`, which gives as many on any machine, where a count of rounds or a time on the clock does not.
+inline constexpr char kJsCpuSeconds[] =
+    "function cpuSeconds() {\n"
+    "  const used = process.cpuUsage();\n"
+    "  return (used.user + used.system) / 1e6;\n"
+    "}\n";
+
 }  // namespace jitscope::test_support
