@@ -40,5 +40,17 @@ TEST(PidFileName, RejectsAnythingButAPlainPid) {
   EXPECT_EQ(1u, ParsePidFileName("perf-1.map", "perf-", ".map"));
 }
 
+TEST(PidFileName, ChainsAreThePidsFileAndItsNumberedParts) {
+  EXPECT_EQ(42u, ParseChainFileName("jit-42.jsc", "jit-", ".jsc"));
+  EXPECT_EQ(42u, ParseChainFileName("jit-42.1.jsc", "jit-", ".jsc"));
+  EXPECT_EQ(42u, ParseChainFileName("jit-42.17.jsc", "jit-", ".jsc"));
+  EXPECT_EQ(7u, ParseChainFileName("frames-7.jsf", "frames-", ".jsf"));
+  for (const char* name :
+       {"jit-42.jsc.partial", "jit-42..jsc", "jit-42.01.jsc", "jit-42.x.jsc", "jit-42.1.2.jsc",
+        "jit-.jsc", "jit-042.jsc", "frames-7.jsc", "jit-42.dump", "jit-42.-1.jsc"}) {
+    EXPECT_EQ(std::nullopt, ParseChainFileName(name, "jit-", ".jsc")) << name;
+  }
+}
+
 }  // namespace
 }  // namespace jitscope::formats

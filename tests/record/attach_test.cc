@@ -184,6 +184,18 @@ TEST(AttachTest, JitFunctionsOfARunningProcessAreNamedWithTheirLines) {
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_TRUE(text.out.starts_with("# jitscope report: attached to " + pid + " (")) << text.out;
   EXPECT_NE(text.out.find("hotspot.jv:" + std::to_string(hot_line)), std::string::npos) << text.out;
+
+  // The session kept the trace the process wrote into its own directory: with that directory
+  // gone, it reports the same.
+  EXPECT_NE(record.err.find("jitscope record: kept the JIT files the processes wrote outside the "
+                            "session in " +
+                            dir + "/files ("),
+            std::string::npos)
+      << record.err;
+  EXPECT_TRUE(Exists(dir + "/files" + traces + "/jit-" + pid + ".jsc"));
+  std::filesystem::remove_all(traces);
+  auto again = RunProgram({JITSCOPE_CLI, "report", dir, "--sort", "line", "--top", "3"});
+  EXPECT_EQ(again.out, text.out);
 }
 
 // record -p of two processes: each stack's outermost frame is its process, so each is a tree of
@@ -307,6 +319,12 @@ TEST(AttachTest, JitdumpOrPerfMapOfARunningProcessNamesItsCode) {
     if (format == "perfmap") {
       EXPECT_TRUE(Exists(perf_map));
       ::unlink(perf_map.c_str());
+      // The session kept the map: without the original, the same profile.
+      base::StatusOr<report::Profile> kept = report::BuildProfile(dir, {});
+      ASSERT_TRUE(kept.ok()) << kept.status().message();
+      ASSERT_TRUE(profile.ok()) << profile.status().message();
+      EXPECT_EQ(CountSeries(*kept, 0).series, CountSeries(*profile, 0).series);
+      EXPECT_TRUE(Exists(dir + "/files" + perf_map));
     }
     ASSERT_TRUE(profile.ok()) << profile.status().message();
     // A jitdump has the source lines (perf's granularity), a perf map only the names.

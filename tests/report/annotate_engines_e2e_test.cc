@@ -2,7 +2,7 @@
 //
 // End to end: `jitscope annotate` of other engines' JIT code, recorded by `jitscope record` as a
 // user records it; the code is found through the jitdump each process wrote and mapped
-// (report/profile_builder.h, FindForeignJitFiles), its bytes and line tables read from there.
+// (walk/recording.h, FindForeignJitFiles), its bytes and line tables read from there.
 //  - Node's V8 (`node --perf-prof`, annotate_hot.js): the hottest version is the optimized code
 //    of the JS function doing the work, decoded, its samples on its instructions, its lines in
 //    the .js file. (Node 20 writes a user script's file names from freed memory; the reader

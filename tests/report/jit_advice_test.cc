@@ -48,5 +48,19 @@ TEST(JitAdviceTest, UnnamedJitCodeAboveOnePercentIsOneLine) {
             "--perf-basic-prof)");
 }
 
+// A JIT that wrote its jitdump did report its code: what the line says is that the file is gone.
+TEST(JitAdviceTest, UnnamedJitCodeOfAJitdumpThatIsGoneSaysSo) {
+  EXPECT_EQ(DescribeUnnamedJitCode(518, 1000, "node", {}, {"/home/me/app/jit-4321.dump"}),
+            "51.8% of samples (518) are in anonymous executable memory that no JIT file names: "
+            "the JIT wrote /home/me/app/jit-4321.dump, which is no longer there and not kept in "
+            "the session (moved or deleted since the recording); to name its code, give the "
+            "jitdump's new place with --jit PATH");
+  EXPECT_EQ(DescribeUnnamedJitCode(2, 100, "lli", {}, {"/a/jit-1.dump", "/b/jit-2.dump"}),
+            "2.0% of samples (2) are in anonymous executable memory that no JIT file names: the "
+            "JIT wrote /a/jit-1.dump and 1 other jitdump, which are no longer there and not kept "
+            "in the session (moved or deleted since the recording); to name its code, give the "
+            "jitdump's new place with --jit PATH");
+}
+
 }  // namespace
 }  // namespace jitscope::report

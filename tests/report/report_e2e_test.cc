@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include "jitscope/report/profile_builder.h"
+#include "jitscope/session/session_info.h"
 #include "jitscope/trace/reader.h"
 #include "source_lines.h"
 #include "support/files.h"
@@ -490,6 +491,67 @@ TEST(ForeignJitTest, NodePerfProfFunctionsAreNamedWithoutPerfInject) {
     }
   }
   EXPECT_GT(hot * 4, profile->total_samples) << "hotLoop should hold a good part of the samples";
+}
+
+// A session owns the JIT files its processes wrote elsewhere: Node's jitdump, written into its
+// working directory, is kept in the session when the recording ends, so the session moved to
+// another directory (and the working directory with the original gone) reports exactly the same.
+// Without the copy, the report says the jitdump is gone, not that Node reported nothing.
+TEST(ForeignJitTest, ANodeSessionMovedElsewhereReportsTheSame) {
+  TempDir tmp;
+  const std::string work = tmp.path() + "/work";
+  ASSERT_EQ(::mkdir(work.c_str(), 0700), 0);
+  ASSERT_TRUE(test_support::WriteFile(
+      work + "/hot.js",
+      "function movedLoop(n) {\n"
+      "  let s = 0;\n"
+      "  for (let i = 0; i < n; ++i) s = (s + i * 7) % 1000003;\n"
+      "  return s;\n"
+      "}\n" +
+          std::string(test_support::kJsCpuSeconds) +
+          "let total = 0;\n"
+          "while (cpuSeconds() < 0.5) total = (total + movedLoop(100000)) % 1000003;\n"));
+  auto record = RunProgram({JITSCOPE_CLI, "record", "-o", work + "/session", "--", NODE_PROGRAM,
+                            "--perf-prof", "hot.js"},
+                           {}, {.cwd = work});
+  ASSERT_EQ(record.exit_code, 0) << record.err;
+  const base::StatusOr<session::SessionInfo> info = session::ReadSessionInfo(work + "/session");
+  ASSERT_TRUE(info.ok()) << info.status().message();
+  const std::string jitdump = work + "/jit-" + std::to_string(info->pid) + ".dump";
+  EXPECT_NE(record.err.find("jitscope record: kept the JIT files the processes wrote outside the "
+                            "session in " +
+                            work + "/session/files ("),
+            std::string::npos)
+      << record.err;
+  EXPECT_NE(record.err.find(jitdump), std::string::npos) << record.err;
+  EXPECT_EQ(test_support::ReadFile(work + "/session/files" + jitdump),
+            test_support::ReadFile(jitdump));
+  auto report = [](const std::string& session, const char* format) {
+    auto run = RunProgram({JITSCOPE_CLI, "report", session, "--format", format});
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    return run.out;
+  };
+  const std::string text = report(work + "/session", "text");
+  const std::string folded = report(work + "/session", "folded");
+  EXPECT_NE(folded.find("movedLoop"), std::string::npos) << folded;
+
+  const std::string moved = tmp.path() + "/moved";
+  ASSERT_EQ(::rename(work.c_str(), moved.c_str()), 0);
+  EXPECT_EQ(report(moved + "/session", "text"), text);
+  EXPECT_EQ(report(moved + "/session", "folded"), folded);
+
+  // Without the copy: the code is unnamed, and the warning says the jitdump is gone.
+  std::filesystem::remove_all(moved + "/session/files");
+  const std::string unnamed = report(moved + "/session", "text");
+  EXPECT_EQ(unnamed.find("movedLoop"), std::string::npos) << unnamed;
+  EXPECT_NE(unnamed.find("are in anonymous executable memory that no JIT file names: the JIT "
+                         "wrote " +
+                         jitdump +
+                         ", which is no longer there and not kept in the session (moved or "
+                         "deleted since the recording); to name its code, give the jitdump's "
+                         "new place with --jit PATH\n"),
+            std::string::npos)
+      << unnamed;
 }
 
 // A Node process already running with --perf-basic-prof, attached to with `record -p`:

@@ -1,6 +1,8 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "jitscope/formats/pid_file_name.h"
 
+#include <algorithm>
+
 namespace jitscope::formats {
 
 std::string PidFileName(std::string_view prefix, uint32_t pid, std::string_view suffix) {
@@ -27,6 +29,21 @@ std::optional<uint32_t> ParsePidFileName(std::string_view name, std::string_view
   }
   if (pid > INT32_MAX) return std::nullopt;
   return static_cast<uint32_t>(pid);
+}
+
+std::optional<uint32_t> ParseChainFileName(std::string_view name, std::string_view prefix,
+                                           std::string_view extension) {
+  if (!name.ends_with(extension)) return std::nullopt;
+  name.remove_suffix(extension.size());
+  const size_t dot = name.find('.');
+  if (dot != std::string_view::npos) {
+    const std::string_view part = name.substr(dot + 1);
+    if (part.empty() || part.starts_with('0') ||
+        !std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      return std::nullopt;
+    }
+  }
+  return ParsePidFileName(name.substr(0, dot), prefix, "");
 }
 
 }  // namespace jitscope::formats

@@ -20,4 +20,10 @@ std::string PidFileName(std::string_view prefix, uint32_t pid, std::string_view 
 std::optional<uint32_t> ParsePidFileName(std::string_view name, std::string_view prefix,
                                          std::string_view suffix);
 
+// The pid of a file of a chain (trace/chain.h): "<prefix><pid><extension>", or a later part of
+// it, "<prefix><pid>.<n><extension>" (n decimal, no leading zero), such as jit-42.jsc,
+// jit-42.1.jsc and frames-42.jsf; nullopt for any other name.
+std::optional<uint32_t> ParseChainFileName(std::string_view name, std::string_view prefix,
+                                           std::string_view extension);
+
 }  // namespace jitscope::formats

@@ -17,6 +17,7 @@
 #include "jitscope/base/files.h"
 #include "jitscope/formats/perf_map_writer.h"
 #include "jitscope/formats/pid_file_name.h"
+#include "jitscope/record/file_copies.h"
 #include "jitscope/record/proc_files.h"
 #include "jitscope/session/elf_build_id.h"
 
@@ -46,18 +47,8 @@ std::string DirectoryOf(const std::string& path) {
 // hold: jit-<nspid>.dump, or a trace of the chain jit-<nspid>.jsc, jit-<nspid>.<n>.jsc.
 bool IsJitFileOf(std::string_view name, pid_t ns_pid) {
   const auto pid = static_cast<uint32_t>(ns_pid);
-  if (name == formats::PidFileName("jit-", pid, ".dump")) return true;
-  if (!name.ends_with(".jsc")) return false;
-  name.remove_suffix(4);
-  const size_t dot = name.find('.');
-  if (dot != std::string_view::npos) {
-    const std::string_view part = name.substr(dot + 1);
-    if (part.empty() || part.starts_with('0') ||
-        !std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-      return false;
-    }
-  }
-  return formats::ParsePidFileName(name.substr(0, dot), "jit-", "") == pid;
+  return name == formats::PidFileName("jit-", pid, ".dump") ||
+         formats::ParseChainFileName(name, "jit-", ".jsc") == pid;
 }
 
 // The names in the directory open (O_PATH) as `dir`.
@@ -75,63 +66,6 @@ base::StatusOr<std::vector<std::string>> ListNames(int dir) {
   ::closedir(listing);
   std::sort(names.begin(), names.end());
   return names;
-}
-
-base::Status CheckRegularFile(int fd, const std::string& name) {
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) return base::Status::Errno(errno, "%s", name.c_str());
-  if (!S_ISREG(st.st_mode)) return base::Status::Error("%s: not a regular file", name.c_str());
-  return base::Status::Ok();
-}
-
-// Copies the regular file `name` of directory `dir` (O_PATH) to `to_dir`/`to_name`; ENOENT when it
-// is not there. Never follows a link, never opens a FIFO or device for reading (O_NONBLOCK lets the
-// open of a FIFO return, to be refused as not a regular file).
-base::StatusOr<uint64_t> CopyOpenFile(int source, const std::string& name,
-                                      const std::string& to_dir, const std::string& to_name);
-
-base::StatusOr<uint64_t> CopyRegularFile(int dir, const std::string& name,
-                                         const std::string& to_dir, const std::string& to_name) {
-  base::ScopedFd source(
-      ::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
-  if (!source) return base::Status::Errno(errno, "%s", name.c_str());
-  RETURN_IF_ERROR(CheckRegularFile(source.get(), name));
-  return CopyOpenFile(source.get(), name, to_dir, to_name);
-}
-
-// Copies the file open as `source` (`name` in messages) to `to_dir`/`to_name`, whole or not at
-// all.
-base::StatusOr<uint64_t> CopyOpenFile(int source, const std::string& name,
-                                      const std::string& to_dir, const std::string& to_name) {
-  uint64_t bytes = 0;
-  RETURN_IF_ERROR(base::ReplaceFile(to_dir, to_name, [&](int out) -> base::Status {
-    char buffer[65536];
-    for (;;) {
-      const ssize_t n = ::read(source, buffer, sizeof(buffer));
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return base::Status::Errno(errno, "reading %s", name.c_str());
-      if (n == 0) return base::Status::Ok();
-      RETURN_IF_ERROR(base::WriteAll(out, buffer, static_cast<size_t>(n)));
-      bytes += static_cast<uint64_t>(n);
-    }
-  }));
-  return bytes;
-}
-
-// Creates (or opens) the directories of `relative` (its components checked by the caller) in the
-// directory `top`, never following a link, and returns the path of the last.
-base::StatusOr<std::string> MakeDirectories(const std::string& top, const std::string& relative) {
-  base::ScopedFd dir(::open(top.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!dir) return base::Status::Errno(errno, "%s", top.c_str());
-  std::string path = top;
-  for (size_t start = 0; start < relative.size();) {
-    const size_t end = std::min(relative.find('/', start), relative.size());
-    const std::string name = relative.substr(start, end - start);
-    path += "/" + name;
-    ASSIGN_OR_RETURN(dir, base::OpenOrCreateDirectoryAt(dir.get(), name, 0700, path));
-    start = end + 1;
-  }
-  return path;
 }
 
 }  // namespace

@@ -26,6 +26,7 @@
 #include "jitscope/record/jcmd.h"
 #include "jitscope/record/jvm_agent.h"
 #include "jitscope/record/jvm_perf_map.h"
+#include "jitscope/record/kept_files.h"
 #include "jitscope/record/sampler.h"
 #include "jitscope/record/signal_forwarder.h"
 #include "jitscope/record/stop_signals.h"
@@ -385,6 +386,24 @@ void CopyContainerFiles(const std::vector<ContainerFiles>& containers, bool syst
   });
 }
 
+// Keeps in the session the JIT files its processes wrote outside it (kept_files.h), and says
+// which.
+void KeepJitFiles(const JitFileWatch& watch, const std::vector<std::string>& collector_dirs,
+                  const std::set<uint32_t>& elsewhere, const std::string& session_dir,
+                  std::vector<std::string>& notes) {
+  const JitFileWatch::Kept kept = watch.Keep(collector_dirs, elsewhere);
+  if (!kept.files.empty()) {
+    std::string list;
+    for (const std::string& file : kept.files) list += (list.empty() ? "" : ", ") + file;
+    notes.push_back("kept the JIT files the processes wrote outside the session in " + session_dir +
+                    "/" + session::kKeptFilesDirectory + " (" + std::to_string(kept.bytes) +
+                    " bytes), so it reports the same wherever it " + "goes: " + list);
+  }
+  for (const std::string& problem : kept.problems) {
+    notes.push_back("could not keep " + problem + "; report reads it where it is, while it is");
+  }
+}
+
 // record -a: one event per CPU on every process.
 base::StatusOr<Sampler> OpenOnEveryCpu(const SessionOptions& options) {
   return Sampler::Open(SamplerOptionsOf(options), SamplerTarget{{}, /*running=*/true});
@@ -451,8 +470,12 @@ class AttachSession {
     for (const AttachTarget& target : targets_) {
       if (NeedsCopies(target.pid, target.namespaces)) elsewhere.push_back(target.pid);
     }
+    // Of them and of the processes they start (containers' children): what keeps their JIT
+    // files is container_files.h, not kept_files.h.
+    other_namespaces_.insert(elsewhere.begin(), elsewhere.end());
     ASSIGN_OR_RETURN(sink_, CreateSessionFiles(options_.output_dir, *sampler_, options_.record_sink,
                                                std::move(elsewhere)));
+    jit_files_.emplace(options_.output_dir, SamplesFormatOf(sampler_->options()).layout);
     session::RecordSink& writer = *sink_;
     info_ = session::SessionInfo{.command = options_.command,
                                  .pid = command_ ? static_cast<uint32_t>(command_->pid()) : 0,
@@ -468,6 +491,7 @@ class AttachSession {
       if (!records.ok() && options_.system_wide) continue;
       RETURN_IF_ERROR(records.status());
       for (const std::string& record : *records) {
+        jit_files_->Observe(record);
         RETURN_IF_ERROR(writer.Append(record));
       }
       const bool in_other_namespaces = NeedsCopies(targets_[i].pid, targets_[i].namespaces);
@@ -539,8 +563,10 @@ class AttachSession {
       }
       return !result_.stopped_by.empty();
     };
-    DrainUntil(*sampler_, done, *sink_, write_status_,
-               [this](std::string_view record) { children_->Observe(record); });
+    DrainUntil(*sampler_, done, *sink_, write_status_, [this](std::string_view record) {
+      children_->Observe(record);
+      jit_files_->Observe(record);
+    });
     return true;
   }
 
@@ -573,6 +599,19 @@ class AttachSession {
                          result_.notes);
       RETURN_IF_ERROR(session::WriteSessionInfo(options_.output_dir, info_));
     }
+    std::vector<std::string> collector_dirs;
+    for (const session::AttachedProcess& process : info_.attached) {
+      if (process.Elsewhere()) {
+        other_namespaces_.insert(process.pid);
+      } else if (!process.collector_output_dir.empty()) {
+        collector_dirs.push_back(process.collector_output_dir);
+      }
+    }
+    for (const ContainerFiles& files : containers_) {
+      other_namespaces_.insert(static_cast<uint32_t>(files.pid()));
+    }
+    KeepJitFiles(*jit_files_, collector_dirs, other_namespaces_, options_.output_dir,
+                 result_.notes);
     if (command_ && !command_ended_) {
       // Stopped before the command ended: it only timed the recording, so it goes too.
       ::kill(command_->pid(), SIGTERM);
@@ -605,6 +644,8 @@ class AttachSession {
   std::unique_ptr<session::RecordSink> sink_;
   session::SessionInfo info_;
   std::vector<ContainerFiles> containers_;  // of the processes in other namespaces
+  std::set<uint32_t> other_namespaces_;     // theirs and their children's pids
+  std::optional<JitFileWatch> jit_files_;   // the JIT files the processes wrote elsewhere
   // Record.
   std::optional<ContainedChildren> children_;
   base::Status write_status_;
@@ -661,6 +702,7 @@ base::StatusOr<SessionResult> RunSession(const SessionOptions& options) {
   ASSIGN_OR_RETURN(std::unique_ptr<session::RecordSink> sink,
                    CreateSessionFiles(options.output_dir, sampler, options.record_sink));
   session::RecordSink& writer = *sink;
+  JitFileWatch jit_files(options.output_dir, SamplesFormatOf(sampler.options()).layout);
   const session::SessionInfo info{.command = options.command,
                                   .pid = static_cast<uint32_t>(command.pid()),
                                   .frequency_hz = options.frequency_hz,
@@ -678,11 +720,13 @@ base::StatusOr<SessionResult> RunSession(const SessionOptions& options) {
       const pid_t done = ::waitpid(command.pid(), &wait_status, WNOHANG);
       return done == command.pid() || (done < 0 && errno != EINTR);
     };
-    DrainUntil(sampler, exited, writer, write_status);
+    DrainUntil(sampler, exited, writer, write_status,
+               [&jit_files](std::string_view record) { jit_files.Observe(record); });
   }
   if (write_status.ok()) write_status = writer.Flush();
   result.records_bytes = writer.records_bytes();
   RETURN_IF_ERROR(write_status);
+  KeepJitFiles(jit_files, {}, {}, options.output_dir, result.notes);
   if (exec_error != 0) {
     result.exec_error =
         base::Status::Errno(exec_error, "cannot run '%s'", options.command[0].c_str());

@@ -49,13 +49,27 @@ std::string HowToReportJitCode(std::string_view program,
 }
 
 std::string DescribeUnnamedJitCode(uint64_t anonymous, uint64_t total, std::string_view program,
-                                   const std::vector<session::Mapping>& mappings) {
+                                   const std::vector<session::Mapping>& mappings,
+                                   const std::vector<std::string>& missing) {
   if (total == 0 || anonymous * 100 <= total) return "";
-  return fmt::format(
-      "{:.1f}% of samples ({}) are in anonymous executable memory that no JIT file names: code "
-      "a JIT did not report; to name it, {}",
-      100.0 * static_cast<double>(anonymous) / static_cast<double>(total), anonymous,
-      HowToReportJitCode(program, mappings));
+  const std::string share = fmt::format(
+      "{:.1f}% of samples ({}) are in anonymous executable memory that no JIT file names: ",
+      100.0 * static_cast<double>(anonymous) / static_cast<double>(total), anonymous);
+  if (!missing.empty()) {
+    // The JIT did report its code: the file is what is gone (a session recorded before sessions
+    // kept their processes' jitdumps, moved without them, or the file deleted since).
+    const std::string which =
+        missing.size() == 1 ? missing.front() + ", which is"
+                            : fmt::format("{} and {} other jitdump{}, which are", missing.front(),
+                                          missing.size() - 1, missing.size() == 2 ? "" : "s");
+    return share + fmt::format(
+                       "the JIT wrote {} no longer there and not kept in the session (moved or "
+                       "deleted since the recording); to name its code, give the jitdump's new "
+                       "place with --jit PATH",
+                       which);
+  }
+  return share + fmt::format("code a JIT did not report; to name it, {}",
+                             HowToReportJitCode(program, mappings));
 }
 
 }  // namespace jitscope::report

@@ -22,8 +22,11 @@ std::string HowToReportJitCode(std::string_view program,
                                const std::vector<session::Mapping>& mappings);
 
 // The line for `anonymous` of `total` samples in anonymous executable memory without JIT names,
-// when they are more than 1% of the samples; "" otherwise.
+// when they are more than 1% of the samples; "" otherwise. It tells why: the jitdumps the
+// processes wrote that are gone (`missing`: not where they were, nor kept in the session), or,
+// when none is, that the JIT reported nothing, and how to make it.
 std::string DescribeUnnamedJitCode(uint64_t anonymous, uint64_t total, std::string_view program,
-                                   const std::vector<session::Mapping>& mappings);
+                                   const std::vector<session::Mapping>& mappings,
+                                   const std::vector<std::string>& missing = {});
 
 }  // namespace jitscope::report

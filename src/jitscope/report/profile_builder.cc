@@ -433,7 +433,8 @@ base::StatusOr<Profile> Build(walk::Recording recording, const BuildOptions& opt
     }
   }
   if (std::string unnamed =
-          DescribeUnnamedJitCode(anonymous, built.total_samples, recording.program, data.mappings);
+          DescribeUnnamedJitCode(anonymous, built.total_samples, recording.program, data.mappings,
+                                 recording.missing_jit_files);
       !unnamed.empty()) {
     built.warnings.push_back(std::move(unnamed));
   }

@@ -148,6 +148,11 @@ bool IsRelativeAndDescends(std::string_view path) {
   return true;
 }
 
+std::string KeptFileName(std::string_view path) {
+  if (!path.starts_with('/') || !IsRelativeAndDescends(path.substr(1))) return "";
+  return std::string(kKeptFilesDirectory) + std::string(path);
+}
+
 std::map<std::string, uint32_t> CopiesDirectories(const std::string& directory,
                                                   const SessionInfo& info) {
   std::map<std::string, uint32_t> directories;

@@ -101,6 +101,15 @@ std::map<std::string, uint32_t> CopiesDirectories(const std::string& directory,
 // What a "copied" or "elf_copies" copy must be.
 bool IsRelativeAndDescends(std::string_view path);
 
+// Files of the recording machine that the session keeps, each under this directory of the
+// session at its own path: files/<path> for the file at <path>. Record keeps there the JIT files
+// its processes wrote outside the session (record/kept_files.h), so a session moved or copied
+// elsewhere, or whose originals are gone, reports the same.
+inline constexpr char kKeptFilesDirectory[] = "files";
+// "files/<path>" for an absolute `path` that descends (IsRelativeAndDescends after its '/'), else
+// "": the name of its copy, relative to the session directory.
+std::string KeptFileName(std::string_view path);
+
 // The ELF copies of session `directory`'s processes: (pid, path in its root) → the copy to read
 // in its place. Only regular files inside the directory: an entry whose path is not absolute, or
 // whose copy is absolute, has a "." or ".." component, or resolves (through symbolic links)

@@ -69,17 +69,25 @@ void AddSampleWarnings(const session::SampleData& data, std::string_view file,
 std::vector<std::string> FindForeignJitFiles(const std::string& session_directory,
                                              const std::vector<session::Mapping>& mappings,
                                              const std::vector<uint32_t>& pids_without_files,
-                                             const std::set<uint32_t>& elsewhere) {
+                                             const std::set<uint32_t>& elsewhere,
+                                             std::vector<std::string>* missing) {
   const std::string session =
       session_directory.empty() ? std::string() : RealPath(session_directory) + "/";
   std::set<std::string> found;
+  std::set<std::string> gone;
   for (const session::Mapping& mapping : mappings) {
     if (!IsJitdumpName(mapping.filename) || elsewhere.contains(mapping.pid)) continue;
+    // Kept in the session when the recording ended: read there, as one of its own files.
+    const std::string kept = session::KeptFileName(mapping.filename);
+    if (!session.empty() && !kept.empty() && IsRegularFile(session + kept)) continue;
     const std::string path = RealPath(mapping.filename);
-    if (!path.empty() && (session.empty() || !path.starts_with(session)) && IsRegularFile(path)) {
+    if (path.empty() || !IsRegularFile(path)) {
+      gone.insert(mapping.filename);
+    } else if (session.empty() || !path.starts_with(session)) {
       found.insert(path);
     }
   }
+  if (missing != nullptr) missing->assign(gone.begin(), gone.end());
   for (uint32_t pid : pids_without_files) {
     if (elsewhere.contains(pid)) continue;
     const std::string map = formats::PerfMapPath(pid);
@@ -98,13 +106,8 @@ std::vector<std::string> FindAttachedTraces(const std::vector<std::string>& coll
       std::string_view name = entry->d_name;
       // The collector's traces and the unwind tables libjitscope-frames.so keeps (jit-<pid>.jsc,
       // frames-<pid>.jsf; jit-<pid>.<n>.jsc when the name was taken).
-      const char* prefix = name.starts_with("jit-") && name.ends_with(".jsc")      ? "jit-"
-                           : name.starts_with("frames-") && name.ends_with(".jsf") ? "frames-"
-                                                                                   : nullptr;
-      if (prefix == nullptr) continue;
-      const size_t dot = name.find('.');
-      const std::optional<uint32_t> pid =
-          formats::ParsePidFileName(name.substr(0, dot), prefix, "");
+      std::optional<uint32_t> pid = formats::ParseChainFileName(name, "jit-", ".jsc");
+      if (!pid) pid = formats::ParseChainFileName(name, "frames-", ".jsf");
       if (!pid || std::find(pids.begin(), pids.end(), *pid) == pids.end()) continue;
       const std::string path = dir + "/" + std::string(name);
       if (IsRegularFile(path)) found.insert(path);
@@ -116,7 +119,8 @@ std::vector<std::string> FindAttachedTraces(const std::vector<std::string>& coll
 
 base::StatusOr<symbolize::SourceSet> OpenJitSources(const std::vector<std::string>& own_paths,
                                                     const Recording& recording,
-                                                    std::vector<std::string>& warnings) {
+                                                    std::vector<std::string>& warnings,
+                                                    std::vector<std::string>* missing) {
   const session::SampleData& data = recording.data;
   ASSIGN_OR_RETURN(symbolize::SourceSet own,
                    symbolize::SourceSet::Open(own_paths, recording.copies_of, recording.jit_files));
@@ -127,7 +131,7 @@ base::StatusOr<symbolize::SourceSet> OpenJitSources(const std::vector<std::strin
                       std::back_inserter(without_files));
   std::vector<std::string> paths = own_paths;
   for (std::string& foreign : FindForeignJitFiles(recording.session_directory, data.mappings,
-                                                  without_files, recording.elsewhere)) {
+                                                  without_files, recording.elsewhere, missing)) {
     paths.push_back(std::move(foreign));
   }
   for (std::string& trace : FindAttachedTraces(recording.collector_dirs, without_files)) {
@@ -376,7 +380,8 @@ base::StatusOr<symbolize::SourceSet> OpenRecordingJitSources(
     }
   }
   std::vector<std::string>& warnings = recording.warnings;
-  ASSIGN_OR_RETURN(symbolize::SourceSet sources, OpenJitSources(own_paths, recording, warnings));
+  ASSIGN_OR_RETURN(symbolize::SourceSet sources,
+                   OpenJitSources(own_paths, recording, warnings, &recording.missing_jit_files));
   if (recording.latest_code && sources.file_count() > 0 && !data.samples.empty()) {
     warnings.push_back(
         "the recording's times are not CLOCK_MONOTONIC, the clock of JIT files (perf record "

@@ -58,6 +58,9 @@ struct Recording {
   uint64_t sample_period_ns = 0;  // nominal time one sample stands for (1e9 / frequency)
   // Non-fatal things the reading noticed (lost samples, damaged files, ...), one line each.
   std::vector<std::string> warnings;
+  // The jitdumps its processes mapped that are neither where they were nor kept in the session
+  // (OpenRecordingJitSources): why their code is unnamed.
+  std::vector<std::string> missing_jit_files;
 };
 // Tells `files` of the recording's processes with a root directory of their own and of the
 // copies of their ELF files, so they are read as report reads them.
@@ -80,21 +83,27 @@ base::StatusOr<symbolize::SourceSet> OpenRecordingJitSources(
 // `data`'s processes and the traces FindAttachedTraces finds in `recording.collector_dirs`
 // (record -p), the copies of processes in other namespaces counted as theirs. What the reading
 // noticed (damaged files, a foreign file that cannot be read, events the collector refused) is
-// added to `warnings`.
+// added to `warnings`; `missing`, if given, gets the jitdumps the processes mapped that are
+// neither where they were nor kept in the session.
 base::StatusOr<symbolize::SourceSet> OpenJitSources(const std::vector<std::string>& own_paths,
                                                     const Recording& recording,
-                                                    std::vector<std::string>& warnings);
+                                                    std::vector<std::string>& warnings,
+                                                    std::vector<std::string>* missing = nullptr);
 
 // JIT files other engines wrote outside the session directory that describe its processes: a
 // `jit-<pid>.dump` the session's MMAP records show mapped (a jitdump writer maps its file so that
 // perf finds it; Node.js --perf-prof and LLVM's perf listener do), and `/tmp/perf-<pid>.map` for
 // a process no other file describes. Only files that still exist, and with a session directory
-// (not "", as for a perf.data) none inside it. None for the processes in `elsewhere`, which ran in
-// other namespaces: their paths and pids name other files here (record kept copies of theirs).
+// (not "", as for a perf.data) none inside it, nor one the session kept a copy of when its
+// recording ended (session::KeptFileName: the copy is read as the session's own). None for the
+// processes in `elsewhere`, which ran in other namespaces: their paths and pids name other files
+// here (record kept copies of theirs). `missing`, if given, gets the mapped jitdumps that are
+// neither where they were nor kept.
 std::vector<std::string> FindForeignJitFiles(const std::string& session_directory,
                                              const std::vector<session::Mapping>& mappings,
                                              const std::vector<uint32_t>& pids_without_files,
-                                             const std::set<uint32_t>& elsewhere = {});
+                                             const std::set<uint32_t>& elsewhere = {},
+                                             std::vector<std::string>* missing = nullptr);
 
 // The collector's traces of processes `record -p` attached to, which they wrote into their own
 // JITSCOPE_OUTPUT_DIR (session.json's "collector_output_dir", never searched below): the
