@@ -56,7 +56,7 @@ int Compare(const std::string& directory) {
     return 1;
   }
   SampleWalker walker(data, *sources, recording->vdso_path, recording->latest_code);
-  DescribeOtherRoots(*recording, walker.files());
+  DescribeSessionFiles(*recording, walker.files());
   std::map<uint32_t, symbolize::CodeHistory> histories;
 
   const std::string_view bytes = data.file->bytes();

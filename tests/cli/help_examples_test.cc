@@ -126,7 +126,8 @@ TEST(HelpExamplesTest, EveryExampleRunsAsPrinted) {
   ExampleDirectory dir;
   size_t ran = 0;
   // record first: the other commands' examples read the session it writes.
-  for (const char* command : {"record", "report", "annotate", "dump", "resolve", "clean"}) {
+  for (const char* command :
+       {"record", "report", "annotate", "archive", "dump", "resolve", "clean"}) {
     const std::vector<std::vector<std::string>> examples = HelpExamples(command);
     if (std::string(command) == "record" || std::string(command) == "report" ||
         std::string(command) == "annotate") {
@@ -181,8 +182,8 @@ TEST(HelpTest, OneLinePerCommandTheMainJobFirst) {
       commands.push_back(name);
     }
   }
-  EXPECT_EQ(commands,
-            (std::vector<std::string>{"record", "report", "annotate", "dump", "resolve", "clean"}))
+  EXPECT_EQ(commands, (std::vector<std::string>{"record", "report", "annotate", "archive", "dump",
+                                                "resolve", "clean"}))
       << help.out;
 }
 

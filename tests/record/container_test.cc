@@ -464,6 +464,20 @@ void RecordAContainedProgram(const std::vector<std::string>& record_options, boo
   for (const std::string& warning : profile->warnings) {
     EXPECT_EQ(warning.find("/prog"), std::string::npos) << warning;
   }
+  if (record_options.front() != "-p") return;
+
+  // Its copies are its archive: `jitscope archive` checks them by build id, counts them, and adds
+  // nothing for it (its paths name nothing here); the report is the same.
+  const std::string text = RunProgram({JITSCOPE_CLI, "report", session}).out;
+  const test_support::ProcessResult archive = RunProgram({JITSCOPE_CLI, "archive", session});
+  EXPECT_TRUE(archive.ok()) << archive.Describe();
+  EXPECT_NE(archive.err.find(" the samples touched in " + session + "/files: 0 added (0 bytes), " +
+                             std::to_string(process->elf_copies.size()) + " there already ("),
+            std::string::npos)
+      << archive.err;
+  EXPECT_EQ(archive.err.find("not archived"), std::string::npos) << archive.err;
+  EXPECT_FALSE(std::filesystem::exists(session + "/files"));
+  EXPECT_EQ(RunProgram({JITSCOPE_CLI, "report", session}).out, text);
 }
 
 TEST(ContainerTest, AttachedByPidItsNativeFunctionsAreNamedFromItsCopiedFiles) {

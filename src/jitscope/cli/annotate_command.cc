@@ -75,8 +75,9 @@ int RunAnnotate(const AnnotateOptions& options, std::FILE* out, std::FILE* err) 
   // the call sites of its return addresses.
   Processes processes(*sources);
   walk::SampleWalker walker(data, *sources, recording->vdso_path, recording->latest_code);
-  walk::DescribeOtherRoots(*recording, walker.files());
+  walk::DescribeSessionFiles(*recording, walker.files());
   report::NativeSymbolizer native;
+  native.SetDebugPath(walker.files().DebugPath());
   report::CodeLocator locator(
       [&](uint32_t pid) -> const symbolize::SymbolIndex& { return processes.Index(pid); },
       [&](uint32_t pid) -> const symbolize::CodeStore& { return processes.Code(pid); },
@@ -88,6 +89,9 @@ int RunAnnotate(const AnnotateOptions& options, std::FILE* out, std::FILE* err) 
     collector.Add(sample.pid, sample.time_ns, stack);
   });
   const std::vector<report::SampledVersion> versions = std::move(collector).Take();
+  if (std::string note = walk::DescribeArchiveUse(walker.files()); !note.empty()) {
+    output.notes.push_back(std::move(note));
+  }
 
   output.by_line = options.sort == "line";
   output.color = options.format == "text" && options.output.empty() && ::isatty(::fileno(out)) != 0;

@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 
 #include "jitscope/cli/annotate_command.h"
+#include "jitscope/cli/archive_command.h"
 #include "jitscope/cli/clean_command.h"
 #include "jitscope/cli/dump_command.h"
 #include "jitscope/cli/pid_list.h"
@@ -64,6 +65,27 @@ void AddDumpCommand(CLI::App& app, DumpOptions& options) {
       ->required();
   dump->add_flag("--json", options.json,
                  "One JSON object per line: a header, every record with all its fields, a summary");
+}
+
+constexpr char kArchiveExamples[] =
+    R"(Each file is checked by build id: one that changed since the recording is not archived, and
+said. Only what the samples touched is copied, at its own path under SESSION/files/, and only once:
+archiving again adds nothing. A container's files, copied when its recording ended, serve as its
+archive. report and annotate read the copies, and say so in their header.
+
+Examples:
+  jitscope archive
+  jitscope archive jitscope.data
+)";
+
+void AddArchiveCommand(CLI::App& app, ArchiveOptions& options) {
+  CLI::App* archive = app.add_subcommand(
+      "archive",
+      "Keep in a session the programs and libraries its samples touched, so it reports the same "
+      "elsewhere");
+  archive->add_option("SESSION", options.session, "Session directory (jitscope record -o)")
+      ->default_val("jitscope.data");
+  archive->footer(kArchiveExamples);
 }
 
 constexpr char kCleanExamples[] = R"(Examples:
@@ -181,6 +203,9 @@ void AddRecordCommand(CLI::App& app, record::SessionOptions& options,
                     "With --call-graph dwarf: keep each sample's registers and stack copy in the "
                     "session, for 'jitscope report' to unwind each time it runs, instead of "
                     "unwinding them while recording");
+  command->add_flag("--archive", command_options.archive,
+                    "When the recording ends, keep in the session the ELF files its samples "
+                    "touched, checked by build id, as 'jitscope archive' does");
   command->add_flag("--registered-frames", command_options.registered_frames,
                     "Preload libjitscope-frames.so into the command (x86-64 programs: a 32-bit "
                     "one prints that it ignored it) to keep the unwind tables its JIT engines "
@@ -348,6 +373,8 @@ int main(int argc, char** argv) {
   AddReportCommand(app, report);
   AnnotateOptions annotate;
   AddAnnotateCommand(app, annotate);
+  ArchiveOptions archive;
+  AddArchiveCommand(app, archive);
   DumpOptions dump;
   AddDumpCommand(app, dump);
   ResolveOptions resolve;
@@ -382,5 +409,6 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("record")) return RunRecord(record, record_command, stderr);
   if (app.got_subcommand("report")) return RunReport(report, stdout, stderr);
   if (app.got_subcommand("annotate")) return RunAnnotate(annotate, stdout, stderr);
+  if (app.got_subcommand("archive")) return RunArchive(archive, stderr);
   return 2;
 }

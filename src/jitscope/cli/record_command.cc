@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "jitscope/cli/archive_command.h"
 #include "jitscope/formats/output_formats.h"
 #include "jitscope/record/install_tree.h"
 #include "jitscope/record/stop_signals.h"
@@ -198,6 +199,10 @@ int RunRecord(record::SessionOptions options, const RecordCommandOptions& comman
   uint64_t samples_bytes = result->records_bytes;
   if (unwinding)
     samples_bytes = UnwindAtEnd(options.output_dir, samples_bytes, *while_recording, err);
+  if (command_options.archive &&
+      RunArchive({.session = options.output_dir}, err, "record --archive") != 0) {
+    return 1;
+  }
   std::fprintf(
       err, "jitscope record: wrote %s (%.1f KiB of samples); view it with 'jitscope report %s'\n",
       options.output_dir.c_str(), static_cast<double>(samples_bytes) / 1024.0,

@@ -25,6 +25,9 @@ struct RecordCommandOptions {
   // Preload libjitscope-frames.so into the command, to capture the unwind tables its JIT
   // engines register with __register_frame (formats/registered_frames.h).
   bool registered_frames = false;
+  // When the recording ends: keep the ELF files its samples touched in the session
+  // (record/archive.h), as `jitscope archive` does.
+  bool archive = false;
 };
 
 // Returns the process exit code: the command's; 2 for a bad option (the command never starts);

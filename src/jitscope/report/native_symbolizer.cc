@@ -17,16 +17,6 @@
 namespace jitscope::report {
 namespace {
 
-// Offline reporting: the file is read from disk (and its debug file found by build-id or
-// .gnu_debuglink under the standard paths), never from a live process.
-char* g_debuginfo_path = nullptr;
-const Dwfl_Callbacks kOfflineCallbacks = {
-    .find_elf = dwfl_build_id_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
-    .section_address = dwfl_offline_section_address,
-    .debuginfo_path = &g_debuginfo_path,
-};
-
 const char* AttributeString(Dwarf_Die* die, unsigned name) {
   Dwarf_Attribute attribute;
   return dwarf_formstring(dwarf_attr_integrate(die, name, &attribute));
@@ -76,8 +66,8 @@ std::string Demangle(const std::string& name) {
 // One ELF file, reported to its own Dwfl session at its link-time addresses.
 class NativeSymbolizer::Module {
  public:
-  static std::unique_ptr<Module> Open(const std::string& path) {
-    Dwfl* dwfl = dwfl_begin(&kOfflineCallbacks);
+  static std::unique_ptr<Module> Open(const std::string& path, const Dwfl_Callbacks* callbacks) {
+    Dwfl* dwfl = dwfl_begin(callbacks);
     if (dwfl == nullptr) return nullptr;
     std::unique_ptr<Module> module(new Module(dwfl, path));
     module->module_ = dwfl_report_offline(dwfl, path.c_str(), path.c_str(), -1);
@@ -419,13 +409,27 @@ class NativeSymbolizer::Module {
   std::vector<Load> loads_;
 };
 
-NativeSymbolizer::NativeSymbolizer() = default;
+// Offline reporting: the file is read from disk (and its debug file found by build-id or
+// .gnu_debuglink under the debug path), never from a live process.
+NativeSymbolizer::NativeSymbolizer()
+    : callbacks_{
+          .find_elf = dwfl_build_id_find_elf,
+          .find_debuginfo = dwfl_standard_find_debuginfo,
+          .section_address = dwfl_offline_section_address,
+          .debuginfo_path = &debug_path_chars_,
+      } {}
+
+void NativeSymbolizer::SetDebugPath(std::string debug_path) {
+  debug_path_ = std::move(debug_path);
+  debug_path_chars_ = debug_path_.empty() ? nullptr : debug_path_.data();
+}
+
 NativeSymbolizer::~NativeSymbolizer() = default;
 
 NativeSymbolizer::Module* NativeSymbolizer::FindModule(const std::string& path) {
   auto [it, inserted] = modules_.try_emplace(path);
   if (inserted) {
-    it->second = Module::Open(path);
+    it->second = Module::Open(path, &callbacks_);
     if (it->second == nullptr) unreadable_.push_back(path);
   }
   return it->second.get();

@@ -7,6 +7,8 @@
 // gone as long as its files are still there.
 #pragma once
 
+#include <elfutils/libdwfl.h>
+
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -43,6 +45,11 @@ class NativeSymbolizer {
   // Up to `size` bytes of `path`'s contents from `file_offset` (fewer where the file ends).
   std::vector<uint8_t> ReadBytes(const std::string& path, uint64_t file_offset, uint64_t size);
 
+  // Where separate debug files are looked for, in elfutils' debuginfo_path syntax
+  // (walk::FileIdentity::DebugPath: a session's archive first), for the files opened after; by
+  // default elfutils' own.
+  void SetDebugPath(std::string debug_path);
+
   // Files that could not be opened as ELF, for the report's warnings.
   const std::vector<std::string>& unreadable_files() const { return unreadable_; }
 
@@ -50,6 +57,9 @@ class NativeSymbolizer {
   class Module;
   Module* FindModule(const std::string& path);
 
+  std::string debug_path_;
+  char* debug_path_chars_ = nullptr;  // what callbacks_ points at: debug_path_'s, or nullptr
+  Dwfl_Callbacks callbacks_;
   std::map<std::string, std::unique_ptr<Module>> modules_;  // nullptr: unreadable
   std::map<std::pair<std::string, uint64_t>, std::vector<Location>> cache_;
   std::vector<std::string> unreadable_;

@@ -78,6 +78,9 @@ struct Profile {
   std::vector<std::pair<std::string, uint64_t>> unwind_stops;
   // Of those walks, the ones the frame-pointer chain carried on (FrameKind::kGuessed).
   uint64_t guessed_walks = 0;
+  // What the report read that the reader should know, one line each (the session's archive of
+  // native files), for the formats that can show them.
+  std::vector<std::string> notes;
   // Non-fatal things the reader and symbolizer noticed (lost samples, damaged files, ...), one
   // line each, for the formats that can show them.
   std::vector<std::string> warnings;

@@ -72,7 +72,8 @@ class Builder {
         sources_(sources),
         walker_(data, sources, vdso_path, latest_code),
         names_(data.comms, data.tasks) {
-    walk::DescribeOtherRoots(recording, walker_.files());
+    walk::DescribeSessionFiles(recording, walker_.files());
+    native_.SetDebugPath(walker_.files().DebugPath());
   }
 
   Profile Build() && {
@@ -118,6 +119,12 @@ class Builder {
     if (walker_.unwinding()) {
       profile_.unwind_stops = walker_.unwind_stats().Ends();
       profile_.guessed_walks = walker_.guessed_walks();
+    }
+    if (std::string note = walk::DescribeArchiveUse(walker_.files()); !note.empty()) {
+      profile_.notes.push_back(std::move(note));
+    }
+    for (const walk::FileIdentity::Replaced& file : walker_.files().refused_copies()) {
+      profile_.warnings.push_back(walk::DescribeRefusedCopy(file));
     }
     for (const walk::FileIdentity::Replaced& file : walker_.files().replaced()) {
       profile_.warnings.push_back(fmt::format(

@@ -117,6 +117,7 @@ std::string RenderText(const Profile& profile, const TextOptions& options) {
           profile.guessed_walks);
     }
   }
+  for (const std::string& note : profile.notes) out += fmt::format("# {}\n", note);
   for (const std::string& warning : profile.warnings)
     out += fmt::format("# warning: {}\n", warning);
   if (profile.total_samples == 0 && profile.filtered_out > 0) {

@@ -23,6 +23,18 @@ std::string BuildIdOfFd(int fd) {
   return hex;
 }
 
+std::string DebugLinkOfFd(int fd) {
+  elf_version(EV_CURRENT);
+  Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
+  if (elf == nullptr) return "";
+  GElf_Word crc = 0;
+  const char* name = dwelf_elf_gnu_debuglink(elf, &crc);
+  std::string link = name != nullptr ? name : "";
+  elf_end(elf);
+  // A file name, not a path: one with a '/' would lead out of the directories searched.
+  return link.find('/') == std::string::npos && link != "." && link != ".." ? link : "";
+}
+
 std::string BuildIdOfFile(const std::string& path) {
   const base::ScopedFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   return fd ? BuildIdOfFd(fd.get()) : std::string();

@@ -18,4 +18,9 @@ std::string BuildIdOfFd(int fd);
 // The same of the file at `path`.
 std::string BuildIdOfFile(const std::string& path);
 
+// The name of the separate debug file the ELF file open as `fd` names in its .gnu_debuglink
+// section (a file name, searched beside it, in its .debug/ and under /usr/lib/debug, as elfutils
+// and gdb search it), or "" when it has none. `fd` stays the caller's.
+std::string DebugLinkOfFd(int fd);
+
 }  // namespace jitscope::session

@@ -14,6 +14,10 @@
 //    process with a root of its own whose file was not copied: its path may name another file
 //    here, so it is not read (reading it through /proc/PID/root at report time would work only
 //    while the process lives), and the report says so.
+//  - A session's archive (`jitscope archive`: <session>/files/<path>, record/archive.h) stands
+//    for the other processes' files: a copy there is read in place of the file at its path, this
+//    machine's, once its build id is the recorded one. A copy of another build is refused, and
+//    said; the file at the path is then checked as it would be without an archive.
 #pragma once
 
 #include <map>
@@ -50,12 +54,38 @@ class FileIdentity {
   // the order found.
   const std::vector<std::string>& unchecked() const { return unchecked_; }
 
+  // The session directory whose archive (<dir>/files/) stands for the files of the processes in
+  // record's root; "" for none.
+  void SetArchive(std::string session_directory) { archive_ = std::move(session_directory); }
+  const std::string& archive() const { return archive_; }
+  // Where separate debug files are looked for (elfutils' debuginfo_path syntax): the file's
+  // directory, its .debug/, the archive's usr/lib/debug when there is an archive, /usr/lib/debug.
+  std::string DebugPath() const;
+  // The archived copies read so far, once each, in the order found.
+  const std::vector<std::string>& archived() const { return archived_; }
+  // The archived copies refused: another build than the recorded one.
+  const std::vector<Replaced>& refused_copies() const { return refused_copies_; }
+
  private:
   std::map<std::string, std::string> now_;  // file → its build id now
   std::vector<Replaced> replaced_;
   std::set<uint32_t> other_roots_;
   std::map<std::pair<uint32_t, std::string>, std::string> copies_;
   std::vector<std::string> unchecked_;
+  // The archive's copy of `mapping`'s file, checked; nullptr when there is none to read.
+  const std::string* ArchivedCopyOf(const session::Mapping& mapping);
+  // The build id of `file` now, read once.
+  const std::string& BuildIdNow(const std::string& file);
+  std::string archive_;
+  std::map<std::string, std::string> archive_copies_;  // path → its copy, "" when none
+  std::vector<std::string> archived_;
+  std::vector<Replaced> refused_copies_;
 };
+
+// "N native files read from the session's archive (DIR/files), not from this machine", or ""
+// when none was: the header line of report and annotate.
+std::string DescribeArchiveUse(const FileIdentity& files);
+// The warning for an archived copy of another build than the recorded one.
+std::string DescribeRefusedCopy(const FileIdentity::Replaced& copy);
 
 }  // namespace jitscope::walk

@@ -349,9 +349,10 @@ std::string DescribeRejectedEvents(const std::map<trace::RejectReason, uint64_t>
       total, total == 1 ? "" : "s", reasons);
 }
 
-void DescribeOtherRoots(const Recording& recording, FileIdentity& files) {
+void DescribeSessionFiles(const Recording& recording, FileIdentity& files) {
   files.SetOtherRoots(recording.other_roots);
   files.SetCopies(recording.elf_copies);
+  files.SetArchive(recording.session_directory);
 }
 
 base::StatusOr<Recording> ReadRecording(const std::string& input) {

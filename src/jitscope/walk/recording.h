@@ -63,8 +63,8 @@ struct Recording {
   std::vector<std::string> missing_jit_files;
 };
 // Tells `files` of the recording's processes with a root directory of their own and of the
-// copies of their ELF files, so they are read as report reads them.
-void DescribeOtherRoots(const Recording& recording, FileIdentity& files);
+// copies of their ELF files, and of the session's archive, so they are read as report reads them.
+void DescribeSessionFiles(const Recording& recording, FileIdentity& files);
 // Reads a session directory or a perf.data file, as BuildProfile does.
 base::StatusOr<Recording> ReadRecording(const std::string& input);
 // Fills in, as ReadRecording does, what the session in `recording.session_directory` says of

@@ -181,7 +181,8 @@ unwind::CfiModule* SessionAddressSpace::ModuleOf(const session::Mapping& mapping
 unwind::CfiModule* SessionAddressSpace::ModuleFor(const std::string& path) {
   auto [it, inserted] = modules_.try_emplace(path);
   if (inserted) {
-    auto module = unwind::CfiModule::Open(path);
+    auto module = files_ != nullptr ? unwind::CfiModule::Open(path, files_->DebugPath())
+                                    : unwind::CfiModule::Open(path);
     if (module.ok()) it->second = std::move(*module);
   }
   return it->second.get();

@@ -128,7 +128,7 @@ base::StatusOr<SessionUnwinding> UnwindSession(const std::string& directory,
   if (HasSamplesToWalk(data.samples)) {
     ASSIGN_OR_RETURN(sources, OpenRecordingJitSources(recording, {}));
     walker.emplace(data, *sources, recording.vdso_path, recording.latest_code);
-    DescribeOtherRoots(recording, walker->files());
+    DescribeSessionFiles(recording, walker->files());
   }
 
   const std::string unwinding_path = directory + "/" + kUnwindingFileName;
