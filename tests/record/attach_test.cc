@@ -282,7 +282,7 @@ TEST(AttachTest, SystemWideNamesTheJitCodeOfAProcessStartedWithTheCollector) {
     EXPECT_EQ(all->locations[stack.frames.back()].kind, report::FrameKind::kProcess);
   }
   report::BuildOptions just_jitvm;
-  just_jitvm.pids = {static_cast<uint32_t>(jitvm_pid)};
+  just_jitvm.filter.pids = {static_cast<uint32_t>(jitvm_pid)};
   base::StatusOr<report::Profile> profile = report::BuildProfile(dir, just_jitvm);
   ASSERT_TRUE(profile.ok()) << profile.status().message();
   const uint32_t hot_line = LineWith(JITVM_PROGRAMS "/hotspot.jv", "# HOT");

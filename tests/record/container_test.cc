@@ -158,7 +158,7 @@ void ExpectNamedFromTheCopy(const std::string& session, pid_t pid,
       << "the map was in the namespace's own /tmp";
 
   report::BuildOptions just_node;
-  just_node.pids = {static_cast<uint32_t>(pid)};
+  just_node.filter.pids = {static_cast<uint32_t>(pid)};
   base::StatusOr<report::Profile> profile = report::BuildProfile(session, just_node);
   ASSERT_TRUE(profile.ok()) << profile.status().message();
   const std::map<std::string, uint64_t> functions = JsFunctions(*profile);
@@ -282,7 +282,7 @@ void ExpectChildStartedWhileRecordedNamed(const std::string& flag) {
       << record.err;
 
   report::BuildOptions just_node;
-  just_node.pids = {node->pid};
+  just_node.filter.pids = {node->pid};
   base::StatusOr<report::Profile> profile = report::BuildProfile(session, just_node);
   ASSERT_TRUE(profile.ok()) << profile.status().message();
   const std::map<std::string, uint64_t> functions = JsFunctions(*profile);
@@ -446,7 +446,7 @@ void RecordAContainedProgram(const std::vector<std::string>& record_options, boo
   }
 
   report::BuildOptions just_it;
-  just_it.pids = {static_cast<uint32_t>(pid)};
+  just_it.filter.pids = {static_cast<uint32_t>(pid)};
   base::StatusOr<report::Profile> profile = report::BuildProfile(session, just_it);
   ASSERT_TRUE(profile.ok()) << profile.status().message();
   const NativeFrames frames = NativeFramesOf(*profile);

@@ -47,5 +47,32 @@ TEST(ProcessNamesTest, MainThreadsNameAtTheTimeAndForkedChildrenTheirParents) {
   EXPECT_EQ(names.NameAt(50, 100), "");
 }
 
+session::Task NewThread(uint32_t pid, uint32_t tid, uint32_t creator, uint64_t time) {
+  return {.exit = false, .pid = pid, .ppid = pid, .tid = tid, .ptid = creator, .time_ns = time};
+}
+
+// A thread is named by its own COMM records; before its first, it bears the name of the thread
+// that started it (pthread_create copies it), and one recorded without a start or a name bears
+// its process's.
+TEST(ProcessNamesTest, EveryThreadHasItsOwnNameAtTheTime) {
+  const std::vector<session::Comm> comms = {
+      Comm(10, 10, 100, "node"),
+      Comm(10, 11, 300, "V8 Worker"),  // renamed after it started
+      Comm(10, 12, 400, "libuv-worker"),
+  };
+  const std::vector<session::Task> tasks = {
+      NewThread(10, 11, 10, 200),  // started by the main thread
+      NewThread(10, 13, 11, 500),  // started by the worker: its name
+  };
+  const ProcessNames names(comms, tasks);
+  EXPECT_EQ(names.ThreadNameAt(10, 10, 150), "node");
+  EXPECT_EQ(names.ThreadNameAt(10, 11, 250), "node") << "started by main, not renamed yet";
+  EXPECT_EQ(names.ThreadNameAt(10, 11, 350), "V8 Worker");
+  EXPECT_EQ(names.ThreadNameAt(10, 13, 600), "V8 Worker");
+  EXPECT_EQ(names.ThreadNameAt(10, 12, 350), "libuv-worker") << "no start recorded: its first";
+  EXPECT_EQ(names.ThreadNameAt(10, 14, 350), "node") << "nothing recorded: its process's";
+  EXPECT_EQ(names.NameAt(10, 350), "node") << "the process keeps its main thread's name";
+}
+
 }  // namespace
 }  // namespace jitscope::report

@@ -252,7 +252,7 @@ TEST(ReportProcessesTest, TheHeaderListsTheProcessesAndFiltersChooseThem) {
   // --pid: exactly one process's samples.
   const uint32_t first = jitvm.begin()->first;
   BuildOptions one;
-  one.pids = {first};
+  one.filter.pids = {first};
   base::StatusOr<Profile> chosen = BuildProfile(dir, one);
   ASSERT_TRUE(chosen.ok()) << chosen.status().message();
   EXPECT_EQ(chosen->total_samples, jitvm.begin()->second);
@@ -263,7 +263,7 @@ TEST(ReportProcessesTest, TheHeaderListsTheProcessesAndFiltersChooseThem) {
   EXPECT_NE(by_comm.out.find(" processes, the busiest: jitvm"), std::string::npos) << by_comm.out;
   const auto none = RunProgram({JITSCOPE_CLI, "report", dir, "--comm", "nothing"});
   ASSERT_EQ(none.exit_code, 0) << none.err;
-  EXPECT_NE(none.out.find("# no samples of the processes chosen\n"), std::string::npos) << none.out;
+  EXPECT_NE(none.out.find("# no samples pass the filters\n"), std::string::npos) << none.out;
   const auto bad = RunProgram({JITSCOPE_CLI, "report", dir, "--pid", "12x"});
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_NE(bad.err.find("--pid 12x: expected process ids separated by commas"), std::string::npos)

@@ -86,7 +86,7 @@ TEST(TextWriterTest, SeveralProcessesAndFilters) {
   EXPECT_EQ(text.substr(0, text.find("#\n")),
             "# jitscope report: jitvm hot.jv\n"
             "# 10 samples over 0.01 s, one per 1 ms of CPU time per thread\n"
-            "# 5 samples of other processes left out (--pid, --comm)\n"
+            "# 5 samples left out (--pid, --tid, --comm, --time, --task)\n"
             "# 6 processes, the busiest: jitvm (pid 7) 40.0%, node (pid 3) 20.0%, ? (pid 9) 10.0%, "
             "a (pid 1) 10.0%, b (pid 2) 10.0% and 1 more\n");
   Profile none;
@@ -94,8 +94,8 @@ TEST(TextWriterTest, SeveralProcessesAndFilters) {
   none.filtered_out = 3;
   EXPECT_EQ(RenderText(none, {}),
             "# 0 samples over 0.00 s, one per 1 ms of CPU time per thread\n"
-            "# 3 samples of other processes left out (--pid, --comm)\n"
-            "# no samples of the processes chosen\n");
+            "# 3 samples left out (--pid, --tid, --comm, --time, --task)\n"
+            "# no samples pass the filters\n");
 }
 
 // `hot` stands for two code objects under `main` (the optimized and the baseline tier, in the

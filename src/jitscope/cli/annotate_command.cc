@@ -13,6 +13,9 @@
 
 #include "jitscope/cli/report_command.h"
 #include "jitscope/report/annotate.h"
+#include "jitscope/report/process_names.h"
+#include "jitscope/report/sample_filter.h"
+#include "jitscope/report/timeline_builder.h"
 #include "jitscope/session/perf_data_reader.h"
 #include "jitscope/session/samples_file.h"
 #include "jitscope/session/session_info.h"
@@ -83,8 +86,16 @@ int RunAnnotate(const AnnotateOptions& options, std::FILE* out, std::FILE* err) 
       [&](uint32_t pid) -> const symbolize::CodeStore& { return processes.Code(pid); },
       recording->latest_code, &walker.maps(), &native, &walker.files());
   report::VersionCollector collector(locator);
+  // The samples the filters keep (report/sample_filter.h), as report keeps them.
+  const report::TimelineBuilder timeline = report::StartTimeline(*recording, *sources);
+  const report::ProcessNames names(data.comms, data.tasks);
+  const report::SampleFilter filter(options.filter, timeline.timeline(),
+                                    report::RecordingStart(*recording, timeline), names);
+  uint64_t kept = 0;
   std::vector<walk::StackAddress> stack;
   data.ForEachSample([&](const session::Sample& sample) {
+    if (!filter.Wanted(sample)) return;
+    ++kept;
     walker.Walk(sample, stack);
     collector.Add(sample.pid, sample.time_ns, stack);
   });
@@ -95,7 +106,12 @@ int RunAnnotate(const AnnotateOptions& options, std::FILE* out, std::FILE* err) 
 
   output.by_line = options.sort == "line";
   output.color = options.format == "text" && options.output.empty() && ::isatty(::fileno(out)) != 0;
-  output.total_samples = data.samples.size();
+  output.total_samples = kept;
+  if (kept < data.samples.size()) {
+    output.notes.push_back(
+        fmt::format("{} of the {} samples left out (--pid, --tid, --comm, --time, --task)",
+                    data.samples.size() - kept, data.samples.size()));
+  }
   if (!data.samples.empty()) output.start_time_ns = data.samples.time_ns(0);
   for (const std::string& warning : recording->warnings) {
     output.notes.push_back("warning: " + warning);

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "jitscope/report/sample_filter.h"
+
 namespace jitscope::cli {
 
 struct AnnotateOptions {
@@ -16,10 +18,11 @@ struct AnnotateOptions {
   // directory (`jitscope annotate series` reads jitscope.data).
   std::vector<std::string> arguments;
   size_t top = 5;
-  std::string sort = "offset";  // offset | line
-  std::string syntax = "att";   // -M: att | intel
-  std::string format = "text";  // text | json
-  std::string output;           // "" = stdout
+  std::string sort = "offset";         // offset | line
+  std::string syntax = "att";          // -M: att | intel
+  std::string format = "text";         // text | json
+  std::string output;                  // "" = stdout
+  report::SampleFilterOptions filter;  // --pid, --tid, --comm, --time, --task
 };
 
 int RunAnnotate(const AnnotateOptions& options, std::FILE* out, std::FILE* err);

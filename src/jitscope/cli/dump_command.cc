@@ -55,22 +55,6 @@ Shown TextIf(bool shown) { return shown ? Shown::kBoth : Shown::kJsonOnly; }
 // An ITT id as "d1:d2" in hex ("0x0:0x0" for __itt_null).
 Word IttIdWord(const trace::IttId& id) { return Word{fmt::format("{:#x}:{:#x}", id.d1, id.d2)}; }
 
-const char* IttKindName(trace::IttKind kind) {
-  switch (kind) {
-    case trace::IttKind::kTask:
-      return "task";
-    case trace::IttKind::kOverlappedTask:
-      return "overlapped_task";
-    case trace::IttKind::kRegion:
-      return "region";
-    case trace::IttKind::kFrame:
-      return "frame";
-    case trace::IttKind::kTaskGroup:
-      return "task_group";
-  }
-  return "unknown";
-}
-
 // Every field of every record type, once; the text line and the JSON object are both made from it.
 RecordFields Describe(const trace::Event& event) {
   struct Visitor {
@@ -206,7 +190,7 @@ RecordFields Describe(const trace::Event& event) {
       return {"itt_begin",
               call,
               {Call(call),
-               {"kind", "", Word{IttKindName(e.kind)}, Shown::kJsonOnly},
+               {"kind", "", Word{trace::IttKindName(e.kind)}, Shown::kJsonOnly},
                {"domain", "domain", uint64_t{e.domain}},
                {"name", "name", uint64_t{e.name}, TextIf(e.kind != trace::IttKind::kFrame)},
                {"id", "id", IttIdWord(e.id)},
@@ -218,7 +202,7 @@ RecordFields Describe(const trace::Event& event) {
       return {"itt_end",
               call,
               {Call(call),
-               {"kind", "", Word{IttKindName(e.kind)}, Shown::kJsonOnly},
+               {"kind", "", Word{trace::IttKindName(e.kind)}, Shown::kJsonOnly},
                {"domain", "domain", uint64_t{e.domain}},
                {"id", "id", IttIdWord(e.id), TextIf(e.kind != trace::IttKind::kTask)}}};
     }

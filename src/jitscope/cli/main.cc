@@ -170,6 +170,37 @@ Sampling every process on the machine until Ctrl-C:
   jitscope record -a
 )";
 
+// The filters report and annotate share (report/sample_filter.h).
+void AddSampleFilterOptions(CLI::App* command, report::SampleFilterOptions& filter) {
+  AddPidListOption(command, "--pid", "--pid", filter.pids, "Only the samples of these processes");
+  AddPidListOption(command, "--tid", "--tid", filter.tids, "Only the samples of these threads")
+      ->type_name("TID[,TID...]");
+  command
+      ->add_option("--comm", filter.comms,
+                   "Only the samples of threads with these names, or of processes with these "
+                   "command names, as they were when the sample was taken (COMM, as ps shows "
+                   "them: 'V8 Worker' picks Node's workers, 'node' all of Node's threads)")
+      ->delimiter(',')
+      ->type_name("COMM[,COMM...]");
+  command
+      ->add_option_function<std::string>(
+          "--time",
+          [&filter](const std::string& text) {
+            base::StatusOr<report::TimeRange> range = report::ParseTimeRange(text);
+            if (!range.ok()) throw CLI::ValidationError(range.status().message());
+            filter.time = *range;
+          },
+          "Only the samples taken between START and END, seconds from the recording's start "
+          "(decimals allowed; either may be left out: '2.5,' or ',10')")
+      ->type_name("START,END");
+  command
+      ->add_option("--task", filter.tasks,
+                   "Only the samples taken while their thread was inside an ITT task, overlapped "
+                   "task or region of this name (oneDNN's primitives: 'convolution', 'matmul'; "
+                   "TBB's: 'tbb_parallel_for'); repeatable")
+      ->type_name("NAME");
+}
+
 void AddRecordCommand(CLI::App& app, record::SessionOptions& options,
                       RecordCommandOptions& command_options) {
   CLI::App* command = app.add_subcommand(
@@ -297,14 +328,7 @@ void AddReportCommand(CLI::App& app, ReportOptions& options) {
       ->default_val("method");
   command->add_option("--top", options.text.top, "text: how many entries (0 = all)")
       ->default_val(25);
-  AddPidListOption(command, "--pid", "--pid", options.build.pids,
-                   "Only the samples of these processes");
-  command
-      ->add_option("--comm", options.build.comms,
-                   "Only the samples of processes with these command names (COMM, as ps shows "
-                   "them)")
-      ->delimiter(',')
-      ->type_name("COMM[,COMM...]");
+  AddSampleFilterOptions(command, options.build.filter);
   command->add_flag("--inline,!--no-inline", options.inline_frames,
                     "Show inlined functions as frames of their own (default), or fold them into "
                     "the function they were inlined into");
@@ -350,6 +374,7 @@ void AddAnnotateCommand(CLI::App& app, AnnotateOptions& options) {
       ->check(CLI::IsMember({"text", "json"}))
       ->default_val("text");
   command->add_option("-o,--output", options.output, "Write to FILE instead of standard output");
+  AddSampleFilterOptions(command, options.filter);
   command->footer(kAnnotateExamples);
 }
 

@@ -10,6 +10,7 @@
 
 #include "jitscope/base/files.h"
 #include "jitscope/base/scoped_resource.h"
+#include "jitscope/report/chrome_trace_writer.h"
 #include "jitscope/report/folded_writer.h"
 #include "jitscope/report/pprof_writer.h"
 #include "jitscope/report/profile_builder.h"
@@ -30,6 +31,11 @@ const std::map<std::string, Format>& Formats() {
        {false,
         [](const report::Profile& p, const report::TextOptions& o) -> base::StatusOr<std::string> {
           return report::RenderText(p, o);
+        }}},
+      {"chrome-trace",
+       {false,
+        [](const report::Profile& p, const report::TextOptions&) -> base::StatusOr<std::string> {
+          return report::RenderChromeTrace(p);
         }}},
       {"folded",
        {false,
@@ -84,6 +90,8 @@ int RunReport(const ReportOptions& options, std::FILE* out, std::FILE* err) {
                                          : report::SortKey::kMethod;
   report::BuildOptions build = options.build;
   build.inline_frames = options.inline_frames;
+  // The formats that draw time want every sample at its time.
+  build.timeline_samples = options.format == "chrome-trace";
   const bool show_progress = ::isatty(::fileno(err)) != 0;
   if (show_progress) {
     build.progress = [err](uint64_t done, uint64_t total) {

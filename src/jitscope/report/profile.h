@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "jitscope/report/timeline.h"
+
 namespace jitscope::report {
 
 enum class FrameKind : uint8_t {
@@ -65,7 +67,7 @@ struct Profile {
   std::vector<Location> locations;
   std::vector<Stack> stacks;      // distinct stacks, heaviest first, ties in first-seen order
   uint64_t total_samples = 0;     // the sum of stacks[i].samples
-  uint64_t filtered_out = 0;      // samples of processes BuildOptions' pids and comms left out
+  uint64_t filtered_out = 0;      // samples BuildOptions::filter left out
   uint64_t sample_period_ns = 0;  // nominal time one sample stands for (1e9 / frequency)
   uint64_t start_time_ns = 0;     // CLOCK_MONOTONIC of the first and last sample
   uint64_t end_time_ns = 0;
@@ -84,6 +86,8 @@ struct Profile {
   // Non-fatal things the reader and symbolizer noticed (lost samples, damaged files, ...), one
   // line each, for the formats that can show them.
   std::vector<std::string> warnings;
+  // When what happened, per thread (timeline.h): its samples refer to `stacks`.
+  Timeline timeline;
 };
 
 }  // namespace jitscope::report

@@ -14,6 +14,8 @@
 #include "jitscope/report/jit_advice.h"
 #include "jitscope/report/native_symbolizer.h"
 #include "jitscope/report/process_names.h"
+#include "jitscope/report/sample_filter.h"
+#include "jitscope/report/timeline_builder.h"
 #include "jitscope/session/samples_file.h"
 #include "jitscope/symbolize/source_set.h"
 #include "jitscope/walk/process_maps.h"
@@ -65,13 +67,17 @@ class Builder {
  public:
   Builder(const BuildOptions& options, const session::SampleData& data,
           const symbolize::SourceSet& sources, const std::string& vdso_path, bool latest_code,
-          bool of_processes, const walk::Recording& recording)
+          bool of_processes, const walk::Recording& recording, TimelineBuilder& timeline,
+          uint64_t start_ns)
       : options_(options),
         of_processes_(of_processes),
         data_(data),
         sources_(sources),
         walker_(data, sources, vdso_path, latest_code),
-        names_(data.comms, data.tasks) {
+        names_(data.comms, data.tasks),
+        filter_(options.filter, timeline.timeline(), start_ns, names_),
+        timeline_(timeline),
+        period_ns_(recording.sample_period_ns) {
     walk::DescribeSessionFiles(recording, walker_.files());
     native_.SetDebugPath(walker_.files().DebugPath());
   }
@@ -103,6 +109,8 @@ class Builder {
       Stack& stack = profile_.stacks[it->second];
       ++stack.samples;
       stack.last_time_ns = sample.time_ns;  // samples are in time order
+      timeline_.AddSample(sample, static_cast<uint32_t>(it->second), period_ns_,
+                          options_.timeline_samples);
       if (options_.progress && ++done % 4096 == 0) options_.progress(done, total);
     });
     NameProcesses(processes, last_time);
@@ -111,9 +119,21 @@ class Builder {
     std::stable_sort(
         profile_.processes.begin(), profile_.processes.end(),
         [](const ProcessShare& a, const ProcessShare& b) { return a.samples > b.samples; });
-    // Heaviest first; stable, so equal stacks keep the order they were first seen in.
-    std::stable_sort(profile_.stacks.begin(), profile_.stacks.end(),
-                     [](const Stack& a, const Stack& b) { return a.samples > b.samples; });
+    // Heaviest first; stable, so equal stacks keep the order they were first seen in. The
+    // timeline's samples name stacks by where they were before: new_index_ says where they went.
+    std::vector<uint32_t> order(profile_.stacks.size());
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [this](uint32_t a, uint32_t b) {
+      return profile_.stacks[a].samples > profile_.stacks[b].samples;
+    });
+    std::vector<Stack> sorted;
+    sorted.reserve(order.size());
+    new_index_.assign(order.size(), 0);
+    for (uint32_t i = 0; i < order.size(); ++i) {
+      new_index_[order[i]] = i;
+      sorted.push_back(std::move(profile_.stacks[order[i]]));
+    }
+    profile_.stacks = std::move(sorted);
     profile_.total_samples = kept;
     profile_.filtered_out = total - kept;
     if (walker_.unwinding()) {
@@ -158,16 +178,20 @@ class Builder {
     return std::move(profile_);
   }
 
+  // Where each stack went when they were sorted (Build): new_index()[before] is after.
+  const std::vector<uint32_t>& new_index() const { return new_index_; }
+
  private:
-  // How many processes have samples the report keeps. Without a --comm filter the samples'
-  // processes say (SampleList::pids); with one, whether a sample is kept depends on its process's
-  // name when it was taken, so each is looked at.
+  // How many processes have samples the report keeps. Without a filter but --pid the samples'
+  // processes say (SampleList::pids); with one, whether a sample is kept depends on more (its
+  // thread, its time, its names then), so each is looked at.
   size_t WantedProcesses() const {
     std::set<uint32_t> wanted;
-    if (options_.comms.empty()) {
+    const SampleFilterOptions& filter = options_.filter;
+    if (filter.tids.empty() && filter.comms.empty() && filter.tasks.empty() && !filter.time) {
       for (const uint32_t pid : data_.samples.pids()) {
-        if (options_.pids.empty() ||
-            std::find(options_.pids.begin(), options_.pids.end(), pid) != options_.pids.end()) {
+        if (filter.pids.empty() ||
+            std::find(filter.pids.begin(), filter.pids.end(), pid) != filter.pids.end()) {
           wanted.insert(pid);
         }
       }
@@ -179,15 +203,7 @@ class Builder {
     return wanted.size();
   }
 
-  bool Wanted(const session::Sample& sample) const {
-    if (!options_.pids.empty() &&
-        std::find(options_.pids.begin(), options_.pids.end(), sample.pid) == options_.pids.end()) {
-      return false;
-    }
-    return options_.comms.empty() ||
-           std::find(options_.comms.begin(), options_.comms.end(),
-                     names_.NameAt(sample.pid, sample.time_ns)) != options_.comms.end();
-  }
+  bool Wanted(const session::Sample& sample) const { return filter_.Wanted(sample); }
 
   // Each process by its name at its last sample, or if it had none then, at the latest sample
   // at which it had one.
@@ -376,6 +392,10 @@ class Builder {
   const symbolize::SourceSet& sources_;
   walk::SampleWalker walker_;
   ProcessNames names_;
+  SampleFilter filter_;
+  TimelineBuilder& timeline_;
+  const uint64_t period_ns_;
+  std::vector<uint32_t> new_index_;
   std::vector<walk::StackAddress> addresses_;
   NativeSymbolizer native_;
   std::map<uint32_t, std::unique_ptr<symbolize::SymbolIndex>> indexes_;
@@ -429,9 +449,13 @@ base::StatusOr<Profile> Build(walk::Recording recording, const BuildOptions& opt
   ASSIGN_OR_RETURN(symbolize::SourceSet sources,
                    walk::OpenRecordingJitSources(recording, options.jit_sources));
 
-  Profile built = Builder(options, data, sources, recording.vdso_path, recording.latest_code,
-                          recording.of_processes, recording)
-                      .Build();
+  TimelineBuilder timeline = StartTimeline(recording, sources);
+  const uint64_t start_ns = RecordingStart(recording, timeline);
+  timeline.SetStart(start_ns);
+  Builder builder(options, data, sources, recording.vdso_path, recording.latest_code,
+                  recording.of_processes, recording, timeline, start_ns);
+  Profile built = std::move(builder).Build();
+  built.timeline = std::move(timeline).Finish(data.comms, data.tasks, builder.new_index());
   uint64_t anonymous = 0;
   for (const Stack& stack : built.stacks) {
     if (!stack.frames.empty() &&

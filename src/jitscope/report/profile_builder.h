@@ -27,6 +27,7 @@
 
 #include "jitscope/base/status.h"
 #include "jitscope/report/profile.h"
+#include "jitscope/report/sample_filter.h"
 
 namespace jitscope::report {
 
@@ -36,10 +37,12 @@ struct BuildOptions {
   std::function<void(uint64_t, uint64_t)> progress;
   // More JIT files, or directories to search for them (collector traces, jitdumps, perf maps).
   std::vector<std::string> jit_sources;
-  // Only the samples of these processes (by pid), and of processes with these command names
-  // (their main thread's COMM at the sample's time); empty: every process.
-  std::vector<uint32_t> pids;
-  std::vector<std::string> comms;
+  // Which samples to keep (sample_filter.h); empty: all of them. The others are counted in
+  // Profile::filtered_out.
+  SampleFilterOptions filter;
+  // The timeline (Profile::timeline) keeps every sample kept, at its time, for the writers that
+  // draw time (chrome-trace); without, each thread's counts only.
+  bool timeline_samples = false;
   // In a recording made of several processes (walk::Recording::of_processes) whose samples of
   // several remain, each stack's outermost frame is its process ("COMM (pid PID)",
   // FrameKind::kProcess), so each process is a tree of its own.

@@ -47,6 +47,50 @@ std::string Percent(uint64_t part, uint64_t whole) {
                                   100.0 * static_cast<double>(part) / static_cast<double>(whole));
 }
 
+std::string Seconds(uint64_t ns) { return fmt::format("{:.2f} s", static_cast<double>(ns) / 1e9); }
+
+// "recorded for 2.51 s; CPU time sampled: main (tid 10) 1.00 s, worker (tid 11) 0.20 s": how long
+// the recording ran against how much of it each thread was seen on a CPU, so a program that
+// mostly waits says so.
+std::string DescribeTime(const Profile& profile) {
+  const Timeline& timeline = profile.timeline;
+  if (timeline.threads.empty()) return "";
+  std::vector<const TimelineThread*> threads;
+  for (const TimelineThread& thread : timeline.threads) {
+    if (thread.samples_on_cpu > 0) threads.push_back(&thread);
+  }
+  std::stable_sort(threads.begin(), threads.end(),
+                   [](const auto* a, const auto* b) { return a->cpu_ns > b->cpu_ns; });
+  std::string out = fmt::format("# recorded for {}", Seconds(timeline.end_ns - timeline.start_ns));
+  if (threads.empty()) return out + "\n";
+  constexpr size_t kShown = 6;
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < threads.size() && i < kShown; ++i) {
+    const TimelineThread& thread = *threads[i];
+    parts.push_back(fmt::format("{} (tid {}) {}", thread.name.empty() ? "?" : thread.name,
+                                thread.tid, Seconds(thread.cpu_ns)));
+  }
+  const size_t more = threads.size() - parts.size();
+  return out + fmt::format("; CPU time sampled: {}{}\n", fmt::join(parts, ", "),
+                           more > 0 ? fmt::format(" and {} more threads", more) : "");
+}
+
+// What the ITT calls of the recording meant that was not plain (timeline_builder.h).
+std::string DescribeTimelineStats(const TimelineStats& stats) {
+  std::vector<std::string> parts;
+  auto add = [&parts](uint64_t count, const char* one, const char* many) {
+    if (count != 0) parts.push_back(fmt::format("{} {}", count, count == 1 ? one : many));
+  };
+  add(stats.ends_without_begin, "end without a begin", "ends without a begin");
+  add(stats.reused_ids, "id begun again while open", "ids begun again while open");
+  add(stats.unended, "task not ended (ended with its thread)",
+      "tasks not ended (ended with their threads)");
+  add(stats.unnamed, "task without a name", "tasks without a name");
+  add(stats.unknown_names, "record naming an unknown string", "records naming unknown strings");
+  if (parts.empty()) return "";
+  return fmt::format("# ITT API calls: {}\n", fmt::join(parts, ", "));
+}
+
 }  // namespace
 
 std::string ModuleDisplayName(const std::string& module) {
@@ -90,10 +134,12 @@ std::string RenderText(const Profile& profile, const TextOptions& options) {
   out += fmt::format("# {} samples over {:.2f} s, one per {:.3g} ms of CPU time per thread\n",
                      profile.total_samples, seconds,
                      static_cast<double>(profile.sample_period_ns) / 1e6);
+  out += DescribeTime(profile);
   if (profile.filtered_out > 0) {
-    out += fmt::format("# {} samples of other processes left out (--pid, --comm)\n",
+    out += fmt::format("# {} samples left out (--pid, --tid, --comm, --time, --task)\n",
                        profile.filtered_out);
   }
+  out += DescribeTimelineStats(profile.timeline.stats);
   if (profile.processes.size() > 1) {
     // The busiest processes of a recording of several (record -p, -a, a command's children).
     constexpr size_t kShown = 5;
@@ -121,7 +167,7 @@ std::string RenderText(const Profile& profile, const TextOptions& options) {
   for (const std::string& warning : profile.warnings)
     out += fmt::format("# warning: {}\n", warning);
   if (profile.total_samples == 0 && profile.filtered_out > 0) {
-    out += "# no samples of the processes chosen\n";
+    out += "# no samples pass the filters\n";
     return out;
   }
   if (profile.total_samples == 0) {

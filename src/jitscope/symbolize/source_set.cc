@@ -266,8 +266,7 @@ uint32_t SourceSet::PointerSize(uint32_t pid) const {
   return 8;
 }
 
-CodeHistory SourceSet::BuildCodeHistory(uint32_t pid) const {
-  CodeHistory history;
+std::vector<trace::Record> SourceSet::TraceRecords(uint32_t pid) const {
   // The native traces of one process (several when they are a chain) are one history: a method
   // loaded in one file may be unloaded, or get another region, in the next.
   std::vector<trace::Record> records;
@@ -275,13 +274,30 @@ CodeHistory SourceSet::BuildCodeHistory(uint32_t pid) const {
     if (const auto* t = std::get_if<trace::ParsedTrace>(&file->parsed)) {
       records.insert(records.end(), t->records.begin(), t->records.end());
     }
-    if (const auto* d = std::get_if<formats::ParsedJitdump>(&file->parsed)) history.Add(*d);
-    if (const auto* o = std::get_if<formats::ParsedOprofileDump>(&file->parsed)) history.Add(*o);
   }
   std::stable_sort(
       records.begin(), records.end(),
       [](const trace::Record& a, const trace::Record& b) { return a.timestamp < b.timestamp; });
-  history.Add(records);
+  return records;
+}
+
+std::vector<const formats::JitdumpRecord*> SourceSet::JitdumpRecords(uint32_t pid) const {
+  std::vector<const formats::JitdumpRecord*> records;
+  for (const File* file : FilesOf(pid)) {
+    if (const auto* d = std::get_if<formats::ParsedJitdump>(&file->parsed)) {
+      for (const formats::JitdumpRecord& record : d->records) records.push_back(&record);
+    }
+  }
+  return records;
+}
+
+CodeHistory SourceSet::BuildCodeHistory(uint32_t pid) const {
+  CodeHistory history;
+  for (const File* file : FilesOf(pid)) {
+    if (const auto* d = std::get_if<formats::ParsedJitdump>(&file->parsed)) history.Add(*d);
+    if (const auto* o = std::get_if<formats::ParsedOprofileDump>(&file->parsed)) history.Add(*o);
+  }
+  history.Add(TraceRecords(pid));
   return history;
 }
 

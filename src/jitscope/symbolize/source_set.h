@@ -78,6 +78,12 @@ class SourceSet {
   // Which regions make up each version of process `pid`'s JIT code, over time, from its native
   // traces and jitdumps among the same files.
   CodeHistory BuildCodeHistory(uint32_t pid) const;
+  // The records of process `pid`'s native traces among the same files (a chain's files together),
+  // in time order, views into this set's files.
+  std::vector<trace::Record> TraceRecords(uint32_t pid) const;
+  // The CODE_LOAD and CODE_MOVE records of process `pid`'s jitdumps among the same files, in the
+  // order of the files and, in each, of the records.
+  std::vector<const formats::JitdumpRecord*> JitdumpRecords(uint32_t pid) const;
   // While process `pid` still runs: the time up to which the JIT files its engine writes are known
   // to be whole; nullopt when they are whole as they stand. The collector's trace and the
   // registered unwind tables are written as the events happen, and so is a jitdump its engine

@@ -131,6 +131,22 @@ bool IsIttEvent(const Event& event) {
   return event.index() >= first;
 }
 
+const char* IttKindName(IttKind kind) {
+  switch (kind) {
+    case IttKind::kTask:
+      return "task";
+    case IttKind::kOverlappedTask:
+      return "overlapped_task";
+    case IttKind::kRegion:
+      return "region";
+    case IttKind::kFrame:
+      return "frame";
+    case IttKind::kTaskGroup:
+      return "task_group";
+  }
+  return "unknown";
+}
+
 namespace {
 
 uint32_t BeginCall(const IttBeginEvent& e) {

@@ -281,6 +281,9 @@ bool IsOprofileCall(uint32_t api_event);
 bool IsIttCall(uint32_t api_event);
 // True for the records of the ITT API.
 bool IsIttEvent(const Event& event);
+// What an ITT begin or end is, as one word: "task", "overlapped_task", "region", "frame",
+// "task_group" ("unknown" for a value outside the enum).
+const char* IttKindName(IttKind kind);
 
 // One record of a trace: an event with when and on which thread it arrived.
 struct Record {

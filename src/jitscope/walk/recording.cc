@@ -176,6 +176,7 @@ void ReadSessionDescription(Recording& recording) {
   if (auto info = session::ReadSessionInfo(session_directory); info.ok()) {
     recording.command = fmt::format("{}", fmt::join(info->command, " "));
     if (!info->command.empty()) recording.program = info->command.front();
+    recording.start_time_ns = info->start_time_ns;
     recording.of_processes = info->system_wide || info->attached.size() > 1;
     if (info->system_wide) {
       // record -a: the machine is the subject; a command only timed the recording.

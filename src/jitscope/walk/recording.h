@@ -55,6 +55,7 @@ struct Recording {
   // command starts (or a sanitizer's helper process) are its own, and are not.
   bool of_processes = false;
   std::string command;            // what was recorded, for titles ("" when unknown)
+  uint64_t start_time_ns = 0;     // when the recording began (session.json), 0 when unknown
   uint64_t sample_period_ns = 0;  // nominal time one sample stands for (1e9 / frequency)
   // Non-fatal things the reading noticed (lost samples, damaged files, ...), one line each.
   std::vector<std::string> warnings;

@@ -1,0 +1,28 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// `jitscope report --format chrome-trace`: the recording's Timeline (timeline.h) as a Trace Event
+// Format JSON file, which Perfetto's UI (ui.perfetto.dev) and chrome://tracing open.
+//
+// A track per thread (its process and thread named by "M" events): the ITT API's tasks as "X"
+// slices, nested as they were; overlapped tasks, regions and frames, which need not nest, as
+// async slices ("b"/"e", by domain and id); markers and the JIT engine's events as instants
+// ("i"); each sample as an instant in category "sample" whose args name its stack, leaf first;
+// the ITT counters as "C" events of their process. The spec's own sample form follows the
+// events: "stackFrames" and "samples", which chrome://tracing shows as call stacks (Perfetto's
+// importer reads the events only).
+//
+// Times are microseconds from the recording's start, to the nanosecond (three decimals). Each
+// event is one line, its keys in a fixed order ("ph", "ts" first), its args without arrays: what
+// Perfetto's JSON importer needs, and what makes the file diffable.
+#pragma once
+
+#include <string>
+
+#include "jitscope/base/status.h"
+#include "jitscope/report/profile.h"
+
+namespace jitscope::report {
+
+base::StatusOr<std::string> RenderChromeTrace(const Profile& profile);
+
+}  // namespace jitscope::report
