@@ -9,6 +9,10 @@
 # The real seed corpus/registered_frames/lli_mcjit.jsf was written by libjitscope-frames.so
 # preloaded into `lli-14 -jit-kind=mcjit` running tests/unwind/cfi_shapes.c (clang-14 -O2
 # -fomit-frame-pointer -S -emit-llvm).
+# The real seed corpus/jvm_table/openjdk17.jsm holds records of the JVM table libjvmti_opagent.so
+# wrote into OpenJDK 17 running `CallChain 3000 20000` (examples/jvmti-opagent): its header, the
+# METHOD records of java.lang.Object, java.lang.System and CallChain, and its first two COMPILED
+# records with inlined scopes, in the order the agent wrote them.
 import os, struct
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -235,6 +239,30 @@ def registered_frames():
     return (header + record(1, 100, address, eh) + record(1, 150, 0x600000, plain) +
             record(2, 200, address, b'') + record(1, 300, address, eh)[:30])
 
+def jvm_table():
+    # Two methods (one with lines, one native), the first one ended, compiled code whose second
+    # pc has the second method inlined into the first, a record of an unknown type, then a
+    # method cut short.
+    def record(rtype, time, body):
+        body += bytes((-len(body)) % 8)
+        return struct.pack('<IIQ', rtype, 16 + len(body), time) + body
+    def method(m, base, size, flags, strings, lines):
+        body = struct.pack('<QQII', m, base, size, flags)
+        body += struct.pack('<IIIIII', *[len(s) for s in strings], len(lines), 0)
+        body += b''.join(struct.pack('<II', *l) for l in lines) + b''.join(strings)
+        return body
+    run = method(0x7f0000001000, 0x7f0000000f00, 46, 0,
+                 [b'pkg.Work', b'run', b'(JI)J', b'pkg/Work.java'], [(0, 11), (4, 12), (20, 14)])
+    nano = method(0x7f0000002000, 0x7f0000001f00, 0, 1, [b'java.lang.System', b'nanoTime', b'()J', b''], [])
+    compiled = struct.pack('<QIIII', 0x7f1000000000, 0x200, 2, 3, 0)
+    compiled += struct.pack('<QII', 0x7f1000000040, 0, 1) + struct.pack('<QII', 0x7f1000000100, 1, 2)
+    compiled += struct.pack('<QiI', 0x7f0000001000, 4, 0) + struct.pack('<QiI', 0x7f0000002000, 0, 0)
+    compiled += struct.pack('<QiI', 0x7f0000001000, 20, 0)
+    header = struct.pack('<IIIIQ', 0x4d4a534a, 1, 24, 42, 1000)
+    return (header + record(1, 0, run) + record(1, 10, nano) +
+            record(2, 500, struct.pack('<QQ', 0x7f0000002000, 400)) + record(3, 600, compiled) +
+            record(9, 700, b'later') + record(1, 800, run)[:50])
+
 def write(path, data):
     with open(os.path.join(here, 'corpus', path), 'wb') as f:
         f.write(data)
@@ -269,3 +297,5 @@ write('oprofile_dump/synthetic_i386.dump', oprofile(i386=True))
 os.makedirs(os.path.join(here, 'corpus', 'registered_frames'), exist_ok=True)
 write('registered_frames/synthetic.jsf', registered_frames())
 write('oprofile_dump/synthetic_unknown_and_torn.dump', oprofile_unknown_and_torn())
+os.makedirs(os.path.join(here, 'corpus', 'jvm_table'), exist_ok=True)
+write('jvm_table/synthetic.jsm', jvm_table())

@@ -19,6 +19,9 @@
  *  - DynamicCodeGenerated (interpreter, stubs, adapters) → op_write_native_code(name, ...);
  *  - GenerateEvents replays the code generated before the callbacks were enabled: at VM start, or
  *    at once when loaded into a running VM;
+ *  - beside the trace, the JVM table (jvm-PID.jsm, method_table.h): which Java method each Method*
+ *    holds, for naming interpreter frames, and compiled code's inline scopes, for inline frames;
+ *    JITSCOPE_JVM_TABLE=0 leaves it out;
  *  - "stop", and Agent_OnUnload → op_close_agent.
  *
  * HotSpot's pc→bci map is that of the outermost method (inlined callees' pcs map to the bci of
@@ -38,12 +41,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "method_table.h"
+
 static jvmtiEnv* jvmti_env;
 /* NULL while not reporting. Callbacks on the VM's threads read it as a stop swaps it out. */
 static op_agent_t agent;
 /* Reporting since the VM started (-agentpath): the VM's own configuration, which a load at run
  * time neither moves nor stops. */
 static int reporting_since_start;
+/* The directory the VM's own configuration names (-agentpath:...=dir=DIR), for the JVM table that
+ * opens at VMInit; NULL: the environment's. */
+static char* start_dir;
 static volatile unsigned long failed_calls; /* approximate under races; only reported */
 
 static void note_failure(int result) {
@@ -126,7 +134,6 @@ static void JNICALL compiled_method_load(jvmtiEnv* jvmti, jmethodID method, jint
   char *class_signature = NULL, *name = NULL, *signature = NULL;
   char class_buffer[512], symbol[2048];
   const op_agent_t reporter = current_agent();
-  (void)compile_info;
   if (reporter == NULL) return;
   if ((*jvmti)->GetMethodDeclaringClass(jvmti, method, &klass) != JVMTI_ERROR_NONE ||
       (*jvmti)->GetClassSignature(jvmti, klass, &class_signature, NULL) != JVMTI_ERROR_NONE ||
@@ -138,6 +145,8 @@ static void JNICALL compiled_method_load(jvmtiEnv* jvmti, jmethodID method, jint
     note_failure(op_write_native_code(reporter, symbol, (uint64_t)(uintptr_t)code_addr, code_addr,
                                       (unsigned int)code_size));
     report_lines(reporter, jvmti, method, class_signature, klass, code_addr, map_length, map);
+    /* After the code's load in the trace: the table's inline scopes describe that load. */
+    method_table_compiled(jvmti, code_addr, code_size, compile_info);
   }
   deallocate(jvmti, class_signature);
   deallocate(jvmti, name);
@@ -171,11 +180,35 @@ static void replay(jvmtiEnv* jvmti) {
   (*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_COMPILED_METHOD_LOAD);
 }
 
+/* Whether the JVM table is wanted: JITSCOPE_JVM_TABLE=0 leaves it out. */
+static int table_wanted(void) {
+  const char* value = getenv("JITSCOPE_JVM_TABLE");
+  return value == NULL || strcmp(value, "0") != 0;
+}
+
+static void open_table(jvmtiEnv* jvmti, JNIEnv* jni, const char* dir, int since_start) {
+  int error;
+  if (!table_wanted()) return;
+  error = method_table_open(jvmti, jni, dir, since_start);
+  if (error != 0) {
+    fprintf(stderr, "jvmti_opagent: the JVM table in %s: %s\n",
+            dir != NULL ? dir : "the output directory", strerror(error));
+  }
+}
+
 static void JNICALL vm_init(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {
-  (void)jni;
   (void)thread;
   replay(jvmti);
+  if (current_agent() != NULL) open_table(jvmti, jni, start_dir, 1);
 }
+
+static void JNICALL class_prepare(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread, jclass klass) {
+  (void)thread;
+  method_table_class_prepared(jvmti, jni, klass);
+}
+
+/* The last moment with JNI: the table names what is queued and closes. */
+static void JNICALL vm_death(jvmtiEnv* jvmti, JNIEnv* jni) { method_table_close(jvmti, jni); }
 
 /* The JVMTI environment, its capabilities and callbacks: set up once per load of the library
  * (a second JVMTI.agent_load of the same path finds them in place). */
@@ -193,6 +226,7 @@ static jvmtiError prepare(JavaVM* vm) {
   capabilities.can_generate_compiled_method_load_events = 1;
   capabilities.can_get_line_numbers = 1;
   capabilities.can_get_source_file_name = 1;
+  method_table_capabilities(&capabilities);
   error = (*jvmti)->AddCapabilities(jvmti, &capabilities);
   if (error != JVMTI_ERROR_NONE) {
     fprintf(stderr, "jvmti_opagent: the VM cannot report compiled methods (JVMTI error %d)\n",
@@ -203,6 +237,8 @@ static jvmtiError prepare(JavaVM* vm) {
     callbacks.CompiledMethodLoad = compiled_method_load;
     callbacks.CompiledMethodUnload = compiled_method_unload;
     callbacks.DynamicCodeGenerated = dynamic_code_generated;
+    callbacks.ClassPrepare = class_prepare;
+    callbacks.VMDeath = vm_death;
     error = (*jvmti)->SetEventCallbacks(jvmti, &callbacks, (jint)sizeof(callbacks));
   }
   if (error != JVMTI_ERROR_NONE) {
@@ -271,9 +307,9 @@ static op_agent_t open_agent_in(const char* dir) {
 }
 
 static jvmtiError set_reporting(jvmtiEventMode mode) {
-  static const jvmtiEvent events[] = {JVMTI_EVENT_COMPILED_METHOD_LOAD,
-                                      JVMTI_EVENT_COMPILED_METHOD_UNLOAD,
-                                      JVMTI_EVENT_DYNAMIC_CODE_GENERATED};
+  static const jvmtiEvent events[] = {
+      JVMTI_EVENT_COMPILED_METHOD_LOAD, JVMTI_EVENT_COMPILED_METHOD_UNLOAD,
+      JVMTI_EVENT_DYNAMIC_CODE_GENERATED, JVMTI_EVENT_CLASS_PREPARE, JVMTI_EVENT_VM_DEATH};
   size_t i;
   for (i = 0; i < sizeof(events) / sizeof(events[0]); ++i) {
     const jvmtiError error =
@@ -283,11 +319,15 @@ static jvmtiError set_reporting(jvmtiEventMode mode) {
   return JVMTI_ERROR_NONE;
 }
 
-/* Stops reporting and ends the libopagent session, which closes its files. A callback already
- * past its load of the handle gets EINVAL from libopagent (a closed handle), counted. */
-static void stop_reporting(void) {
+/* Stops reporting and ends the libopagent session, which closes its files, and the JVM table
+ * (`jni`: the calling thread's, NULL when there is none). A callback already past its load of the
+ * handle gets EINVAL from libopagent (a closed handle), counted. */
+static void stop_reporting(JNIEnv* jni) {
   op_agent_t closing;
-  if (jvmti_env != NULL) set_reporting(JVMTI_DISABLE);
+  if (jvmti_env != NULL) {
+    set_reporting(JVMTI_DISABLE);
+    method_table_close(jvmti_env, jni);
+  }
   closing = __atomic_exchange_n(&agent, NULL, __ATOMIC_ACQ_REL);
   if (closing != NULL && op_close_agent(closing) != 0) perror("jvmti_opagent: op_close_agent");
 }
@@ -321,9 +361,9 @@ static int parse_options(const char* text, struct options* out) {
 
 /* Starts (or restarts, in a new session) reporting; 0 or the errno of op_open_agent's failure,
  * JNI_ERR for a JVMTI failure. */
-static jint start_reporting(const char* dir) {
+static jint start_reporting(const char* dir, JNIEnv* jni) {
   op_agent_t opened;
-  stop_reporting(); /* an earlier attach that was never stopped: its session ends here */
+  stop_reporting(jni); /* an earlier attach that was never stopped: its session ends here */
   opened = open_agent_in(dir);
   if (opened == NULL) {
     const int error = errno != 0 ? errno : EIO;
@@ -333,7 +373,7 @@ static jint start_reporting(const char* dir) {
   }
   __atomic_store_n(&agent, opened, __ATOMIC_RELEASE);
   if (set_reporting(JVMTI_ENABLE) != JVMTI_ERROR_NONE) {
-    stop_reporting();
+    stop_reporting(jni);
     return JNI_ERR;
   }
   return JNI_OK;
@@ -348,7 +388,8 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void* reserved) {
       JVMTI_ERROR_NONE) {
     return JNI_ERR;
   }
-  if (start_reporting(parsed.dir) != JNI_OK) return JNI_ERR;
+  if (parsed.dir != NULL) start_dir = strdup(parsed.dir);
+  if (start_reporting(parsed.dir, NULL) != JNI_OK) return JNI_ERR;
   reporting_since_start = 1;
   return JNI_OK;
 }
@@ -368,19 +409,22 @@ JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM* vm, char* options, void* reserved)
   static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
   struct options parsed;
   jint result = JNI_OK;
+  JNIEnv* jni = NULL;
   (void)reserved;
   if (parse_options(options, &parsed) != 0) return JNI_ERR;
+  if ((*vm)->GetEnv(vm, (void**)&jni, JNI_VERSION_1_6) != JNI_OK) jni = NULL;
   pthread_mutex_lock(&lock);
   if (reporting_since_start && current_agent() != NULL) {
     result = EBUSY;
   } else if (parsed.stop) {
-    stop_reporting();
+    stop_reporting(jni);
   } else if (prepare(vm) != JVMTI_ERROR_NONE) {
     result = JNI_ERR;
   } else {
-    result = start_reporting(parsed.dir);
+    result = start_reporting(parsed.dir, jni);
     if (result == JNI_OK) {
       replay(jvmti_env);
+      if (jni != NULL) open_table(jvmti_env, jni, parsed.dir, 0);
     } else {
       release();
     }
@@ -392,9 +436,14 @@ JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM* vm, char* options, void* reserved)
 /* Once for each successful load of the library, at VM exit. */
 JNIEXPORT void JNICALL Agent_OnUnload(JavaVM* vm) {
   const unsigned long failed = __atomic_exchange_n(&failed_calls, 0, __ATOMIC_RELAXED);
+  unsigned long table_failed;
   (void)vm;
   if (failed != 0) {
     fprintf(stderr, "jvmti_opagent: %lu op_* calls failed (see the jitscope log)\n", failed);
   }
-  stop_reporting();
+  stop_reporting(NULL);
+  table_failed = method_table_failures();
+  if (table_failed != 0) {
+    fprintf(stderr, "jvmti_opagent: %lu writes or queries of the JVM table failed\n", table_failed);
+  }
 }

@@ -8,12 +8,14 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "jitscope/formats/jvm_table.h"
 #include "jitscope/formats/oprofile_dump_reader.h"
 #include "jitscope/trace/reader.h"
 #include "support/byte_builder.h"
@@ -330,6 +332,53 @@ TEST_F(JvmTest, HotJavaMethodsReachTheTraceAndTheDumpWithSourceLines) {
   }
   EXPECT_EQ(dump_hot, hot_loads);
   EXPECT_GT(dump_hot_lines, 0u);
+}
+
+// The agent's JVM table (jvm-PID.jsm) beside the trace: every method of CallChain by the Method*
+// an interpreter frame holds, with where its bytecodes are and its lines, and, once C2 compiles
+// CallChain.b with c inlined (it runs 20,000 times), the inline scopes of that code.
+TEST_F(JvmTest, TheJvmTableNamesMethodsByMethodPointerAndCompiledCodesInlineScopes) {
+  Process java({JITSCOPE_JAVA, std::string("-agentpath:") + JITSCOPE_JVMTI_AGENT, "-cp",
+                JITSCOPE_HOTLOOP_CLASSES, "CallChain", "3000", "20000"},
+               {{"JITSCOPE_OPAGENT_DIR", dir_},
+                {"JITSCOPE_OUTPUT_DIR", dir_},
+                {"JITSCOPE_LOG", dir_ + "/log"}});
+  const pid_t pid = java.pid();
+  const auto result = java.Wait();
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const std::string path = dir_ + "/jvm-" + std::to_string(pid) + ".jsm";
+  const std::string bytes = ReadFile(path);
+  auto table = jitscope::formats::ParseJvmTable(AsBytes(bytes), path);
+  ASSERT_TRUE(table.ok()) << table.status().message();
+  EXPECT_TRUE(table->error.ok()) << table->error.message();
+  EXPECT_EQ(table->pid, static_cast<uint32_t>(pid));
+  std::map<std::string, const jitscope::formats::JvmMethod*> chain;
+  for (const auto& method : table->methods) {
+    if (method.class_name == "CallChain") chain[std::string(method.name)] = &method;
+  }
+  ASSERT_EQ(chain.size(), 5u) << "main, a, b, c and the constructor";
+  for (const auto& [name, method] : chain) {
+    EXPECT_NE(method->code_base, 0u) << name << ": HotSpot's VMStructs say where bytecodes are";
+    EXPECT_GT(method->code_size, 0u) << name;
+    EXPECT_EQ(method->file, "CallChain.java") << name;
+    EXPECT_FALSE(method->lines.empty()) << name;
+    EXPECT_EQ(method->until_ns, jitscope::formats::kJvmForever) << name;
+  }
+  EXPECT_EQ(chain["c"]->signature, "(JI)J");
+  EXPECT_EQ(chain["c"]->code_size, 46u) << "javac's bytecodes of c";
+  // c begins on CallChain.java's line 12, at bytecode 0.
+  EXPECT_EQ(chain["c"]->lines.front().start_bci, 0u);
+  EXPECT_EQ(chain["c"]->lines.front().line, 12u);
+  bool inlined = false;
+  for (const auto& code : table->compiled) {
+    for (const auto& pc : code.pcs) {
+      if (pc.frames < 2) continue;
+      const auto& inner = code.frames[pc.first_frame];
+      const auto& outer = code.frames[pc.first_frame + pc.frames - 1];
+      inlined |= inner.method == chain["c"]->method && outer.method == chain["b"]->method;
+    }
+  }
+  EXPECT_TRUE(inlined) << "C2 compiled CallChain.b with c inlined";
 }
 
 // The full perf chain: perf record -k 1 of the JVM writing a perf jitdump through the agent,

@@ -17,6 +17,7 @@
 
 #include "jitscope/formats/jitdump_writer.h"
 #include "support/files.h"
+#include "support/jvm_table_builder.h"
 #include "support/temp_dir.h"
 
 namespace jitscope::symbolize {
@@ -43,6 +44,32 @@ TEST(SourceSetTest, FilesOfADirectoryGivenAsAProcesssAreItsWhateverTheyName) {
   ASSERT_TRUE(index.Resolve(0x1004, kLatest, resolution));
   ASSERT_FALSE(resolution.frames.empty());
   EXPECT_EQ(resolution.frames[0].name, "nsFunction");
+}
+
+// A JVM's files: HotSpot's perf map, whose `Interpreter` line says where its interpreter is, and
+// the agent's JVM table, whose methods name the process's interpreter frames.
+TEST(SourceSetTest, AJvmsInterpreterAndMethodsAreFoundInItsFiles) {
+  test_support::TempDir dir;
+  ASSERT_TRUE(test_support::WriteFile(dir.path() + "/perf-55.map",
+                                      "7f0000100000 17de0 Interpreter\n"
+                                      "7f0000200000 40 Interpreters are not it\n"
+                                      "7f0000300000 80 void Work.run()\n"));
+  test_support::JvmTableBuilder table(55);
+  table.AddMethod(0, {0x7f0000001000, 0, 0, false, "Work", "run", "()V", "Work.java", {}});
+  ASSERT_TRUE(test_support::WriteFile(dir.path() + "/jvm-55.jsm", table.bytes()));
+  auto set = SourceSet::Open({dir.path()});
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  EXPECT_EQ(set->pids(), std::set<uint32_t>{55});
+  const std::vector<SourceSet::CodeRange> interpreter = set->InterpreterCode(55);
+  ASSERT_EQ(interpreter.size(), 1u);
+  EXPECT_EQ(interpreter[0].start, 0x7f0000100000u);
+  EXPECT_EQ(interpreter[0].size, 0x17de0u);
+  EXPECT_EQ(interpreter[0].since_ns, 0u);
+  EXPECT_TRUE(set->InterpreterCode(56).empty());
+  const JavaMethods methods = set->JavaMethodsOf(55);
+  ASSERT_TRUE(methods.Find(0x7f0000001000, 10));
+  EXPECT_EQ(methods.Find(0x7f0000001000, 10)->name, "Work.run()V");
+  EXPECT_TRUE(set->JavaMethodsOf(56).empty());
 }
 
 constexpr uint32_t kPid = 77;

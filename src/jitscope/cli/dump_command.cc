@@ -11,7 +11,9 @@
 
 #include "jitscope/base/files.h"
 #include "jitscope/cli/dump_fields.h"
+#include "jitscope/cli/dump_jvm_table.h"
 #include "jitscope/cli/dump_oprofile.h"
+#include "jitscope/formats/jvm_table.h"
 #include "jitscope/formats/oprofile_dump_header.h"
 #include "jitscope/trace/reader.h"
 
@@ -50,7 +52,6 @@ std::string EventName(uint32_t api_event) {
 Field Call(std::string name) { return Field{"event", "", Word{std::move(name)}}; }
 
 // A field the text line shows only for some calls; JSON always has it.
-Shown TextIf(bool shown) { return shown ? Shown::kBoth : Shown::kJsonOnly; }
 
 // An ITT id as "d1:d2" in hex ("0x0:0x0" for __itt_null).
 Word IttIdWord(const trace::IttId& id) { return Word{fmt::format("{:#x}:{:#x}", id.d1, id.d2)}; }
@@ -264,10 +265,12 @@ std::array<uint64_t, trace::kMaxRejectReason + 1> CountRejections(const trace::P
 }  // namespace
 
 int RunDump(const DumpOptions& options, std::FILE* out, std::FILE* err) {
-  // OProfile's dump (what libopagent writes) is told apart by its magic.
-  if (auto mapped = base::MappedFile::Open(options.path);
-      mapped.ok() && formats::LooksLikeOprofileDump({mapped->data(), mapped->size()})) {
-    return RunOprofileDump(options, {mapped->data(), mapped->size()}, out, err);
+  // OProfile's dump (what libopagent writes) and the JVM table (what the JVMTI agent writes
+  // beside the trace) are told apart by their magic.
+  if (auto mapped = base::MappedFile::Open(options.path); mapped.ok()) {
+    const std::span<const uint8_t> bytes(mapped->data(), mapped->size());
+    if (formats::LooksLikeOprofileDump(bytes)) return RunOprofileDump(options, bytes, out, err);
+    if (formats::LooksLikeJvmTable(bytes)) return RunJvmTableDump(options, bytes, out, err);
   }
   auto file = trace::TraceFile::Open(options.path);
   if (!file.ok()) {

@@ -36,6 +36,8 @@ struct Table {
 };
 
 enum class Shown { kBoth, kTextOnly, kJsonOnly };
+// A field the text line shows only when `shown` (the JSON object always has it).
+inline Shown TextIf(bool shown) { return shown ? Shown::kBoth : Shown::kJsonOnly; }
 
 struct Field {
   std::string_view json_key;

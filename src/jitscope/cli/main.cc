@@ -58,10 +58,13 @@ OProfile's JIT dump libopagent.so.1 wrote for process PID:
 
 void AddDumpCommand(CLI::App& app, DumpOptions& options) {
   CLI::App* dump = app.add_subcommand(
-      "dump", "Print every record of a jitscope trace (jit-<pid>.jsc) or an OProfile JIT dump");
+      "dump",
+      "Print every record of a jitscope trace (jit-<pid>.jsc), an OProfile JIT dump or a JVM "
+      "table (jvm-<pid>.jsm)");
   dump->footer(kDumpExamples);
   dump->add_option("FILE", options.path,
-                   "Trace file written by the collector, or <pid>.dump written by libopagent")
+                   "Trace file written by the collector, <pid>.dump written by libopagent, or "
+                   "jvm-<pid>.jsm written by the JVMTI agent")
       ->required();
   dump->add_flag("--json", options.json,
                  "One JSON object per line: a header, every record with all its fields, a summary");

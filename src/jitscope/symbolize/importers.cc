@@ -1,6 +1,9 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "jitscope/symbolize/importers.h"
 
+#include <algorithm>
+#include <map>
+#include <tuple>
 #include <unordered_map>
 #include <variant>
 #include <vector>
@@ -174,6 +177,115 @@ void ImportOprofileDump(const formats::ParsedOprofileDump& dump, IndexBuilder& b
     report.name = load->name;
     report.address_lines = lines;
     builder.AddLoad(report);
+  }
+}
+
+namespace {
+
+// One inlined scope of a compiled method: a method called at a bytecode index of its parent
+// scope, with the code ranges it covers and the line it is at in each.
+struct InlineScope {
+  uint64_t parent_id = 0;  // 0: the compiled method itself
+  const formats::JvmMethod* method = nullptr;
+  std::string_view name;
+  std::vector<AddressLine> ranges;  // start and line of each range, in address order
+  std::vector<uint64_t> ends;       // the end of each range
+};
+
+// Adds `scope`'s ranges as inline regions, one per run of adjacent ranges.
+void AddScope(const InlineScope& scope, const CodeReport& base, uint64_t id,
+              IndexBuilder& builder) {
+  std::vector<AddressLine> lines;
+  for (size_t i = 0; i < scope.ranges.size();) {
+    size_t j = i;
+    lines.clear();
+    while (j < scope.ranges.size() && (j == i || scope.ranges[j].address == scope.ends[j - 1])) {
+      lines.push_back(scope.ranges[j++]);
+    }
+    CodeReport report = base;
+    report.method_id = id;
+    report.address = scope.ranges[i].address;
+    report.size = scope.ends[j - 1] - scope.ranges[i].address;
+    report.name = scope.name;
+    if (!scope.method->file.empty()) report.source_file = scope.method->file;
+    report.address_lines = lines;
+    builder.AddInlineLoad(report, scope.parent_id);
+    i = j;
+  }
+}
+
+}  // namespace
+
+void ImportJvmTable(const formats::ParsedJvmTable& table, const JavaMethods& methods,
+                    IndexBuilder& builder) {
+  std::vector<formats::JvmPc> pcs;
+  std::vector<AddressLine> root_lines;
+  for (const formats::JvmCompiled& code : table.compiled) {
+    const uint64_t end = code.address + code.size;
+    if (code.size == 0 || end < code.address) continue;
+    pcs.clear();
+    for (const formats::JvmPc& pc : code.pcs) {
+      if (pc.frames > 0 && pc.pc >= code.address && pc.pc < end) pcs.push_back(pc);
+    }
+    if (pcs.empty()) continue;
+    std::stable_sort(pcs.begin(), pcs.end(),
+                     [](const auto& a, const auto& b) { return a.pc < b.pc; });
+    const auto outermost = [&](const formats::JvmPc& pc) {
+      return code.frames[pc.first_frame + pc.frames - 1];
+    };
+    const std::optional<JavaMethod> root = methods.Find(outermost(pcs[0]).method, code.time_ns);
+    if (!root) continue;
+    const uint32_t space = builder.NewIdSpace();
+    // Scopes by (parent scope, call site's bytecode index, Method*); ids from 1 (0 is the root).
+    std::map<std::tuple<uint64_t, int32_t, uint64_t>, uint64_t> scope_ids;
+    std::vector<InlineScope> scopes;
+    root_lines.clear();
+    uint64_t start = code.address;
+    for (size_t i = 0; i < pcs.size(); ++i) {
+      const formats::JvmPc& pc = pcs[i];
+      const uint64_t range_end = pc.pc + 1;
+      if (range_end <= start) continue;  // a pc reported twice
+      const formats::JvmFrame outer = outermost(pc);
+      if (outer.method == root->method->method) {
+        root_lines.push_back(
+            {start,
+             JavaMethods::LineOf(*root->method, static_cast<uint64_t>(std::max(outer.bci, 0))),
+             root->method->file.empty() ? std::nullopt
+                                        : std::optional<std::string_view>(root->method->file)});
+        // From the outermost inlined scope in.
+        uint64_t parent = 0;
+        for (uint32_t d = pc.frames - 1; d-- > 0;) {
+          const formats::JvmFrame& frame = code.frames[pc.first_frame + d];
+          const int32_t call_bci = code.frames[pc.first_frame + d + 1].bci;
+          const std::optional<JavaMethod> method = methods.Find(frame.method, code.time_ns);
+          if (!method) break;
+          auto [it, inserted] =
+              scope_ids.try_emplace({parent, call_bci, frame.method}, scopes.size() + 1);
+          if (inserted) scopes.push_back({parent, method->method, method->name, {}, {}});
+          InlineScope& scope = scopes[it->second - 1];
+          const uint32_t line =
+              JavaMethods::LineOf(*method->method, static_cast<uint64_t>(std::max(frame.bci, 0)));
+          scope.ranges.push_back({start, line,
+                                  method->method->file.empty()
+                                      ? std::nullopt
+                                      : std::optional<std::string_view>(method->method->file)});
+          scope.ends.push_back(range_end);
+          parent = it->second;
+        }
+      }
+      start = range_end;
+    }
+    CodeReport report;
+    report.time = code.time_ns;
+    report.id_space = space;
+    report.method_id = 0;
+    report.address = code.address;
+    report.size = code.size;
+    report.name = root->name;
+    if (!root->method->file.empty()) report.source_file = root->method->file;
+    report.address_lines = root_lines;
+    builder.AddLoad(report);
+    for (size_t i = 0; i < scopes.size(); ++i) AddScope(scopes[i], report, i + 1, builder);
   }
 }
 

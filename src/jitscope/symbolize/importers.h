@@ -12,13 +12,23 @@
 //  - OProfile dump: CODE_LOAD at its vma with the DEBUG_INFO the reader attached to it, UNLOAD by
 //    address. Its timestamps
 //    are seconds of wall-clock time; they are scaled to nanoseconds, still wall-clock.
+//  - JVM table (formats/jvm_table.h): compiled code's inline scopes. The agent reports the code
+//    itself through OProfile's API, by address and without a method id, which no inline region can
+//    name as its parent; so each COMPILED record loads the code again, just after (the agent writes
+//    it after the code's load), under an id of its own, named as the agent names it, with the
+//    outermost method's lines, and every inlined scope as an inline region of it: the methods at
+//    a debug pc, innermost first, cover the code from the previous debug pc up to and including
+//    it (HotSpot's own approximate lookup). A scope whose Method* the table does not name at the
+//    record's time is left out with those inside it.
 #pragma once
 
 #include "jitscope/formats/jitdump_reader.h"
+#include "jitscope/formats/jvm_table.h"
 #include "jitscope/formats/oprofile_dump_reader.h"
 #include "jitscope/formats/perf_map_reader.h"
 #include "jitscope/symbolize/code_store.h"
 #include "jitscope/symbolize/index_builder.h"
+#include "jitscope/symbolize/java_methods.h"
 #include "jitscope/trace/reader.h"
 
 namespace jitscope::symbolize {
@@ -30,6 +40,9 @@ void ImportTrace(const trace::ParsedTrace& trace, IndexBuilder& builder);
 void ImportJitdump(const formats::ParsedJitdump& dump, IndexBuilder& builder);
 void ImportPerfMap(const formats::ParsedPerfMap& map, IndexBuilder& builder);
 void ImportOprofileDump(const formats::ParsedOprofileDump& dump, IndexBuilder& builder);
+// `methods`: the methods of every JVM table of the process, the scopes' names.
+void ImportJvmTable(const formats::ParsedJvmTable& table, const JavaMethods& methods,
+                    IndexBuilder& builder);
 
 // The code bytes each format carries, at the times the index places that code: the trace's
 // code-bytes records and OProfile loads, jitdump CODE_LOADs, OProfile dump loads. A perf map has

@@ -26,6 +26,8 @@ const char* SourceFormatName(SourceFormat format) {
       return "OProfile dump";
     case SourceFormat::kRegisteredFrames:
       return "registered unwind tables";
+    case SourceFormat::kJvmTable:
+      return "JVM table";
   }
   return "?";
 }
@@ -35,7 +37,8 @@ struct SourceSet::File {
   std::optional<base::MappedFile> mapping;  // what `parsed` points into
   std::optional<uint32_t> pid;
   std::variant<trace::ParsedTrace, formats::ParsedJitdump, formats::ParsedPerfMap,
-               formats::ParsedOprofileDump, formats::ParsedRegisteredFrames>
+               formats::ParsedOprofileDump, formats::ParsedRegisteredFrames,
+               formats::ParsedJvmTable>
       parsed;
 };
 
@@ -51,6 +54,7 @@ std::optional<SourceFormat> Detect(std::span<const uint8_t> bytes) {
   if (formats::LooksLikeJitdump(bytes)) return SourceFormat::kJitdump;
   if (formats::LooksLikeOprofileDump(bytes)) return SourceFormat::kOprofileDump;
   if (formats::LooksLikeRegisteredFrames(bytes)) return SourceFormat::kRegisteredFrames;
+  if (formats::LooksLikeJvmTable(bytes)) return SourceFormat::kJvmTable;
   if (formats::LooksLikePerfMap(bytes)) return SourceFormat::kPerfMap;
   return std::nullopt;
 }
@@ -111,6 +115,13 @@ base::Status SourceSet::Add(const std::string& path, bool explicit_path,
     case SourceFormat::kRegisteredFrames: {
       ASSIGN_OR_RETURN(formats::ParsedRegisteredFrames parsed,
                        formats::ParseRegisteredFrames(bytes, path));
+      file->pid = parsed.pid;
+      damage = parsed.error;
+      file->parsed = std::move(parsed);
+      break;
+    }
+    case SourceFormat::kJvmTable: {
+      ASSIGN_OR_RETURN(formats::ParsedJvmTable parsed, formats::ParseJvmTable(bytes, path));
       file->pid = parsed.pid;
       damage = parsed.error;
       file->parsed = std::move(parsed);
@@ -212,7 +223,8 @@ std::vector<const SourceSet::File*> SourceSet::FilesOf(std::optional<uint32_t> p
   // process next to it (in the same directory): jitscope's collector writes those companions
   // from the very events the trace holds, so reading them too would report every load twice
   // and, lacking method ids and inline trees, override the trace's answers. The same process's
-  // files elsewhere (another JIT engine's jitdump or perf map) are read as usual.
+  // files elsewhere (another JIT engine's jitdump or perf map) are read as usual, and so are the
+  // files that say what the trace does not (registered unwind tables, the JVM table).
   std::set<std::pair<std::string, uint32_t>> traced;  // (directory, pid)
   for (const auto& file : files_) {
     if (std::holds_alternative<trace::ParsedTrace>(file->parsed) && file->pid) {
@@ -222,8 +234,10 @@ std::vector<const SourceSet::File*> SourceSet::FilesOf(std::optional<uint32_t> p
   std::vector<const File*> files;
   for (const auto& file : files_) {
     if (pid && file->pid && *file->pid != *pid) continue;
-    if (!std::holds_alternative<trace::ParsedTrace>(file->parsed) && file->pid &&
-        traced.contains({Directory(file->path), *file->pid})) {
+    const bool companion = std::holds_alternative<formats::ParsedJitdump>(file->parsed) ||
+                           std::holds_alternative<formats::ParsedPerfMap>(file->parsed) ||
+                           std::holds_alternative<formats::ParsedOprofileDump>(file->parsed);
+    if (companion && file->pid && traced.contains({Directory(file->path), *file->pid})) {
       continue;
     }
     files.push_back(file.get());
@@ -251,6 +265,10 @@ SymbolIndex SourceSet::BuildIndex(std::optional<uint32_t> pid) const {
             ImportPerfMap(parsed, builder);
           } else if constexpr (std::is_same_v<T, formats::ParsedOprofileDump>) {
             ImportOprofileDump(parsed, builder);
+          } else if constexpr (std::is_same_v<T, formats::ParsedJvmTable>) {
+            // Method*s are the process's own addresses: a table's scopes are named from the
+            // tables of its process only.
+            if (file->pid) ImportJvmTable(parsed, JavaMethodsOf(*file->pid), builder);
           }  // registered unwind tables name nothing
         },
         file->parsed);
@@ -355,13 +373,63 @@ CodeStore SourceSet::BuildCodeStore(std::optional<uint32_t> pid) const {
         [&](const auto& parsed) {
           using T = std::decay_t<decltype(parsed)>;
           if constexpr (!std::is_same_v<T, formats::ParsedPerfMap> &&
-                        !std::is_same_v<T, formats::ParsedRegisteredFrames>) {
+                        !std::is_same_v<T, formats::ParsedRegisteredFrames> &&
+                        !std::is_same_v<T, formats::ParsedJvmTable>) {
             ImportCode(parsed, store);
           }
         },
         file->parsed);
   }
   return store;
+}
+
+JavaMethods SourceSet::JavaMethodsOf(uint32_t pid) const {
+  JavaMethods methods;
+  for (const auto& file : files_) {
+    const auto* parsed = std::get_if<formats::ParsedJvmTable>(&file->parsed);
+    if (parsed != nullptr && file->pid == pid) methods.Add(*parsed);
+  }
+  return methods;
+}
+
+namespace {
+
+// HotSpot's name for its template interpreter's code (JvmtiExport::post_dynamic_code_generated
+// for the interpreter's StubQueue; CodeCache's perf map line of its BufferBlob).
+constexpr std::string_view kInterpreterName = "Interpreter";
+
+}  // namespace
+
+std::vector<SourceSet::CodeRange> SourceSet::InterpreterCode(uint32_t pid) const {
+  std::vector<CodeRange> ranges;
+  for (const auto& file : files_) {
+    if (file->pid != pid) continue;
+    if (const auto* t = std::get_if<trace::ParsedTrace>(&file->parsed)) {
+      for (const trace::Record& record : t->records) {
+        if (const auto* load = std::get_if<trace::OprofileCodeLoadEvent>(&record.event)) {
+          if (load->name == kInterpreterName) {
+            ranges.push_back({load->address, load->size, record.timestamp});
+          }
+        } else if (const auto* code = std::get_if<trace::CodeEvent>(&record.event)) {
+          if (code->name == kInterpreterName) {
+            ranges.push_back({code->address, code->size, record.timestamp});
+          }
+        }
+      }
+    } else if (const auto* d = std::get_if<formats::ParsedJitdump>(&file->parsed)) {
+      for (const formats::JitdumpRecord& record : d->records) {
+        if (record.kind == formats::JitdumpRecordKind::kCodeLoad &&
+            record.name == kInterpreterName) {
+          ranges.push_back({record.code_addr, record.code_size, record.timestamp});
+        }
+      }
+    } else if (const auto* m = std::get_if<formats::ParsedPerfMap>(&file->parsed)) {
+      for (const formats::PerfMapEntry& entry : m->entries) {
+        if (entry.name == kInterpreterName) ranges.push_back({entry.start, entry.size, 0});
+      }
+    }
+  }
+  return ranges;
 }
 
 }  // namespace jitscope::symbolize

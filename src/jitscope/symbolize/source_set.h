@@ -2,7 +2,9 @@
 //
 // The files a symbol index is built from. Each SOURCE is a file of any supported format — the
 // native trace (jit-<pid>.jsc), a perf jitdump, a perf map, an OProfile dump, the unwind tables a
-// process registered (frames-<pid>.jsf, which name nothing: the unwinder reads them) —
+// process registered (frames-<pid>.jsf, which name nothing: the unwinder reads them), the JVM
+// table of jitscope's JVMTI agent (jvm-<pid>.jsm: Java methods by Method*, compiled code's inline
+// scopes) —
 // recognised by its content, never its name, or a directory, searched recursively for such files
 // (anything else in it, like perf inject's jitted-*.so, is passed over).
 //
@@ -30,12 +32,13 @@
 #include "jitscope/formats/registered_frames.h"
 #include "jitscope/symbolize/code_history.h"
 #include "jitscope/symbolize/code_store.h"
+#include "jitscope/symbolize/java_methods.h"
 #include "jitscope/symbolize/symbol_index.h"
 #include "jitscope/trace/event.h"
 
 namespace jitscope::symbolize {
 
-enum class SourceFormat { kTrace, kJitdump, kPerfMap, kOprofileDump, kRegisteredFrames };
+enum class SourceFormat { kTrace, kJitdump, kPerfMap, kOprofileDump, kRegisteredFrames, kJvmTable };
 const char* SourceFormatName(SourceFormat format);
 
 // How a set holds its files' bytes: mapped (but the trace of a process that still runs copied,
@@ -97,6 +100,20 @@ class SourceSet {
   // formats/registered_frames.h), in the order of its files and, in each, of registration. They
   // point into this set's files.
   std::vector<const formats::FrameRegistration*> RegisteredFrames(uint32_t pid) const;
+  // The Java methods of process `pid`'s JVM tables, for naming its interpreter frames. Points
+  // into this set's files.
+  JavaMethods JavaMethodsOf(uint32_t pid) const;
+
+  // Where process `pid` had HotSpot's template interpreter: the code its JIT files name exactly
+  // `Interpreter` (the JVMTI agent's DynamicCodeGenerated event, as any agent's jitdump or trace
+  // reports it, and HotSpot's own perf map line), and from when (0: a perf map's, without times).
+  // The interpreter is generated once, at the JVM's start, and never moves.
+  struct CodeRange {
+    uint64_t start = 0;
+    uint64_t size = 0;
+    uint64_t since_ns = 0;
+  };
+  std::vector<CodeRange> InterpreterCode(uint32_t pid) const;
 
  private:
   struct File;

@@ -1,0 +1,54 @@
+/* Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+ *
+ * The agent's JVM table (src/jitscope/formats/jvm_table_format.h): which Java method each Method*
+ * holds, and when; and the inline scopes of compiled code.
+ *
+ * Methods. A jmethodID in HotSpot is the address of a slot that holds the method's Method*
+ * (jniHandles, JNIMethodBlock: never freed, so always readable), so reading the slot turns every
+ * method JVMTI lists into the Method* an interpreter frame holds. Classes are listed when the table
+ * opens (GetLoadedClasses: those the JVM loaded before, at start or before a late attach) and as
+ * they are prepared (ClassPrepare: a class's methods cannot run before). A class is only pinned
+ * (a global reference) and queued by the thread that prepares it; a thread of the agent's own
+ * names its methods, so class loading pays a queue push and nothing more. The same thread reads
+ * every known method's slot again every 100 ms: a slot that changed means the method is gone (its
+ * class was unloaded: HotSpot clears the slot when it frees the method) or replaced (redefined:
+ * the slot then holds the new Method*, which is named again). The old Method* is ended at the last
+ * time its slot still held it, so a frame sampled after that is never named from it: the memory
+ * may hold another method by then.
+ *
+ * Compiled code. CompiledMethodLoad's compile_info carries jvmtiCompiledMethodLoadInlineRecord:
+ * for each debug pc of the code, the methods inlined there (innermost first) and their bytecode
+ * indexes; written as they come, after the code's load in the trace.
+ *
+ * Writes: records are gathered and written with one write() on an O_APPEND descriptor, whole, by
+ * any thread; one mutex guards the descriptor's life. Failures are counted (the agent prints them
+ * at unload), never stop the VM. */
+#ifndef JVMTI_OPAGENT_METHOD_TABLE_H_
+#define JVMTI_OPAGENT_METHOD_TABLE_H_
+
+#include <jvmti.h>
+
+/* Opens the table in `dir` (NULL: JITSCOPE_OUTPUT_DIR, else the current directory) and lists the
+ * loaded classes into it; `since_start`: they are known from the JVM's start on (the table opens
+ * at VMInit), else from now. Starts the agent's naming thread the first time. Needs ClassPrepare
+ * enabled by the caller first, so that no class falls between the listing and the events.
+ * Returns 0 or an errno value. Call on a Java thread (VMInit, Agent_OnAttach). */
+int method_table_open(jvmtiEnv* jvmti, JNIEnv* jni, const char* dir, int since_start);
+
+/* ClassPrepare: queues `klass` for naming. */
+void method_table_class_prepared(jvmtiEnv* jvmti, JNIEnv* jni, jclass klass);
+
+/* CompiledMethodLoad: writes the inline scopes of the code at `code`. */
+void method_table_compiled(jvmtiEnv* jvmti, const void* code, jint size, const void* compile_info);
+
+/* Names what is queued, writes the last record and closes the table (on a Java thread, or with
+ * `jni` NULL at VM exit, when the queued classes are dropped unnamed). */
+void method_table_close(jvmtiEnv* jvmti, JNIEnv* jni);
+
+/* The capabilities the table needs, added to `capabilities`. */
+void method_table_capabilities(jvmtiCapabilities* capabilities);
+
+/* Writes and queries that failed since the last call (and resets the count). */
+unsigned long method_table_failures(void);
+
+#endif /* JVMTI_OPAGENT_METHOD_TABLE_H_ */
