@@ -383,6 +383,10 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void* reserved) {
   struct options parsed;
   (void)reserved;
   if (parse_options(options, &parsed) != 0 || parsed.stop) return JNI_ERR;
+  /* Loaded twice at start (jitscope record gives a JVM the agent in JAVA_TOOL_OPTIONS, which
+   * HotSpot reads before the command line, and the command line names it too): the first load
+   * reports, the second is this same copy of the library and adds nothing. */
+  if (reporting_since_start) return JNI_OK;
   if (prepare(vm) != JVMTI_ERROR_NONE) return JNI_ERR;
   if ((*jvmti_env)->SetEventNotificationMode(jvmti_env, JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, NULL) !=
       JVMTI_ERROR_NONE) {

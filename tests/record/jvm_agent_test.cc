@@ -12,6 +12,22 @@
 namespace jitscope::record {
 namespace {
 
+// What JAVA_TOOL_OPTIONS gives the JVMs a recorded command starts: HotSpot splits it at blanks.
+TEST(JvmAgentTest, ToolOptionsNameTheAgentAndTheSession) {
+  auto options = JvmAgentToolOptions("/opt/lib/libjvmti_opagent.so", "/home/u/jitscope.data");
+  ASSERT_TRUE(options.ok());
+  EXPECT_EQ(*options, "-agentpath:/opt/lib/libjvmti_opagent.so=dir=/home/u/jitscope.data");
+  // A session directory with a blank is left to JITSCOPE_OUTPUT_DIR, which record sets.
+  options = JvmAgentToolOptions("/opt/lib/libjvmti_opagent.so", "/home/u/my data");
+  ASSERT_TRUE(options.ok());
+  EXPECT_EQ(*options, "-agentpath:/opt/lib/libjvmti_opagent.so");
+  options = JvmAgentToolOptions("/opt/my lib/libjvmti_opagent.so", "/s");
+  ASSERT_FALSE(options.ok());
+  EXPECT_EQ(options.status().message(),
+            "/opt/my lib/libjvmti_opagent.so: a path with a blank cannot be passed through "
+            "JAVA_TOOL_OPTIONS");
+}
+
 TEST(JvmAgentTest, ReturnCodeZeroIsLoaded) {
   EXPECT_TRUE(AgentLoadResult("1234:\nreturn code: 0\n", 0).ok());
 }

@@ -568,6 +568,33 @@ TEST(UnwoundSamplesTest, MarkersMeanNothingInAKernelsChain) {
   EXPECT_EQ(unwound.walk_end, std::optional<uint8_t>(1));
 }
 
+// A HotSpot interpreter frame carries its Method* and bcp slots (kContextInterpreter and two
+// words) through an unwound sample; a chain that ends inside them is damage, not a frame.
+TEST(UnwoundSamplesTest, InterpreterFramesCarryTheirSlots) {
+  Sample sample;
+  sample.ip = 0x401000;
+  // (A first frame is exact without saying so: every reader takes a leaf's pc as it is.)
+  const std::vector<CallchainEntry> frames = {
+      {0x401000, false, false, false, true, 0x7f0000001000, 0x88},
+      {0x402000, false, false, false, true, 0x7f0000002000, 0},
+      {0x403000, false, false}};
+  std::string record;
+  ASSERT_TRUE(EncodeUnwoundSample(sample, frames, 0, 0, record));
+  Sample read;
+  ASSERT_TRUE(ParseSampleRecord(record, SampleLayout{.unwound = true}, read).ok());
+  EXPECT_EQ(read.callchain, frames);
+
+  // The chain's count says it ends after the marker's first word.
+  std::string torn = record;
+  uint64_t nr = 0;
+  const size_t nr_at = sizeof(perf_event_header) + 3 * sizeof(uint64_t);
+  std::memcpy(&nr, torn.data() + nr_at, sizeof(nr));
+  // The entries: USER, INTERPRETER, method, bcp, ip, ... ; cut after the marker and one word.
+  nr = 3;
+  std::memcpy(torn.data() + nr_at, &nr, sizeof(nr));
+  EXPECT_FALSE(ParseSampleRecord(torn, SampleLayout{.unwound = true}, read).ok());
+}
+
 // A record's size is 16 bits: a walk too long to say in one is refused, not cut silently.
 TEST(UnwoundSamplesTest, AChainTooLongForARecordIsRefused) {
   std::string record = "untouched";

@@ -151,8 +151,10 @@ only times the recording: it is not sampled, as with perf record -p); the exit s
 that command's, or 0. With -a, every process on every CPU is sampled in the same way.
 JIT code is named from what the processes write: the trace of a process started with the
 collector (INTEL_JIT_PROFILER64, read in its JITSCOPE_OUTPUT_DIR), a jitdump it maps, or
-/tmp/perf-PID.map (which --jvm-perf-map asks a JVM to write); a JVM started without any of these
-is named through --jvm-agent or --jvm-perf-map. A process in a container (other PID and mount
+/tmp/perf-PID.map (which --jvm-perf-map asks a JVM to write). The JVMs the command starts load
+jitscope's JVMTI agent (record adds -agentpath to JAVA_TOOL_OPTIONS; --no-jvm-agent leaves it
+out), which names their compiled, inlined and interpreted Java methods; a running JVM started
+without any of these is named through --jvm-agent or --jvm-perf-map. A process in a container (other PID and mount
 namespaces) is given by its pid on the host: its files, named by its pid inside (NSpid) and found
 through /proc/PID/root, are copied into the session directory (perf-PID.map, pid-PID/), so the
 session is reported after it is gone; with a root directory of its own (an image's), so are the
@@ -164,7 +166,7 @@ Examples:
   jitscope record -o fib.data -F 4000 --formats trace,jitdump,perfmap -- build/bin/jitvm examples/jitvm/programs/fib.jv 22
 Examples with other engines:
   jitscope record -o node.data -- node --perf-prof examples/node/hotspot.js
-  jitscope record -o java.data -- java -agentpath:build/lib/libjvmti_opagent.so -cp build/examples/jvmti-opagent/classes HotLoop
+  jitscope record -o java.data -- java -cp build/examples/jvmti-opagent/classes HotLoop
 Sampling running process PID, and what it starts, for ten seconds:
   jitscope record -p PID -- sleep 10
 A running JVM, named through jitscope's JVMTI agent:
@@ -269,7 +271,12 @@ void AddRecordCommand(CLI::App& app, record::SessionOptions& options,
                     "<prefix>/lib/libjvmti_opagent.so dir=DIR), and stop it when it ends: the "
                     "JVM writes its compiled methods, those compiled before too, with their "
                     "source lines, into the session, so a JVM started without any JIT reporting "
-                    "is named; the JVM must be able to write DIR");
+                    "is named; the JVM must be able to write DIR. With a command, the default: "
+                    "the JVMs it starts load the agent (JAVA_TOOL_OPTIONS), and its absence is an "
+                    "error");
+  command->add_flag("--no-jvm-agent", command_options.no_jvm_agent,
+                    "Give the JVMs the command starts no JVMTI agent: JAVA_TOOL_OPTIONS is left "
+                    "as it is");
   command->add_flag("-a,--all-cpus", options.system_wide,
                     "Sample every process on every CPU (system-wide, as perf record -a), until "
                     "Ctrl-C or SIGTERM, or the end of the command given after --; needs "

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <charconv>
 #include <chrono>
+#include <filesystem>
 #include <string_view>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "jitscope/cli/archive_command.h"
 #include "jitscope/formats/output_formats.h"
 #include "jitscope/record/install_tree.h"
+#include "jitscope/record/jvm_agent.h"
 #include "jitscope/record/stop_signals.h"
 #include "jitscope/unwind/unwinder.h"
 #include "jitscope/walk/recording_unwinder.h"
@@ -62,20 +64,31 @@ uint64_t UnwindAtEnd(const std::string& directory, uint64_t recorded,
   return unwound->bytes_after;
 }
 
+// The pids of the JVMs whose JVM table (jvm-PID.jsm) the agent record gave them wrote into the
+// session directory.
+std::vector<std::string> JvmsNamedByTheAgent(const std::string& directory) {
+  std::vector<std::string> pids;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(directory, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with("jvm-") && name.ends_with(".jsm")) {
+      pids.push_back(name.substr(4, name.size() - 8));
+    }
+  }
+  std::sort(pids.begin(), pids.end());
+  return pids;
+}
+
 }  // namespace
 
 base::Status ValidateRecordOptions(const record::SessionOptions& options) {
   if (options.command.empty() && options.attach.empty() && !options.system_wide) {
     return base::Status::Error("nothing to record: give a command after --, -p PID or -a");
   }
-  for (auto [flag, given] : {std::pair{"--jvm-perf-map", options.jvm_perf_map},
-                             std::pair{"--jvm-agent", options.jvm_agent}}) {
-    if (given && options.attach.empty() && !options.system_wide) {
-      return base::Status::Error(
-          "%s applies to -p or -a: give a JVM that record starts jitscope's JVMTI agent instead "
-          "(java -agentpath:.../libjvmti_opagent.so)",
-          flag);
-    }
+  if (options.jvm_perf_map && options.attach.empty() && !options.system_wide) {
+    return base::Status::Error(
+        "--jvm-perf-map applies to -p or -a: the JVMs record starts get jitscope's JVMTI agent "
+        "(JAVA_TOOL_OPTIONS), which names more");
   }
   if (!options.attach.empty() && options.system_wide) {
     return base::Status::Error("-p and -a: -a samples every process already");
@@ -120,6 +133,15 @@ int RunRecord(record::SessionOptions options, const RecordCommandOptions& comman
         "--keep-stacks applies to --call-graph dwarf: an fp session "
         "keeps no stack copies");
   }
+  if (status.ok() && command_options.no_jvm_agent && options.jvm_agent) {
+    status = base::Status::Error("--jvm-agent and --no-jvm-agent: give one");
+  }
+  if (status.ok() && command_options.no_jvm_agent &&
+      (!options.attach.empty() || options.system_wide)) {
+    status = base::Status::Error(
+        "--no-jvm-agent applies to a command record starts: with -p or -a, record loads no "
+        "agent unless --jvm-agent asks");
+  }
   if (status.ok() && command_options.registered_frames &&
       (!options.attach.empty() || options.system_wide)) {
     status = base::Status::Error(
@@ -154,6 +176,23 @@ int RunRecord(record::SessionOptions options, const RecordCommandOptions& comman
       return 1;
     }
     options.preload_path = *frames;
+  }
+  // The JVMs the command starts load jitscope's JVMTI agent (JAVA_TOOL_OPTIONS), which reports
+  // their compiled code, methods and inline scopes into the session.
+  const bool command = options.attach.empty() && !options.system_wide;
+  if (command && !command_options.no_jvm_agent) {
+    base::StatusOr<std::string> agent = record::FindJvmtiAgent();
+    base::StatusOr<std::string> tool_options =
+        agent.ok() ? record::JvmAgentToolOptions(
+                         *agent, std::filesystem::absolute(options.output_dir).lexically_normal())
+                   : agent.status();
+    if (tool_options.ok()) {
+      options.jvm_tool_options = *tool_options;
+    } else if (options.jvm_agent) {
+      std::fprintf(err, "jitscope record: error: --jvm-agent: %s\n",
+                   tool_options.status().message().c_str());
+      return 1;
+    }
   }
   // The samples are unwound while the processes run, so their stack copies never pile up on disk
   // (walk/recording_unwinder.h); those of processes in containers wait for the end, when their
@@ -190,6 +229,14 @@ int RunRecord(record::SessionOptions options, const RecordCommandOptions& comman
   }
   for (const std::string& note : result->notes) {
     std::fprintf(err, "jitscope record: %s\n", note.c_str());
+  }
+  for (const std::string& jvm : options.jvm_tool_options.empty()
+                                    ? std::vector<std::string>()
+                                    : JvmsNamedByTheAgent(options.output_dir)) {
+    std::fprintf(err,
+                 "jitscope record: JVM %s was named through jitscope's JVMTI agent, which record "
+                 "gave the JVMs it started (JAVA_TOOL_OPTIONS=%s; --no-jvm-agent leaves it out)\n",
+                 jvm.c_str(), options.jvm_tool_options.c_str());
   }
   if (!result->kernel_frames) {
     std::fprintf(err,

@@ -28,6 +28,8 @@ struct RecordCommandOptions {
   // When the recording ends: keep the ELF files its samples touched in the session
   // (record/archive.h), as `jitscope archive` does.
   bool archive = false;
+  // Leave JAVA_TOOL_OPTIONS alone: the JVMs the command starts get no JVMTI agent from record.
+  bool no_jvm_agent = false;
 };
 
 // Returns the process exit code: the command's; 2 for a bad option (the command never starts);

@@ -79,6 +79,17 @@ base::Status StopJvmAgent(pid_t pid, const std::string& agent) {
   return LoadAgent(pid, agent, "stop");
 }
 
+base::StatusOr<std::string> JvmAgentToolOptions(const std::string& agent,
+                                                const std::string& session_dir) {
+  constexpr std::string_view kBlanks = " \t\n\r\f\v";
+  if (agent.find_first_of(kBlanks) != std::string::npos) {
+    return base::Status::Error("%s: a path with a blank cannot be passed through JAVA_TOOL_OPTIONS",
+                               agent.c_str());
+  }
+  if (session_dir.find_first_of(kBlanks) != std::string::npos) return "-agentpath:" + agent;
+  return "-agentpath:" + agent + "=dir=" + session_dir;
+}
+
 std::string JvmAgentCommand(pid_t pid, const std::string& agent, const std::string& options) {
   return "jcmd " + std::to_string(pid) + " JVMTI.agent_load " + Quoted(agent) + " " +
          Quoted(options);

@@ -44,6 +44,14 @@ base::Status StartJvmAgent(pid_t pid, const std::string& agent, const std::strin
 // Stops the agent loaded into JVM `pid`; its files in the session directory are complete.
 base::Status StopJvmAgent(pid_t pid, const std::string& agent);
 
+// What JAVA_TOOL_OPTIONS gives the JVMs a recorded command starts, so that each loads the agent at
+// its start, reporting into `session_dir` (absolute): "-agentpath:AGENT=dir=SESSION_DIR", or
+// without "=dir=..." when the directory has a blank (HotSpot splits JAVA_TOOL_OPTIONS at blanks;
+// the agent then reports where JITSCOPE_OUTPUT_DIR says, which record sets to the same
+// directory). Fails when the agent's own path has a blank.
+base::StatusOr<std::string> JvmAgentToolOptions(const std::string& agent,
+                                                const std::string& session_dir);
+
 // The jcmd command line each of them runs, for what record tells the user.
 std::string JvmAgentCommand(pid_t pid, const std::string& agent, const std::string& options);
 

@@ -59,6 +59,14 @@ constexpr int kPollTimeoutMs = 50;
       if (options.itt) ::setenv("INTEL_LIBITTNOTIFY32", options.collector32_path.c_str(), 1);
     }
     ::setenv("JITSCOPE_OUTPUT_DIR", options.output_dir.c_str(), 1);
+    if (!options.jvm_tool_options.empty()) {
+      // After the user's own: HotSpot reads JAVA_TOOL_OPTIONS before the command line, in order.
+      const char* given = std::getenv("JAVA_TOOL_OPTIONS");
+      const std::string tool_options = given != nullptr && *given != '\0'
+                                           ? std::string(given) + " " + options.jvm_tool_options
+                                           : options.jvm_tool_options;
+      ::setenv("JAVA_TOOL_OPTIONS", tool_options.c_str(), 1);
+    }
     if (!options.preload_path.empty()) {
       const char* preloaded = std::getenv("LD_PRELOAD");
       const std::string preload = preloaded != nullptr && *preloaded != '\0'

@@ -80,6 +80,9 @@ struct SessionOptions {
   bool system_wide = false;          // record -a: every process on every CPU
   bool jvm_perf_map = false;         // -p/-a: ask the JVMs for perf maps (jvm_perf_map.h)
   bool jvm_agent = false;            // -p/-a: load the JVMTI agent into the JVMs (jvm_agent.h)
+  // The command: what JAVA_TOOL_OPTIONS gives every JVM it starts (JvmAgentToolOptions); empty:
+  // nothing.
+  std::string jvm_tool_options;
 };
 
 struct SessionResult {

@@ -83,6 +83,18 @@ struct Profile {
   // What the report read that the reader should know, one line each (the session's archive of
   // native files), for the formats that can show them.
   std::vector<std::string> notes;
+  // HotSpot interpreter frames the walks found (unwind/hotspot_interpreter.h): how many the JVM
+  // table named with their Java method, and why the others stayed `Interpreter`
+  // (symbolize::JavaMissName), in the reasons' order; of the samples that ran in the interpreter
+  // (their innermost frame is one), how many named it.
+  struct JavaFrames {
+    uint64_t named = 0;
+    std::vector<std::pair<std::string, uint64_t>> unnamed;
+    uint64_t running = 0;
+    uint64_t running_named = 0;
+    bool operator==(const JavaFrames&) const = default;
+  };
+  JavaFrames interpreter_frames;
   // Non-fatal things the reader and symbolizer noticed (lost samples, damaged files, ...), one
   // line each, for the formats that can show them.
   std::vector<std::string> warnings;

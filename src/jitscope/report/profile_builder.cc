@@ -2,6 +2,7 @@
 #include "jitscope/report/profile_builder.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <memory>
 #include <optional>
@@ -17,6 +18,7 @@
 #include "jitscope/report/sample_filter.h"
 #include "jitscope/report/timeline_builder.h"
 #include "jitscope/session/samples_file.h"
+#include "jitscope/symbolize/java_methods.h"
 #include "jitscope/symbolize/source_set.h"
 #include "jitscope/walk/process_maps.h"
 #include "jitscope/walk/recording.h"
@@ -146,6 +148,12 @@ class Builder {
     for (const walk::FileIdentity::Replaced& file : walker_.files().refused_copies()) {
       profile_.warnings.push_back(walk::DescribeRefusedCopy(file));
     }
+    profile_.interpreter_frames.named = java_named_;
+    for (size_t i = 0; i < symbolize::kJavaMissCount; ++i) {
+      if (java_unnamed_[i] == 0) continue;
+      profile_.interpreter_frames.unnamed.emplace_back(
+          symbolize::JavaMissName(static_cast<symbolize::JavaMiss>(i)), java_unnamed_[i]);
+    }
     for (const walk::FileIdentity::Replaced& file : walker_.files().replaced()) {
       profile_.warnings.push_back(fmt::format(
           "{}: replaced since the recording (build id {} then, {} now): its frames are left "
@@ -255,8 +263,43 @@ class Builder {
             MarkerLocation(guessed_location_, "[frame-pointer chain]", "", FrameKind::kGuessed));
         guessing = true;
       }
+      // A frame whose pc is not a return address is the one that ran (or a signal interrupted).
+      if (address.interpreter && !address.guessed &&
+          AppendJavaFrame(sample, *address.interpreter, !address.returns, frames)) {
+        continue;
+      }
       AppendUserFrames(sample.pid, address.Lookup(), sample.time_ns, frames);
     }
+  }
+
+  // An interpreter frame named by the JVM table: its Java method, file and line. Returns false
+  // (the frame is named as the code it ran, `Interpreter`) when the table cannot say, counted.
+  bool AppendJavaFrame(const session::Sample& sample, const unwind::InterpreterFrame& slots,
+                       bool running, std::vector<uint32_t>& frames) {
+    const symbolize::JavaMethods& methods = JavaMethodsFor(sample.pid);
+    symbolize::JavaMiss miss = symbolize::JavaMiss::kUnknownMethod;
+    const std::optional<symbolize::JavaFrameName> name =
+        methods.Name(slots.method, slots.bcp, walker_.JitTime(sample.time_ns), miss);
+    if (running) ++profile_.interpreter_frames.running;
+    if (!name) {
+      ++java_unnamed_[static_cast<size_t>(miss)];
+      return false;
+    }
+    ++java_named_;
+    if (running) ++profile_.interpreter_frames.running_named;
+    frames.push_back(Intern(Location{.function = std::string(name->name),
+                                     .module = "[jit]",
+                                     .file = std::string(name->file),
+                                     .line = name->line,
+                                     .kind = FrameKind::kJit,
+                                     .inlined = false}));
+    return true;
+  }
+
+  const symbolize::JavaMethods& JavaMethodsFor(uint32_t pid) {
+    auto [it, inserted] = java_methods_.try_emplace(pid);
+    if (inserted) it->second = sources_.JavaMethodsOf(pid);
+    return it->second;
   }
 
   // The one Location of a frame that marks a run of others ([kernel], [frame-pointer chain]),
@@ -399,6 +442,9 @@ class Builder {
   std::vector<walk::StackAddress> addresses_;
   NativeSymbolizer native_;
   std::map<uint32_t, std::unique_ptr<symbolize::SymbolIndex>> indexes_;
+  std::map<uint32_t, symbolize::JavaMethods> java_methods_;
+  uint64_t java_named_ = 0;
+  std::array<uint64_t, symbolize::kJavaMissCount> java_unnamed_{};
   symbolize::Resolution resolution_;
   std::unordered_map<Location, uint32_t, LocationHash> location_ids_;
   std::unordered_map<std::vector<uint32_t>, size_t, StackHash> stack_ids_;

@@ -164,6 +164,15 @@ std::string RenderText(const Profile& profile, const TextOptions& options) {
     }
   }
   for (const std::string& note : profile.notes) out += fmt::format("# {}\n", note);
+  if (const Profile::JavaFrames& java = profile.interpreter_frames;
+      java.named > 0 || !java.unnamed.empty()) {
+    out += fmt::format(
+        "# Java interpreter frames: {} named from the JVM table{}{}; {} of {} samples running in "
+        "the interpreter name their method\n",
+        java.named,
+        java.unnamed.empty() ? "" : ", left as Interpreter: ", unwind::DescribeCounts(java.unnamed),
+        java.running_named, java.running);
+  }
   for (const std::string& warning : profile.warnings)
     out += fmt::format("# warning: {}\n", warning);
   if (profile.total_samples == 0 && profile.filtered_out > 0) {

@@ -165,6 +165,8 @@ base::Status ParseSampleInto(Cursor cursor, size_t size, const SampleLayout& lay
     bool kernel = false;
     bool exact = false;
     bool guessed = false;
+    bool interpreter = false;
+    uint64_t method = 0, bcp = 0;
     for (uint64_t i = 0; i < nr; ++i) {
       uint64_t ip = 0;
       cursor.Read(ip);
@@ -174,6 +176,13 @@ base::Status ParseSampleInto(Cursor cursor, size_t size, const SampleLayout& lay
           exact = true;
         } else if (layout.unwound && ip == kContextGuessed) {
           guessed = true;
+        } else if (layout.unwound && ip == kContextInterpreter) {
+          // Its two words are entries of the chain too: nr counted them.
+          if (nr - i - 1 < 2) return Truncated("sample's interpreter frame", size);
+          cursor.Read(method);
+          cursor.Read(bcp);
+          i += 2;
+          interpreter = true;
         } else if (layout.unwound && ip >= kContextWalkEnd && ip - kContextWalkEnd <= kMaxWalkEnd) {
           sample.walk_end = static_cast<uint8_t>(ip - kContextWalkEnd);
         } else {
@@ -181,8 +190,10 @@ base::Status ParseSampleInto(Cursor cursor, size_t size, const SampleLayout& lay
         }
         continue;
       }
-      sample.callchain.push_back({ip, kernel, exact, guessed});
+      sample.callchain.push_back({ip, kernel, exact, guessed, interpreter, method, bcp});
       exact = false;
+      interpreter = false;
+      method = bcp = 0;
     }
   }
   if ((has(PERF_SAMPLE_RAW) && !SkipRaw(cursor)) ||
@@ -246,6 +257,11 @@ bool EncodeUnwoundSample(const Sample& sample, std::span<const CallchainEntry> f
       }
       if (frame.guessed && (i == 0 || !frames[i - 1].guessed)) visit(kContextGuessed);
       if (i > 0 && frame.exact) visit(kContextNotAfterCall);
+      if (frame.interpreter) {
+        visit(kContextInterpreter);
+        visit(frame.method);
+        visit(frame.bcp);
+      }
       visit(frame.ip);
     }
     visit(kContextWalkEnd + walk_end);

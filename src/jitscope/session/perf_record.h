@@ -64,11 +64,14 @@ struct SampleLayout {
 //    interrupted), not a return address to look up one byte back;
 //  - kContextWalkEnd + r, the last entry: the unwinder's StopReason r, why the walk ended;
 //  - kContextGuessed: the frames after it are not the walk's but the kernel's frame-pointer
-//    chain, spliced in where the walk stopped (walk/sample_walker.h).
+//    chain, spliced in where the walk stopped (walk/sample_walker.h);
+//  - kContextInterpreter, then two words: the next frame is a HotSpot interpreter frame, whose
+//    Method* and bytecode pointer slots (unwind/hotspot_interpreter.h) are the two words.
 // A file not flagged as unwound (a kernel's records) gives them no meaning.
 inline constexpr uint64_t kContextNotAfterCall = static_cast<uint64_t>(-3584);
 inline constexpr uint64_t kContextWalkEnd = static_cast<uint64_t>(-3840);
 inline constexpr uint64_t kContextGuessed = static_cast<uint64_t>(-3328);
+inline constexpr uint64_t kContextInterpreter = static_cast<uint64_t>(-3072);
 inline constexpr uint64_t kMaxWalkEnd = 255;
 
 // A record type of jitscope's own, far from the kernel's (below 64) and perf's (from 64): in a
@@ -105,6 +108,11 @@ struct CallchainEntry {
   bool exact = false;
   // An unwound sample's frame taken from the frame-pointer chain (kContextGuessed).
   bool guessed = false;
+  // An unwound sample's HotSpot interpreter frame (kContextInterpreter): its Method* and bcp
+  // slots, raw words of the stack.
+  bool interpreter = false;
+  uint64_t method = 0;
+  uint64_t bcp = 0;
   bool operator==(const CallchainEntry&) const = default;
 };
 

@@ -23,6 +23,8 @@ void SampleWalker::Walk(const session::Sample& sample, std::vector<StackAddress>
     // Unwound by record: the whole file, or this sample (kRecordUnwoundSample).
     for (const session::CallchainEntry& frame : sample.callchain) {
       out.push_back({frame.ip, frame.kernel, !out.empty() && !frame.exact, frame.guessed});
+      if (frame.interpreter)
+        out.back().interpreter = unwind::InterpreterFrame{frame.method, frame.bcp};
     }
     if (!out.empty() && out.back().guessed) ++guessed_walks_;
     // A walk's end that names no reason is not one of record's: it counts for none.
@@ -52,7 +54,7 @@ void SampleWalker::Walk(const session::Sample& sample, std::vector<StackAddress>
     unwind_stats_.Count(unwound_.reason);
     unwind_stats_.CountSteps(unwound_);
     for (const unwind::UnwoundFrame& frame : unwound_.frames) {
-      out.push_back({frame.pc, false, !frame.activation});
+      out.push_back({frame.pc, false, !frame.activation, false, frame.interpreter});
     }
     if (unwound_.reason == unwind::StopReason::kOutermost || unwound_.frames.empty()) return;
     // The frame-pointer chain beyond the last address the walk found, if it holds it.

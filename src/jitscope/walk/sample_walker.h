@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,8 @@ struct StackAddress {
   bool kernel = false;
   bool returns = false;  // a return address: the code that ran is the call before it
   bool guessed = false;  // from the frame-pointer chain, after the walk stopped
+  // A HotSpot interpreter frame's Method* and bcp slots, for naming the Java method it ran.
+  std::optional<unwind::InterpreterFrame> interpreter = std::nullopt;
   uint64_t Lookup() const { return returns ? pc - 1 : pc; }
   bool operator==(const StackAddress&) const = default;
 };

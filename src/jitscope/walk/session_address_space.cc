@@ -7,6 +7,10 @@ namespace jitscope::walk {
 
 namespace {
 
+// HotSpot's library: a process that mapped it is a JVM, whose code named `Interpreter` is
+// HotSpot's template interpreter.
+constexpr std::string_view kJvmLibrary = "libjvm.so";
+
 // How much of an ELF file a call's target is summarised from: V8's prologue builtin is 388 bytes;
 // a path that runs past the window makes the effect unknown.
 constexpr size_t kCalleeWindow = 4096;
@@ -141,7 +145,26 @@ const unwind::CallEffect* SessionAddressSpace::EffectOf(uint64_t target) {
   return it->second ? &*it->second : nullptr;
 }
 
+bool SessionAddressSpace::InInterpreter(uint64_t pc) {
+  if (sources_ == nullptr) return false;
+  auto [it, inserted] = interpreters_.try_emplace(pid_);
+  if (inserted && maps_.MapsFileNamed(pid_, kJvmLibrary)) {
+    it->second = sources_->InterpreterCode(pid_);
+  }
+  for (const symbolize::SourceSet::CodeRange& range : it->second) {
+    if (pc - range.start < range.size &&
+        (jit_time_ns_ == symbolize::kLatest || range.since_ns <= jit_time_ns_)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 bool SessionAddressSpace::Find(uint64_t pc, unwind::ModuleAt& found) {
+  if (InInterpreter(pc)) {
+    found = {nullptr, 0, nullptr, /*interpreter=*/true};
+    return true;
+  }
   if (const symbolize::CodeVersion* version = JitVersionAt(pc)) {
     unwind::CfiModule* supplied = SuppliedCfiOf(*version);
     found = {supplied != nullptr ? supplied : RegisteredCfiAt(pc), 0, &RulesOf(*version)};

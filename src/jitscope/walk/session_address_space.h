@@ -14,6 +14,9 @@
 //  - An ELF file, from the session's MMAP records, with the file's CFI opened once per path. The
 //    vDSO is the image the session kept (session::kVdsoFileName), or for a perf.data the one
 //    perf's build-id cache holds.
+//  - HotSpot's template interpreter, in a process that mapped libjvm.so: the code its JIT files
+//    name `Interpreter` (symbolize::SourceSet::InterpreterCode; from a perf map too, without
+//    bytes), walked by its frame layout (unwind/hotspot_interpreter.h), whatever else describes it.
 // Anything else — anonymous memory, JIT code without recorded bytes, a file that is gone — has
 // no rules, so a walk stops there with "no rule".
 //
@@ -79,6 +82,8 @@ class SessionAddressSpace : public unwind::AddressSpace, private unwind::CallTar
   unwind::CfiModule* ModuleFor(const std::string& path);
   // The version of the process's JIT code that held `pc`, or nullptr.
   const symbolize::CodeVersion* JitVersionAt(uint64_t pc);
+  // Whether `pc` is in HotSpot's interpreter at the lookup's time.
+  bool InInterpreter(uint64_t pc);
   const unwind::DerivedRules& RulesOf(const symbolize::CodeVersion& version);
   // The unwind tables the engine supplied for `version`, read once; nullptr when it supplied
   // none that read.
@@ -114,6 +119,8 @@ class SessionAddressSpace : public unwind::AddressSpace, private unwind::CallTar
     uint64_t longest = 0;
   };
   std::map<uint32_t, RegisteredCode> registered_;  // by pid, built at first use
+  // A JVM's interpreter code, by pid, found at first use (empty: not a JVM, or none named).
+  std::map<uint32_t, std::vector<symbolize::SourceSet::CodeRange>> interpreters_;
   std::unordered_map<const formats::FrameRegistration*, std::unique_ptr<unwind::CfiModule>>
       registered_modules_;
   // By the code that holds the target (a CodeVersion or a CfiModule) and the target's address in

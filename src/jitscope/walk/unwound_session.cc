@@ -27,6 +27,12 @@ bool SampleUnwinder::Encode(const session::Sample& sample, uint16_t misc, uint32
   frames_.clear();
   for (const StackAddress& address : stack_) {
     frames_.push_back({address.pc, address.kernel, !address.returns, address.guessed});
+    session::CallchainEntry& frame = frames_.back();
+    if (address.interpreter) {
+      frame.interpreter = true;
+      frame.method = address.interpreter->method;
+      frame.bcp = address.interpreter->bcp;
+    }
   }
   return session::EncodeUnwoundSample(
       sample, frames_, static_cast<uint8_t>(walker_.last_walk_end()), misc, out, type);
