@@ -13,6 +13,11 @@
 # wrote into OpenJDK 17 running `CallChain 3000 20000` (examples/jvmti-opagent): its header, the
 # METHOD records of java.lang.Object, java.lang.System and CallChain, and its first two COMPILED
 # records with inlined scopes, in the order the agent wrote them.
+# The real seeds corpus/eh_frame_subset/* are the section address, a pc and the .eh_frame (objcopy
+# -O binary --only-section=.eh_frame) of gcc 12 builds: archived_library of
+# tests/record/archived_library.c (-g -O1 -fPIC -shared, its ArchivedWork), personality_lsda of
+# a two-function C++ file whose Catcher catches the int its Thrower throws (g++ -O1 -fPIC
+# -shared: CIEs with a personality and FDEs with an LSDA pointer, both pc-relative).
 import os, struct
 
 here = os.path.dirname(os.path.abspath(__file__))

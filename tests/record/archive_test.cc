@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -143,6 +145,59 @@ TEST(ArchiveTest, AnArchivedSessionReportsTheSameOnceItsFilesAreGoneOrReplaced) 
 }
 
 // A file that changed since the recording is not archived, and archive says so; the others are.
+// Folded stacks without their inline frames (which come from DWARF, which a compact archive
+// does not keep), by stack.
+std::map<std::string, uint64_t> WithoutInlineFrames(const std::string& folded) {
+  std::map<std::string, uint64_t> stacks;
+  std::istringstream lines(folded);
+  for (std::string line; std::getline(lines, line);) {
+    const size_t space = line.rfind(' ');
+    if (space == std::string::npos) continue;
+    std::string stack;
+    std::istringstream frames(line.substr(0, space));
+    for (std::string frame; std::getline(frames, frame, ';');) {
+      if (frame.ends_with("_[i]")) continue;
+      stack += (stack.empty() ? "" : ";") + frame;
+    }
+    stacks[stack] += std::stoull(line.substr(space + 1));
+  }
+  return stacks;
+}
+
+// A compact archive of a session whose stacks report unwinds (--keep-stacks) keeps a few KB of
+// each file, and the session reports the same stacks from it once the program is gone and the
+// library another build, as from the files themselves before.
+TEST(ArchiveTest, ACompactArchiveReportsTheSameStacksFromAFewKilobytes) {
+  TempDir tmp;
+  const Built built = Build(tmp.path());
+  const std::string session = tmp.path() + "/session";
+  Record(session, built, {"--keep-stacks"});
+  const std::string folded = Report(session, "folded");
+  EXPECT_NE(folded.find("main;ArchivedOuter;ArchivedWork "), std::string::npos) << folded;
+
+  const ProcessResult archived = RunProgram({JITSCOPE_CLI, "archive", "--compact", session});
+  EXPECT_TRUE(archived.ok()) << archived.Describe();
+  EXPECT_NE(archived.err.find(" the samples touched in " + session + "/files: "), std::string::npos)
+      << archived.err;
+  // The section headers take most of what is kept of these small files.
+  for (const std::string& file : {built.program, built.library, built.program + ".debug"}) {
+    const std::string copy = session + "/files" + file;
+    ASSERT_TRUE(std::filesystem::exists(copy)) << file;
+    EXPECT_LT(std::filesystem::file_size(copy), std::filesystem::file_size(file)) << file;
+  }
+  EXPECT_LT(std::filesystem::file_size(session + "/files" + built.library) * 2,
+            std::filesystem::file_size(built.library));
+  ASSERT_EQ(::unlink(built.program.c_str()), 0);
+  ASSERT_EQ(::unlink((built.program + ".debug").c_str()), 0);
+  RebuildLibrary(built);
+  const std::string text = Report(session);
+  EXPECT_NE(text.find(" native files read from the session's archive (" + session + "/files)"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("replaced since the recording"), std::string::npos) << text;
+  EXPECT_EQ(WithoutInlineFrames(Report(session, "folded")), WithoutInlineFrames(folded));
+}
+
 TEST(ArchiveTest, AFileChangedSinceTheRecordingIsRefusedAndSaid) {
   TempDir tmp;
   const Built built = Build(tmp.path());

@@ -7,15 +7,25 @@
 //
 // What is checked depends on the session's own files only: the JIT code's names, from its trace
 // or jitdump, and the chains of JIT frames the walks find from a JIT leaf, with the rules derived
-// from the recorded code bytes. The native frames below them come from this machine's files,
-// which need not be the ones recorded (a newer libc, another build of jitvm), so they are not.
-// The programs give every JIT function one caller, so each chain is the only right one.
+// from the recorded code bytes. The native frames below them come from the session's compact
+// archive (`jitscope archive --compact`), not from this machine's files, which need not be the
+// ones recorded (a newer libc, another build of jitvm): SelfContainedSessionTest checks that
+// every file a session needs is inside it. The programs give every JIT function one caller, so
+// each chain is the only right one.
 #include <cstdint>
+#include <filesystem>
 #include <map>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "jitscope/record/touched_files.h"
+#include "jitscope/session/elf_build_id.h"
+#include "jitscope/session/samples_file.h"
+#include "jitscope/session/session_info.h"
 
 #include "support/folded.h"
 #include "support/process.h"
@@ -61,9 +71,10 @@ std::vector<FoldedStack> Report(const std::vector<std::string>& arguments) {
 TEST(RecordedSessionsTest, JitvmWithoutFramePointersUnwindsThroughEveryJitFrame) {
   const auto chains = SamplesByJitChain(Report({kRecorded + "/jitvm-nofp"}));
   EXPECT_EQ(chains, (std::map<std::string, uint64_t>{
-                        {"", 2},
-                        {"main;outer;middle [baseline];leaf", 3},
-                        {"main;outer;middle [optimized];leaf", 42},
+                        {"", 6},
+                        {"main;outer;middle [baseline]", 1},
+                        {"main;outer;middle [baseline];leaf", 5},
+                        {"main;outer;middle [optimized];leaf", 72},
                     }));
 }
 
@@ -94,8 +105,57 @@ TEST(RecordedSessionsTest, LlvmJitCodeUnwindsFromItsJitdumpsBytes) {
 // from the trace, takes the samples.
 TEST(RecordedSessionsTest, OnednnKernelIsNamedFromTheTrace) {
   const auto chains = SamplesByJitChain(Report({kRecorded + "/onednn"}));
-  EXPECT_EQ(chains, (std::map<std::string, uint64_t>{{"", 2}, {"jit_brgemm_kernel_t", 49}}));
+  EXPECT_EQ(chains, (std::map<std::string, uint64_t>{{"", 7}, {"jit_brgemm_kernel_t", 45}}));
 }
+
+// Every file a recorded session's samples need is inside it, so it reports the same on any
+// machine: each ELF file they touched (record::TouchedFiles: the files their walks and names
+// read) has its archived copy (`jitscope archive --compact`), of the build the recording saw, and
+// the report reads them and warns of no file (none replaced, none missing, no JIT file kept
+// elsewhere): its one warning, if any, is that walks ran out of the stack copies.
+class SelfContainedSessionTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(SelfContainedSessionTest, EveryFileItsSamplesNeedIsInside) {
+  const std::string dir = kRecorded + "/" + GetParam();
+  auto data = session::ReadSamplesFile(dir + "/" + session::kSamplesFileName);
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  std::set<uint32_t> pids;
+  data->ForEachSample([&](const session::Sample& sample) { pids.insert(sample.pid); });
+  std::map<std::pair<uint32_t, std::string>, std::string> recorded;
+  for (const session::Mapping& mapping : data->mappings) {
+    recorded.emplace(std::pair{mapping.pid, mapping.filename}, mapping.build_id);
+  }
+  size_t files = 0;
+  for (const auto& [pid, paths] : record::TouchedFiles(*data, pids)) {
+    for (const std::string& path : paths) {
+      const std::string copy = dir + "/" + session::KeptFileName(path);
+      ASSERT_TRUE(std::filesystem::is_regular_file(copy)) << path << " is not in the session";
+      const std::string& build_id = recorded[{pid, path}];
+      EXPECT_FALSE(build_id.empty()) << path;
+      EXPECT_EQ(session::BuildIdOfFile(copy), build_id) << path;
+      ++files;
+    }
+  }
+  EXPECT_GT(files, 0u);
+  const auto report = RunProgram({JITSCOPE_CLI, "report", dir});
+  ASSERT_TRUE(report.ok()) << report.Describe();
+  EXPECT_NE(report.out.find(" native files read from the session's archive (" + dir + "/files)"),
+            std::string::npos)
+      << report.out;
+  for (size_t at = report.out.find("# warning: "); at != std::string::npos;
+       at = report.out.find("# warning: ", at + 1)) {
+    const std::string line = report.out.substr(at, report.out.find('\n', at) - at);
+    EXPECT_NE(line.find(" ran out of the "), std::string::npos) << line;
+  }
+  EXPECT_EQ(report.err, "");
+}
+
+INSTANTIATE_TEST_SUITE_P(RecordedSessions, SelfContainedSessionTest,
+                         ::testing::Values("jitvm-nofp", "lli", "onednn"), [](const auto& info) {
+                           std::string name = info.param;
+                           std::erase(name, '-');
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace jitscope::report

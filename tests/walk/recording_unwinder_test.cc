@@ -46,7 +46,8 @@ class RecordingUnwinderTest : public ::testing::TestWithParam<uint64_t> {};
 TEST_P(RecordingUnwinderTest, EveryRecordReachesTheFileOnceInOrder) {
   test_support::TempDir tmp;
   const std::string dir = tmp.path() + "/onednn";
-  std::filesystem::copy(std::string(RECORDED_SESSIONS) + "/onednn", dir);
+  std::filesystem::copy(std::string(RECORDED_SESSIONS) + "/onednn", dir,
+                        std::filesystem::copy_options::recursive);
   const std::string recorded = test_support::ReadFile(dir + "/" + session::kSamplesFileName);
   const base::StatusOr<session::SamplesHeader> header = session::ReadSamplesHeader(recorded);
   ASSERT_TRUE(header.ok()) << header.status().message();

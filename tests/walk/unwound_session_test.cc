@@ -72,7 +72,8 @@ class UnwoundSessionTest : public ::testing::TestWithParam<const char*> {
   // A copy of the recorded session, which the test may change.
   std::string CopyOfSession() {
     const std::string copy = temp_.path() + "/" + GetParam();
-    std::filesystem::copy(kRecorded + "/" + GetParam(), copy);
+    std::filesystem::copy(kRecorded + "/" + GetParam(), copy,
+                          std::filesystem::copy_options::recursive);
     return copy;
   }
   test_support::TempDir temp_;
@@ -81,7 +82,7 @@ class UnwoundSessionTest : public ::testing::TestWithParam<const char*> {
 TEST_P(UnwoundSessionTest, ReportsAsTheStackCopiesDo) {
   const std::string original = CopyOfSession();
   const std::string unwound = temp_.path() + "/unwound";
-  std::filesystem::copy(original, unwound);
+  std::filesystem::copy(original, unwound, std::filesystem::copy_options::recursive);
 
   base::StatusOr<SessionUnwinding> result = UnwindSession(unwound);
   ASSERT_TRUE(result.ok()) << result.status().message();
@@ -200,19 +201,17 @@ RecordingUnwinding RecordAgain(const std::string& dir, uint64_t batch_bytes, boo
 TEST_P(UnwoundSessionTest, UnwoundWhileRecordedReportsAsTheStackCopiesDo) {
   const std::string original = CopyOfSession();
   const std::string mixed = temp_.path() + "/mixed";
-  std::filesystem::copy(original, mixed);
+  std::filesystem::copy(original, mixed, std::filesystem::copy_options::recursive);
   const size_t samples = session::ReadSamplesFile(original + "/samples.jss")->samples.size();
 
   const RecordingUnwinding counts = RecordAgain(mixed, 32 << 10);
   EXPECT_GT(counts.batches, 2u);
   EXPECT_EQ(counts.unwound + counts.deferred, samples);
-  // What is left for the end is the walks with no rule (jitvm-nofp's: the jitvm that ran is not
-  // the one built now): oneDNN's code is in the collector's trace, written as it is loaded, and
-  // LLVM writes its jitdump record by record, before it runs the code.
+  // What is left for the end is the walks with no rule, few: the native files are the session's
+  // archived copies, the JIT code is in the collector's trace, written as it is loaded, and LLVM
+  // writes its jitdump record by record, before it runs the code.
   EXPECT_EQ(counts.deferred, NoRuleWalks(original));
-  if (std::string(GetParam()) != "jitvm-nofp") {
-    EXPECT_GT(counts.unwound * 10, samples * 9) << counts.deferred << " deferred";
-  }
+  EXPECT_GT(counts.unwound * 10, samples * 9) << counts.deferred << " deferred";
   EXPECT_EQ(HeaderOf(mixed).format, HeaderOf(original).format);
 
   const std::vector<std::vector<std::string>> reports = {
@@ -243,7 +242,7 @@ INSTANTIATE_TEST_SUITE_P(RecordedSessions, UnwoundSessionTest,
 TEST(UnwoundWhileRecorded, ABufferedJitdumpsLaterSamplesWaitUntilItsProcessExits) {
   test_support::TempDir temp;
   const std::string original = temp.path() + "/lli";
-  std::filesystem::copy(kRecorded + "/lli", original);
+  std::filesystem::copy(kRecorded + "/lli", original, std::filesystem::copy_options::recursive);
   const std::string jitdump = original + "/jit-24752.dump";
   std::string bytes = test_support::ReadFile(jitdump);
   base::StatusOr<formats::ParsedJitdump> parsed = formats::ParseJitdump(
@@ -268,13 +267,13 @@ TEST(UnwoundWhileRecorded, ABufferedJitdumpsLaterSamplesWaitUntilItsProcessExits
   const uint64_t no_rule = NoRuleWalks(original);
 
   const std::string running = temp.path() + "/running";
-  std::filesystem::copy(original, running);
+  std::filesystem::copy(original, running, std::filesystem::copy_options::recursive);
   const RecordingUnwinding waited = RecordAgain(running, 32 << 10, /*exits=*/false);
   EXPECT_GE(waited.deferred, later);
   EXPECT_LE(waited.deferred, later + no_rule);
 
   const std::string exited = temp.path() + "/exited";
-  std::filesystem::copy(original, exited);
+  std::filesystem::copy(original, exited, std::filesystem::copy_options::recursive);
   const RecordingUnwinding whole = RecordAgain(exited, bytes.size() + (1 << 20));
   EXPECT_EQ(whole.batches, 1u);
   EXPECT_EQ(whole.deferred, no_rule);

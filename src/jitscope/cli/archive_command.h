@@ -12,6 +12,9 @@ namespace jitscope::cli {
 
 struct ArchiveOptions {
   std::string session = "jitscope.data";
+  // Of each file only what naming and walking read (record/archive.h): for sessions to keep
+  // where space counts, such as a repository's.
+  bool compact = false;
 };
 
 // Archives `session`, saying what it did on `err` ("jitscope archive: ..." lines, prefixed with

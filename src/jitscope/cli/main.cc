@@ -76,9 +76,14 @@ said. Only what the samples touched is copied, at its own path under SESSION/fil
 archiving again adds nothing. A container's files, copied when its recording ended, serve as its
 archive. report and annotate read the copies, and say so in their header.
 
+--compact keeps of each file only its headers, symbol tables, unwind tables and the bytes of code
+the session's walks read: its functions are named and its stacks walked as before, in a fraction of
+the space, without source lines or disassembly of native code. A copy already there stays as it is.
+
 Examples:
   jitscope archive
   jitscope archive jitscope.data
+  jitscope archive --compact jitscope.data
 )";
 
 void AddArchiveCommand(CLI::App& app, ArchiveOptions& options) {
@@ -88,6 +93,9 @@ void AddArchiveCommand(CLI::App& app, ArchiveOptions& options) {
       "elsewhere");
   archive->add_option("SESSION", options.session, "Session directory (jitscope record -o)")
       ->default_val("jitscope.data");
+  archive->add_flag("--compact", options.compact,
+                    "Keep of each file only what naming its functions and walking the session's "
+                    "stacks read: no source lines, no disassembly of native code");
   archive->footer(kArchiveExamples);
 }
 

@@ -46,7 +46,8 @@ std::string Size(uint64_t bytes) {
 
 class Archiver {
  public:
-  explicit Archiver(std::string session) : session_(std::move(session)) {}
+  Archiver(std::string session, const ArchiveOptions& options)
+      : session_(std::move(session)), options_(options) {}
 
   // Archives the host's file at `path`, which the recording saw with `recorded` (its build id,
   // "" when unknown). A write error is the whole archive's.
@@ -82,7 +83,7 @@ class Archiver {
           path, recorded, now.empty() ? "none" : now));
       return base::Status::Ok();
     }
-    ASSIGN_OR_RETURN(const uint64_t bytes, Copy(source->get(), path, copy));
+    ASSIGN_OR_RETURN(const uint64_t bytes, Copy(source->get(), path, copy, path));
     AddFile(path, copy, bytes, /*added=*/true, recorded.empty());
     return ArchiveDebugFileOf(path, copy_path);
   }
@@ -118,15 +119,19 @@ class Archiver {
     return ::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
   }
 
-  // Copies the file open as `fd` (`path`) to the session's `copy`.
-  base::StatusOr<uint64_t> Copy(int fd, const std::string& path, const std::string& copy) {
+  // Copies the file open as `fd` (`path`) to the session's `copy`, whole or compact: as the
+  // session reads the file `of` (`path` itself, or the file whose debug file it is).
+  base::StatusOr<uint64_t> Copy(int fd, const std::string& path, const std::string& copy,
+                                const std::string& of) {
     const size_t slash = copy.rfind('/');
     base::StatusOr<std::string> to_dir = MakeDirectories(session_, copy.substr(0, slash));
     if (!to_dir.ok()) {
       return base::Status::Error("cannot write into the session %s: %s; it is as it was",
                                  session_.c_str(), to_dir.status().message().c_str());
     }
-    base::StatusOr<uint64_t> bytes = CopyOpenFile(fd, path, *to_dir, copy.substr(slash + 1));
+    base::StatusOr<uint64_t> bytes =
+        options_.compact ? CompactCopy(fd, path, of, *to_dir, copy.substr(slash + 1))
+                         : CopyOpenFile(fd, path, *to_dir, copy.substr(slash + 1));
     if (!bytes.ok()) {
       return base::Status::Error(
           "cannot copy %s into the session: %s; what was archived before "
@@ -136,11 +141,35 @@ class Archiver {
     return bytes;
   }
 
+  // Writes the compact copy of the file open as `fd` (`path`) to `to_dir`/`to_name`, whole or
+  // not at all; its size.
+  base::StatusOr<uint64_t> CompactCopy(int fd, const std::string& path, const std::string& of,
+                                       const std::string& to_dir, const std::string& to_name) {
+    static const SessionParts kNone;
+    const auto parts = options_.parts.find(of);
+    base::ScopedFd file;  // a debug file's file, as archived: its program headers as they were
+    if (of != path) {
+      ASSIGN_OR_RETURN(file, OpenRegularFileAt(AT_FDCWD, debug_file_of_));
+    }
+    uint64_t bytes = 0;
+    RETURN_IF_ERROR(base::ReplaceFile(to_dir, to_name, [&](int out) -> base::Status {
+      RETURN_IF_ERROR(WriteCompactCopy(fd, path,
+                                       parts == options_.parts.end() ? kNone : parts->second, out,
+                                       file ? file.get() : fd));
+      struct stat st {};
+      if (::fstat(out, &st) != 0) return base::Status::Errno(errno, "%s", to_name.c_str());
+      bytes = static_cast<uint64_t>(st.st_size);
+      return base::Status::Ok();
+    }));
+    return bytes;
+  }
+
   // The separate debug file of `path` (its copy at `copy_path`), where the readers look for it:
   // by .gnu_debuglink beside it, in its .debug/ and under /usr/lib/debug at its directory, else
   // by build id under /usr/lib/debug/.build-id.
   base::Status ArchiveDebugFileOf(const std::string& path, const std::string& copy_path) {
     std::vector<std::string> candidates;
+    debug_file_of_ = copy_path;
     const base::ScopedFd fd(::open(copy_path.c_str(), O_RDONLY | O_CLOEXEC));
     if (!fd) return base::Status::Ok();
     const std::string dir = ParentDirectory(path);
@@ -163,7 +192,7 @@ class Archiver {
       }
       base::StatusOr<base::ScopedFd> source = OpenRegularFileAt(AT_FDCWD, candidate);
       if (!source.ok()) continue;
-      ASSIGN_OR_RETURN(const uint64_t bytes, Copy(source->get(), candidate, copy));
+      ASSIGN_OR_RETURN(const uint64_t bytes, Copy(source->get(), candidate, copy, path));
       AddFile(candidate, copy, bytes, /*added=*/true, false);
       return base::Status::Ok();
     }
@@ -171,12 +200,15 @@ class Archiver {
   }
 
   std::string session_;
+  const ArchiveOptions& options_;
+  std::string debug_file_of_;  // the archived copy of the file whose debug file is looked for
   ArchiveResult result_;
 };
 
 }  // namespace
 
-base::StatusOr<ArchiveResult> ArchiveSession(const std::string& session_dir) {
+base::StatusOr<ArchiveResult> ArchiveSession(const std::string& session_dir,
+                                             const ArchiveOptions& options) {
   struct stat st {};
   if (::stat(session_dir.c_str(), &st) != 0) {
     return base::Status::Errno(errno, "%s", session_dir.c_str());
@@ -216,7 +248,7 @@ base::StatusOr<ArchiveResult> ArchiveSession(const std::string& session_dir) {
     return it == recorded.end() ? std::string() : it->second;
   };
 
-  Archiver archiver(session_dir);
+  Archiver archiver(session_dir, options);
   std::set<std::string> touched_paths;
   std::map<std::string, std::string> host_files;  // path → its recorded build id
   for (const auto& [pid, paths] : touched) {

@@ -20,15 +20,21 @@
 //    touched copied when the recording ended (container_files.h): those copies serve as its
 //    archive, checked by build id the same way. Its paths name nothing here, so nothing more is
 //    copied for it.
+//  - Compact (ArchiveOptions::compact): of each file, and of its debug file, only what naming the
+//    session's frames and walking its stacks read is kept (compact_copy.h): a library of 40 MB
+//    takes a few KB, and the archive serves this session only, without source lines or
+//    disassembly of native code.
 // Nothing is written outside the session. A session that cannot be written fails with the reason
 // and keeps what it had: every copy is whole or absent (file_copies.h).
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "jitscope/base/status.h"
+#include "jitscope/record/compact_copy.h"
 
 namespace jitscope::record {
 
@@ -46,8 +52,15 @@ struct ArchiveResult {
   std::vector<std::string> touched;  // every file the samples touched, sorted
 };
 
+struct ArchiveOptions {
+  bool compact = false;
+  // Compact: what the session reads of each file (walk/walked_code.h), by its path as recorded.
+  std::map<std::string, SessionParts> parts = {};
+};
+
 // Archives session `session_dir` (a directory `jitscope record` wrote).
-base::StatusOr<ArchiveResult> ArchiveSession(const std::string& session_dir);
+base::StatusOr<ArchiveResult> ArchiveSession(const std::string& session_dir,
+                                             const ArchiveOptions& options = {});
 
 // What archiving did, for the user: one line per kind of outcome ("" when `result` holds nothing
 // to say: a session without samples in any file).

@@ -14,6 +14,8 @@
 
 #include <fmt/format.h>
 
+#include "jitscope/session/compact_elf.h"
+
 namespace jitscope::report {
 namespace {
 
@@ -75,6 +77,7 @@ class NativeSymbolizer::Module {
     if (module->module_ == nullptr) return nullptr;
     Elf* elf = dwfl_module_getelf(module->module_, &module->bias_);
     module->elf_ = elf;
+    module->kept_code_ = session::KeptCodeOf(elf);
     size_t count = 0;
     if (elf == nullptr || elf_getphdrnum(elf, &count) != 0) return nullptr;
     for (size_t i = 0; i < count; ++i) {
@@ -103,7 +106,17 @@ class NativeSymbolizer::Module {
 
   std::vector<uint8_t> ReadBytes(uint64_t file_offset, uint64_t size) {
     size_t file_size = 0;
-    if (elf_rawfile(elf_, &file_size) == nullptr || file_offset >= file_size) return {};
+    if (elf_rawfile(elf_, &file_size) == nullptr) return {};
+    if (kept_code_) {
+      // A compact copy: the program headers' offsets are the original file's, and only the code
+      // it kept is in it.
+      const std::optional<uint64_t> vaddr = VirtualAddress(file_offset);
+      const session::KeptCode* piece = vaddr ? session::KeptCodeAt(*kept_code_, *vaddr) : nullptr;
+      if (piece == nullptr) return {};
+      file_offset = piece->offset + (*vaddr - piece->address);
+      size = std::min<uint64_t>(size, piece->size - (*vaddr - piece->address));
+    }
+    if (file_offset >= file_size) return {};
     size = std::min<uint64_t>(size, file_size - file_offset);
     Elf_Data* data =
         elf_getdata_rawchunk(elf_, static_cast<int64_t>(file_offset), size, ELF_T_BYTE);
@@ -407,6 +420,7 @@ class NativeSymbolizer::Module {
   Dwarf_Addr bias_ = 0;
   std::string path_;
   std::vector<Load> loads_;
+  std::optional<std::vector<session::KeptCode>> kept_code_;  // of a compact copy
 };
 
 // Offline reporting: the file is read from disk (and its debug file found by build-id or

@@ -98,6 +98,7 @@ base::StatusOr<std::unique_ptr<CfiModule>> CfiModule::Open(const std::string& pa
       module->segments_.push_back({phdr.p_offset, phdr.p_filesz, phdr.p_vaddr});
     }
   }
+  module->kept_code_ = session::KeptCodeOf(module->elf_);
   module->eh_frame_ = dwarf_getcfi_elf(module->elf_);
   module->dwarf_ = dwarf_begin_elf(module->elf_, DWARF_C_READ, nullptr);
   if (module->dwarf_ != nullptr) module->debug_frame_ = dwarf_getcfi(module->dwarf_);
@@ -143,14 +144,25 @@ bool CfiModule::ReadCode(uint64_t address, std::span<uint8_t> out) const {
 }
 
 std::span<uint8_t> CfiModule::ReadCodePrefix(uint64_t address, std::span<uint8_t> out) const {
-  for (const Segment& segment : segments_) {
-    if (address < segment.vaddr || address - segment.vaddr >= segment.size) continue;
-    const uint64_t size = std::min<uint64_t>(out.size(), segment.size - (address - segment.vaddr));
-    const auto offset = static_cast<off_t>(segment.offset + (address - segment.vaddr));
-    const ssize_t read = ::pread(fd_.get(), out.data(), size, offset);
-    return read == static_cast<ssize_t>(size) ? out.first(size) : std::span<uint8_t>();
+  uint64_t size = 0;
+  off_t offset = 0;
+  if (kept_code_) {
+    const session::KeptCode* piece = session::KeptCodeAt(*kept_code_, address);
+    if (piece == nullptr) return {};
+    size = std::min<uint64_t>(out.size(), piece->size - (address - piece->address));
+    offset = static_cast<off_t>(piece->offset + (address - piece->address));
+  } else {
+    auto segment = std::find_if(segments_.begin(), segments_.end(), [&](const Segment& s) {
+      return address >= s.vaddr && address - s.vaddr < s.size;
+    });
+    if (segment == segments_.end()) return {};
+    size = std::min<uint64_t>(out.size(), segment->size - (address - segment->vaddr));
+    offset = static_cast<off_t>(segment->offset + (address - segment->vaddr));
   }
-  return {};
+  const ssize_t read = ::pread(fd_.get(), out.data(), size, offset);
+  if (read != static_cast<ssize_t>(size) || size == 0) return {};
+  if (log_reads_) code_read_.emplace_back(address, address + size);
+  return out.first(size);
 }
 
 void CfiRow::Recognize() {
@@ -183,6 +195,7 @@ int32_t CfiModule::RowContaining(uint64_t address) const {
 }
 
 int32_t CfiModule::ReadRow(uint64_t address) {
+  if (log_reads_) rows_read_.push_back(address);
   CfiRow row;
   bool found = Lookup(eh_frame_, address, row) || Lookup(debug_frame_, address, row);
   if (!found) {

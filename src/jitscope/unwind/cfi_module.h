@@ -30,6 +30,7 @@
 
 #include "jitscope/base/scoped_resource.h"
 #include "jitscope/base/status.h"
+#include "jitscope/session/compact_elf.h"
 #include "jitscope/unwind/dwarf_expression.h"
 #include "jitscope/unwind/registers.h"
 
@@ -93,8 +94,17 @@ class CfiModule {
   // segment must hold; false otherwise or on a read error.
   bool ReadCode(uint64_t address, std::span<uint8_t> out) const;
   // Reads as much of [address, address + out.size()) as the loaded segment holding `address`
-  // has; the bytes read (none if no segment holds it, or on a read error).
+  // has; the bytes read (none if no segment holds it, or on a read error). Of a compact copy
+  // (session/compact_elf.h), only the code it kept is read.
   std::span<uint8_t> ReadCodePrefix(uint64_t address, std::span<uint8_t> out) const;
+  // From now on, logs every range of the file's addresses [start, end) ReadCodePrefix reads, as
+  // read, in order, and every address whose row Find reads from the tables: what a compact copy
+  // of the file keeps for the walks that read them (record/compact_copy.h).
+  void LogReads() { log_reads_ = true; }
+  const std::vector<std::pair<uint64_t, uint64_t>>& code_read() const { return code_read_; }
+  const std::vector<uint64_t>& rows_read() const { return rows_read_; }
+  // The file is a compact copy.
+  bool compact() const { return kept_code_.has_value(); }
   // What call_check.h found for a return address of this file, once it has looked.
   std::optional<bool> FollowsCallCached(uint64_t address) const {
     auto it = follows_call_.find(address);
@@ -135,6 +145,10 @@ class CfiModule {
     uint64_t offset, size, vaddr;
   };
   std::vector<Segment> segments_;
+  std::optional<std::vector<session::KeptCode>> kept_code_;  // of a compact copy
+  bool log_reads_ = false;
+  mutable std::vector<std::pair<uint64_t, uint64_t>> code_read_;
+  std::vector<uint64_t> rows_read_;
   std::deque<CfiRow> rows_;                          // a deque: rows handed out stay where they are
   std::map<uint64_t, int32_t> row_by_start_;         // a row's start → rows_
   std::unordered_map<uint64_t, int32_t> row_at_pc_;  // -1: no row

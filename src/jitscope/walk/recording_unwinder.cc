@@ -167,6 +167,9 @@ base::Status RecordingUnwinder::Unwind(std::string batch) {
   base::StatusOr<symbolize::SourceSet> sources = OpenRecordingJitSources(recording, {});
   if (!sources.ok()) return WriteAsRecorded(records);
   SampleWalker walker(recording.data, *sources, recording.vdso_path, /*latest_code=*/false);
+  // The files as report reads them: a session unwound again (an archived one, say) reads its
+  // archive's copies.
+  DescribeSessionFiles(recording, walker.files());
   SampleUnwinder unwinder(walker);
   std::map<uint32_t, std::optional<uint64_t>> whole_up_to;  // by pid
 

@@ -67,6 +67,8 @@ class SampleWalker {
   // How the last walk of Walk() ended, when it unwound a sample.
   unwind::StopReason last_walk_end() const { return unwound_.reason; }
   const unwind::UnwindStats& unwind_stats() const { return unwind_stats_; }
+  // The address space the walks look code up in.
+  SessionAddressSpace& address_space() { return address_space_; }
   // The walks the frame-pointer chain carried on.
   uint64_t guessed_walks() const { return guessed_walks_; }
 

@@ -67,6 +67,7 @@ unwind::CfiModule* SessionAddressSpace::SuppliedCfiOf(const symbolize::CodeVersi
   if (inserted) {
     auto module = unwind::CfiModule::FromEhFrame(version.eh_frame, version.eh_frame_address);
     if (module.ok()) it->second = std::move(*module);
+    if (log_reads_ && it->second != nullptr) it->second->LogReads();
   }
   return it->second.get();
 }
@@ -195,10 +196,17 @@ unwind::CfiModule* SessionAddressSpace::ModuleOf(const session::Mapping& mapping
   if (mapping.filename.starts_with("/")) {
     const std::string* file = files_ != nullptr ? files_->FileOf(mapping) : &mapping.filename;
     if (file != nullptr) it->second = ModuleFor(*file);
+    if (it->second != nullptr) recorded_path_.try_emplace(it->second, mapping.filename);
   } else if (mapping.filename == "[vdso]") {
     it->second = ModuleFor(vdso_path_);
   }
   return it->second;
+}
+
+void SessionAddressSpace::ForEachFileModule(
+    const std::function<void(const std::string& path, const unwind::CfiModule& module)>& visit)
+    const {
+  for (const auto& [module, path] : recorded_path_) visit(path, *module);
 }
 
 unwind::CfiModule* SessionAddressSpace::ModuleFor(const std::string& path) {
@@ -207,6 +215,7 @@ unwind::CfiModule* SessionAddressSpace::ModuleFor(const std::string& path) {
     auto module = files_ != nullptr ? unwind::CfiModule::Open(path, files_->DebugPath())
                                     : unwind::CfiModule::Open(path);
     if (module.ok()) it->second = std::move(*module);
+    if (log_reads_ && it->second != nullptr) it->second->LogReads();
   }
   return it->second.get();
 }

@@ -26,11 +26,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "jitscope/symbolize/code_history.h"
@@ -67,6 +69,14 @@ class SessionAddressSpace : public unwind::AddressSpace, private unwind::CallTar
 
   bool Find(uint64_t pc, unwind::ModuleAt& found) override;
 
+  // Has the ELF files' modules opened from now on log what the walks read of them
+  // (unwind::CfiModule::LogReads).
+  void LogReads() { log_reads_ = true; }
+  // Calls `visit` with each ELF file's module the walks opened so far and the file's path as the
+  // recording named it: what they read of it (unwind::CfiModule::code_read, rows_read).
+  void ForEachFileModule(const std::function<void(const std::string& path,
+                                                  const unwind::CfiModule& module)>& visit) const;
+
  private:
   struct JitCode;
   const unwind::CallEffect* EffectOf(uint64_t target) override;
@@ -99,6 +109,8 @@ class SessionAddressSpace : public unwind::AddressSpace, private unwind::CallTar
   uint64_t jit_time_ns_ = 0;
   std::map<std::string, std::unique_ptr<unwind::CfiModule>> modules_;  // nullptr: unreadable
   std::unordered_map<const session::Mapping*, unwind::CfiModule*> module_of_mapping_;
+  std::map<const unwind::CfiModule*, std::string> recorded_path_;  // of each file module
+  bool log_reads_ = false;
   const symbolize::SourceSet* sources_;
   FileIdentity* files_;
   struct JitCode {
