@@ -64,7 +64,6 @@ TEST(SourceSetTest, AJvmsInterpreterAndMethodsAreFoundInItsFiles) {
   ASSERT_EQ(interpreter.size(), 1u);
   EXPECT_EQ(interpreter[0].start, 0x7f0000100000u);
   EXPECT_EQ(interpreter[0].size, 0x17de0u);
-  EXPECT_EQ(interpreter[0].since_ns, 0u);
   EXPECT_TRUE(set->InterpreterCode(56).empty());
   const JavaMethods methods = set->JavaMethodsOf(55);
   ASSERT_TRUE(methods.Find(0x7f0000001000, 10));

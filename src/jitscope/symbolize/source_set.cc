@@ -408,11 +408,11 @@ std::vector<SourceSet::CodeRange> SourceSet::InterpreterCode(uint32_t pid) const
       for (const trace::Record& record : t->records) {
         if (const auto* load = std::get_if<trace::OprofileCodeLoadEvent>(&record.event)) {
           if (load->name == kInterpreterName) {
-            ranges.push_back({load->address, load->size, record.timestamp});
+            ranges.push_back({load->address, load->size});
           }
         } else if (const auto* code = std::get_if<trace::CodeEvent>(&record.event)) {
           if (code->name == kInterpreterName) {
-            ranges.push_back({code->address, code->size, record.timestamp});
+            ranges.push_back({code->address, code->size});
           }
         }
       }
@@ -420,12 +420,12 @@ std::vector<SourceSet::CodeRange> SourceSet::InterpreterCode(uint32_t pid) const
       for (const formats::JitdumpRecord& record : d->records) {
         if (record.kind == formats::JitdumpRecordKind::kCodeLoad &&
             record.name == kInterpreterName) {
-          ranges.push_back({record.code_addr, record.code_size, record.timestamp});
+          ranges.push_back({record.code_addr, record.code_size});
         }
       }
     } else if (const auto* m = std::get_if<formats::ParsedPerfMap>(&file->parsed)) {
       for (const formats::PerfMapEntry& entry : m->entries) {
-        if (entry.name == kInterpreterName) ranges.push_back({entry.start, entry.size, 0});
+        if (entry.name == kInterpreterName) ranges.push_back({entry.start, entry.size});
       }
     }
   }

@@ -106,12 +106,13 @@ class SourceSet {
 
   // Where process `pid` had HotSpot's template interpreter: the code its JIT files name exactly
   // `Interpreter` (the JVMTI agent's DynamicCodeGenerated event, as any agent's jitdump or trace
-  // reports it, and HotSpot's own perf map line), and from when (0: a perf map's, without times).
-  // The interpreter is generated once, at the JVM's start, and never moves.
+  // reports it, and HotSpot's own perf map line). The interpreter is generated once, as the JVM
+  // starts, and never moves or ends: so it is the interpreter's from the JVM's start, not only
+  // from the time a file reported it (the agent's report comes at VMInit, after the interpreter
+  // ran the JDK's own start-up code).
   struct CodeRange {
     uint64_t start = 0;
     uint64_t size = 0;
-    uint64_t since_ns = 0;
   };
   std::vector<CodeRange> InterpreterCode(uint32_t pid) const;
 

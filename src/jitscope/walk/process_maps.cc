@@ -68,17 +68,19 @@ const session::Mapping* ProcessMaps::Find(uint32_t pid, uint64_t address, uint64
   return nullptr;
 }
 
-bool ProcessMaps::MapsFileNamed(uint32_t pid, std::string_view file_name) const {
+std::optional<uint64_t> ProcessMaps::FirstMappedFileNamed(uint32_t pid,
+                                                          std::string_view file_name) const {
   auto it = by_pid_.find(pid);
-  if (it == by_pid_.end()) return false;
+  if (it == by_pid_.end()) return std::nullopt;
+  std::optional<uint64_t> first;
   for (const session::Mapping* mapping : it->second.by_start) {
     const std::string_view name = mapping->filename;
     if (name.size() > file_name.size() && name.ends_with(file_name) &&
         name[name.size() - file_name.size() - 1] == '/') {
-      return true;
+      first = std::min(first.value_or(mapping->time_ns), mapping->time_ns);
     }
   }
-  return false;
+  return first;
 }
 
 }  // namespace jitscope::walk

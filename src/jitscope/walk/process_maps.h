@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -30,8 +31,9 @@ class ProcessMaps {
 
   // The latest mapping of `pid` made at or before `time` that covers `address`, or nullptr.
   const session::Mapping* Find(uint32_t pid, uint64_t address, uint64_t time) const;
-  // Whether `pid` mapped a file of that name (its last path component), at any time.
-  bool MapsFileNamed(uint32_t pid, std::string_view file_name) const;
+  // When `pid` first mapped a file of that name (its last path component): the time of its
+  // earliest mapping; nullopt if it never mapped one.
+  std::optional<uint64_t> FirstMappedFileNamed(uint32_t pid, std::string_view file_name) const;
   // When exec had mapped `pid`'s image: the time of its [vdso] mapping, which the kernel makes
   // after the program's and the dynamic loader's segments, else of its first mapping (0 if it
   // made none of its own). Until then a sample in the kernel's exec still holds the user

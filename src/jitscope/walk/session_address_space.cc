@@ -149,14 +149,15 @@ const unwind::CallEffect* SessionAddressSpace::EffectOf(uint64_t target) {
 bool SessionAddressSpace::InInterpreter(uint64_t pc) {
   if (sources_ == nullptr) return false;
   auto [it, inserted] = interpreters_.try_emplace(pid_);
-  if (inserted && maps_.MapsFileNamed(pid_, kJvmLibrary)) {
-    it->second = sources_->InterpreterCode(pid_);
-  }
-  for (const symbolize::SourceSet::CodeRange& range : it->second) {
-    if (pc - range.start < range.size &&
-        (jit_time_ns_ == symbolize::kLatest || range.since_ns <= jit_time_ns_)) {
-      return true;
+  if (inserted) {
+    if (const std::optional<uint64_t> jvm = maps_.FirstMappedFileNamed(pid_, kJvmLibrary)) {
+      it->second = {*jvm, sources_->InterpreterCode(pid_)};
     }
+  }
+  const Interpreter& interpreter = it->second;
+  if (time_ns_ < interpreter.since_ns) return false;
+  for (const symbolize::SourceSet::CodeRange& range : interpreter.ranges) {
+    if (pc - range.start < range.size) return true;
   }
   return false;
 }

@@ -131,8 +131,14 @@ class SessionAddressSpace : public unwind::AddressSpace, private unwind::CallTar
     uint64_t longest = 0;
   };
   std::map<uint32_t, RegisteredCode> registered_;  // by pid, built at first use
-  // A JVM's interpreter code, by pid, found at first use (empty: not a JVM, or none named).
-  std::map<uint32_t, std::vector<symbolize::SourceSet::CodeRange>> interpreters_;
+  // A JVM's interpreter code, by pid, found at first use (no ranges: not a JVM, or none named),
+  // and when the process mapped libjvm.so, on the samples' clock (before it, the process was no
+  // JVM yet: a pid that a shell's `exec java` reused).
+  struct Interpreter {
+    uint64_t since_ns = 0;
+    std::vector<symbolize::SourceSet::CodeRange> ranges;
+  };
+  std::map<uint32_t, Interpreter> interpreters_;
   std::unordered_map<const formats::FrameRegistration*, std::unique_ptr<unwind::CfiModule>>
       registered_modules_;
   // By the code that holds the target (a CodeVersion or a CfiModule) and the target's address in
