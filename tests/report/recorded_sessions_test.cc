@@ -108,6 +108,21 @@ TEST(RecordedSessionsTest, OnednnKernelIsNamedFromTheTrace) {
   EXPECT_EQ(chains, (std::map<std::string, uint64_t>{{"", 7}, {"jit_brgemm_kernel_t", 45}}));
 }
 
+// OpenJDK 17 under -Xint running CallChain (main → a → b → c, every frame interpreted), its JVM
+// table kept for CallChain's methods and HotSpot's perf map for its `Interpreter` line
+// (keep_jvm_session.py): the interpreter's frames are taken by their layout, each named from the
+// table by the Method* and bytecode pointer it holds. Above main, HotSpot's call_stub has no
+// rule (the agent's trace, which held its bytes, is not kept).
+TEST(RecordedSessionsTest, JavaInterpreterFramesAreWalkedAndNamedFromTheJvmTable) {
+  const auto chains = SamplesByJitChain(Report({kRecorded + "/java-xint"}));
+  EXPECT_EQ(chains, (std::map<std::string, uint64_t>{
+                        {"", 3},
+                        {"CallChain.main([Ljava/lang/String:)V;CallChain.a(JI)J;CallChain.b(JI)J;"
+                         "CallChain.c(JI)J",
+                         62},
+                    }));
+}
+
 // Every file a recorded session's samples need is inside it, so it reports the same on any
 // machine: each ELF file they touched (record::TouchedFiles: the files their walks and names
 // read) has its archived copy (`jitscope archive --compact`), of the build the recording saw, and
@@ -151,7 +166,8 @@ TEST_P(SelfContainedSessionTest, EveryFileItsSamplesNeedIsInside) {
 }
 
 INSTANTIATE_TEST_SUITE_P(RecordedSessions, SelfContainedSessionTest,
-                         ::testing::Values("jitvm-nofp", "lli", "onednn"), [](const auto& info) {
+                         ::testing::Values("jitvm-nofp", "lli", "onednn", "java-xint"),
+                         [](const auto& info) {
                            std::string name = info.param;
                            std::erase(name, '-');
                            return name;
