@@ -366,6 +366,27 @@ TEST(JitdumpReader, MalformedRecordsStopWithFileAndOffset) {
             "test.dump: offset 40: CODE_LOAD name is not NUL-terminated inside the record");
 }
 
+// Record 11 of 41 claims 0xffffffff bytes: not a last record a crash cut short (its own fields
+// end it inside the file, and 30 records follow), but a damaged size, said with its offset. It
+// was taken for a torn end: the 30 records after it were dropped without a word.
+TEST(JitdumpReader, ADamagedSizeIsNotATornLastRecord) {
+  Jitdump d;
+  size_t eleventh = 0;
+  for (uint64_t i = 1; i <= 41; ++i) {
+    if (i == 11) eleventh = d.bytes().size();
+    d.Load(i, 0x1000 * i, 0x10, i, "m" + std::to_string(i));
+  }
+  std::vector<uint8_t> bytes = d.bytes();
+  const uint32_t huge = 0xffffffff;
+  std::memcpy(bytes.data() + eleventh + 4, &huge, sizeof(huge));
+  const ParsedJitdump p = Parse(bytes);
+  EXPECT_EQ(p.records.size(), 10u);
+  EXPECT_EQ(p.error.message(), "test.dump: offset " + std::to_string(eleventh) +
+                                   ": record size 4294967295 runs past the end of the file, but "
+                                   "its fields make it 76 bytes: a damaged size; the records "
+                                   "after it are not read");
+}
+
 TEST(JitdumpReader, RejectsWhatIsNotAJitdump) {
   EXPECT_FALSE(ParseJitdump(std::vector<uint8_t>{1, 2, 3, 4, 5}, "x").ok());
   ByteBuilder b;

@@ -21,14 +21,25 @@ TEST(PerfMapReader, ParsesLinesAsPerfWritesThem) {
       "A0 f LazyCompile:*run /app/main.js:12\r\n"
       "\n"
       "ff 0 empty entry\n"
-      "100 4 last line without newline",
+      "100 4 last line\n",
       "perf-1.map");
   EXPECT_TRUE(map.error.ok()) << map.error.message();
   EXPECT_EQ(Entries(map),
             "16+32=simple;48+8=with 0x prefixes;160+15=LazyCompile:*run /app/main.js:12;"
-            "256+4=last line without newline;");
+            "256+4=last line;");
   EXPECT_EQ(map.empty_entries, 1u);
   EXPECT_EQ(map.entries[3].line_number, 6u);
+  EXPECT_EQ(map.torn_tail_bytes, 0u);
+}
+
+// Writers write a line at a time, its newline last: a last line without one was cut short (a
+// crash, a stdio buffer flushed in the middle of it), and was read as a name cut short too
+// ("jitvm-"). It is left out and counted.
+TEST(PerfMapReader, ALastLineWithoutItsNewlineIsCutShortNotAName) {
+  const ParsedPerfMap map = ParsePerfMap("10 20 jitvm-hot\n30 20 jitvm-", "perf-1.map");
+  EXPECT_TRUE(map.error.ok()) << map.error.message();
+  EXPECT_EQ(Entries(map), "16+32=jitvm-hot;");
+  EXPECT_EQ(map.torn_tail_bytes, 12u);  // "30 20 jitvm-"
 }
 
 TEST(PerfMapReader, MalformedLineStopsWithOffsetAndLine) {

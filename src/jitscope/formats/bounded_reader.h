@@ -120,10 +120,13 @@ struct WalkEnd {
 // false to stop (after recording its own error). What a writer that preallocates, or a crash in
 // the middle of a record, leaves at the end — zero bytes, a record running past the end of the
 // file — ends the walk quietly (the latter reported as torn); a size smaller than the prefix is
-// an error.
-template <typename Visit>
+// an error. So is a record running past the end whose own fields end it inside the file
+// (`size_from_fields(id, offset)`: the size they give it, nullopt when they do not tell): its
+// size is damaged, not cut short by a crash, and taking it for the end would drop the records
+// after it without a word.
+template <typename Visit, typename SizeFromFields>
 WalkEnd WalkRecords(const BoundedReader& reader, uint64_t offset, std::string_view file,
-                    Visit visit) {
+                    Visit visit, SizeFromFields size_from_fields) {
   while (offset < reader.size()) {
     if (reader.AllZero(offset, reader.size())) break;
     if (!reader.Has(offset, kRecordPrefixSize)) return {base::Status::Ok(), true, offset};
@@ -138,12 +141,30 @@ WalkEnd WalkRecords(const BoundedReader& reader, uint64_t offset, std::string_vi
                               " is smaller than the 16-byte record header"),
               false, offset};
     }
-    if (total_size > reader.size() - offset) return {base::Status::Ok(), true, offset};
+    if (total_size > reader.size() - offset) {
+      const std::optional<uint64_t> whole = size_from_fields(prefix.id, offset);
+      if (whole && *whole <= reader.size() - offset) {
+        return {RecordError(file, offset,
+                            "record size " + std::to_string(total_size) +
+                                " runs past the end of the file, but its fields make it " +
+                                std::to_string(*whole) +
+                                " bytes: a damaged size; the records after it are not read"),
+                false, offset};
+      }
+      return {base::Status::Ok(), true, offset};
+    }
     prefix.end = offset + total_size;
     if (!visit(prefix)) break;
     offset = prefix.end;
   }
   return {base::Status::Ok(), false, offset};
+}
+
+template <typename Visit>
+WalkEnd WalkRecords(const BoundedReader& reader, uint64_t offset, std::string_view file,
+                    Visit visit) {
+  return WalkRecords(reader, offset, file, visit,
+                     [](uint32_t, uint64_t) { return std::optional<uint64_t>(); });
 }
 
 }  // namespace jitscope::formats

@@ -52,6 +52,39 @@ std::optional<std::string_view> V8ScriptOfCodeName(std::string_view name, size_t
   return name.substr(name.size() - size);
 }
 
+// The size a jitdump record's fields give it, when the file holds them: CODE_LOAD's fixed part,
+// name and code_size bytes of code, DEBUG_INFO's entries with their names; CODE_MOVE and
+// CODE_CLOSE are of fixed size. nullopt for other records, or when the fields are cut off.
+std::optional<uint64_t> SizeFromFields(const BoundedReader& reader, uint32_t id, uint64_t offset) {
+  switch (static_cast<JitdumpRecordId>(id)) {
+    case JitdumpRecordId::kCodeLoad: {
+      const std::optional<uint64_t> code_size = reader.Int<uint64_t>(offset + 40);
+      const auto name = reader.CString(offset + sizeof(JitdumpCodeLoad), reader.size());
+      if (!code_size || !name || *code_size > reader.size()) return std::nullopt;
+      return sizeof(JitdumpCodeLoad) + name->size() + 1 + *code_size;
+    }
+    case JitdumpRecordId::kCodeMove:
+      return sizeof(JitdumpCodeMove);
+    case JitdumpRecordId::kCodeClose:
+      return kRecordPrefixSize;
+    case JitdumpRecordId::kCodeDebugInfo: {
+      const std::optional<uint64_t> entries = reader.Int<uint64_t>(offset + 24);
+      if (!entries) return std::nullopt;
+      uint64_t at = offset + sizeof(JitdumpDebugInfo);
+      // Each entry takes 17 bytes at the least: the loop ends within the file's size.
+      for (uint64_t i = 0; i < *entries; ++i) {
+        const auto name = reader.CString(at + sizeof(JitdumpDebugEntry), reader.size());
+        if (!reader.Has(at, sizeof(JitdumpDebugEntry)) || !name) return std::nullopt;
+        at += sizeof(JitdumpDebugEntry) + name->size() + 1;
+      }
+      return at - offset;
+    }
+    case JitdumpRecordId::kCodeUnwindingInfo:
+      break;
+  }
+  return std::nullopt;
+}
+
 class Parser {
  public:
   Parser(std::span<const uint8_t> bytes, std::string_view file_name, bool swapped,
@@ -59,24 +92,27 @@ class Parser {
       : reader_(bytes, swapped), swapped_(swapped), file_name_(file_name), out_(out) {}
 
   void ParseRecords(uint64_t offset) {
-    WalkEnd end = WalkRecords(reader_, offset, file_name_, [&](const RecordPrefix& r) {
-      switch (static_cast<JitdumpRecordId>(r.id)) {
-        case JitdumpRecordId::kCodeLoad:
-          return CodeLoad(r);
-        case JitdumpRecordId::kCodeMove:
-          return CodeMove(r);
-        case JitdumpRecordId::kCodeDebugInfo:
-          return DebugInfo(r.offset, r.end);
-        case JitdumpRecordId::kCodeClose:
-          ++out_.stats.closes;
+    WalkEnd end = WalkRecords(
+        reader_, offset, file_name_,
+        [&](const RecordPrefix& r) {
+          switch (static_cast<JitdumpRecordId>(r.id)) {
+            case JitdumpRecordId::kCodeLoad:
+              return CodeLoad(r);
+            case JitdumpRecordId::kCodeMove:
+              return CodeMove(r);
+            case JitdumpRecordId::kCodeDebugInfo:
+              return DebugInfo(r.offset, r.end);
+            case JitdumpRecordId::kCodeClose:
+              ++out_.stats.closes;
+              return true;
+            case JitdumpRecordId::kCodeUnwindingInfo:
+              UnwindingInfo(r);
+              return true;
+          }
+          ++out_.stats.unknown_records;  // perf skips these by total_size too (§1.2)
           return true;
-        case JitdumpRecordId::kCodeUnwindingInfo:
-          UnwindingInfo(r);
-          return true;
-      }
-      ++out_.stats.unknown_records;  // perf skips these by total_size too (§1.2)
-      return true;
-    });
+        },
+        [&](uint32_t id, uint64_t at) { return SizeFromFields(reader_, id, at); });
     if (!end.error.ok()) out_.error = std::move(end.error);
     out_.records_end = end.offset;
     DropPendingDebugInfo();

@@ -63,6 +63,12 @@ ParsedPerfMap ParsePerfMap(std::string_view text, std::string_view file_name) {
     bool terminated = false;
     const std::string_view line = NextLine(text, offset, &terminated);
     ++line_number;
+    // Writers write a line at a time, its newline last: a last line without one was cut short
+    // (a crash, or a stdio buffer flushed in the middle of it), and its name may be cut too.
+    if (!terminated) {
+      out.torn_tail_bytes = text.size() - offset;
+      break;
+    }
     if (!line.empty()) {
       auto entry = ParseLine(line);
       if (!entry) {

@@ -2,9 +2,11 @@
 //
 // Reads a perf map (/tmp/perf-<pid>.map; perf's jit-interface.txt): one symbol per
 // line, "START SIZE NAME", START and SIZE in hexadecimal (an optional 0x is accepted, as perf's
-// strtoull does), NAME the rest of the line (it may contain spaces). Unlike perf, the last
-// character of a final line without '\n' is kept (§3.1: perf always chops it), and a '\r' before
-// the '\n' is not part of the name.
+// strtoull does), NAME the rest of the line (it may contain spaces); a '\r' before the '\n' is not
+// part of the name. A final line without '\n' was cut short while it was written (writers write
+// a line at a time, newline last; a crash, or a stdio buffer flushed in the middle of a line,
+// leaves one): it is left out and counted, not read as a name cut short (perf reads it, less its
+// last character, which it takes for the newline: §3.1).
 //
 // Blank lines are skipped. A line that is not "START SIZE NAME" stops parsing: the result has
 // every entry before it and `error` names the file, the byte offset and the line number.
@@ -32,6 +34,7 @@ struct PerfMapEntry {
 struct ParsedPerfMap {
   base::HugeVector<PerfMapEntry> entries;  // in file order (writers append: later is newer)
   uint64_t empty_entries = 0;              // size 0, left out
+  uint64_t torn_tail_bytes = 0;            // a last line without its newline: cut short, left out
   base::Status error;
 };
 

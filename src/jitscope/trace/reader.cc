@@ -51,15 +51,25 @@ class Parser {
         continue;
       }
       ++out_.stats.chunks;
-      // A chunk cut short by a truncated copy of the file is parsed as far as it goes.
-      const uint64_t end = std::min<uint64_t>(offset + header.size, bytes_.size());
-      ParseRecords(offset + sizeof(ChunkHeader), end, header.tid);
+      // The writer grows the file a whole segment at a time and cuts it only after a chunk's end
+      // (writer.h), so a file that ends inside a chunk was cut short after it was written (a
+      // truncated copy): damage, said once, at the cut. The chunk is read as far as it goes.
+      const bool cut = header.size > bytes_.size() - offset;
+      if (cut) Damage(bytes_.size(), "the file ends inside a chunk: it was cut short");
+      const uint64_t end = cut ? bytes_.size() : offset + header.size;
+      ParseRecords(offset + sizeof(ChunkHeader), end, header.tid, cut);
       offset += header.size;
+    }
+    // Fewer bytes than a chunk header are left: zeros, or a header cut short.
+    if (offset < bytes_.size() && !AllZero(bytes_.subspan(offset))) {
+      Damage(bytes_.size(), "the file ends inside a chunk header: it was cut short");
     }
   }
 
  private:
-  void ParseRecords(uint64_t offset, uint64_t end, uint32_t tid) {
+  // `cut`: the file ends at `end`, inside the chunk (already reported): a record it cuts short
+  // is not damage of its own.
+  void ParseRecords(uint64_t offset, uint64_t end, uint32_t tid, bool cut) {
     while (end - offset >= sizeof(RecordHeader)) {
       const auto header = Load<RecordHeader>(bytes_.data() + offset);
       if (header.size == 0 && header.type == 0 && header.flags == 0) {
@@ -68,6 +78,7 @@ class Parser {
         if (!AllZero(bytes_.subspan(offset, end - offset))) ++out_.stats.torn_records;
         return;
       }
+      if (cut && header.size > end - offset && header.size % 8 == 0) return;
       if (header.size < sizeof(RecordHeader) + 8 || header.size % 8 != 0 ||
           header.size > end - offset) {
         Damage(offset, "invalid record size");
