@@ -10,11 +10,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -41,9 +43,12 @@ struct ClientRun {
 };
 
 // Runs all_events_client with every format written into `out`, after `plant(pid)` prepared the
-// paths it will use. With `as_nobody` the client runs as uid/gid 65534.
+// paths it will use. With `as_nobody` the client runs as uid/gid 65534. `env` is set over the
+// collector's variables (JITSCOPE_LOG is unset unless it sets it); the client is killed after a
+// minute (a collector that blocks it fails the test rather than hanging it).
 ClientRun RunClient(const std::string& scratch, const std::string& out,
-                    const std::function<void(pid_t)>& plant, bool as_nobody = false) {
+                    const std::function<void(pid_t)>& plant, bool as_nobody = false,
+                    const std::map<std::string, std::string>& env = {}) {
   const std::string go = scratch + "/go";
   std::vector<std::string> argv = {
       "/bin/sh", "-c", "while [ ! -e \"$0\" ]; do sleep 0.01; done; shift; exec \"$@\"", go, "--"};
@@ -52,12 +57,13 @@ ClientRun RunClient(const std::string& scratch, const std::string& out,
                 {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"});
   }
   argv.push_back(JITSCOPE_ALL_EVENTS_CLIENT);
-  test_support::Process process(argv,
-                                {{"INTEL_JIT_PROFILER64", JITSCOPE_COLLECTOR},
-                                 {"JITSCOPE_FORMATS", "trace,jitdump,perfmap"},
-                                 {"JITSCOPE_OUTPUT_DIR", out},
-                                 {"JITSCOPE_PERF_MAP_DIR", out}},
-                                {.unset = {"JITSCOPE_LOG"}});
+  std::map<std::string, std::string> variables = {{"INTEL_JIT_PROFILER64", JITSCOPE_COLLECTOR},
+                                                  {"JITSCOPE_FORMATS", "trace,jitdump,perfmap"},
+                                                  {"JITSCOPE_OUTPUT_DIR", out},
+                                                  {"JITSCOPE_PERF_MAP_DIR", out}};
+  for (const auto& [name, value] : env) variables[name] = value;
+  test_support::Process process(argv, variables,
+                                {.unset = {"JITSCOPE_LOG"}, .timeout = std::chrono::seconds(60)});
   ClientRun run;
   run.pid = process.pid();
   plant(run.pid);
@@ -250,6 +256,71 @@ TEST(PlantedFiles, CreatedFilesAreTheOwnersOnly) {
     EXPECT_EQ(st.st_mode & 07777, 0600u) << name;
     EXPECT_EQ(st.st_uid, ::geteuid()) << name;
   }
+}
+
+// How often `needle` occurs in `text`.
+size_t Count(const std::string& text, const std::string& needle) {
+  size_t count = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) {
+    ++count;
+  }
+  return count;
+}
+
+// JITSCOPE_LOG naming a FIFO blocked the collector's first call forever (opening a FIFO for
+// writing waits for a reader); a link, another user's file: never followed nor appended to. Each
+// is said once, on stderr, and the client runs on with a complete trace.
+TEST(PlantedFiles, ALogPathThatIsNoFileOfOursIsRefusedOnceAndNeverBlocks) {
+  TempDir scratch;
+  const std::string out = scratch.path() + "/out";
+  fs::create_directory(out);
+  const std::string fifo = scratch.path() + "/log-fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0666), 0);
+  const std::string theirs = scratch.path() + "/log-theirs";
+  std::ofstream(theirs) << kTheirs;
+  ASSERT_EQ(::chown(theirs.c_str(), kNobody, kNobody), 0);
+  ASSERT_EQ(::chmod(theirs.c_str(), 0666), 0);
+  const std::string link = scratch.path() + "/log-link";
+  const std::string victim = scratch.path() + "/victim";
+  std::ofstream(victim) << kTheirs;
+  ASSERT_EQ(::symlink(victim.c_str(), link.c_str()), 0);
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {fifo, "is a FIFO, not a regular file"},
+      {theirs, "belongs to another user; not appending to it"},
+      {link, "is a symbolic link; not following it"}};
+  for (const auto& [path, why] : cases) {
+    const ClientRun run =
+        RunClient(scratch.path(), out, [](pid_t) {}, false, {{"JITSCOPE_LOG", path}});
+    ASSERT_TRUE(run.result.ok()) << run.result.Describe();
+    const std::string refusal =
+        Prefix(run.pid) + "JITSCOPE_LOG file " + path + " " + why + "; logging to stderr\n";
+    EXPECT_EQ(Count(run.result.err, refusal), 1u) << run.result.err;
+    ExpectCompleteTrace(out + "/jit-" + std::to_string(run.pid) + ".jsc");
+  }
+  EXPECT_EQ(test_support::ReadFile(theirs), kTheirs);
+  EXPECT_EQ(test_support::ReadFile(victim), kTheirs);
+  EXPECT_EQ(fs::read_symlink(link), victim);
+}
+
+// JITSCOPE_PERF_MAP_DIR of another user's: no perf map there (they could replace or read it), as
+// for JITSCOPE_OUTPUT_DIR; the trace and the jitdump are written.
+TEST(PlantedFiles, APerfMapDirectoryOfAnotherUserIsNotWrittenTo) {
+  TempDir scratch;
+  const std::string out = scratch.path() + "/out";
+  const std::string maps = scratch.path() + "/maps";
+  fs::create_directory(out);
+  fs::create_directory(maps);
+  ASSERT_EQ(::chown(maps.c_str(), kNobody, kNobody), 0);
+  ASSERT_EQ(::chmod(maps.c_str(), 0777), 0);
+  const ClientRun run =
+      RunClient(scratch.path(), out, [](pid_t) {}, false, {{"JITSCOPE_PERF_MAP_DIR", maps}});
+  ASSERT_TRUE(run.result.ok()) << run.result.Describe();
+  EXPECT_TRUE(fs::is_empty(maps));
+  EXPECT_NE(run.result.err.find(Prefix(run.pid) + "no perf map: " + maps +
+                                " belongs to another user (uid 65534); not writing there"),
+            std::string::npos)
+      << run.result.err;
+  ExpectCompleteTrace(out + "/jit-" + std::to_string(run.pid) + ".jsc");
 }
 
 }  // namespace

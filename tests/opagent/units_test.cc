@@ -138,6 +138,22 @@ TEST(DumpDirectoryTest, TheEnvironmentWinsAndMustExist) {
   EXPECT_EQ(dir.status().errno_value(), ENOENT);
 }
 
+// As JITSCOPE_OUTPUT_DIR: another user's directory (even mode 0777) is refused; they could
+// replace or read the dump. (Root's own test: it gives the directory away with chown.)
+TEST(DumpDirectoryTest, TheEnvironmentsDirectoryMustBeTheUsersOrRoots) {
+  TempDir tmp;
+  env_dir = tmp.path() + "/theirs";
+  ASSERT_EQ(::mkdir(env_dir.c_str(), 0777), 0);
+  ASSERT_EQ(::chown(env_dir.c_str(), 65534, 65534), 0) << "run as root";
+  ASSERT_EQ(::chmod(env_dir.c_str(), 0777), 0);
+  auto dir = ChooseDumpDirectory(&DirEnv, DumpLocations{});
+  ASSERT_FALSE(dir.ok());
+  EXPECT_EQ(dir.status().errno_value(), EACCES);
+  EXPECT_EQ(dir.status().message(),
+            "JITSCOPE_OPAGENT_DIR: " + env_dir +
+                " belongs to another user (uid 65534); not writing there: Permission denied");
+}
+
 TEST(DumpDirectoryTest, TheSeedLocationWhenItExists) {
   TempDir tmp;
   const std::string seed = tmp.path() + "/jitdump";

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -365,6 +366,14 @@ TEST_F(ReportE2eTest, CommandWritesEveryFormatAndRefusesSymlinks) {
       << refused.err;
   std::ifstream in(victim);
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "keep me");
+
+  // A FIFO blocked the report until a reader came (forever, when none does): refused at once.
+  const std::string fifo = tmp_->path() + "/fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto to_fifo = RunProgram({JITSCOPE_CLI, "report", Hotspot(), "-o", fifo}, {},
+                            {.timeout = std::chrono::seconds(60)});
+  EXPECT_EQ(to_fifo.exit_code, 1) << to_fifo.Describe();
+  EXPECT_EQ(to_fifo.err, "jitscope report: error: " + fifo + " is a FIFO; not writing to it\n");
 }
 
 // The formats' real consumers, installed by scripts/setup (a missing one fails the test).

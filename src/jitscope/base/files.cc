@@ -96,14 +96,17 @@ Status CheckOwnDirectory(int fd, const std::string& path) {
 
 }  // namespace
 
-StatusOr<ScopedFd> OpenOrMakeOwnDirectory(const std::string& path, mode_t mode) {
+StatusOr<ScopedFd> OpenOwnDirectory(const std::string& path) {
   if (path.empty()) return Status::Errno(ENOENT, "no directory named");
   ScopedFd existing(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (existing) {
-    RETURN_IF_ERROR(CheckOwnDirectory(existing.get(), path));
-    return existing;
-  }
-  if (errno != ENOENT) return Status::Errno(errno, "cannot open directory %s", path.c_str());
+  if (!existing) return Status::Errno(errno, "cannot open directory %s", path.c_str());
+  RETURN_IF_ERROR(CheckOwnDirectory(existing.get(), path));
+  return existing;
+}
+
+StatusOr<ScopedFd> OpenOrMakeOwnDirectory(const std::string& path, mode_t mode) {
+  auto existing = OpenOwnDirectory(path);
+  if (existing.ok() || existing.status().errno_value() != ENOENT || path.empty()) return existing;
 
   const bool absolute = path.front() == '/';
   std::string walked = absolute ? "/" : ".";

@@ -32,6 +32,10 @@ StatusOr<ScopedFd> CreateTemporaryFile();
 StatusOr<ScopedFd> OpenOrCreateDirectoryAt(int parent, const std::string& name, mode_t mode,
                                            const std::string& path);
 
+// Opens the existing directory `path` for files of this user: it must belong to this user or to
+// root (another user could replace what it holds). A link to it is the caller's choice.
+StatusOr<ScopedFd> OpenOwnDirectory(const std::string& path);
+
 // Opens the directory `path` for files of this user, creating it and its missing parents with
 // exactly `mode`. An existing `path` is used as it is (a link to it is the caller's choice); a
 // missing one is made one component at a time from its first (or the current directory), never

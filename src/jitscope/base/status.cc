@@ -32,6 +32,13 @@ Status Status::Error(const char* format, ...) {
   return status;
 }
 
+Status Status::WithContext(const std::string& context) const {
+  if (ok()) return *this;
+  Status status = *this;
+  status.error_ = context + ": " + *error_;
+  return status;
+}
+
 Status Status::Errno(int error, const char* format, ...) {
   va_list args;
   va_start(args, format);

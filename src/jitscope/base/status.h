@@ -27,6 +27,8 @@ class Status {
   bool ok() const { return !error_.has_value(); }
   const std::string& message() const { return error_ ? *error_ : EmptyMessage(); }
   int errno_value() const { return errno_value_; }  // 0 unless made by Errno()
+  // The same error, its message preceded by "`context`: " (the errno value kept).
+  Status WithContext(const std::string& context) const;
 
  private:
   static std::string Format(const char* format, va_list args);

@@ -2,6 +2,7 @@
 #include "jitscope/cli/report_command.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <map>
@@ -70,9 +71,26 @@ std::vector<std::string> ReportFormatNames() {
 }
 
 base::Status WriteReportFile(const std::string& path, const std::string& bytes) {
-  base::ScopedFd fd(
-      ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644));
+  // A FIFO would block the open until a reader comes, and the report with it: refused, like a
+  // link. O_NONBLOCK makes opening one fail or return at once; the check after it refuses one
+  // that had a reader. Devices (/dev/null) are written.
+  base::ScopedFd fd(::open(
+      path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644));
+  if (!fd && errno == ENXIO)
+    return base::Status::Error("%s is a FIFO; not writing to it", path.c_str());
   if (!fd) return base::Status::Errno(errno, "cannot write %s", path.c_str());
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0)
+    return base::Status::Errno(errno, "cannot write %s", path.c_str());
+  if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode)) {
+    return base::Status::Error(S_ISFIFO(st.st_mode) ? "%s is a FIFO; not writing to it"
+                                                    : "%s is not a regular file; not writing to it",
+                               path.c_str());
+  }
+  const int flags = ::fcntl(fd.get(), F_GETFL);
+  if (flags < 0 || ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK) != 0) {
+    return base::Status::Errno(errno, "cannot write %s", path.c_str());
+  }
   return base::WriteAll(fd.get(), bytes.data(), bytes.size());
 }
 

@@ -83,17 +83,14 @@ base::StatusOr<std::unique_ptr<Collector>> Collector::Create(const Config& confi
                                   environment.now_ns(), RealtimeNowNs()};
     const TraceSink::Options options{
         .code_bytes = config.code_bytes, .max_size = config.max_trace_size, .writer = {}};
-    Log sink_log = config.log_path.empty() ? Log() : Log::Open(config.log_path);
-    ASSIGN_OR_RETURN(auto sink,
-                     TraceSink::Create(config.output_dir, identity, options, std::move(sink_log)));
+    ASSIGN_OR_RETURN(auto sink, TraceSink::Create(config.output_dir, identity, options, log));
     log.Printf("recording JIT events to %s", sink->path().c_str());
     sinks.push_back(std::move(sink));
   }
   const auto pid = static_cast<uint32_t>(::getpid());
   if (config.formats & kFormatJitdump) {
-    Log sink_log = config.log_path.empty() ? Log() : Log::Open(config.log_path);
-    ASSIGN_OR_RETURN(auto sink, JitdumpSink::Create(config.output_dir, pid, environment.now_ns(),
-                                                    std::move(sink_log)));
+    ASSIGN_OR_RETURN(auto sink,
+                     JitdumpSink::Create(config.output_dir, pid, environment.now_ns(), log));
     log.Printf("writing a perf jitdump to %s", sink->path().c_str());
     sinks.push_back(std::move(sink));
   }

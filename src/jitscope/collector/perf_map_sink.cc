@@ -39,6 +39,9 @@ base::StatusOr<std::unique_ptr<PerfMapSink>> PerfMapSink::Create(const std::stri
                                                                  uint32_t pid) {
   const std::string name = formats::PerfMapFileName(pid);
   const std::string path = directory + "/" + name;
+  // Another user's directory (JITSCOPE_PERF_MAP_DIR) is refused, as the output directory is:
+  // they could replace or read what we write there. /tmp is root's.
+  RETURN_IF_ERROR(base::OpenOwnDirectory(directory).status());
   auto fd = base::CreateExclusive(directory, name, 0600);
   if (!fd.ok()) {
     if (fd.status().errno_value() == EEXIST) return Occupied(path);

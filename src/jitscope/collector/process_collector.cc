@@ -30,11 +30,10 @@ Collector* CreateCollector() {
     create_failed = true;
     return nullptr;
   }
-  Log log = config->log_path.empty() ? Log() : Log::Open(config->log_path);
-  auto collector = Collector::Create(*config, std::move(log), SystemEnvironment());
+  const Log log = config->log_path.empty() ? Log() : Log::Open(config->log_path);
+  auto collector = Collector::Create(*config, log, SystemEnvironment());
   if (!collector.ok()) {
-    Log error_log = config->log_path.empty() ? Log() : Log::Open(config->log_path);
-    error_log.Printf("%s; JIT profiling is off", collector.status().message().c_str());
+    log.Printf("%s; JIT profiling is off", collector.status().message().c_str());
     create_failed = true;
     return nullptr;
   }

@@ -45,12 +45,10 @@ base::StatusOr<base::ScopedFd> OpenSharedDirectory(int parent, const std::string
 base::StatusOr<std::string> ChooseDumpDirectory(collector::GetEnvFunction getenv,
                                                 const DumpLocations& locations) {
   if (const char* dir = getenv("JITSCOPE_OPAGENT_DIR"); dir != nullptr && *dir != '\0') {
-    struct stat st {};
-    if (::stat(dir, &st) != 0) {
-      return base::Status::Errno(errno, "JITSCOPE_OPAGENT_DIR %s", dir);
-    }
-    if (!S_ISDIR(st.st_mode)) {
-      return base::Status::Errno(ENOTDIR, "JITSCOPE_OPAGENT_DIR %s is not a directory", dir);
+    // This user's or root's, as JITSCOPE_OUTPUT_DIR must be. The message names the variable;
+    // op_open_agent returns the errno.
+    if (auto own = base::OpenOwnDirectory(dir); !own.ok()) {
+      return own.status().WithContext("JITSCOPE_OPAGENT_DIR");
     }
     return std::string(dir);
   }

@@ -46,11 +46,8 @@ base::StatusOr<std::unique_ptr<Session>> Session::Create(const AgentEnvironment&
   ASSIGN_OR_RETURN(
       formats::OprofileDumpWriter dump,
       formats::OprofileDumpWriter::Create(std::move(fd), target, environment.realtime_seconds()));
-  // The collector gets its own log handle: Log owns its fd.
-  collector::Log collector_log =
-      config->log_path.empty() ? collector::Log() : collector::Log::Open(config->log_path);
-  ASSIGN_OR_RETURN(auto collector, collector::Collector::Create(*config, std::move(collector_log),
-                                                                environment.collector));
+  ASSIGN_OR_RETURN(auto collector,
+                   collector::Collector::Create(*config, log, environment.collector));
   log.Printf("writing the OProfile JIT dump to %s", dump_path.c_str());
   return std::unique_ptr<Session>(
       new Session(environment, std::move(dump), dump_path, std::move(collector), std::move(log)));

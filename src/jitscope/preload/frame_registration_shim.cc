@@ -15,6 +15,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -85,8 +86,14 @@ class FramesFile {
   // frames-<pid>.jsf, or frames-<pid>.<n>.jsf when a recycled pid left one in the directory.
   static int Create(pid_t pid) {
     const char* dir = std::getenv("JITSCOPE_OUTPUT_DIR");
-    const std::string base =
-        std::string(dir != nullptr && *dir != '\0' ? dir : ".") + "/frames-" + std::to_string(pid);
+    const std::string directory = dir != nullptr && *dir != '\0' ? dir : ".";
+    // Another user's directory is refused, as the collector refuses it (base/files.h).
+    struct stat st {};
+    if (::stat(directory.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) ||
+        (st.st_uid != ::geteuid() && st.st_uid != 0)) {
+      return -1;
+    }
+    const std::string base = directory + "/frames-" + std::to_string(pid);
     for (int n = 0; n < 1000; ++n) {
       const std::string path = base + (n == 0 ? "" : "." + std::to_string(n)) + ".jsf";
       const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
@@ -95,6 +102,7 @@ class FramesFile {
           return fd;
         }
         ::close(fd);
+        ::unlink(path.c_str());  // a full disk: no empty file left behind
         return -1;
       }
       if (errno != EEXIST) return -1;
