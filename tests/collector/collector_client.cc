@@ -10,7 +10,8 @@
 //                kill (default: nothing, the parent SIGKILLs us), segv (a real invalid write),
 //                abort, exit (_exit without SHUTDOWN or atexit), exec (into `after-exec`)
 //   after-exec   what `exec` runs: reports ids 1000000..1000009 and exits 0
-//   fill N       reports N loads with 1 KiB names, ids 1..N, on one thread, whatever the answers;
+//   fill N       reports N loads with 1 KiB names, ids 1..N, on one thread, whatever the answers,
+//                then SHUTDOWN;
 //                prints "accepted=A refused=R accepted_after_refusal=X" and exits 0
 //   churn N LIVE reports a method "keeper" (never unloaded), then loads m1..mN, 16 bytes each,
 //                unloading each as LIVE newer ones follow, on one thread; prints
@@ -78,8 +79,9 @@ int Fill(unsigned count) {
       ++refused;
     }
   }
-  std::printf("accepted=%u refused=%u accepted_after_refusal=%u\n", accepted, refused,
-              accepted_after_refusal);
+  const int shutdown = iJIT_NotifyEvent(iJVM_EVENT_TYPE_SHUTDOWN, nullptr);
+  std::printf("accepted=%u refused=%u accepted_after_refusal=%u shutdown=%d\n", accepted, refused,
+              accepted_after_refusal, shutdown);
   return 0;
 }
 

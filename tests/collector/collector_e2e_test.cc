@@ -18,11 +18,13 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "jitscope/trace/reader.h"
 #include "support/fault_runs.h"
 #include "support/files.h"
 #include "support/i386_kernel.h"
@@ -245,57 +247,106 @@ size_t Count(const std::string& text, const std::string& what) {
 
 struct FillResult {
   unsigned accepted = 0, refused = 0, accepted_after_refusal = 0;
+  int shutdown = -1;
 };
 
 FillResult ParseFill(const std::string& out) {
   FillResult r;
-  EXPECT_EQ(std::sscanf(out.c_str(), "accepted=%u refused=%u accepted_after_refusal=%u",
-                        &r.accepted, &r.refused, &r.accepted_after_refusal),
-            3)
+  EXPECT_EQ(std::sscanf(out.c_str(), "accepted=%u refused=%u accepted_after_refusal=%u shutdown=%d",
+                        &r.accepted, &r.refused, &r.accepted_after_refusal, &r.shutdown),
+            4)
       << out;
   return r;
 }
 
-// The output directory fills up mid-run: the collector says so once, refuses every event from
-// then on (never accepting one after a refusal), the host runs to its end, and what was written
-// reads back whole — for the trace alone, and with the jitdump beside it (a sink that fails
-// stops; the others go on, and an event is accepted only when every sink recorded it).
+// Fills `path` with zeros until `bytes` are written or the disk is full.
+void TakeSpace(const std::string& path, uint64_t bytes) {
+  std::FILE* file = std::fopen(path.c_str(), "w");
+  ASSERT_NE(file, nullptr);
+  static const char kZeros[4096] = {};
+  for (uint64_t done = 0; done < bytes; done += sizeof(kZeros)) {
+    if (std::fwrite(kZeros, 1, sizeof(kZeros), file) != sizeof(kZeros)) break;
+  }
+  std::fclose(file);
+}
+
+// The loads of `trace` whose code bytes are not right after them.
+uint64_t LoadsWithoutCodeBytes(const std::string& trace) {
+  const auto file = test_support::OpenUndamagedTrace(trace);
+  if (!file) return UINT64_MAX;
+  const std::vector<trace::Record>& records = file->trace().records;
+  uint64_t missing = 0;
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (!std::holds_alternative<trace::CodeEvent>(records[i].event)) continue;
+    if (i + 1 == records.size() ||
+        !std::holds_alternative<trace::CodeBytesEvent>(records[i + 1].event)) {
+      ++missing;
+    }
+  }
+  return missing;
+}
+
+// The output directory fills up mid-run: the collector says so once, naming the file, refuses
+// every event from then on (SHUTDOWN too: never accepting one after a refusal), the host runs to
+// its end, and what was written reads back whole and holds exactly the events accepted, each load
+// with its code bytes — for the trace alone, and with the jitdump beside it (the trace is written
+// last: an event is accepted only when every sink recorded it, and nothing is written after a
+// refusal). The disk is a tmpfs of 6 MiB the test mounts (a test that cannot mount one fails):
+// with most of it free (the trace's first 4 MiB segment fits, the second does not), with 400 KiB
+// free (its third segment does not fit), and full (nothing can be created: no empty file left).
 TEST(CollectorEndToEnd, AFullDiskStopsRecordingCleanlyAndTheHostRunsOn) {
   ASSERT_EQ(::geteuid(), 0u) << "this test must run as root: it mounts a small tmpfs";
   TempDir dir;
   const std::string disk = dir.path() + "/disk";
   for (const std::string formats : {"trace", "trace,jitdump"}) {
-    SCOPED_TRACE(formats);
-    SmallDisk small(disk, "6m");  // the trace's first 4 MiB segment fits, the second does not
-    ASSERT_TRUE(small.mounted()) << "cannot mount a tmpfs on " << disk << ": " << small.error();
-    auto env = CollectorEnv(disk);
-    env["JITSCOPE_FORMATS"] = formats;
-    env["JITSCOPE_LOG"] = dir.path() + "/collector.log";
-    std::filesystem::remove(env["JITSCOPE_LOG"]);
-    auto run = RunProgram({JITSCOPE_CLIENT, "fill", "20000"}, env);
-    ASSERT_EQ(run.exit_code, 0) << run.err;
-    const FillResult fill = ParseFill(run.out);
-    EXPECT_GT(fill.accepted, 1000u);
-    EXPECT_GT(fill.refused, 0u);
-    EXPECT_EQ(fill.accepted_after_refusal, 0u);
-
-    const auto traces = TracesIn(disk);
-    ASSERT_EQ(traces.size(), 1u);
-    const std::set<uint32_t> ids = test_support::TraceMethodIds(traces[0]);
-    std::set<uint32_t> accepted;
-    for (uint32_t id = 1; id <= fill.accepted; ++id) accepted.insert(id);
-    const std::string log = test_support::ReadFile(env["JITSCOPE_LOG"]);
-    EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), formats == "trace" ? 2 : 3) << log;
-    EXPECT_EQ(Count(log, "cannot write the JIT events any more; further events are refused ("), 1u)
-        << log;
-    if (formats == "trace") {
-      EXPECT_EQ(ids, accepted);  // exactly what was accepted: nothing lost, nothing torn
-      EXPECT_NE(log.find("(cannot extend the trace by 4194304 bytes: No space left on device)\n"),
-                std::string::npos)
+    for (const uint64_t taken :
+         {uint64_t{0}, uint64_t{(6 << 20) - (400 << 10)}, uint64_t{6 << 20}}) {
+      SCOPED_TRACE(formats + ", " + std::to_string(taken) + " bytes taken");
+      SmallDisk small(disk, "6m");
+      ASSERT_TRUE(small.mounted()) << "cannot mount a tmpfs on " << disk << ": " << small.error();
+      const std::string blocker = disk + "/taken";
+      TakeSpace(blocker, taken);
+      auto env = CollectorEnv(disk);
+      env["JITSCOPE_FORMATS"] = formats;
+      env["JITSCOPE_LOG"] = dir.path() + "/collector.log";
+      std::filesystem::remove(env["JITSCOPE_LOG"]);
+      auto run = RunProgram({JITSCOPE_CLIENT, "fill", "20000"}, env);
+      ASSERT_EQ(run.exit_code, 0) << run.err;
+      const FillResult fill = ParseFill(run.out);
+      EXPECT_GT(fill.refused, 0u);
+      EXPECT_EQ(fill.accepted_after_refusal, 0u);
+      EXPECT_EQ(fill.shutdown, 0);
+      const std::string log = test_support::ReadFile(env["JITSCOPE_LOG"]);
+      for (const auto& entry : std::filesystem::recursive_directory_iterator(disk)) {
+        if (entry.is_regular_file() && entry.path() != blocker) {
+          EXPECT_GT(entry.file_size(), 0u) << entry.path() << " was left empty";
+        }
+      }
+      const auto traces = TracesIn(disk);
+      if (taken == uint64_t{6 << 20}) {
+        EXPECT_EQ(fill.accepted, 0u);
+        EXPECT_EQ(traces.size(), 0u);
+        EXPECT_EQ(Count(log, disk + "/jit-"), 1u) << log;
+        EXPECT_EQ(Count(log, "No space left on device; JIT profiling is off\n"), 1u) << log;
+        continue;
+      }
+      EXPECT_GT(fill.accepted, taken == 0 ? 1000u : 50u);
+      ASSERT_EQ(traces.size(), 1u);
+      std::set<uint32_t> accepted;
+      for (uint32_t id = 1; id <= fill.accepted; ++id) accepted.insert(id);
+      // Exactly what was accepted: nothing lost, nothing refused, nothing torn.
+      EXPECT_EQ(test_support::TraceMethodIds(traces[0]), accepted);
+      EXPECT_EQ(LoadsWithoutCodeBytes(traces[0]), 0u);
+      EXPECT_EQ(Count(log, "cannot write the JIT events any more; further events are refused (" +
+                               disk + "/jit-"),
+                1u)
           << log;
-    } else {
-      EXPECT_TRUE(std::includes(ids.begin(), ids.end(), accepted.begin(), accepted.end()));
-      EXPECT_GE(test_support::JitdumpCodeLoadsBelow(disk), fill.accepted);
+      if (formats == "trace") {
+        EXPECT_NE(log.find(".jsc: cannot extend the trace by "), std::string::npos) << log;
+        EXPECT_NE(log.find(" bytes: No space left on device)\n"), std::string::npos) << log;
+      } else {
+        EXPECT_GE(test_support::JitdumpCodeLoadsBelow(disk), fill.accepted);
+      }
     }
   }
 }

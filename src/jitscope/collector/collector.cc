@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <string>
 
 #include "jitscope/base/clock.h"
@@ -104,6 +105,8 @@ base::StatusOr<std::unique_ptr<Collector>> Collector::Create(const Config& confi
     }
   }
   if (sinks.empty()) return base::Status::Error("no output could be created");
+  // The trace last (WriteAll): it then holds only what every other sink recorded too.
+  if (config.formats & kFormatTrace) std::rotate(sinks.begin(), sinks.begin() + 1, sinks.end());
   return CreateForTesting(std::move(sinks), std::move(log), environment);
 }
 
@@ -139,13 +142,17 @@ void Collector::AtExit() {
   for (const auto& sink : sinks_) sink->AtExit(now);
 }
 
+// The trace is the last sink (Create): an event it holds was written by every sink, so it holds
+// exactly the events accepted. After a failure to write nothing is accepted, and so written,
+// any more: an event accepted after a refused one would be a hole in what the files say.
 EventSink::Result Collector::WriteAll(const trace::Record& record) {
-  EventSink::Result result = EventSink::Result::kOk;
+  if (stopped_.load(std::memory_order_relaxed)) return EventSink::Result::kWriteFailed;
   for (const auto& sink : sinks_) {
     const EventSink::Result written = sink->Write(record);
-    if (result == EventSink::Result::kOk) result = written;
+    if (written == EventSink::Result::kWriteFailed) stopped_.store(true, std::memory_order_relaxed);
+    if (written != EventSink::Result::kOk) return written;
   }
-  return result;
+  return EventSink::Result::kOk;
 }
 
 int Collector::Reject(uint32_t event_type, trace::RejectReason reason, uint64_t timestamp,
@@ -194,7 +201,12 @@ std::optional<trace::RejectReason> Collector::Submit(const trace::Event& event) 
 
 bool Collector::Timeline(const trace::Event& event, uint64_t timestamp, uint32_t tid) {
   if (timeline_ == nullptr) return false;
-  switch (timeline_->Write(trace::Record{timestamp, tid, event})) {
+  // As WriteAll: nothing is written after a failure to write.
+  const EventSink::Result written = stopped_.load(std::memory_order_relaxed)
+                                        ? EventSink::Result::kWriteFailed
+                                        : timeline_->Write(trace::Record{timestamp, tid, event});
+  if (written == EventSink::Result::kWriteFailed) stopped_.store(true, std::memory_order_relaxed);
+  switch (written) {
     case EventSink::Result::kOk:
       return true;
     case EventSink::Result::kTooLarge:

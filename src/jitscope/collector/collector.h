@@ -78,12 +78,14 @@ class Collector {
  private:
   Collector(std::vector<std::unique_ptr<EventSink>> sinks, Log log, Environment environment);
   int Reject(uint32_t event_type, trace::RejectReason reason, uint64_t timestamp, uint32_t tid);
-  // Writes to every sink; returns the first failure, if any.
+  // Writes to the sinks in order, up to the first that fails, and returns its failure. Once one
+  // could not write, nothing is written any more: every later event is refused.
   EventSink::Result WriteAll(const trace::Record& record);
   std::string WriteErrors() const;
 
   std::vector<std::unique_ptr<EventSink>> sinks_;
-  EventSink* timeline_ = nullptr;  // the first of sinks_ that KeepsTimeline()
+  EventSink* timeline_ = nullptr;     // the first of sinks_ that KeepsTimeline()
+  std::atomic<bool> stopped_{false};  // a sink could not write (a full disk)
   Log log_;
   Environment environment_;
   InlineRegistry inline_registry_;

@@ -83,6 +83,11 @@ base::StatusOr<std::unique_ptr<JitdumpSink>> JitdumpSink::Create(const std::stri
   formats::AppendJitdumpHeader(header, pid, now_ns);
   if (base::Status written = base::WriteAll(fd.get(), header.data(), header.size());
       !written.ok()) {
+    // A full disk: no empty file (nor the directory made for it) is left behind.
+    ::unlink(path.c_str());
+    if (path != directory + "/" + formats::JitdumpFileName(pid)) {
+      ::rmdir(path.substr(0, path.rfind('/')).c_str());
+    }
     return base::Status::Error("cannot write %s: %s", path.c_str(), written.message().c_str());
   }
   // The marker (§1.4): perf record logs only executable mappings, so this one page, mapped
@@ -410,7 +415,8 @@ EventSink::Result JitdumpSink::WriteBuffer(uint64_t code_address, uint64_t code_
                     "mapped readable); such regions are left out");
     return Result::kOk;
   }
-  error_ = base::Status::Errno(error, "cannot write %s", path_.c_str());
+  // Named first, as the trace names itself: the message says which file the disk refused.
+  error_ = base::Status::Errno(error, "%s: cannot write the jitdump", path_.c_str());
   failed_.store(true, std::memory_order_relaxed);
   return Result::kWriteFailed;
 }

@@ -1,6 +1,8 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "jitscope/collector/trace_sink.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -33,10 +35,15 @@ base::StatusOr<std::unique_ptr<TraceSink::File>> TraceSink::CreateFile(int& atte
         continue;  // a file (or a planted link) is there: try the next name
       return last;
     }
-    ASSIGN_OR_RETURN(auto writer,
-                     trace::TraceWriter::Create(std::move(fd).value(), identity_, options_.writer));
+    auto writer = trace::TraceWriter::Create(std::move(fd).value(), identity_, options_.writer);
+    if (!writer.ok()) {
+      // A full disk: no empty file is left behind.
+      const std::string path = directory_ + "/" + name;
+      ::unlink(path.c_str());
+      return writer.status().WithContext(path);
+    }
     auto file = std::make_unique<File>();
-    file->writer = std::move(writer);
+    file->writer = std::move(writer).value();
     file->name = name;
     ++attempt;
     return file;
@@ -57,7 +64,8 @@ base::StatusOr<std::unique_ptr<TraceSink>> TraceSink::Create(const std::string& 
 }
 
 base::Status TraceSink::error() const {
-  return current_.load(std::memory_order_acquire)->writer->error();
+  const File* file = current_.load(std::memory_order_acquire);
+  return file->writer->error().WithContext(directory_ + "/" + file->name);
 }
 
 namespace {
@@ -96,16 +104,25 @@ EventSink::Result ResultOf(trace::TraceWriter::AppendResult result) {
 // Appends `record`, and after a code record the region's machine code.
 EventSink::Result TraceSink::Append(File& file, const trace::Record& record, uint16_t flags) {
   trace::TraceWriter& writer = *file.writer;
-  const Result result = ResultOf(writer.Append(record.event, record.timestamp, record.tid, flags));
-  if (result != Result::kOk || !options_.code_bytes) return result;
-  std::optional<trace::CodeBytesEvent> region = CodeRegionOf(record.event);
-  if (!region) return result;
+  const size_t size = trace::EncodedRecordSize(record.event);
+  std::optional<trace::CodeBytesEvent> region;
+  if (options_.code_bytes) region = CodeRegionOf(record.event);
   // Copied while iJIT_NotifyEvent runs, when the engine vouches for the code; unreadable memory
   // (a buggy engine) is recorded as a region without bytes rather than faulting (readable_code.h).
-  if (IsReadableCode(region->address, region->size)) {
+  if (region && IsReadableCode(region->address, region->size)) {
     region->bytes = {reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(region->address)),
                      region->size};
   }
+  const size_t region_size = region ? trace::EncodedRecordSize(*region) : 0;
+  if (size == 0 || (region && region_size == 0)) return Result::kTooLarge;
+  // One reservation for both: a load is in the file with its code bytes, or (the disk is full)
+  // neither is, as the event is refused.
+  if (const Result room = ResultOf(writer.Reserve(size + region_size, record.tid));
+      room != Result::kOk) {
+    return room;
+  }
+  const Result result = ResultOf(writer.Append(record.event, record.timestamp, record.tid, flags));
+  if (result != Result::kOk || !region) return result;
   return ResultOf(writer.Append(*region, record.timestamp, record.tid, flags));
 }
 

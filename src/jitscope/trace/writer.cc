@@ -271,10 +271,7 @@ uint8_t* TraceWriter::ClaimChunk(uint64_t size, uint32_t tid) {
   }
 }
 
-TraceWriter::AppendResult TraceWriter::Append(const Event& event, uint64_t timestamp, uint32_t tid,
-                                              uint16_t flags) {
-  const size_t size = EncodedRecordSize(event);
-  if (size == 0) return AppendResult::kTooLarge;
+TraceWriter::AppendResult TraceWriter::Reserve(uint64_t size, uint32_t tid) {
   ThreadChunk& chunk = thread_chunk;
   if (chunk.writer_id != id_ || chunk.free < size) {
     if (chunk.writer_id != id_)
@@ -290,6 +287,15 @@ TraceWriter::AppendResult TraceWriter::Append(const Event& event, uint64_t times
                         std::min(options_.chunk_size, chunk.next_size * 2),
                         nullptr};
   }
+  return AppendResult::kOk;
+}
+
+TraceWriter::AppendResult TraceWriter::Append(const Event& event, uint64_t timestamp, uint32_t tid,
+                                              uint16_t flags) {
+  const size_t size = EncodedRecordSize(event);
+  if (size == 0) return AppendResult::kTooLarge;
+  if (const AppendResult room = Reserve(size, tid); room != AppendResult::kOk) return room;
+  ThreadChunk& chunk = thread_chunk;
   uint8_t* record = chunk.next;
   const RecordHeader header =
       EncodeRecordBody(event, timestamp, record + sizeof(RecordHeader), flags);

@@ -65,6 +65,11 @@ class TraceWriter {
   // Thread-safe. `tid` is recorded in the chunk the record lands in; `flags` in the record's
   // header (kRecordFlag*).
   AppendResult Append(const Event& event, uint64_t timestamp, uint32_t tid, uint16_t flags = 0);
+  // Makes room in the calling thread's chunk for `bytes` of records (EncodedRecordSize), claiming
+  // a new chunk if needed: the appends that follow, up to that size, cannot fail for want of
+  // room, so records that belong together (a load and its code bytes) are all in the file or
+  // none is (a full disk fails the reservation).
+  AppendResult Reserve(uint64_t bytes, uint32_t tid);
 
   // The file's size: its records and the zeros of the segment being filled. Thread-safe, cheap.
   uint64_t size() const { return file_size_.load(std::memory_order_relaxed); }
