@@ -11,11 +11,14 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "jitscope/base/files.h"
 #include "jitscope/formats/jitdump_writer.h"
+#include "jitscope/trace/writer.h"
 #include "support/files.h"
 #include "support/jvm_table_builder.h"
 #include "support/temp_dir.h"
@@ -141,6 +144,101 @@ TEST(SourceSetWholeUpTo, AJitdumpEndingInZeroBytesIsWholeUpToItsLastRecord) {
   std::vector<uint8_t> jitdump = Jitdump({100, 200});
   jitdump.resize(jitdump.size() + 24, 0);
   EXPECT_EQ(WholeUpTo({jitdump}), 200u);
+}
+
+// A process that exec'd: its old program's trace (jit-88.jsc) and its new one's (jit-88.1.jsc),
+// each of its own program image, whose method ids both start at 1000.
+class SourceSetExecTest : public ::testing::Test {
+ protected:
+  static constexpr uint32_t kExecPid = 88;
+  // Writes a trace of program image `image` that started at `start` and loaded, at `start` + 10,
+  // method 1000 named `name` at `address` (64 bytes).
+  void WriteTrace(const std::string& name, uint8_t image, uint64_t start, uint64_t address,
+                  const std::string& method) {
+    auto fd = base::CreateExclusive(dir_.path(), name, 0600);
+    ASSERT_TRUE(fd.ok()) << fd.status().message();
+    trace::TraceIdentity identity{kExecPid, "/usr/bin/execjit", start, start, {}};
+    identity.image.fill(image);
+    auto writer = trace::TraceWriter::Create(std::move(fd).value(), identity);
+    ASSERT_TRUE(writer.ok()) << writer.status().message();
+    trace::CodeEvent code;
+    code.api_event = trace::kEventMethodLoadFinished;
+    code.method_id = 1000;
+    code.address = address;
+    code.size = 64;
+    code.name = method;
+    ASSERT_EQ((*writer)->Append(code, start + 10, kExecPid), trace::TraceWriter::AppendResult::kOk);
+  }
+  // What the set names at each address@time, "??" for nothing.
+  static std::vector<std::string> Names(const SourceSet& set,
+                                        const std::vector<std::pair<uint64_t, uint64_t>>& queries) {
+    const SymbolIndex index = set.BuildIndex(kExecPid);
+    std::vector<std::string> names;
+    for (const auto& [address, time] : queries) {
+      Resolution resolution;
+      names.push_back(index.Resolve(address, time, resolution)
+                          ? std::string(resolution.frames.front().name)
+                          : std::string("??"));
+    }
+    return names;
+  }
+  test_support::TempDir dir_;
+};
+
+// The new program's method 1000 is not the old program's (one split method whose first name
+// wins), and the old program's code ends where the new program's trace starts.
+TEST_F(SourceSetExecTest, ANewProgramImagesMethodsAreItsOwnAndTheOldCodeEndsAtItsStart) {
+  WriteTrace("jit-88.jsc", 1, 100, 0x10000, "gen_0");
+  WriteTrace("jit-88.1.jsc", 2, 1000, 0x20000, "gen_1");
+  {
+    std::ofstream map(dir_.path() + "/perf-88.map");  // no time: the whole process's
+    map << "30000 40 mapped\n";
+  }
+  auto set = SourceSet::Open({dir_.path()});
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  EXPECT_EQ(
+      Names(
+          *set,
+          {{0x10000, 500}, {0x10000, 1200}, {0x20000, 1200}, {0x20000, kLatest}, {0x30000, 1200}}),
+      (std::vector<std::string>{"gen_0", "??", "gen_1", "gen_1", "mapped"}));
+  // The unwinder's view: two versions, each of one region, the old one ended by the exec.
+  const CodeHistory history = set->BuildCodeHistory(kExecPid);
+  EXPECT_EQ(history.version_count(), 2u);
+  EXPECT_EQ(history.Find(0x10000, 1200), nullptr);
+  const CodeVersion* old_code = history.Find(0x10000, 500);
+  ASSERT_NE(old_code, nullptr);
+  EXPECT_EQ(old_code->invalidated_ns, 1000u);
+  const CodeVersion* new_code = history.Find(0x20000, 1200);
+  ASSERT_NE(new_code, nullptr);
+  EXPECT_EQ(new_code->regions.size(), 1u);
+}
+
+// An exec a recording saw (a COMM record) ends the code before it where it happened, also when
+// the new program writes no trace.
+TEST_F(SourceSetExecTest, AnExecNotedEndsTheCodeBeforeIt) {
+  WriteTrace("jit-88.jsc", 1, 100, 0x10000, "gen_0");
+  auto set = SourceSet::Open({dir_.path()});
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  set->NoteExecs(kExecPid, {700});
+  EXPECT_EQ(Names(*set, {{0x10000, 600}, {0x10000, 700}}),
+            (std::vector<std::string>{"gen_0", "??"}));
+  EXPECT_EQ(set->BuildCodeHistory(kExecPid).Find(0x10000, 800), nullptr);
+  // Another process's exec changes nothing here.
+  auto other = SourceSet::Open({dir_.path()});
+  ASSERT_TRUE(other.ok());
+  other->NoteExecs(kExecPid + 1, {700});
+  EXPECT_EQ(Names(*other, {{0x10000, 800}}), std::vector<std::string>{"gen_0"});
+}
+
+// Traces written before the header named their image (and traces of the same image) are one
+// program, as they always were: the second file's method 1000 is the first's.
+TEST_F(SourceSetExecTest, TracesOfOneImageAreOneProgram) {
+  WriteTrace("jit-88.jsc", 0, 100, 0x10000, "first");
+  WriteTrace("jit-88.1.jsc", 0, 1000, 0x20000, "second");
+  auto set = SourceSet::Open({dir_.path()});
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  EXPECT_EQ(Names(*set, {{0x10000, 1200}, {0x20000, 1200}}),
+            (std::vector<std::string>{"first", "first"}));
 }
 
 }  // namespace

@@ -3,11 +3,14 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <sys/auxv.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <cstring>
 #include <string>
 
 #include "jitscope/base/clock.h"
@@ -60,6 +63,18 @@ std::string ExecutablePath() {
   return size > 0 ? std::string(buffer, static_cast<size_t>(size)) : std::string();
 }
 
+// Which exec of the process this is (trace/format.h, ImageExtension): the 16 random bytes the
+// kernel gives every exec (AT_RANDOM). Readers tell a re-exec'd program's trace from the one
+// before by them, since the pid stays. Rejected: the executable's path and inode (a program that
+// re-execs itself keeps both), the process's start time in /proc (that of its fork, not exec).
+std::array<uint8_t, 16> ProgramImage() {
+  std::array<uint8_t, 16> image{};
+  if (const auto address = ::getauxval(AT_RANDOM); address != 0) {
+    std::memcpy(image.data(), reinterpret_cast<const void*>(address), image.size());
+  }
+  return image;
+}
+
 bool IsTopLevelLoad(uint32_t api_event) {
   return api_event == trace::kEventMethodLoadFinished ||
          api_event == trace::kEventMethodLoadFinishedV2 ||
@@ -81,7 +96,7 @@ base::StatusOr<std::unique_ptr<Collector>> Collector::Create(const Config& confi
   std::vector<std::unique_ptr<EventSink>> sinks;
   if (config.formats & kFormatTrace) {
     trace::TraceIdentity identity{static_cast<uint32_t>(::getpid()), ExecutablePath(),
-                                  environment.now_ns(), RealtimeNowNs()};
+                                  environment.now_ns(), RealtimeNowNs(), ProgramImage()};
     const TraceSink::Options options{
         .code_bytes = config.code_bytes, .max_size = config.max_trace_size, .writer = {}};
     ASSIGN_OR_RETURN(auto sink, TraceSink::Create(config.output_dir, identity, options, log));

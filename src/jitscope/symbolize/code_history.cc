@@ -105,6 +105,14 @@ void CodeHistory::Add(std::span<const trace::Record> records) {
   }
 }
 
+void CodeHistory::AddExec(uint64_t time_ns) {
+  for (CodeVersion& version : versions_) {
+    if (version.loaded_ns < time_ns) {
+      version.invalidated_ns = std::min(version.invalidated_ns, time_ns);
+    }
+  }
+}
+
 const CodeVersion* CodeHistory::Find(uint64_t address, uint64_t time_ns) const {
   const uint64_t lowest = address >= max_region_size_ ? address - max_region_size_ + 1 : 0;
   const CodeVersion* latest = nullptr;

@@ -54,6 +54,9 @@ class CodeHistory {
   void Add(const formats::ParsedJitdump& dump);
   // Adds the records of one OProfile dump.
   void Add(const formats::ParsedOprofileDump& dump);
+  // The process exec'd at `time_ns`: every version loaded before ends then, if it has not ended
+  // yet. Called after the Add()s.
+  void AddExec(uint64_t time_ns);
 
   // The version whose code held `address` at `time_ns` (kLatest, symbol_index.h: the latest
   // version loaded there, whatever its end), or nullptr.

@@ -41,7 +41,7 @@ CodeArch NativeArch(uint32_t pointer_size) {
   return pointer_size == 4 ? CodeArch::k32 : CodeArch::k64;
 }
 
-void ImportTrace(const trace::ParsedTrace& trace, IndexBuilder& builder) {
+void ImportTrace(const trace::ParsedTrace& trace, IndexBuilder& builder, uint32_t id_space) {
   builder.Reserve(trace.records.size());
   const std::unordered_map<size_t, size_t> oprofile_lines = OprofileLinesOfLoads(trace);
   std::vector<AddressLine> lines;
@@ -69,7 +69,7 @@ void ImportTrace(const trace::ParsedTrace& trace, IndexBuilder& builder) {
     } else if (const auto* code = std::get_if<trace::CodeEvent>(&record.event)) {
       CodeReport report;
       report.time = record.timestamp;
-      report.id_space = 0;
+      report.id_space = id_space;
       report.method_id = code->method_id;
       report.address = code->address;
       report.size = code->size;
@@ -94,7 +94,7 @@ void ImportTrace(const trace::ParsedTrace& trace, IndexBuilder& builder) {
     } else if (const auto* update = std::get_if<trace::RangeUpdateEvent>(&record.event)) {
       builder.AddRangeUpdate(record.timestamp, update->address, update->size);
     } else if (const auto* unload = std::get_if<trace::UnloadEvent>(&record.event)) {
-      builder.AddUnloadMethod(record.timestamp, 0, unload->method_id);
+      builder.AddUnloadMethod(record.timestamp, id_space, unload->method_id);
     }
     // SHUTDOWN and op_close_agent change no code (OProfile's code lives until unloaded or the
     // profile ends); REJECTED events were refused by the collector.

@@ -2,7 +2,8 @@
 //
 // Feeds what the readers parsed into an IndexBuilder: the one place each format's meaning is
 // mapped onto the symbolizer's model (index_builder.h; docs/symbol-index.md).
-//  - Native trace: every code event with its Intel method id (id space 0 of the process); the
+//  - Native trace: every code event with its Intel method id (in the id space of its program
+//    image: 0 for the process's first); the
 //    OProfile agent API's loads by address with the line table reported after them, and its
 //    unloads by address, as from an OProfile dump.
 //  - perf jitdump: CODE_LOAD as a load whose method id is its code_index (a space of its own per
@@ -36,7 +37,9 @@ namespace jitscope::symbolize {
 // The architecture iJIT_CA_NATIVE means for a trace written by a `pointer_size`-byte process.
 CodeArch NativeArch(uint32_t pointer_size);
 
-void ImportTrace(const trace::ParsedTrace& trace, IndexBuilder& builder);
+// `id_space`: the Intel method ids' space, one per program image of the process (0 for its
+// first; a re-exec'd program numbers its methods from the start again).
+void ImportTrace(const trace::ParsedTrace& trace, IndexBuilder& builder, uint32_t id_space = 0);
 void ImportJitdump(const formats::ParsedJitdump& dump, IndexBuilder& builder);
 void ImportPerfMap(const formats::ParsedPerfMap& map, IndexBuilder& builder);
 void ImportOprofileDump(const formats::ParsedOprofileDump& dump, IndexBuilder& builder);

@@ -206,6 +206,8 @@ void IndexBuilder::AddMove(uint64_t time, uint32_t id_space, uint64_t method_id,
   Add(time, op::Move{MethodFor(key), old_address, new_address});
 }
 
+void IndexBuilder::AddExec(uint64_t time) { Add(time, op::Exec{}); }
+
 IndexBuilder::Replayed IndexBuilder::Replay() && {
   RegionHistory history = ReplayRules(reported_);
   return {std::move(reported_), std::move(history)};

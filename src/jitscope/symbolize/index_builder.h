@@ -61,6 +61,9 @@ class IndexBuilder {
   void AddUnloadAddress(uint64_t time, uint64_t address);
   void AddMove(uint64_t time, uint32_t id_space, uint64_t method_id, uint64_t old_address,
                uint64_t new_address);
+  // The process exec'd: every region loaded before `time` ends then (a perf map's, which has no
+  // time, excepted). The new program's method ids are another space (NewIdSpace()).
+  void AddExec(uint64_t time);
   // Room for `count` more reports: importers know how many records they hold, and reserving
   // spares the copies and page faults of growing arrays of a million entries.
   void Reserve(size_t count);

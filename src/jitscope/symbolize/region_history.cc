@@ -140,6 +140,20 @@ class Replayer {
     ContinueAsNewVersion(old, o.start, o.end(), move.to - move.from, t);
   }
 
+  // A perf map's lines have no time (they load at 0 and hold for the whole process): they are
+  // not the old program's more than the new one's.
+  void Apply(uint64_t t, const op::Exec&) {
+    for (auto it = valid_.begin(); it != valid_.end();) {
+      Region& region = history_.regions[it->second];
+      if (region.loaded == 0 && reported_.method_has_id[region.method] == 0) {
+        ++it;
+        continue;
+      }
+      region.invalidated = t;
+      it = valid_.erase(it);
+    }
+  }
+
   // First notification wins for the name, the source file and (the first one registered) the
   // module; a later, different source file is kept by its region, with a warning.
   void TakeSymbolsIfFirst(const ReportedRegion& r, Nesting nesting) {

@@ -60,9 +60,10 @@ struct Move {  // jitdump CODE_MOVE
   uint32_t method;
   uint64_t from, to;
 };
+struct Exec {};  // the process exec'd: all its code ends (but a perf map's, which has no time)
 }  // namespace op
 using Operation = std::variant<op::Load, op::InlineLoad, op::Update, op::RangeUpdate,
-                               op::UnloadMethod, op::UnloadCodeAt, op::Move>;
+                               op::UnloadMethod, op::UnloadCodeAt, op::Move, op::Exec>;
 struct TimedOperation {
   uint64_t time;
   Operation operation;

@@ -2,6 +2,7 @@
 #include "jitscope/symbolize/source_set.h"
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <system_error>
 #include <tuple>
@@ -245,6 +246,57 @@ std::vector<const SourceSet::File*> SourceSet::FilesOf(std::optional<uint32_t> p
   return files;
 }
 
+void SourceSet::NoteExecs(uint32_t pid, std::vector<uint64_t> times) {
+  std::vector<uint64_t>& noted = noted_execs_[pid];
+  noted.insert(noted.end(), times.begin(), times.end());
+}
+
+SourceSet::Images SourceSet::ImagesOf(std::optional<uint32_t> pid,
+                                      const std::vector<const File*>& files) const {
+  // An image is known by its pid and the id its traces' headers carry (all the files of a chain
+  // carry their image's); traces without one (written before the header said) are one image.
+  // Its start is its earliest trace's: the exec came before, as close before as can be known
+  // without a recording's COMM records.
+  std::map<std::pair<uint32_t, std::array<uint8_t, 16>>, uint64_t> starts;
+  for (const File* file : files) {
+    if (const auto* t = std::get_if<trace::ParsedTrace>(&file->parsed)) {
+      auto [it, inserted] =
+          starts.try_emplace({t->header.pid, t->header.image}, t->header.start_monotonic_ns);
+      if (!inserted) it->second = std::min(it->second, t->header.start_monotonic_ns);
+    }
+  }
+  std::vector<std::pair<uint64_t, std::pair<uint32_t, std::array<uint8_t, 16>>>> by_start;
+  for (const auto& [key, start] : starts) by_start.emplace_back(start, key);
+  std::sort(by_start.begin(), by_start.end());
+  Images images;
+  images.count = static_cast<uint32_t>(by_start.size());
+  std::set<uint32_t> pids;
+  for (const auto& [start, key] : by_start) pids.insert(key.first);
+  // Execs end code of one process only: of several processes together, none is applied.
+  const std::optional<uint32_t> process = pid                ? pid
+                                          : pids.size() == 1 ? std::optional(*pids.begin())
+                                                             : std::nullopt;
+  if (process) {
+    std::set<uint32_t> seen;
+    for (const auto& [start, key] : by_start) {
+      if (!seen.insert(key.first).second) images.exec_times.push_back(start);
+    }
+    if (auto noted = noted_execs_.find(*process); noted != noted_execs_.end()) {
+      images.exec_times.insert(images.exec_times.end(), noted->second.begin(), noted->second.end());
+    }
+    std::sort(images.exec_times.begin(), images.exec_times.end());
+  }
+  for (const File* file : files) {
+    if (const auto* t = std::get_if<trace::ParsedTrace>(&file->parsed)) {
+      const auto key = std::make_pair(t->header.pid, t->header.image);
+      const auto it = std::find_if(by_start.begin(), by_start.end(),
+                                   [&](const auto& image) { return image.second == key; });
+      images.image_of[file] = static_cast<uint32_t>(it - by_start.begin());
+    }
+  }
+  return images;
+}
+
 SymbolIndex SourceSet::BuildIndex(std::optional<uint32_t> pid) const {
   CodeArch native = CodeArch::k64;
   for (const auto& file : files_) {
@@ -253,12 +305,20 @@ SymbolIndex SourceSet::BuildIndex(std::optional<uint32_t> pid) const {
     }
   }
   IndexBuilder builder(native);
-  for (const File* file : FilesOf(pid)) {
+  const std::vector<const File*> files = FilesOf(pid);
+  const Images images = ImagesOf(pid, files);
+  // Before any load: a load at the very time of an exec is the new program's.
+  for (uint64_t time : images.exec_times) builder.AddExec(time);
+  // The first image keeps space 0, the Intel API's method ids of the process; the others, whose
+  // ids start over, get their own.
+  std::vector<uint32_t> id_spaces(images.count, 0);
+  for (uint32_t image = 1; image < images.count; ++image) id_spaces[image] = builder.NewIdSpace();
+  for (const File* file : files) {
     std::visit(
         [&](const auto& parsed) {
           using T = std::decay_t<decltype(parsed)>;
           if constexpr (std::is_same_v<T, trace::ParsedTrace>) {
-            ImportTrace(parsed, builder);
+            ImportTrace(parsed, builder, id_spaces[images.image_of.at(file)]);
           } else if constexpr (std::is_same_v<T, formats::ParsedJitdump>) {
             ImportJitdump(parsed, builder);
           } else if constexpr (std::is_same_v<T, formats::ParsedPerfMap>) {
@@ -311,11 +371,27 @@ std::vector<const formats::JitdumpRecord*> SourceSet::JitdumpRecords(uint32_t pi
 
 CodeHistory SourceSet::BuildCodeHistory(uint32_t pid) const {
   CodeHistory history;
-  for (const File* file : FilesOf(pid)) {
+  // The native traces of one program image (several when they are a chain) are one history: a
+  // method loaded in one file may be unloaded, or get another region, in the next. Another image
+  // (after an exec) numbers its methods anew: a history of its own.
+  const std::vector<const File*> files = FilesOf(pid);
+  const Images images = ImagesOf(pid, files);
+  std::vector<std::vector<trace::Record>> records(images.count);
+  for (const File* file : files) {
+    if (const auto* t = std::get_if<trace::ParsedTrace>(&file->parsed)) {
+      std::vector<trace::Record>& image = records[images.image_of.at(file)];
+      image.insert(image.end(), t->records.begin(), t->records.end());
+    }
     if (const auto* d = std::get_if<formats::ParsedJitdump>(&file->parsed)) history.Add(*d);
     if (const auto* o = std::get_if<formats::ParsedOprofileDump>(&file->parsed)) history.Add(*o);
   }
-  history.Add(TraceRecords(pid));
+  for (std::vector<trace::Record>& image : records) {
+    std::stable_sort(
+        image.begin(), image.end(),
+        [](const trace::Record& a, const trace::Record& b) { return a.timestamp < b.timestamp; });
+    history.Add(image);
+  }
+  for (uint64_t time : images.exec_times) history.AddExec(time);
   return history;
 }
 

@@ -70,7 +70,14 @@ class SourceSet {
   // The events the collector refused (the REJECTED records of every native trace), by reason.
   std::map<trace::RejectReason, uint64_t> RejectedEvents() const;
 
-  // The index of process `pid` (nullopt: all sources together).
+  // Times at which process `pid` exec'd (a recording's COMM records of an exec). An exec ends
+  // the process's JIT history: no code reported before it names code after it.
+  void NoteExecs(uint32_t pid, std::vector<uint64_t> times);
+
+  // The index of process `pid` (nullopt: all sources together). A process that exec'd into
+  // another program that reports JIT code too has native traces of several program images (the
+  // trace header says which); each image's method ids are its own, and the start of each image's
+  // trace, and each exec noted, ends the code before it.
   SymbolIndex BuildIndex(std::optional<uint32_t> pid) const;
   // The size of a pointer in process `pid`, 4 or 8, as its native trace says; 8 without one
   // (jitdumps, perf maps and OProfile dumps are read as x86-64).
@@ -124,9 +131,18 @@ class SourceSet {
   void ResolveChains();
   // The files an index of `pid` reads, in order.
   std::vector<const File*> FilesOf(std::optional<uint32_t> pid) const;
+  // The program images of the native traces among `files`, oldest first, and when the process
+  // exec'd (the start of each image's traces but the first, and the execs noted).
+  struct Images {
+    std::map<const File*, uint32_t> image_of;  // trace → its image
+    uint32_t count = 0;
+    std::vector<uint64_t> exec_times;
+  };
+  Images ImagesOf(std::optional<uint32_t> pid, const std::vector<const File*>& files) const;
 
   std::vector<std::unique_ptr<File>> files_;
   std::vector<std::string> problems_;
+  std::map<uint32_t, std::vector<uint64_t>> noted_execs_;  // pid → exec times
 };
 
 }  // namespace jitscope::symbolize

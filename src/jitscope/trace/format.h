@@ -56,6 +56,18 @@ struct FileHeader {
 };
 static_assert(sizeof(FileHeader) == 48);
 
+// Optional, in the header after the executable path (at the next multiple of 8): which program
+// image of the process wrote the trace. An exec starts a new image in the same process, with the
+// same pid, whose collector writes a trace of its own; method ids start over there, and no code
+// of the old image runs after the exec. Readers that predate it pass over it with the header.
+inline constexpr char kImageMagic[8] = {'J', 'S', 'C', 'I', 'M', 'A', 'G', 'E'};
+struct ImageExtension {
+  char magic[8];   // kImageMagic
+  uint8_t id[16];  // the kernel's AT_RANDOM bytes of the exec (getauxval(3)): the same in every
+                   // trace one image writes, different after each exec; all zero: unknown
+};
+static_assert(sizeof(ImageExtension) == 24);
+
 // At the start of every chunk. `magic` is stored last, so a chunk whose magic is present has a
 // valid tid and size.
 struct ChunkHeader {

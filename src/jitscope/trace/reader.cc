@@ -147,6 +147,13 @@ base::StatusOr<ParsedTrace> ParseTrace(std::span<const uint8_t> bytes) {
   trace.header.start_realtime_ns = header.start_realtime_ns;
   trace.header.exe_path = std::string_view(
       reinterpret_cast<const char*>(bytes.data() + sizeof(FileHeader)), header.exe_path_size);
+  if (const size_t image = (sizeof(FileHeader) + header.exe_path_size + 7) / 8 * 8;
+      image + sizeof(ImageExtension) <= header.header_size) {
+    const auto extension = Load<ImageExtension>(bytes.data() + image);
+    if (std::memcmp(extension.magic, kImageMagic, sizeof(kImageMagic)) == 0) {
+      std::memcpy(trace.header.image.data(), extension.id, sizeof(extension.id));
+    }
+  }
   // Room for as many records as the file could hold (16 bytes each at the least), capped: a trace
   // of a million methods then fills the vector without copying it, and the room it never uses is
   // never touched.

@@ -6,6 +6,7 @@
 // last segment) is a normal end state, counted but not an error.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -25,6 +26,7 @@ struct TraceHeaderInfo {
   uint64_t start_monotonic_ns = 0;
   uint64_t start_realtime_ns = 0;
   std::string_view exe_path;
+  std::array<uint8_t, 16> image{};  // the program image (format.h); all zero: unknown
 };
 
 struct TraceStats {

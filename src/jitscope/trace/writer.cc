@@ -66,7 +66,10 @@ base::StatusOr<std::unique_ptr<TraceWriter>> TraceWriter::Create(base::ScopedFd 
     return base::Status::Error("invalid trace writer options");
   }
   const size_t path_size = std::min<size_t>(identity.exe_path.size(), 64 * 1024);
-  const uint64_t header_size = RoundUpToGranule(sizeof(FileHeader) + path_size);
+  const bool image_known = identity.image != std::array<uint8_t, 16>{};
+  const size_t image_offset = (sizeof(FileHeader) + path_size + 7) / 8 * 8;
+  const uint64_t header_size =
+      RoundUpToGranule(image_known ? image_offset + sizeof(ImageExtension) : image_offset);
   FileHeader header{};
   std::memcpy(header.magic, kFileMagic, sizeof(header.magic));
   header.version = kFormatVersion;
@@ -81,6 +84,12 @@ base::StatusOr<std::unique_ptr<TraceWriter>> TraceWriter::Create(base::ScopedFd 
   std::vector<uint8_t> bytes(header_size, 0);
   std::memcpy(bytes.data(), &header, sizeof(header));
   std::memcpy(bytes.data() + sizeof(header), identity.exe_path.data(), path_size);
+  if (image_known) {
+    ImageExtension image{};
+    std::memcpy(image.magic, kImageMagic, sizeof(image.magic));
+    std::memcpy(image.id, identity.image.data(), sizeof(image.id));
+    std::memcpy(bytes.data() + image_offset, &image, sizeof(image));
+  }
   RETURN_IF_ERROR(base::WriteAll(fd.get(), bytes.data(), bytes.size()));
 
   std::unique_ptr<TraceWriter> writer(new TraceWriter(std::move(fd), options, header_size));

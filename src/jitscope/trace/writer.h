@@ -16,6 +16,7 @@
 // the unclaimed tail of the last segment; a crash leaves at most that segment's zeros.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -36,6 +37,8 @@ struct TraceIdentity {
   std::string exe_path;
   uint64_t start_monotonic_ns = 0;
   uint64_t start_realtime_ns = 0;
+  // The program image (format.h, ImageExtension); all zero: unknown, and not written.
+  std::array<uint8_t, 16> image{};
 };
 
 class TraceWriter {

@@ -384,6 +384,12 @@ base::StatusOr<symbolize::SourceSet> OpenRecordingJitSources(
   std::vector<std::string>& warnings = recording.warnings;
   ASSIGN_OR_RETURN(symbolize::SourceSet sources,
                    OpenJitSources(own_paths, recording, warnings, &recording.missing_jit_files));
+  // An exec ends the process's JIT code, when the recording's times are the JIT files' clock.
+  if (!recording.latest_code) {
+    for (const session::Comm& comm : data.comms) {
+      if (comm.exec) sources.NoteExecs(comm.pid, {comm.time_ns});
+    }
+  }
   if (recording.latest_code && sources.file_count() > 0 && !data.samples.empty()) {
     warnings.push_back(
         "the recording's times are not CLOCK_MONOTONIC, the clock of JIT files (perf record "

@@ -74,8 +74,9 @@ base::StatusOr<Recording> ReadRecording(const std::string& input);
 // be read is a warning).
 void ReadSessionDescription(Recording& recording);
 // The JIT files of the recording's processes (OpenJitSources over the session directory, or the
-// collector traces beside a perf.data, whole chains included, and `extra_paths`); what the reading
-// noticed is added to recording.warnings.
+// collector traces beside a perf.data, whole chains included, and `extra_paths`), with the
+// execs the recording saw (each ends its process's JIT code); what the reading noticed is added to
+// recording.warnings.
 base::StatusOr<symbolize::SourceSet> OpenRecordingJitSources(
     Recording& recording, const std::vector<std::string>& extra_paths);
 
