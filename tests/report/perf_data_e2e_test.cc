@@ -191,6 +191,23 @@ TEST(PerfDataE2eTest, CollectorTracesBesideThePerfDataNameTheCode) {
   ExpectSeriesIsHot(Build(moved), /*lines=*/true);
 }
 
+// JITSCOPE_FORMATS=trace,jitdump under perf record, reported as a user does (`jitscope report
+// perf.data` in the directory): the trace supersedes its jitdump, and its inline frames show. The
+// trace was found as ./jit-<pid>.jsc and the jitdump by perf's absolute path, and both were read:
+// frames named by the jitdump, "inline region(s) never found their parent's code", no inline frame.
+TEST(PerfDataE2eTest, TheTraceSupersedesItsJitdumpWhenReportedFromItsDirectory) {
+  TempDir tmp;
+  const std::string data = RecordJitvm(tmp, "both", {"-k", "1", "-g"}, "trace,jitdump");
+  const std::string dir = tmp.path() + "/both.jit";
+  ASSERT_EQ(std::rename(data.c_str(), (dir + "/perf.data").c_str()), 0);
+  auto report =
+      RunProgram({JITSCOPE_CLI, "report", "perf.data", "--format", "folded"}, {}, {.cwd = dir});
+  ASSERT_TRUE(report.ok()) << report.Describe();
+  EXPECT_EQ(report.err.find("never found their parent"), std::string::npos) << report.err;
+  EXPECT_NE(report.out.find("_[i]"), std::string::npos) << report.out.substr(0, 2000);
+  EXPECT_EQ(report.out.find("jitvm-baseline!"), std::string::npos) << report.out.substr(0, 2000);
+}
+
 // jitscope annotate reads a perf.data as report does: the collector's trace beside it gives the
 // code bytes, and series' two tiers are annotated apart, each with samples on its instructions.
 TEST(PerfDataE2eTest, AnnotateShowsTheHotInstructionsOfAPerfData) {

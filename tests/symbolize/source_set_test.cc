@@ -146,6 +146,45 @@ TEST(SourceSetWholeUpTo, AJitdumpEndingInZeroBytesIsWholeUpToItsLastRecord) {
   EXPECT_EQ(WholeUpTo({jitdump}), 200u);
 }
 
+// Writes the trace `directory`/`name` of `identity`, in which method 1000, `method`, was loaded at
+// `time` at [address, address + size).
+void WriteOneLoadTrace(const std::string& directory, const std::string& name,
+                       const trace::TraceIdentity& identity, uint64_t time, uint64_t address,
+                       uint64_t size, const std::string& method) {
+  auto fd = base::CreateExclusive(directory, name, 0600);
+  ASSERT_TRUE(fd.ok()) << fd.status().message();
+  auto writer = trace::TraceWriter::Create(std::move(fd).value(), identity);
+  ASSERT_TRUE(writer.ok()) << writer.status().message();
+  trace::CodeEvent code;
+  code.api_event = trace::kEventMethodLoadFinished;
+  code.method_id = 1000;
+  code.address = address;
+  code.size = size;
+  code.name = method;
+  ASSERT_EQ((*writer)->Append(code, time, identity.pid), trace::TraceWriter::AppendResult::kOk);
+}
+
+// A trace supersedes the jitdump its collector wrote beside it whatever names their directory:
+// `jitscope report perf.data` found the trace as ./jit-<pid>.jsc and the jitdump by the absolute
+// path perf recorded, took them for two directories and read both, and the jitdump's loads
+// overrode the trace's (its inline frames were lost). Here the directory is named through a link.
+TEST(SourceSetTest, ATraceSupersedesItsJitdumpWhateverPathNamesTheirDirectory) {
+  test_support::TempDir dir;
+  const std::string real = dir.path() + "/real", link = dir.path() + "/link";
+  ASSERT_EQ(::mkdir(real.c_str(), 0700), 0);
+  ASSERT_EQ(::symlink(real.c_str(), link.c_str()), 0);
+  WriteOneLoadTrace(real, "jit-77.jsc", {kPid, "/jit", 1, 1, {}}, 10, 0x10000, 16, "from_trace");
+  const std::vector<uint8_t> jitdump = Jitdump({2000});  // "f" at 0x10000, later
+  ASSERT_TRUE(
+      test_support::WriteFile(real + "/jit-77.dump", std::string(jitdump.begin(), jitdump.end())));
+  auto set = SourceSet::Open({link + "/jit-77.jsc", real + "/jit-77.dump"});
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  Resolution resolution;
+  const SymbolIndex index = set->BuildIndex(kPid);  // what the resolution's names point into
+  ASSERT_TRUE(index.Resolve(0x10000, kLatest, resolution));
+  EXPECT_EQ(resolution.frames.front().name, "from_trace");
+}
+
 // A process that exec'd: its old program's trace (jit-88.jsc) and its new one's (jit-88.1.jsc),
 // each of its own program image, whose method ids both start at 1000.
 class SourceSetExecTest : public ::testing::Test {
@@ -155,19 +194,9 @@ class SourceSetExecTest : public ::testing::Test {
   // method 1000 named `name` at `address` (64 bytes).
   void WriteTrace(const std::string& name, uint8_t image, uint64_t start, uint64_t address,
                   const std::string& method) {
-    auto fd = base::CreateExclusive(dir_.path(), name, 0600);
-    ASSERT_TRUE(fd.ok()) << fd.status().message();
     trace::TraceIdentity identity{kExecPid, "/usr/bin/execjit", start, start, {}};
     identity.image.fill(image);
-    auto writer = trace::TraceWriter::Create(std::move(fd).value(), identity);
-    ASSERT_TRUE(writer.ok()) << writer.status().message();
-    trace::CodeEvent code;
-    code.api_event = trace::kEventMethodLoadFinished;
-    code.method_id = 1000;
-    code.address = address;
-    code.size = 64;
-    code.name = method;
-    ASSERT_EQ((*writer)->Append(code, start + 10, kExecPid), trace::TraceWriter::AppendResult::kOk);
+    WriteOneLoadTrace(dir_.path(), name, identity, start + 10, address, 64, method);
   }
   // What the set names at each address@time, "??" for nothing.
   static std::vector<std::string> Names(const SourceSet& set,
@@ -190,11 +219,13 @@ class SourceSetExecTest : public ::testing::Test {
 TEST_F(SourceSetExecTest, ANewProgramImagesMethodsAreItsOwnAndTheOldCodeEndsAtItsStart) {
   WriteTrace("jit-88.jsc", 1, 100, 0x10000, "gen_0");
   WriteTrace("jit-88.1.jsc", 2, 1000, 0x20000, "gen_1");
-  {
-    std::ofstream map(dir_.path() + "/perf-88.map");  // no time: the whole process's
-    map << "30000 40 mapped\n";
-  }
-  auto set = SourceSet::Open({dir_.path()});
+  // A perf map has no time: it holds for the whole process, exec or not. (Beside the traces, the
+  // trace would supersede it, as a companion the same collector wrote.)
+  const std::string maps = dir_.path() + "/maps";
+  ASSERT_EQ(::mkdir(maps.c_str(), 0700), 0);
+  std::ofstream(maps + "/perf-88.map") << "30000 40 mapped\n";
+  auto set = SourceSet::Open(
+      {dir_.path() + "/jit-88.jsc", dir_.path() + "/jit-88.1.jsc", maps + "/perf-88.map"});
   ASSERT_TRUE(set.ok()) << set.status().message();
   EXPECT_EQ(
       Names(

@@ -35,6 +35,7 @@ const char* SourceFormatName(SourceFormat format) {
 
 struct SourceSet::File {
   std::string path;
+  std::string directory;                    // its directory, links resolved (RealDirectory)
   std::optional<base::MappedFile> mapping;  // what `parsed` points into
   std::optional<uint32_t> pid;
   std::variant<trace::ParsedTrace, formats::ParsedJitdump, formats::ParsedPerfMap,
@@ -64,6 +65,15 @@ std::string Directory(const std::string& path) {
   return std::filesystem::path(path).lexically_normal().parent_path().string();
 }
 
+// The directory of `path` with its links resolved and made absolute, so that two names of one
+// directory are one: `report perf.data` finds the collector's trace as ./jit-<pid>.jsc and its
+// jitdump by the absolute path perf recorded, and a trace supersedes the companions beside it.
+std::string RealDirectory(const std::string& path) {
+  const std::string lexical = Directory(path);
+  const std::string real = base::RealPath(lexical.empty() ? "." : lexical);
+  return real.empty() ? lexical : real;
+}
+
 }  // namespace
 
 base::Status SourceSet::Add(const std::string& path, bool explicit_path,
@@ -81,6 +91,7 @@ base::Status SourceSet::Add(const std::string& path, bool explicit_path,
   }
   auto file = std::make_unique<File>();
   file->path = path;
+  file->directory = RealDirectory(path);
   base::Status damage;
   switch (*format) {
     case SourceFormat::kTrace: {
@@ -175,7 +186,7 @@ void SourceSet::ResolveChains() {
   std::set<std::tuple<std::string, uint32_t, std::string>> traces;  // (directory, pid, name)
   for (const auto& file : files_) {
     if (std::holds_alternative<trace::ParsedTrace>(file->parsed) && file->pid) {
-      traces.emplace(Directory(file->path), *file->pid,
+      traces.emplace(file->directory, *file->pid,
                      std::filesystem::path(file->path).filename().string());
     }
   }
@@ -184,7 +195,7 @@ void SourceSet::ResolveChains() {
     if (parsed == nullptr || !file->pid) continue;
     const trace::ChainPosition position = trace::ChainPositionOf(*parsed);
     if (!position.continues) continue;
-    if (traces.contains({Directory(file->path), *file->pid, position.previous_name})) {
+    if (traces.contains({file->directory, *file->pid, position.previous_name})) {
       trace::DropRepeats(*parsed);
     } else if (!position.snapshot_complete) {
       problems_.push_back(
@@ -229,7 +240,7 @@ std::vector<const SourceSet::File*> SourceSet::FilesOf(std::optional<uint32_t> p
   std::set<std::pair<std::string, uint32_t>> traced;  // (directory, pid)
   for (const auto& file : files_) {
     if (std::holds_alternative<trace::ParsedTrace>(file->parsed) && file->pid) {
-      traced.emplace(Directory(file->path), *file->pid);
+      traced.emplace(file->directory, *file->pid);
     }
   }
   std::vector<const File*> files;
@@ -238,7 +249,7 @@ std::vector<const SourceSet::File*> SourceSet::FilesOf(std::optional<uint32_t> p
     const bool companion = std::holds_alternative<formats::ParsedJitdump>(file->parsed) ||
                            std::holds_alternative<formats::ParsedPerfMap>(file->parsed) ||
                            std::holds_alternative<formats::ParsedOprofileDump>(file->parsed);
-    if (companion && file->pid && traced.contains({Directory(file->path), *file->pid})) {
+    if (companion && file->pid && traced.contains({file->directory, *file->pid})) {
       continue;
     }
     files.push_back(file.get());
