@@ -6,17 +6,23 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "jitscope/record/sampler.h"
 #include "jitscope/record/session.h"
 #include "jitscope/session/samples_file.h"
+#include "jitscope/session/session_info.h"
+#include "support/files.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
 
@@ -26,6 +32,7 @@ namespace {
 // The session files this test reads back (session/samples_file.h, session/session_info.h).
 using session::Comm;
 using session::kSamplesFileName;
+using session::kSessionInfoFileName;
 using session::Mapping;
 using session::ReadSamplesFile;
 using session::Sample;
@@ -112,6 +119,70 @@ TEST(RecordSessionTest, APlantedSymlinkAtTheSessionPathIsNeverFollowed) {
   EXPECT_EQ(::rmdir(victim.c_str()), 0) << "the link's target must still be empty";
   ASSERT_EQ(::lstat((dir + "/" + kSamplesFileName).c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0600u);
+}
+
+// One session directory, one recorder. Started together, exactly one of two `record -o SAME`
+// records, however often it is tried, and the other is refused at once, saying why; each time the
+// earlier session is moved aside whole. (In 2 of 20 tries both said they had written SAME, one
+// into the other's files; otherwise the second failed on "SAME/vdso.so: File exists" and left
+// an empty SAME.old.) The commands wait for a file, so that the recordings overlap.
+TEST(RecordSessionTest, OneRecorderPerSessionDirectory) {
+  TempDir tmp;
+  const std::string dir = tmp.path() + "/same";
+  constexpr int kTries = 10;
+  for (int i = 0; i < kTries; ++i) {
+    SCOPED_TRACE("try " + std::to_string(i));
+    const std::string go = tmp.path() + "/go-" + std::to_string(i);
+    const std::vector<std::string> record = {JITSCOPE_CLI,
+                                             "record",
+                                             "-o",
+                                             dir,
+                                             "--",
+                                             "/bin/sh",
+                                             "-c",
+                                             "while [ ! -e \"$0\" ]; do sleep 0.01; done",
+                                             go};
+    test_support::Process first(record, {}, {.timeout = std::chrono::seconds(120)});
+    test_support::Process second(record, {}, {.timeout = std::chrono::seconds(120)});
+    // The refused one ends by itself; then the other's command may end too.
+    pid_t refused = 0;
+    for (int waited = 0; refused == 0 && waited < 60000; waited += 10) {
+      for (const test_support::Process* p : {&first, &second}) {
+        if (refused == 0 && ::kill(p->pid(), 0) == 0) {
+          char state = 0;
+          const std::string stat =
+              test_support::ReadFile("/proc/" + std::to_string(p->pid()) + "/stat");
+          const size_t paren = stat.rfind(')');
+          if (paren != std::string::npos && paren + 2 < stat.size()) state = stat[paren + 2];
+          if (state == 'Z') refused = p->pid();
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ASSERT_NE(refused, 0) << "neither recorder was refused";
+    std::ofstream(go).put('\n');
+    const test_support::ProcessResult a = first.Wait();
+    const test_support::ProcessResult b = second.Wait();
+    const test_support::ProcessResult& loser = a.ok() ? b : a;
+    EXPECT_EQ(a.ok() + b.ok(), 1) << a.Describe() << b.Describe();
+    EXPECT_EQ(loser.exit_code, 1) << loser.Describe();
+    EXPECT_EQ(loser.err, "jitscope record: error: " + dir +
+                             " is being recorded into by another jitscope record; record into "
+                             "another directory (-o), or wait for it to end\n");
+    EXPECT_TRUE(std::filesystem::exists(dir + "/" + kSessionInfoFileName));
+    EXPECT_GT(std::filesystem::file_size(dir + "/" + kSamplesFileName), 48u);
+  }
+  // Each earlier session moved aside whole, nothing left behind half made.
+  size_t moved = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(tmp.path())) {
+    const std::string name = entry.path().filename();
+    EXPECT_FALSE(name.starts_with(".jitscope-record-")) << name;
+    if (name.starts_with("same.")) {
+      ++moved;
+      EXPECT_TRUE(std::filesystem::exists(entry.path() / kSessionInfoFileName)) << name;
+    }
+  }
+  EXPECT_EQ(moved, static_cast<size_t>(kTries - 1));
 }
 
 TEST(RecordSessionTest, ConfiguresTheCollectorInTheCommandsEnvironment) {

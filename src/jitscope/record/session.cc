@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -444,7 +445,9 @@ class AttachSession {
       ASSIGN_OR_RETURN(agent, FindJvmtiAgent());
     }
     agents_.emplace(agent);
-    ASSIGN_OR_RETURN(result_.rotated_to, PrepareSessionDirectory(options_.output_dir));
+    ASSIGN_OR_RETURN(PreparedSession prepared, PrepareSessionDirectory(options_.output_dir));
+    result_.rotated_to = std::move(prepared.rotated_to);
+    result_.session_lock = std::move(prepared.lock);
     if (!options_.command.empty()) {
       ASSIGN_OR_RETURN(PendingCommand pending, PendingCommand::Start(options_));
       command_.emplace(std::move(pending));
@@ -672,25 +675,85 @@ base::StatusOr<SessionResult> RunAttachSession(const SessionOptions& options) {
 
 }  // namespace
 
-base::StatusOr<std::string> PrepareSessionDirectory(const std::string& dir) {
-  std::string rotated;
-  struct stat st {};
-  if (::lstat(dir.c_str(), &st) == 0) {
-    for (int n = 0; rotated.empty(); ++n) {
-      std::string candidate = dir + (n == 0 ? std::string(".old") : "." + std::to_string(n));
-      if (::lstat(candidate.c_str(), &st) != 0 && errno == ENOENT) rotated = candidate;
-      if (n > 10000) return base::Status::Error("%s: no free name to rotate it to", dir.c_str());
-    }
+namespace {
+
+// Moves what is at `dir` (no recorder holds it) to the first free name of `dir`.old, `dir`.1, ...
+base::StatusOr<std::string> MoveAside(const std::string& dir) {
+  for (int n = 0; n <= 10000; ++n) {
+    std::string candidate = dir + (n == 0 ? std::string(".old") : "." + std::to_string(n));
+    struct stat st {};
+    if (::lstat(candidate.c_str(), &st) == 0 || errno != ENOENT) continue;
     // renameat2(RENAME_NOREPLACE) refuses to overwrite a name created since we looked.
-    if (::renameat2(AT_FDCWD, dir.c_str(), AT_FDCWD, rotated.c_str(), RENAME_NOREPLACE) != 0) {
+    if (::renameat2(AT_FDCWD, dir.c_str(), AT_FDCWD, candidate.c_str(), RENAME_NOREPLACE) == 0) {
+      return candidate;
+    }
+    if (errno != EEXIST) {
       return base::Status::Errno(errno, "moving the previous session %s to %s", dir.c_str(),
-                                 rotated.c_str());
+                                 candidate.c_str());
     }
   }
-  if (::mkdir(dir.c_str(), 0700) != 0) {
+  return base::Status::Error("%s: no free name to move it to", dir.c_str());
+}
+
+}  // namespace
+
+base::StatusOr<PreparedSession> PrepareSessionDirectory(const std::string& path) {
+  // "DIR/" names DIR, whose parent holds the private name.
+  std::string dir = path;
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  // Made and locked under a private name beside `dir`, then renamed into place: two recorders of
+  // one directory could otherwise each move the other's fresh session aside, and write into one
+  // directory (both said they had written it; one of them had not).
+  const size_t slash = dir.rfind('/');
+  const std::string parent =
+      slash == std::string::npos ? "." : dir.substr(0, std::max<size_t>(slash, 1));
+  std::string fresh = parent + "/.jitscope-record-XXXXXX";
+  if (::mkdtemp(fresh.data()) == nullptr) {
     return base::Status::Errno(errno, "creating the session directory %s", dir.c_str());
   }
-  return rotated;
+  PreparedSession prepared;
+  prepared.lock = base::ScopedFd(::open(fresh.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  const auto give_up = [&](base::Status status) {
+    ::rmdir(fresh.c_str());
+    return status;
+  };
+  if (!prepared.lock || ::flock(prepared.lock.get(), LOCK_EX | LOCK_NB) != 0) {
+    return give_up(base::Status::Errno(errno, "locking the session directory %s", dir.c_str()));
+  }
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    if (::renameat2(AT_FDCWD, fresh.c_str(), AT_FDCWD, dir.c_str(), RENAME_NOREPLACE) == 0) {
+      return prepared;
+    }
+    if (errno != EEXIST) {
+      return give_up(base::Status::Errno(errno, "creating the session directory %s", dir.c_str()));
+    }
+    // Something is at `dir`. A session directory a recorder holds stays its; anything else (an
+    // earlier session, a planted link, a file) is moved aside, while it is locked here so that no
+    // one else decides the same of it.
+    base::ScopedFd existing(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (existing) {
+      if (::flock(existing.get(), LOCK_EX | LOCK_NB) != 0) {
+        if (errno == EWOULDBLOCK) {
+          return give_up(base::Status::Error(
+              "%s is being recorded into by another jitscope record; record into another "
+              "directory (-o), or wait for it to end",
+              dir.c_str()));
+        }
+        return give_up(base::Status::Errno(errno, "locking %s", dir.c_str()));
+      }
+      // Still the directory locked, not one renamed into its place meanwhile.
+      struct stat locked {
+      }, named{};
+      if (::fstat(existing.get(), &locked) != 0 || ::lstat(dir.c_str(), &named) != 0 ||
+          locked.st_ino != named.st_ino || locked.st_dev != named.st_dev) {
+        continue;
+      }
+    }
+    base::StatusOr<std::string> moved = MoveAside(dir);
+    if (!moved.ok()) return give_up(moved.status());
+    prepared.rotated_to = std::move(moved).value();
+  }
+  return give_up(base::Status::Error("%s: kept changing while it was created", dir.c_str()));
 }
 
 base::StatusOr<std::string> FindCollector(const char* lib_directory) {
@@ -701,7 +764,9 @@ base::StatusOr<SessionResult> RunSession(const SessionOptions& options) {
   if (!options.attach.empty() || options.system_wide) return RunAttachSession(options);
   if (options.command.empty()) return base::Status::Error("no command to record");
   SessionResult result;
-  ASSIGN_OR_RETURN(result.rotated_to, PrepareSessionDirectory(options.output_dir));
+  ASSIGN_OR_RETURN(PreparedSession prepared, PrepareSessionDirectory(options.output_dir));
+  result.rotated_to = std::move(prepared.rotated_to);
+  result.session_lock = std::move(prepared.lock);
   ASSIGN_OR_RETURN(PendingCommand command, PendingCommand::Start(options));
   ASSIGN_OR_RETURN(
       Sampler sampler,

@@ -86,18 +86,27 @@ struct SessionOptions {
 };
 
 struct SessionResult {
-  int exit_code = 0;           // the command's, 128 + signal if a signal ended it
-  std::string rotated_to;      // where an existing session directory was moved, if any
-  uint64_t records_bytes = 0;  // bytes of perf records written to the samples file
+  int exit_code = 0;            // the command's, 128 + signal if a signal ended it
+  std::string rotated_to;       // where an existing session directory was moved, if any
+  base::ScopedFd session_lock;  // held until the session is done with (PrepareSessionDirectory)
+  uint64_t records_bytes = 0;   // bytes of perf records written to the samples file
   bool kernel_frames = true;
   base::Status exec_error;         // set when the command could not be started (exit_code 127)
   std::string stopped_by;          // attached: what ended the recording, for the user
   std::vector<std::string> notes;  // what else was done or failed on the way, for the user
 };
 
-// Moves an existing `dir` aside to `dir`.old (or `dir`.1, .2, ... if that is taken; nothing is
-// overwritten) and creates `dir` (mode 0700). Returns where the old one went, or "".
-base::StatusOr<std::string> PrepareSessionDirectory(const std::string& dir);
+// Creates the session directory `dir` (`path` less trailing slashes; mode 0700) for one recorder:
+// it is made under a private name, locked (flock), and only then given its name, so another
+// `jitscope record -o` of the same directory finds it locked from its first moment and is refused,
+// saying so, for as long as the lock is held. An existing `dir` that no recorder holds (an earlier
+// session, a planted link) is moved aside to `dir`.old (or `dir`.1, .2, ... if that is taken;
+// nothing is overwritten).
+struct PreparedSession {
+  std::string rotated_to;  // where the old `dir` went, or ""
+  base::ScopedFd lock;     // held while the session is written: one recorder per directory
+};
+base::StatusOr<PreparedSession> PrepareSessionDirectory(const std::string& path);
 
 // The collector installed next to the running executable: <prefix>/bin/jitscope →
 // <prefix>/lib/libjitscope-collector.so (the build tree mirrors the install prefix), or with
