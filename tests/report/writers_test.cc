@@ -74,6 +74,17 @@ TEST(TextWriterTest, NoSamplesSaysSo) {
             "# no samples: the command ended before the first one, or sampling was not allowed\n");
 }
 
+// A recording whose recorder was killed before any sample reached the file says so, not that the
+// command ended early.
+TEST(TextWriterTest, NoSamplesOfARecordingCutShortSaysWhy) {
+  Profile empty;
+  empty.sample_period_ns = 1'000'000;
+  empty.no_samples_reason = "jitscope record was killed before its first samples reached the file";
+  EXPECT_EQ(RenderText(empty, {}),
+            "# 0 samples over 0.00 s, one per 1 ms of CPU time per thread\n"
+            "# no samples: jitscope record was killed before its first samples reached the file\n");
+}
+
 // A recording of several processes: the busiest five in the header, with what the --pid and
 // --comm filters left out; and a filter that left nothing.
 TEST(TextWriterTest, SeveralProcessesAndFilters) {

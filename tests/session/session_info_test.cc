@@ -1,10 +1,15 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "jitscope/session/session_info.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+
 #include <filesystem>
+#include <optional>
 
 #include <gtest/gtest.h>
 
+#include "jitscope/base/scoped_resource.h"
 #include "support/files.h"
 #include "support/temp_dir.h"
 
@@ -29,6 +34,34 @@ TEST(SessionInfoTest, RoundTripAndReplace) {
   read = ReadSessionInfo(tmp.path());
   ASSERT_TRUE(read.ok()) << read.status().message();
   EXPECT_EQ(*read, later);
+}
+
+// The end of the recording: 0 while it records (and for good, when its recorder was killed), then
+// its time; a session from before it says nothing, and counts as ended. A recorder still at it
+// holds the directory (an exclusive flock), which tells the two unended ones apart.
+TEST(SessionInfoTest, TheEndOfTheRecording) {
+  test_support::TempDir tmp;
+  SessionInfo info{
+      .command = {"jitvm"}, .pid = 1, .frequency_hz = 1000, .start_time_ns = 5, .attached = {}};
+  EXPECT_EQ(RecordingEndOf(tmp.path(), info), RecordingEnd::kEnded);
+  info.end_time_ns = 0;
+  ASSERT_TRUE(WriteSessionInfo(tmp.path(), info).ok());
+  base::StatusOr<SessionInfo> read = ReadSessionInfo(tmp.path());
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(*read, info);
+  EXPECT_EQ(RecordingEndOf(tmp.path(), *read), RecordingEnd::kCutShort);
+  {
+    base::ScopedFd recorder(::open(tmp.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    ASSERT_EQ(::flock(recorder.get(), LOCK_EX | LOCK_NB), 0);
+    EXPECT_EQ(RecordingEndOf(tmp.path(), *read), RecordingEnd::kStillRecording);
+  }
+  EXPECT_EQ(RecordingEndOf(tmp.path(), *read), RecordingEnd::kCutShort);
+  info.end_time_ns = 9;
+  ASSERT_TRUE(WriteSessionInfo(tmp.path(), info).ok());
+  read = ReadSessionInfo(tmp.path());
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(read->end_time_ns, std::optional<uint64_t>(9));
+  EXPECT_EQ(RecordingEndOf(tmp.path(), *read), RecordingEnd::kEnded);
 }
 
 // A process in a container: its pid there, its own mounts and root, and the files copied.
@@ -216,6 +249,8 @@ TEST(SessionInfoTest, WrongShapesAreErrorsNotCrashes) {
         "\"system_wide\": 1}",
         "{\"command\": [], \"pid\": 1, \"frequency_hz\": 1, \"start_time_ns\": 1, "
         "\"jvm_agent\": \"yes\"}",
+        "{\"command\": [], \"pid\": 1, \"frequency_hz\": 1, \"start_time_ns\": 1, "
+        "\"end_time_ns\": -1}",
         "{\"command\": [], \"pid\": 1, \"frequency_hz\": 1, \"start_time_ns\": 1, \"attached\": "
         "[{\"pid\": 7, \"command\": [], \"collector_output_dir\": \"\", \"ns_pid\": -1}]}",
         "{\"command\": [], \"pid\": 1, \"frequency_hz\": 1, \"start_time_ns\": 1, \"attached\": "

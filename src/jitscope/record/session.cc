@@ -152,7 +152,8 @@ int ExitCodeOf(int wait_status) {
 
 // Drains the sampler into `writer` until `done()`, then once more for what the last moments left
 // in the rings. A write error stops writing (the draining goes on, so the kernel never blocks on a
-// full ring) and is returned in `write_status`.
+// full ring) and is returned in `write_status`. Every kCheckpointIntervalNs the writer is
+// checkpointed: what it has reaches the file while the recording goes on.
 // `observe`, if set, sees each record first.
 void DrainUntil(Sampler& sampler, const std::function<bool()>& done, session::RecordSink& writer,
                 base::Status& write_status,
@@ -163,9 +164,14 @@ void DrainUntil(Sampler& sampler, const std::function<bool()>& done, session::Re
       if (write_status.ok()) write_status = writer.Append(record);
     });
   };
+  uint64_t checkpoint = base::MonotonicNowNs() + session::kCheckpointIntervalNs;
   do {
     sampler.Wait(kPollTimeoutMs);
     drain();
+    if (const uint64_t now = base::MonotonicNowNs(); now >= checkpoint) {
+      if (write_status.ok()) write_status = writer.Checkpoint();
+      checkpoint = now + session::kCheckpointIntervalNs;
+    }
   } while (!done());
   drain();
 }
@@ -492,6 +498,7 @@ class AttachSession {
                                  .pid = command_ ? static_cast<uint32_t>(command_->pid()) : 0,
                                  .frequency_hz = options_.frequency_hz,
                                  .start_time_ns = start_ns,
+                                 .end_time_ns = 0,
                                  .attached = {},
                                  .system_wide = options_.system_wide};
     // What existed before the events did, stamped before them: every sample comes later.
@@ -632,6 +639,8 @@ class AttachSession {
     if (write_status_.ok()) write_status_ = writer.Flush();
     result_.records_bytes = writer.records_bytes();
     RETURN_IF_ERROR(write_status_);
+    info_.end_time_ns = base::MonotonicNowNs();
+    RETURN_IF_ERROR(session::WriteSessionInfo(options_.output_dir, info_));
     result_.exit_code = command_ended_ ? ExitCodeOf(wait_status_) : 0;
     return std::move(result_);
   }
@@ -776,11 +785,12 @@ base::StatusOr<SessionResult> RunSession(const SessionOptions& options) {
                    CreateSessionFiles(options.output_dir, sampler, options.record_sink));
   session::RecordSink& writer = *sink;
   JitFileWatch jit_files(options.output_dir, SamplesFormatOf(sampler.options()).layout);
-  const session::SessionInfo info{.command = options.command,
-                                  .pid = static_cast<uint32_t>(command.pid()),
-                                  .frequency_hz = options.frequency_hz,
-                                  .start_time_ns = base::MonotonicNowNs(),
-                                  .attached = {}};
+  session::SessionInfo info{.command = options.command,
+                            .pid = static_cast<uint32_t>(command.pid()),
+                            .frequency_hz = options.frequency_hz,
+                            .start_time_ns = base::MonotonicNowNs(),
+                            .end_time_ns = 0,
+                            .attached = {}};
   RETURN_IF_ERROR(session::WriteSessionInfo(options.output_dir, info));
 
   int wait_status = 0;
@@ -800,6 +810,8 @@ base::StatusOr<SessionResult> RunSession(const SessionOptions& options) {
   result.records_bytes = writer.records_bytes();
   RETURN_IF_ERROR(write_status);
   KeepJitFiles(jit_files, {}, {}, options.output_dir, result.notes);
+  info.end_time_ns = base::MonotonicNowNs();
+  RETURN_IF_ERROR(session::WriteSessionInfo(options.output_dir, info));
   if (exec_error != 0) {
     result.exec_error =
         base::Status::Errno(exec_error, "cannot run '%s'", options.command[0].c_str());

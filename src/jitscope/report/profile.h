@@ -72,6 +72,8 @@ struct Profile {
   uint64_t start_time_ns = 0;     // CLOCK_MONOTONIC of the first and last sample
   uint64_t end_time_ns = 0;
   std::string command;  // what was recorded, for titles ("" when unknown)
+  // Why there are no samples when the recording did not end ("" when it ended or is not known).
+  std::string no_samples_reason;
   // The processes with samples, busiest first (ties: lowest pid first).
   std::vector<ProcessShare> processes;
   // For a session recorded with --call-graph dwarf: how many samples' walks ended for each reason

@@ -521,6 +521,13 @@ base::StatusOr<Profile> Build(walk::Recording recording, const BuildOptions& opt
     built.warnings.push_back(std::move(advice));
   }
   built.command = std::move(recording.command);
+  if (recording.end == session::RecordingEnd::kCutShort) {
+    built.no_samples_reason =
+        "jitscope record was killed before its first samples reached the file";
+  } else if (recording.end == session::RecordingEnd::kStillRecording) {
+    built.no_samples_reason =
+        "jitscope record is still recording, and none has reached the file yet";
+  }
   built.sample_period_ns = recording.sample_period_ns;
   recording.warnings.insert(recording.warnings.end(), built.warnings.begin(), built.warnings.end());
   built.warnings = std::move(recording.warnings);

@@ -180,7 +180,10 @@ std::string RenderText(const Profile& profile, const TextOptions& options) {
     return out;
   }
   if (profile.total_samples == 0) {
-    out += "# no samples: the command ended before the first one, or sampling was not allowed\n";
+    out += fmt::format("# no samples: {}\n",
+                       profile.no_samples_reason.empty()
+                           ? "the command ended before the first one, or sampling was not allowed"
+                           : profile.no_samples_reason);
     return out;
   }
 

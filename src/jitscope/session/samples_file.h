@@ -63,6 +63,10 @@ struct SamplesFormat {
 // format.layout.unwound).
 std::string EncodeSamplesHeader(uint64_t flags, const SamplesFormat& format);
 
+// How often a recorder checkpoints its sink (RecordSink::Checkpoint): a killed recorder loses
+// about the samples of its last interval, and of what its sink has not finished writing.
+inline constexpr uint64_t kCheckpointIntervalNs = 250'000'000;
+
 // Where a recorder's records go, in the order it drains them: the samples file as recorded
 // (SamplesWriter), or a writer that unwinds the samples as they come
 // (walk/recording_unwinder.h).
@@ -72,6 +76,10 @@ class RecordSink {
   virtual base::Status Append(std::string_view record) = 0;
   // Everything appended is in the file.
   virtual base::Status Flush() = 0;
+  // The recorder calls this every so often (kCheckpointIntervalNs), on the thread that appends:
+  // what was appended so far is to reach the file soon, without the recorder waiting for it, so
+  // that a recorder killed meanwhile loses only its last moments.
+  virtual base::Status Checkpoint() { return Flush(); }
   // The bytes of the records in the file so far.
   virtual uint64_t records_bytes() const = 0;
 };

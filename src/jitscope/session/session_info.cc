@@ -1,11 +1,16 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "jitscope/session/session_info.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+
 #include <algorithm>
+#include <cerrno>
 
 #include <nlohmann/json.hpp>
 
 #include "jitscope/base/files.h"
+#include "jitscope/base/scoped_resource.h"
 
 namespace jitscope::session {
 
@@ -14,6 +19,7 @@ base::Status WriteSessionInfo(const std::string& directory, const SessionInfo& i
                                  {"pid", info.pid},
                                  {"frequency_hz", info.frequency_hz},
                                  {"start_time_ns", info.start_time_ns}};
+  if (info.end_time_ns) json["end_time_ns"] = *info.end_time_ns;
   if (!info.attached.empty()) {
     nlohmann::ordered_json attached = nlohmann::ordered_json::array();
     for (const AttachedProcess& process : info.attached) {
@@ -125,6 +131,10 @@ base::StatusOr<SessionInfo> ParseSessionInfo(std::string_view bytes) {
     if (value == json.end() || !value->is_number_unsigned()) return bad();
     *field = value->get<uint64_t>();
   }
+  if (const auto end = json.find("end_time_ns"); end != json.end()) {
+    if (!end->is_number_unsigned()) return bad();
+    info.end_time_ns = end->get<uint64_t>();
+  }
   if (!ParsePid(json, info.pid) || !ParseAttached(json, info.attached)) return bad();
   for (auto [key, flag] :
        {std::pair{"system_wide", &info.system_wide}, std::pair{"jvm_perf_map", &info.jvm_perf_map},
@@ -181,6 +191,17 @@ std::map<std::pair<uint32_t, std::string>, std::string> ElfCopies(const std::str
     }
   }
   return copies;
+}
+
+RecordingEnd RecordingEndOf(const std::string& directory, const SessionInfo& info) {
+  if (!info.end_time_ns || *info.end_time_ns != 0) return RecordingEnd::kEnded;
+  // The recorder holds an exclusive lock on the directory while it records: a shared one is
+  // refused then, and granted once the recorder is gone, however it ended.
+  base::ScopedFd fd(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (fd && ::flock(fd.get(), LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+    return RecordingEnd::kStillRecording;
+  }
+  return RecordingEnd::kCutShort;
 }
 
 base::StatusOr<SessionInfo> ReadSessionInfo(const std::string& directory) {

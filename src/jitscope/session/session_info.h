@@ -5,7 +5,12 @@
 // assembled by hand) is still reported, without a title.
 //
 //   {"command": ["jitvm", "hotspot.jv", "1000"], "pid": 1234, "frequency_hz": 1000,
-//    "start_time_ns": 123456789}
+//    "start_time_ns": 123456789, "end_time_ns": 0}
+//
+// "end_time_ns" is 0 while the recording goes on, and when the recording ends record writes the
+// file again with the time it ended: a session whose end_time_ns stays 0 was cut short (its
+// recorder was killed), unless a recorder still holds it (RecordingEndOf). Sessions from before
+// it have no end_time_ns, and are taken as ended.
 //
 // A session of running processes (`record -p`) says so in "attached": each process's pid, its
 // command line and where its collector writes its trace (JITSCOPE_OUTPUT_DIR, absolute; "" when
@@ -37,10 +42,10 @@
 //                  "copied": ["perf-4321.map", "pid-4321/jit-1.dump"]}]
 //
 // A process with a root directory of its own ("own_root": a container's image) has the ELF files
-// its samples touched copied too (record/container_files.h, CopyElfFiles), in "elf_copies": each file's path in its
-// root and where its copy is, relative to the session directory. A copy is under pid-<pid>/root/
-// at that path, or, when a process listed before had a file of the same build id copied, that
-// process's copy:
+// its samples touched copied too (record/container_files.h, CopyElfFiles), in "elf_copies": each
+// file's path in its root and where its copy is, relative to the session directory. A copy is under
+// pid-<pid>/root/ at that path, or, when a process listed before had a file of the same build id
+// copied, that process's copy:
 //
 //    "elf_copies": [{"path": "/usr/bin/node", "copy": "pid-4321/root/usr/bin/node"},
 //                   {"path": "/lib/libc.so.6", "copy": "pid-4300/root/lib/libc.so.6"}]
@@ -48,6 +53,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -83,11 +89,12 @@ struct SessionInfo {
   std::vector<std::string> command;
   uint32_t pid = 0;  // of the command
   uint64_t frequency_hz = 0;
-  uint64_t start_time_ns = 0;             // CLOCK_MONOTONIC
-  std::vector<AttachedProcess> attached;  // empty: the session recorded `command`
-  bool system_wide = false;               // record -a: every process on every CPU
-  bool jvm_perf_map = false;              // --jvm-perf-map
-  bool jvm_agent = false;                 // --jvm-agent
+  uint64_t start_time_ns = 0;                          // CLOCK_MONOTONIC
+  std::optional<uint64_t> end_time_ns = std::nullopt;  // 0: not ended; absent: not said
+  std::vector<AttachedProcess> attached;               // empty: the session recorded `command`
+  bool system_wide = false;                            // record -a: every process on every CPU
+  bool jvm_perf_map = false;                           // --jvm-perf-map
+  bool jvm_agent = false;                              // --jvm-agent
   bool operator==(const SessionInfo&) const = default;
 };
 
@@ -116,6 +123,14 @@ std::string KeptFileName(std::string_view path);
 // outside the directory, is passed over.
 std::map<std::pair<uint32_t, std::string>, std::string> ElfCopies(const std::string& directory,
                                                                   const SessionInfo& info);
+
+// How the recording of a session ended.
+enum class RecordingEnd {
+  kEnded,           // as it should, or an older session that does not say
+  kStillRecording,  // a recorder holds the directory (record/session.h, PrepareSessionDirectory)
+  kCutShort,        // it never ended: its recorder was killed, or the machine went down
+};
+RecordingEnd RecordingEndOf(const std::string& directory, const SessionInfo& info);
 
 // Writes it, or replaces an earlier version (record writes it again when it ends, with what it
 // copied).

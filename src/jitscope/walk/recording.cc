@@ -205,6 +205,16 @@ void ReadSessionDescription(Recording& recording) {
     }
     NoteNamespaces(*info, session_directory, recording);
     if (info->frequency_hz > 0) recording.sample_period_ns = 1'000'000'000 / info->frequency_hz;
+    recording.end = session::RecordingEndOf(session_directory, *info);
+    if (recording.end == session::RecordingEnd::kCutShort) {
+      recording.warnings.push_back(
+          "the recording was cut short: jitscope record was killed before it ended, and the "
+          "samples of its last moments are missing");
+    } else if (recording.end == session::RecordingEnd::kStillRecording) {
+      recording.warnings.push_back(
+          "jitscope record is still recording this session: what it has written so far is "
+          "shown");
+    }
   } else {
     recording.warnings.push_back(info.status().message() + "; assuming 1000 Hz");
   }

@@ -19,6 +19,7 @@
 #include "jitscope/base/status.h"
 #include "jitscope/session/perf_record.h"
 #include "jitscope/session/samples_file.h"
+#include "jitscope/session/session_info.h"
 #include "jitscope/symbolize/source_set.h"
 #include "jitscope/trace/event.h"
 #include "jitscope/walk/file_identity.h"
@@ -54,8 +55,10 @@ struct Recording {
   // several, perf record -a or -p of several): its processes are kept apart. The processes a
   // command starts (or a sanitizer's helper process) are its own, and are not.
   bool of_processes = false;
-  std::string command;            // what was recorded, for titles ("" when unknown)
-  uint64_t start_time_ns = 0;     // when the recording began (session.json), 0 when unknown
+  std::string command;         // what was recorded, for titles ("" when unknown)
+  uint64_t start_time_ns = 0;  // when the recording began (session.json), 0 when unknown
+  // How the recording ended (session.json; a perf.data's is not known, and taken as ended).
+  session::RecordingEnd end = session::RecordingEnd::kEnded;
   uint64_t sample_period_ns = 0;  // nominal time one sample stands for (1e9 / frequency)
   // Non-fatal things the reading noticed (lost samples, damaged files, ...), one line each.
   std::vector<std::string> warnings;

@@ -90,6 +90,16 @@ base::Status RecordingUnwinder::Flush() {
   return status_;
 }
 
+base::Status RecordingUnwinder::Checkpoint() {
+  std::lock_guard lock(mutex_);
+  if (!gathering_.empty() && !waiting_.has_value()) {
+    waiting_ = std::move(gathering_);
+    gathering_.clear();
+    changed_.notify_all();
+  }
+  return status_;
+}
+
 uint64_t RecordingUnwinder::records_bytes() const { return writer_.records_bytes(); }
 
 void RecordingUnwinder::Work() {

@@ -23,7 +23,11 @@
 //
 // The samples file holds, at every batch's end, the records so far, each sample either unwound or
 // as recorded: a recorder killed meanwhile leaves a session report reads as it is. What it loses
-// is the batch being gathered.
+// is what was not unwound yet: a batch is handed over when it is full, and at every checkpoint
+// (session::kCheckpointIntervalNs) when no other batch waits, so that is the samples of the last
+// interval and of the batch being unwound (a few milliseconds' work, when the JIT files are not
+// large). A batch is not handed over more often than the unwinding thread takes them: each one
+// reads the JIT files anew.
 #pragma once
 
 #include <condition_variable>
@@ -71,6 +75,8 @@ class RecordingUnwinder : public session::RecordSink {
   base::Status Append(std::string_view record) override;
   // Unwinds what is gathered, waits for every batch and flushes the file.
   base::Status Flush() override;
+  // Hands what is gathered to the unwinding thread, unless a batch waits for it already.
+  base::Status Checkpoint() override;
   uint64_t records_bytes() const override;
 
  private:
