@@ -1,6 +1,7 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "jitscope/report/annotate.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <fstream>
@@ -448,6 +449,85 @@ TEST_F(AnnotateTest, CodeNotRecordedShowsSamplesByOffset) {
                 "                            hot.jv:36  series\n"
                 "                       +0x0  7f0000001000  (code not recorded: 5 bytes)\n"
                 "* 100.0%        3      +0x5  7f0000001005  (code not recorded: 1 byte)\n");
+}
+
+// A call or jump to code outside the version is named as objdump names it, by the function at
+// the target (and the offset into it); a target no code is at stays an address.
+TEST(AnnotateTargetTest, BranchesOutOfTheVersionNameTheirTarget) {
+  constexpr uint64_t kCaller = 0x7f0000005000;
+  constexpr uint64_t kCallee = 0x7f0000006000;
+  auto rel32 = [](uint64_t from_next, uint64_t to) {
+    const auto d = static_cast<uint32_t>(static_cast<int32_t>(to - from_next));
+    return std::vector<uint8_t>{static_cast<uint8_t>(d), static_cast<uint8_t>(d >> 8),
+                                static_cast<uint8_t>(d >> 16), static_cast<uint8_t>(d >> 24)};
+  };
+  std::vector<uint8_t> caller = {0xE8};  // call kCallee
+  for (uint8_t b : rel32(kCaller + 5, kCallee)) caller.push_back(b);
+  caller.push_back(0xE9);  // jmp kCallee + 0x10
+  for (uint8_t b : rel32(kCaller + 10, kCallee + 0x10)) caller.push_back(b);
+  caller.push_back(0xE8);  // call into no code
+  for (uint8_t b : rel32(kCaller + 15, 0x7f0000009000)) caller.push_back(b);
+  caller.push_back(0xC3);
+  const std::vector<uint8_t> callee(0x20, 0x90);
+  symbolize::IndexBuilder builder;
+  symbolize::CodeReport report;
+  report.time = 1 * kMs;
+  report.method_id = 1;
+  report.address = kCaller;
+  report.size = caller.size();
+  report.name = "caller";
+  builder.AddLoad(report);
+  report.method_id = 2;
+  report.address = kCallee;
+  report.size = callee.size();
+  report.name = "callee";
+  builder.AddLoad(report);
+  const symbolize::SymbolIndex index = std::move(builder).Build();
+  symbolize::CodeStore code;
+  code.Add(1 * kMs, kCaller, caller);
+  code.Add(1 * kMs, kCallee, callee);
+  CodeLocator locator([&](uint32_t) -> const symbolize::SymbolIndex& { return index; },
+                      [&](uint32_t) -> const symbolize::CodeStore& { return code; }, false, nullptr,
+                      nullptr);
+  const SampledVersion version = locator.Describe(kPid, kCaller, 2 * kMs);
+  const Annotation a = Annotate(version, locator, *disasm::Decoder::Create(disasm::Mode::kX86_64),
+                                disasm::Syntax::kAtt);
+  ASSERT_EQ(a.instructions.size(), 4u);
+  EXPECT_EQ(a.instructions[0].text, "call 0x7f0000006000 <callee>");
+  EXPECT_EQ(a.instructions[1].text, "jmp 0x7f0000006010 <callee+0x10>");
+  EXPECT_EQ(a.instructions[2].text, "call 0x7f0000009000");
+  EXPECT_EQ(a.instructions[3].text, "ret");
+}
+
+// The headings name a source file by its base name, unless two of the version's files share it;
+// the header gives the whole path of each file it shortened, once.
+TEST(AnnotateSourceTest, HeadingsShortenPathsTheHeaderGivesThem) {
+  Annotation a;
+  a.version.name = "series";
+  a.version.pid = kPid;
+  a.code_recorded = true;
+  const SourceFrame hot{"series", "/src/app/hot.jv", 37, false};
+  const SourceFrame other_hot{"square", "/src/lib/hot.jv", 12, true};
+  const SourceFrame sq{"sq", "/src/lib/sq.jv", 3, true};
+  const SourceFrame relative{"main", "main.jv", 1, false};
+  a.instructions.resize(4);
+  a.instructions[0].source = {hot};
+  a.instructions[1].source = {other_hot, hot};
+  a.instructions[2].source = {sq, hot};
+  a.instructions[3].source = {relative};
+  const SourceNames names(a);
+  EXPECT_EQ(names.Heading(a.instructions[0].source), "/src/app/hot.jv:37  series");
+  EXPECT_EQ(names.Heading(a.instructions[1].source),
+            "/src/lib/hot.jv:12  square, inlined into series at /src/app/hot.jv:37");
+  EXPECT_EQ(names.Heading(a.instructions[2].source),
+            "sq.jv:3  sq, inlined into series at /src/app/hot.jv:37");
+  EXPECT_EQ(names.Heading(a.instructions[3].source), "main.jv:1  main");
+  AnnotateOutputOptions options;
+  const std::vector<std::string> header = AnnotationHeader(a, options);
+  EXPECT_EQ(header.back(), "source: /src/lib/sq.jv");
+  EXPECT_EQ(std::count_if(header.begin(), header.end(),
+                          [](const std::string& l) { return l.starts_with("source: "); }),
+            1);
 }
 
 // The mapping of this process that holds `address`, as a session's MMAP record has it.

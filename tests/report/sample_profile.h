@@ -29,4 +29,21 @@ inline Profile SampleProfile() {
   return p;
 }
 
+// SampleProfile with its samples' times and threads (BuildOptions::sample_times): thread 7
+// ("jitvm") took the optimized stack's 6 samples and the kernel's, thread 8 ("worker") the
+// baseline's 3, interleaved in time.
+inline Profile TimedSampleProfile() {
+  Profile p = SampleProfile();
+  p.threads = {{7, 7, "jitvm", 7}, {7, 8, "worker", 3}};
+  const std::pair<uint32_t, uint32_t> order[] = {{0, 0}, {1, 1}, {0, 0}, {0, 0}, {1, 1},
+                                                 {0, 2}, {0, 0}, {1, 1}, {0, 0}, {0, 0}};
+  uint64_t time = 1'000'000;
+  for (const auto& [thread, stack] : order) {
+    p.samples.push_back({time, thread, stack});
+    time += 1'000'000;
+  }
+  p.processes = {{7, "jitvm", 10}};
+  return p;
+}
+
 }  // namespace jitscope::report

@@ -3,13 +3,18 @@
 // Every report format written from one hand-built profile, asserted exactly.
 #include <zlib.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "jitscope/report/folded_writer.h"
+#include "jitscope/report/frame_style.h"
+#include "jitscope/report/html_writer.h"
 #include "jitscope/report/pprof_writer.h"
+#include "jitscope/report/short_name.h"
 #include "jitscope/report/speedscope_writer.h"
 #include "jitscope/report/svg_writer.h"
 #include "jitscope/report/text_writer.h"
@@ -64,6 +69,82 @@ TEST(TextWriterTest, LinesModulesAndTop) {
             "#\n"
             "# the hot instructions of JIT code, beside its source lines: jitscope annotate [DIR] "
             "[FUNCTION]\n");
+}
+
+// A module entry is of code: process roots and the mark of a guessed walk are none, and code in
+// no mapping is "[unknown]".
+TEST(TextWriterTest, ModulesAreOfCodeOnly) {
+  Profile profile = SampleProfile();
+  profile.warnings.clear();
+  profile.locations.push_back({"jitvm (pid 7)", "", "", 0, FrameKind::kProcess, false});  // 6
+  profile.locations.push_back({"[frame-pointer chain]", "", "", 0, FrameKind::kGuessed, false});
+  profile.locations.push_back({"[unknown]", "", "", 0, FrameKind::kUnknown, false});  // 8
+  for (Stack& stack : profile.stacks) stack.frames.push_back(6);
+  profile.stacks.push_back({{8, 7, 2, 6}, 2, 0, 0});
+  profile.total_samples = 12;
+  const std::string text = RenderText(profile, {.sort = SortKey::kModule});
+  EXPECT_EQ(text.substr(text.find("   Self")),
+            "   Self   Total  Samples  Module\n"
+            "  50.0%   50.0%        6  jitvm-opt\n"
+            "  25.0%   25.0%        3  jitvm-base\n"
+            "  16.7%   16.7%        2  [unknown]\n"
+            "   8.3%    8.3%        1  [kernel]\n"
+            "   0.0%  100.0%        0  app\n"
+            "   0.0%    8.3%        0  libc.so.6\n"
+            "#\n"
+            "# the hot instructions of JIT code, beside its source lines: jitscope annotate [DIR] "
+            "[FUNCTION]\n");
+}
+
+// Long C++ names keep their function: the column shortens them from the inside, and
+// --name-width widens it (0: whole names).
+TEST(TextWriterTest, LongNamesKeepTheirFunction) {
+  Profile profile = SampleProfile();
+  profile.warnings.clear();
+  profile.locations[2].function =
+      "jitscope::jitvm::Vm::Run(std::span<long const, 18446744073709551615ul>)";
+  profile.locations[0].function = "std::vector<int, std::allocator<int> >::push_back(int const&)";
+  const std::string text = RenderText(profile, {.name_width = 45});
+  EXPECT_NE(text.find("  std::vector<...>::push_back(...) (inlined)  jitvm-opt "),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  jitscope::jitvm::Vm::Run(...)  "), std::string::npos) << text;
+  const std::string narrow = RenderText(profile, {.name_width = 20});
+  EXPECT_NE(narrow.find("  ...::Vm::Run(...)  "), std::string::npos) << narrow;
+  const std::string whole = RenderText(profile, {.name_width = 0});
+  EXPECT_NE(
+      whole.find("  jitscope::jitvm::Vm::Run(std::span<long const, 18446744073709551615ul>)  app"),
+      std::string::npos)
+      << whole;
+}
+
+struct ShortNameCase {
+  const char* name;
+  size_t width;
+  const char* expected;
+};
+
+TEST(ShortNameTest, CxxNamesLoseParametersTemplatesAndScopesFirst) {
+  const ShortNameCase cases[] = {
+      {"main", 60, "main"},
+      {"jitscope::jitvm::Vm::Run(std::span<long const, 18446744073709551615ul>)", 60,
+       "jitscope::jitvm::Vm::Run(...)"},
+      {"jitscope::jitvm::Vm::Run(std::span<long const, 18446744073709551615ul>)", 20,
+       "...::Vm::Run(...)"},
+      {"std::vector<int, std::allocator<int> >::push_back(int const&)", 40,
+       "std::vector<...>::push_back(...)"},
+      {"jitscope::jitvm::(anonymous namespace)::Main(int, char**)", 30, "...::Main(...)"},
+      {"bool std::operator< <char>(std::basic_string<char> const&, std::basic_string<char> "
+       "const&)",
+       40, "bool std::operator< <char>(...)"},
+      {"Foo::operator()(int, int) const", 30, "Foo::operator()(...) const"},
+      {"JS:*mixHot /home/me/app.js:4:16", 20, "JS:*mixHot /home/..."},
+      {"a::b::cccccccccccccccccccccccccccccc(int)", 12, "...cccc(...)"},
+      {"unbalanced<(x", 8, "...ed<(x"},
+  };
+  for (const ShortNameCase& c : cases) {
+    EXPECT_EQ(ShortName(c.name, c.width), c.expected) << c.name << " in " << c.width;
+  }
 }
 
 TEST(TextWriterTest, NoSamplesSaysSo) {
@@ -129,12 +210,34 @@ TEST(SpeedscopeWriterTest, SampledProfileWithSharedFrames) {
   EXPECT_EQ(frames[1]["name"], "hot [opt]");
   EXPECT_EQ(frames[3]["name"], "hot [base]");
   EXPECT_EQ(frames[2]["name"], "main");
+  // Without the samples' times: the distinct stacks by weight, and the name says so.
+  ASSERT_EQ(json["profiles"].size(), 1u);
   const auto& profile = json["profiles"][0];
   EXPECT_EQ(profile["type"], "sampled");
+  EXPECT_EQ(profile["name"], "jitvm hot.jv (stacks by weight, not in time order)");
   EXPECT_EQ(profile["unit"], "nanoseconds");
   EXPECT_EQ(profile["endValue"], 10'000'000);
   EXPECT_EQ(profile["samples"], nlohmann::json::parse("[[2,1,0],[2,3],[2,4,5]]"));
   EXPECT_EQ(profile["weights"], nlohmann::json::parse("[6000000,3000000,1000000]"));
+}
+
+// With them: a profile per thread, its samples in the order they were taken, each weighing one
+// sampling period; the busiest thread is the one speedscope opens.
+TEST(SpeedscopeWriterTest, EachThreadsSamplesInTimeOrder) {
+  const auto json = nlohmann::json::parse(RenderSpeedscope(TimedSampleProfile()));
+  ASSERT_EQ(json["profiles"].size(), 2u);
+  EXPECT_EQ(json["activeProfileIndex"], 0);
+  const auto& jitvm = json["profiles"][0];
+  EXPECT_EQ(jitvm["name"], "jitvm tid 7 (pid 7)");
+  EXPECT_EQ(jitvm["startValue"], 0);
+  EXPECT_EQ(jitvm["endValue"], 7'000'000);
+  EXPECT_EQ(jitvm["samples"],
+            nlohmann::json::parse("[[2,1,0],[2,1,0],[2,1,0],[2,4,5],[2,1,0],[2,1,0],[2,1,0]]"));
+  EXPECT_EQ(jitvm["weights"], nlohmann::json(std::vector<uint64_t>(7, 1'000'000)));
+  const auto& worker = json["profiles"][1];
+  EXPECT_EQ(worker["name"], "worker tid 8 (pid 7)");
+  EXPECT_EQ(worker["endValue"], 3'000'000);
+  EXPECT_EQ(worker["samples"], nlohmann::json::parse("[[2,3],[2,3],[2,3]]"));
 }
 
 std::string Gunzip(const std::string& bytes) {
@@ -218,14 +321,99 @@ TEST(SvgWriterTest, WarningsAreUnderTheTitle) {
       "the collector refused 1 event the JIT reported (null_name: 1); "
       "'jitscope dump' lists them");
   const std::string svg = RenderSvg(profile);
-  EXPECT_NE(svg.find("<text class=\"warning\" x=\"10\" y=\"40\">warning: the kernel lost 2 "
-                     "samples</text>\n<text class=\"warning\" x=\"10\" y=\"55\">warning: the "
+  EXPECT_NE(svg.find("<text class=\"warning\" x=\"10\" y=\"48\">warning: the kernel lost 2 "
+                     "samples</text>\n<text class=\"warning\" x=\"10\" y=\"63\">warning: the "
                      "collector refused 1 event the JIT reported (null_name: 1); &#39;jitscope "
                      "dump&#39; lists them</text>\n<g id=\"frames\">\n"),
             std::string::npos)
       << svg.substr(0, 2000);
   const std::string one_warning = RenderSvg(SampleProfile());
   EXPECT_EQ(one_warning.find("refused"), std::string::npos);
+}
+
+// The root is at the top, under the title and the warnings, so the first screen shows it; a
+// tower of boxes too thin to draw takes no room.
+TEST(SvgWriterTest, RootAtTheTopAndThinTowersTakeNoRoom) {
+  Profile profile = SampleProfile();
+  profile.warnings.clear();
+  std::vector<uint32_t> tower(500, 2);  // main called from main ... 500 deep, in one sample
+  profile.stacks.push_back({tower, 1, 0, 0});
+  profile.stacks[0].samples = 100'000;  // the tower is 1200 / 100'005 px wide: not drawn
+  const std::string svg = RenderSvg(profile);
+  // Three rows of boxes (all, main, hot, work): 48 + 4 * 16 + 10.
+  EXPECT_NE(svg.find("<svg version=\"1.1\" width=\"1200\" height=\"122\""), std::string::npos)
+      << svg.substr(0, 300);
+  EXPECT_NE(svg.find("data-d=\"0\" data-n=\"all\"><title>all: 100005 samples</title><rect "
+                     "x=\"0.00\" y=\"48.0\""),
+            std::string::npos)
+      << svg;
+}
+
+// The data the HTML page reads, from its #profile-data element.
+nlohmann::json PageData(const std::string& html) {
+  const std::string open = "<script type=\"application/json\" id=\"profile-data\">";
+  const size_t begin = html.find(open);
+  EXPECT_NE(begin, std::string::npos);
+  const size_t end = html.find("</script>", begin);
+  return nlohmann::json::parse(html.substr(begin + open.size(), end - begin - open.size()));
+}
+
+// One file: the page, its style and script and the data inline; the browser is told to fetch
+// nothing. The data is the frames, the tree of stacks, and each thread's samples as differences
+// of microseconds and tree nodes.
+TEST(HtmlWriterTest, OneFileWithTheFramesTheStackTreeAndEachThreadsSamples) {
+  const std::string html = RenderHtml(TimedSampleProfile(), {});
+  EXPECT_TRUE(html.starts_with("<!DOCTYPE html>\n")) << html.substr(0, 100);
+  EXPECT_NE(html.find("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+                      "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">"),
+            std::string::npos);
+  EXPECT_NE(html.find("<title>jitscope: jitvm hot.jv</title>"), std::string::npos);
+  EXPECT_EQ(html.find("@JITSCOPE_"), std::string::npos) << "a marker left in the page";
+  const nlohmann::json data = PageData(html);
+  const std::vector<std::string> strings = data["strings"];
+  auto names = [&](const nlohmann::json& indices) {
+    std::vector<std::string> out;
+    for (int64_t i : indices) out.push_back(i < 0 ? "" : strings[static_cast<size_t>(i)]);
+    return out;
+  };
+  EXPECT_EQ(data["title"], "jitvm hot.jv");
+  EXPECT_EQ(data["total"], 10);
+  EXPECT_EQ(data["duration_us"], 10'000);
+  EXPECT_EQ(data["summary"], "10 samples over 0.01 s, one per 1 ms of CPU time per thread");
+  EXPECT_EQ(data["warnings"], nlohmann::json({"the kernel lost 2 samples"}));
+  const nlohmann::json& frames = data["frames"];
+  EXPECT_EQ(names(frames["label"]),
+            (std::vector<std::string>{"work (inlined)", "hot [opt]", "main", "hot [base]",
+                                      "write<a;b>", "[kernel]"}));
+  EXPECT_EQ(names(frames["kind"]),
+            (std::vector<std::string>{"inlined", "JIT", "native", "JIT", "native", "kernel"}));
+  EXPECT_EQ(frames["jit"], nlohmann::json({1, 1, 0, 1, 0, 0}));
+  EXPECT_EQ(frames["version"], nlohmann::json({-1, -1, -1, -1, -1, -1}));
+  EXPECT_EQ(names(frames["colour"])[1], FrameColour(SampleProfile().locations[1]));
+  // root; main; hot [opt]; work; hot [base]; write; [kernel]
+  EXPECT_EQ(data["nodes"]["parent"], nlohmann::json({-1, 0, 1, 2, 1, 1, 5}));
+  EXPECT_EQ(data["nodes"]["frame"], nlohmann::json({-1, 2, 1, 0, 3, 4, 5}));
+  const nlohmann::json& threads = data["threads"];
+  EXPECT_EQ(threads["tid"], nlohmann::json({7, 8}));
+  EXPECT_EQ(names(threads["name"]), (std::vector<std::string>{"jitvm", "worker"}));
+  // Thread 7's samples at 0, 2, 3, 5, 6, 8, 9 ms after the first; thread 8's at 1, 4, 7 ms.
+  EXPECT_EQ(threads["times"], nlohmann::json::parse("[[0,2000,1000,2000,1000,2000,1000],"
+                                                    "[1000,3000,3000]]"));
+  EXPECT_EQ(threads["nodes"], nlohmann::json::parse("[[3,3,3,6,3,3,3],[4,4,4]]"));
+}
+
+// A name is only ever data: one that would close the script element is written escaped.
+TEST(HtmlWriterTest, HostileNamesCannotLeaveTheData) {
+  Profile profile = TimedSampleProfile();
+  profile.locations[4].function = "</script><script>alert(1)</script>";
+  profile.command = "<b>jitvm</b>";
+  const std::string html = RenderHtml(profile, {});
+  EXPECT_EQ(html.find("<script>alert"), std::string::npos);
+  EXPECT_NE(html.find("<title>jitscope: &lt;b&gt;jitvm&lt;/b&gt;</title>"), std::string::npos);
+  const nlohmann::json data = PageData(html);
+  const std::vector<std::string> strings = data["strings"];
+  EXPECT_NE(std::find(strings.begin(), strings.end(), "</script><script>alert(1)</script>"),
+            strings.end());
 }
 
 // Names are the JIT's bytes; the formats that require UTF-8 get U+FFFD for what is not.

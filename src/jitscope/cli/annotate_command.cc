@@ -5,7 +5,6 @@
 
 #include <filesystem>
 #include <map>
-#include <memory>
 #include <set>
 #include <system_error>
 
@@ -16,6 +15,7 @@
 #include "jitscope/report/process_names.h"
 #include "jitscope/report/sample_filter.h"
 #include "jitscope/report/timeline_builder.h"
+#include "jitscope/report/sampled_code.h"
 #include "jitscope/session/perf_data_reader.h"
 #include "jitscope/session/samples_file.h"
 #include "jitscope/session/session_info.h"
@@ -23,27 +23,6 @@
 
 namespace jitscope::cli {
 namespace {
-
-// The symbol indexes and code stores of a session's processes, each built when first needed.
-class Processes {
- public:
-  explicit Processes(const symbolize::SourceSet& sources) : sources_(sources) {}
-  const symbolize::SymbolIndex& Index(uint32_t pid) {
-    auto [it, inserted] = indexes_.try_emplace(pid);
-    if (inserted) it->second = std::make_unique<symbolize::SymbolIndex>(sources_.BuildIndex(pid));
-    return *it->second;
-  }
-  const symbolize::CodeStore& Code(uint32_t pid) {
-    auto [it, inserted] = code_.try_emplace(pid);
-    if (inserted) it->second = std::make_unique<symbolize::CodeStore>(sources_.BuildCodeStore(pid));
-    return *it->second;
-  }
-
- private:
-  const symbolize::SourceSet& sources_;
-  std::map<uint32_t, std::unique_ptr<symbolize::SymbolIndex>> indexes_;
-  std::map<uint32_t, std::unique_ptr<symbolize::CodeStore>> code_;
-};
 
 std::string Describe(const report::SampledVersion& v) {
   return fmt::format("{}{} at 0x{:x} ({} bytes, pid {}, {} samples)", v.name,
@@ -76,16 +55,9 @@ int RunAnnotate(const AnnotateOptions& options, std::FILE* out, std::FILE* err) 
 
   // Each sample's stack, walked as report walks it, counts for the version of its leaf and for
   // the call sites of its return addresses.
-  Processes processes(*sources);
   walk::SampleWalker walker(data, *sources, recording->vdso_path, recording->latest_code);
   walk::DescribeSessionFiles(*recording, walker.files());
-  report::NativeSymbolizer native;
-  native.SetDebugPath(walker.files().DebugPath());
-  report::CodeLocator locator(
-      [&](uint32_t pid) -> const symbolize::SymbolIndex& { return processes.Index(pid); },
-      [&](uint32_t pid) -> const symbolize::CodeStore& { return processes.Code(pid); },
-      recording->latest_code, &walker.maps(), &native, &walker.files());
-  report::VersionCollector collector(locator);
+  report::SampledCode code(*sources, walker, recording->latest_code);
   // The samples the filters keep (report/sample_filter.h), as report keeps them.
   const report::TimelineBuilder timeline = report::StartTimeline(*recording, *sources);
   const report::ProcessNames names(data.comms, data.tasks);
@@ -97,9 +69,9 @@ int RunAnnotate(const AnnotateOptions& options, std::FILE* out, std::FILE* err) 
     if (!filter.Wanted(sample)) return;
     ++kept;
     walker.Walk(sample, stack);
-    collector.Add(sample.pid, sample.time_ns, stack);
+    code.Add(sample.pid, sample.time_ns, stack);
   });
-  const std::vector<report::SampledVersion> versions = std::move(collector).Take();
+  const std::vector<report::SampledVersion> versions = code.TakeVersions();
   if (std::string note = walk::DescribeArchiveUse(walker.files()); !note.empty()) {
     output.notes.push_back(std::move(note));
   }
@@ -157,10 +129,9 @@ int RunAnnotate(const AnnotateOptions& options, std::FILE* out, std::FILE* err) 
       options.syntax == "intel" ? disasm::Syntax::kIntel : disasm::Syntax::kAtt;
   std::vector<report::Annotation> annotations;
   for (const report::SampledVersion* v : chosen) {
-    const std::optional<disasm::Decoder> decoder = disasm::Decoder::Create(
-        sources->PointerSize(v->pid) == 4 ? disasm::Mode::kI386 : disasm::Mode::kX86_64);
-    if (!decoder) return fail("the disassembler could not be set up");
-    annotations.push_back(report::Annotate(*v, locator, *decoder, syntax));
+    std::optional<report::Annotation> annotation = code.Annotate(*v, syntax);
+    if (!annotation) return fail("the disassembler could not be set up");
+    annotations.push_back(std::move(*annotation));
   }
   const std::string bytes = options.format == "json"
                                 ? report::RenderAnnotationJson(annotations, output)

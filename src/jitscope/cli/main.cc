@@ -312,6 +312,8 @@ Examples:
   jitscope report --format pprof -o profile.pb.gz
   jitscope report --format folded --no-inline -o stacks.folded
   jitscope report --format speedscope -o profile.speedscope.json
+  jitscope report --format html -o profile.html
+  jitscope report --diff-base fib.data jitscope.data --top 5
 Examples with other engines:
   jitscope report node.data --top 5
   jitscope report java.data --sort line --top 5
@@ -346,7 +348,21 @@ void AddReportCommand(CLI::App& app, ReportOptions& options) {
       ->default_val("method");
   command->add_option("--top", options.text.top, "text: how many entries (0 = all)")
       ->default_val(25);
+  command
+      ->add_option("--name-width", options.text.name_width,
+                   "text: the widest a function's name is shown (0 = whole names); a longer C++ "
+                   "name loses its parameters, template arguments and outer scopes before its "
+                   "function's name")
+      ->default_val(60);
   AddSampleFilterOptions(command, options.build.filter);
+  command
+      ->add_option(
+          "--diff-base", options.diff_base,
+          "Compare INPUT (the new run) with this recording (the base run): per function "
+          "and per stack, each as a share of its own run's samples, functions matched by "
+          "name (and by tier where both runs have it); --format text, folded (FlameGraph's "
+          "differential form) or html (a differential flame graph)")
+      ->type_name("OLD");
   command->add_flag("--inline,!--no-inline", options.inline_frames,
                     "Show inlined functions as frames of their own (default), or fold them into "
                     "the function they were inlined into");

@@ -1,9 +1,10 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // `jitscope report [INPUT | -i INPUT] [--jit PATH]... [--format F] [-o FILE] [--sort KEY]
-// [--inline|--no-inline] [--top N]`: symbolizes a session directory written by `jitscope record`,
-// or a perf.data file `perf record` wrote (src/jitscope/report/profile_builder.h), and writes it
-// in one of the report formats.
+// [--inline|--no-inline] [--top N] [--name-width N] [--diff-base OLD]`: symbolizes a session
+// directory written by `jitscope record`, or a perf.data file `perf record` wrote
+// (src/jitscope/report/profile_builder.h), and writes it in one of the report formats; with
+// --diff-base, the difference of INPUT from the recording OLD (report/profile_diff.h).
 #pragma once
 
 #include <cstdio>
@@ -25,6 +26,7 @@ struct ReportOptions {
   report::TextOptions text;     // its `top`; `sort` is set from the string above
   bool inline_frames = true;
   report::BuildOptions build;  // its jit_sources (--jit)
+  std::string diff_base;       // --diff-base OLD: INPUT compared with OLD
 };
 
 // The names --format accepts.

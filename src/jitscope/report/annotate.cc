@@ -2,6 +2,7 @@
 #include "jitscope/report/annotate.h"
 
 #include <algorithm>
+#include <set>
 #include <string_view>
 #include <tuple>
 
@@ -37,42 +38,10 @@ std::string Hex(std::span<const uint8_t> bytes) {
   return out;
 }
 
-// "hotspot.jv:37" or "hotspot.jv" or "" for one frame.
-std::string Place(const SourceFrame& frame) {
-  if (frame.file.empty()) return "";
-  return frame.line == 0 ? frame.file : fmt::format("{}:{}", frame.file, frame.line);
-}
-
-// An instruction's source as one line: the innermost frame's place and function, then, for an
-// inlined frame, what it was inlined into, outwards ("sq.jv:3 sq, inlined into series at
-// hotspot.jv:37").
-std::string DescribeSource(const std::vector<SourceFrame>& source) {
-  if (source.empty()) return "(no source)";
-  std::string out;
-  for (size_t i = 0; i < source.size(); ++i) {
-    const SourceFrame& frame = source[i];
-    std::string place = Place(frame);
-    if (i == 0) {
-      out = place.empty() ? frame.function + " (no line)" : place + "  " + frame.function;
-    } else {
-      out += ", inlined into " + frame.function + (place.empty() ? "" : " at " + place);
-    }
-    if (!frame.inlined) break;
-  }
-  return out;
-}
-
 std::string Seconds(uint64_t time_ns, uint64_t origin_ns) {
   const double seconds = time_ns >= origin_ns ? static_cast<double>(time_ns - origin_ns) / 1e9
                                               : -static_cast<double>(origin_ns - time_ns) / 1e9;
   return fmt::format("{:+.3f} s", seconds);
-}
-
-std::string VersionTitle(const SampledVersion& v) {
-  std::string title = v.name;
-  if (!v.module.empty()) title += fmt::format(" ({})", v.module);
-  if (v.method_id) title += fmt::format(", method #{}", *v.method_id);
-  return title + fmt::format(", pid {}", v.pid);
 }
 
 std::string Interval(const SampledVersion& v, uint64_t origin_ns) {
@@ -105,13 +74,14 @@ std::vector<LineTotal> LineTotals(const Annotation& annotation) {
 
 void RenderInstructions(const Annotation& a, uint64_t total_samples, bool color, std::string& out) {
   const SampledVersion& v = a.version;
+  const SourceNames names(a);
   const size_t address_width = fmt::format("{:x}", v.start + v.size).size();
   out +=
       fmt::format("#   Share  Samples    Offset  {:<{}}  Instruction\n", "Address", address_width);
   const std::vector<SourceFrame>* previous = nullptr;
   for (const AnnotatedInstruction& in : a.instructions) {
     if (previous == nullptr || *previous != in.source) {
-      out += FitToWidth(fmt::format("{:28}{}", "", DescribeSource(in.source)), kLineWidth) + "\n";
+      out += FitToWidth(fmt::format("{:28}{}", "", names.Heading(in.source)), kLineWidth) + "\n";
       previous = &in.source;
     }
     const bool hot = in.samples > 0 &&
@@ -120,13 +90,7 @@ void RenderInstructions(const Annotation& a, uint64_t total_samples, bool color,
         "{} {:>6} {:>8} {:>9}  {:>{}x}  ", hot ? '*' : ' ', Share(in.samples, v.samples),
         in.samples == 0 ? "" : fmt::format("{}", in.samples), fmt::format("+{:#x}", in.offset),
         v.start + in.offset, address_width);
-    if (!in.recorded) {
-      line += fmt::format("(code not recorded: {} byte{})", in.length, in.length == 1 ? "" : "s");
-    } else if (in.bad) {
-      line += "(bad) " + Hex(in.bytes);
-    } else {
-      line += in.text;
-    }
+    line += InstructionText(in);
     line = FitToWidth(line, kLineWidth);
     while (!line.empty() && line.back() == ' ') line.pop_back();
     if (hot && color) line = "\033[1;31m" + line + "\033[0m";
@@ -140,16 +104,118 @@ void RenderInstructions(const Annotation& a, uint64_t total_samples, bool color,
 }
 
 void RenderLines(const Annotation& a, std::string& out) {
+  const SourceNames names(a);
   out += "#   Share  Samples  Source\n";
   for (const LineTotal& total : LineTotals(a)) {
     std::string line = fmt::format("  {:>6} {:>8}  {}", Share(total.samples, a.version.samples),
                                    total.samples == 0 ? "" : fmt::format("{}", total.samples),
-                                   DescribeSource(total.source));
+                                   names.Heading(total.source));
     out += FitToWidth(line, kLineWidth) + "\n";
   }
 }
 
+// "<name>" or "<name+0x10>" for code at `address` that no branch inside the version reaches, as
+// objdump names a call's target; "" when no function is known there.
+std::string TargetName(CodeLocator& locator, const SampledVersion& from, uint64_t address) {
+  const uint64_t time = std::max(from.loaded_ns, from.last_seen_ns);
+  if (!locator.Locate(from.pid, address, time)) return "";
+  const SampledVersion target = locator.Describe(from.pid, address, time);
+  if (target.name.empty()) return "";
+  return address == target.start ? fmt::format("<{}>", target.name)
+                                 : fmt::format("<{}+{:#x}>", target.name, address - target.start);
+}
+
 }  // namespace
+
+std::string InstructionText(const AnnotatedInstruction& in) {
+  if (!in.recorded) {
+    return fmt::format("(code not recorded: {} byte{})", in.length, in.length == 1 ? "" : "s");
+  }
+  if (in.bad) return "(bad) " + Hex(in.bytes);
+  return in.text;
+}
+
+SourceNames::SourceNames(const Annotation& annotation) {
+  std::map<std::string, std::set<std::string>> by_base;  // base name → paths
+  for (const AnnotatedInstruction& in : annotation.instructions) {
+    for (const SourceFrame& frame : in.source) {
+      if (frame.file.empty() || shown_.contains(frame.file)) continue;
+      shown_.emplace(frame.file, "");
+      files_.push_back(frame.file);
+      by_base[frame.file.substr(frame.file.rfind('/') + 1)].insert(frame.file);
+    }
+  }
+  for (auto& [path, shown] : shown_) {
+    const std::string base = path.substr(path.rfind('/') + 1);
+    shown = by_base[base].size() > 1 ? path : base;
+  }
+}
+
+const std::string& SourceNames::Shown(const std::string& file) const {
+  auto it = shown_.find(file);
+  return it == shown_.end() ? file : it->second;
+}
+
+std::string SourceNames::Place(const SourceFrame& frame) const {
+  if (frame.file.empty()) return "";
+  const std::string& file = Shown(frame.file);
+  return frame.line == 0 ? file : fmt::format("{}:{}", file, frame.line);
+}
+
+std::string SourceNames::Heading(const std::vector<SourceFrame>& source) const {
+  if (source.empty()) return "(no source)";
+  std::string out;
+  for (size_t i = 0; i < source.size(); ++i) {
+    const SourceFrame& frame = source[i];
+    std::string place = Place(frame);
+    if (i == 0) {
+      out = place.empty() ? frame.function + " (no line)" : place + "  " + frame.function;
+    } else {
+      out += ", inlined into " + frame.function + (place.empty() ? "" : " at " + place);
+    }
+    if (!frame.inlined) break;
+  }
+  return out;
+}
+
+std::string VersionTitle(const SampledVersion& v) {
+  std::string title = v.name;
+  if (!v.module.empty()) title += fmt::format(" ({})", v.module);
+  if (v.method_id) title += fmt::format(", method #{}", *v.method_id);
+  return title + fmt::format(", pid {}", v.pid);
+}
+
+std::vector<std::string> AnnotationHeader(const Annotation& a,
+                                          const AnnotateOutputOptions& options) {
+  const SampledVersion& v = a.version;
+  std::vector<std::string> lines;
+  lines.push_back(fmt::format("{}code 0x{:x}, {} bytes{}, {}", v.native ? "native " : "", v.start,
+                              v.size,
+                              v.native ? fmt::format(" at file offset {:#x}", v.file_offset) : "",
+                              Interval(v, options.start_time_ns)));
+  if (v.samples == 0) {
+    lines.push_back("0 samples on its own instructions");
+  } else {
+    lines.push_back(fmt::format("{} samples, {} of the session", v.samples,
+                                Share(v.samples, options.total_samples)));
+  }
+  if (a.shown_bytes < v.size) {
+    lines.push_back(fmt::format("only its first {} bytes are shown", a.shown_bytes));
+  }
+  if (!a.code_recorded && v.native) {
+    lines.push_back("its code could not be read from its file: samples by offset only");
+  } else if (!a.code_recorded) {
+    lines.push_back(
+        "its code bytes were not recorded (a perf map, or JITSCOPE_CODE_BYTES=0): samples by "
+        "offset only");
+  }
+  // The whole path of each file the headings name by less of it.
+  const SourceNames names(a);
+  for (const std::string& file : names.files()) {
+    if (names.Shown(file) != file) lines.push_back("source: " + file);
+  }
+  return lines;
+}
 
 SampledVersion* VersionCollector::VersionAt(uint32_t pid, uint64_t address, uint64_t time_ns) {
   const std::optional<VersionKey> key = locator_.Locate(pid, address, time_ns);
@@ -171,10 +237,12 @@ void VersionCollector::Add(uint32_t pid, uint64_t time_ns,
       if (SampledVersion* version = VersionAt(pid, address.pc, time_ns)) {
         ++version->samples;
         ++version->samples_at[address.pc];
+        version->last_seen_ns = time_ns;
       }
     } else if (address.returns) {
       if (SampledVersion* version = VersionAt(pid, address.Lookup(), time_ns)) {
         calls_.emplace_back(version, address.pc);
+        version->last_seen_ns = time_ns;
       }
     }
   }
@@ -227,6 +295,12 @@ Annotation Annotate(const SampledVersion& version, CodeLocator& locator,
         const std::string absolute = fmt::format("{:#x}", *target);
         if (const size_t at = in.text.rfind(absolute); at != std::string::npos) {
           in.text.replace(at, absolute.size(), fmt::format("<+{:#x}>", *in.target_offset));
+        }
+      } else if (target) {
+        // Code elsewhere (another function, a stub, the version's cold region): named as
+        // objdump names it, after the address.
+        if (std::string name = TargetName(locator, version, *target); !name.empty()) {
+          in.text += " " + name;
         }
       }
     } else {
@@ -339,25 +413,7 @@ std::string RenderAnnotationText(const std::vector<Annotation>& annotations,
     const SampledVersion& v = a.version;
     out += "\n";
     out += FitToWidth("## " + VersionTitle(v), kLineWidth) + "\n";
-    out += fmt::format("## {}code 0x{:x}, {} bytes{}, {}\n", v.native ? "native " : "", v.start,
-                       v.size, v.native ? fmt::format(" at file offset {:#x}", v.file_offset) : "",
-                       Interval(v, options.start_time_ns));
-    if (v.samples == 0) {
-      out += "## 0 samples on its own instructions\n";
-    } else {
-      out += fmt::format("## {} samples, {} of the session\n", v.samples,
-                         Share(v.samples, options.total_samples));
-    }
-    if (a.shown_bytes < v.size) {
-      out += fmt::format("## only its first {} bytes are shown\n", a.shown_bytes);
-    }
-    if (!a.code_recorded && v.native) {
-      out += "## its code could not be read from its file: samples by offset only\n";
-    } else if (!a.code_recorded) {
-      out +=
-          "## its code bytes were not recorded (a perf map, or JITSCOPE_CODE_BYTES=0): samples "
-          "by offset only\n";
-    }
+    for (const std::string& line : AnnotationHeader(a, options)) out += "## " + line + "\n";
     if (options.by_line) {
       RenderLines(a, out);
     } else {

@@ -63,6 +63,31 @@ struct Annotation {
   uint64_t shown_bytes = 0;    // how much of the version is disassembled (1 MiB at most)
 };
 
+// What an instruction shows: its text, "(bad) 0f 0b" for bytes that do not decode, or
+// "(code not recorded: N bytes)".
+std::string InstructionText(const AnnotatedInstruction& instruction);
+
+// The source files of a version's instructions and how the headings between its instructions
+// name them: by base name ("hotspot.jv:37"), or by the whole path where two of its files share
+// one. The version's header gives the whole path of each file it shortens, once.
+class SourceNames {
+ public:
+  explicit SourceNames(const Annotation& annotation);
+  // An instruction's source as one line: the innermost frame's place and function, then, for an
+  // inlined frame, what it was inlined into, outwards ("sq.jv:3  sq, inlined into series at
+  // hotspot.jv:37"); "(no source)" when none is known.
+  std::string Heading(const std::vector<SourceFrame>& source) const;
+  // The whole paths, in the order the instructions first name them.
+  const std::vector<std::string>& files() const { return files_; }
+  // What the headings call `file`.
+  const std::string& Shown(const std::string& file) const;
+
+ private:
+  std::string Place(const SourceFrame& frame) const;
+  std::vector<std::string> files_;
+  std::map<std::string, std::string> shown_;  // path → what a heading says
+};
+
 Annotation Annotate(const SampledVersion& version, CodeLocator& locator,
                     const disasm::Decoder& decoder, disasm::Syntax syntax);
 
@@ -81,6 +106,14 @@ struct AnnotateOutputOptions {
   std::vector<std::string> notes;  // what the selection said (ambiguous names, ...), shown first
   bool color = false;              // text: hot instructions in bold red (for a terminal)
 };
+
+// "series (jitvm-optimized), method #1011, pid 13239": what a version's annotation is headed by.
+std::string VersionTitle(const SampledVersion& version);
+
+// The lines under a version's title (without the text format's "## "): where its code is and
+// when it was valid, its samples, what of it could not be shown, and its source files.
+std::vector<std::string> AnnotationHeader(const Annotation& annotation,
+                                          const AnnotateOutputOptions& options);
 
 // Fits 100 columns, names and instruction text cut with "..." if they must be.
 std::string RenderAnnotationText(const std::vector<Annotation>& annotations,

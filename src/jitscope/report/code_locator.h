@@ -52,6 +52,7 @@ struct SampledVersion {
   uint64_t loaded_ns = 0;
   uint64_t invalidated_ns = symbolize::kForever;
   uint64_t samples = 0;                     // samples whose leaf is in this version
+  uint64_t last_seen_ns = 0;                // the last sample in it or below a call of it
   std::map<uint64_t, uint64_t> samples_at;  // leaf address → samples
   // Return address into this version → samples with it in their stack (each sample once).
   std::map<uint64_t, uint64_t> calls_at;

@@ -6,7 +6,6 @@
 #include "jitscope/report/frame_labels.h"
 
 namespace jitscope::report {
-namespace {
 
 std::string FoldedName(const Location& location, std::string name) {
   for (char& c : name) {
@@ -18,8 +17,6 @@ std::string FoldedName(const Location& location, std::string name) {
   if (location.kind == FrameKind::kKernel) return name + "_[k]";
   return name;
 }
-
-}  // namespace
 
 std::string RenderFolded(const Profile& profile) {
   std::vector<std::string> names;

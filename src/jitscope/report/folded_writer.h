@@ -15,4 +15,8 @@ namespace jitscope::report {
 
 std::string RenderFolded(const Profile& profile);
 
+// A frame as a folded line names it: `label` with ';' and line breaks replaced, and the mark of
+// its kind.
+std::string FoldedName(const Location& location, std::string label);
+
 }  // namespace jitscope::report

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,7 +45,22 @@ struct Location {
   // This frame was inlined into the frame that follows it in the stack: both describe the same
   // machine address (pprof writes such a run as one Location with several Lines).
   bool inlined = false;
+  // With BuildOptions::jit_versions, a JIT frame's version: 1 + its index in
+  // Profile::jit_versions. 0 otherwise, so a function is one Location whichever code ran it.
+  uint32_t version = 0;
   bool operator==(const Location&) const = default;
+};
+
+// One version of JIT code: a region from its load to its end (symbolize::MatchedRegion), so a
+// re-JIT, a tier change or code loaded where other code was is another version.
+struct JitVersion {
+  uint32_t pid = 0;
+  uint64_t start = 0;
+  uint64_t size = 0;
+  uint64_t loaded_ns = 0;
+  uint64_t invalidated_ns = 0;  // symbolize::kForever when it never ended
+  std::optional<uint64_t> method_id;
+  bool operator==(const JitVersion&) const = default;
 };
 
 // One distinct call stack and how many samples had it.
@@ -53,6 +69,23 @@ struct Stack {
   uint64_t samples = 0;
   uint64_t first_time_ns = 0;  // CLOCK_MONOTONIC of its first and last sample
   uint64_t last_time_ns = 0;
+};
+
+// One thread with samples (BuildOptions::sample_times).
+struct ThreadShare {
+  uint32_t pid = 0;
+  uint32_t tid = 0;
+  std::string name;  // the thread's COMM at its last sample, else its process's; "" when none
+  uint64_t samples = 0;
+  bool operator==(const ThreadShare&) const = default;
+};
+
+// One sample as the formats that show time need it (BuildOptions::sample_times).
+struct TimedSample {
+  uint64_t time_ns = 0;  // CLOCK_MONOTONIC
+  uint32_t thread = 0;   // index into Profile::threads
+  uint32_t stack = 0;    // index into Profile::stacks
+  bool operator==(const TimedSample&) const = default;
 };
 
 // One process of the recording and its samples.
@@ -76,6 +109,12 @@ struct Profile {
   std::string no_samples_reason;
   // The processes with samples, busiest first (ties: lowest pid first).
   std::vector<ProcessShare> processes;
+  // With BuildOptions::sample_times: the threads with samples (by pid, then tid), and every
+  // sample kept, in time order; empty otherwise.
+  std::vector<ThreadShare> threads;
+  std::vector<TimedSample> samples;
+  // With BuildOptions::jit_versions: the versions of JIT code that frames name (Location::version).
+  std::vector<JitVersion> jit_versions;
   // For a session recorded with --call-graph dwarf: how many samples' walks ended for each reason
   // (unwind::StopReasonName: "end of stack" is a complete stack, the others were cut short), in
   // the reasons' order; empty for frame-pointer sessions.

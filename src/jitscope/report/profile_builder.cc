@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -31,7 +32,7 @@ struct LocationHash {
   size_t operator()(const Location& l) const {
     std::hash<std::string_view> h;
     return h(l.function) ^ (h(l.module) * 31) ^ (h(l.file) * 131) ^ (size_t{l.line} << 7) ^
-           (static_cast<size_t>(l.kind) << 3) ^ (l.inlined ? 1 : 0);
+           (static_cast<size_t>(l.kind) << 3) ^ (l.inlined ? 1 : 0) ^ (size_t{l.version} << 40);
   }
 };
 
@@ -73,6 +74,7 @@ class Builder {
           uint64_t start_ns)
       : options_(options),
         of_processes_(of_processes),
+        latest_code_(latest_code),
         data_(data),
         sources_(sources),
         walker_(data, sources, vdso_path, latest_code),
@@ -95,6 +97,11 @@ class Builder {
     const bool roots = options_.process_roots && of_processes_ && WantedProcesses() > 1;
     std::vector<uint32_t> frames;
     uint64_t done = 0;
+    // With sample_times: each thread's index in first-seen order, and its last sample's time.
+    std::map<std::pair<uint32_t, uint32_t>, std::pair<uint32_t, uint64_t>> threads;
+    if (options_.observer != nullptr) {
+      options_.observer->Begin(sources_, walker_, latest_code_);
+    }
     data_.ForEachSample([&](const session::Sample& sample) {
       if (!Wanted(sample)) return;
       if (kept++ == 0) profile_.start_time_ns = sample.time_ns;
@@ -105,6 +112,7 @@ class Builder {
       last_time[sample.pid] = sample.time_ns;
       frames.clear();
       AppendStack(sample, frames);
+      if (options_.observer != nullptr) options_.observer->Add(sample, addresses_);
       if (roots) frames.push_back(ProcessRoot(sample));
       auto [it, inserted] = stack_ids_.try_emplace(frames, profile_.stacks.size());
       if (inserted) profile_.stacks.push_back(Stack{frames, 0, sample.time_ns, sample.time_ns});
@@ -113,8 +121,16 @@ class Builder {
       stack.last_time_ns = sample.time_ns;  // samples are in time order
       timeline_.AddSample(sample, static_cast<uint32_t>(it->second), period_ns_,
                           options_.timeline_samples);
+      if (options_.sample_times) {
+        auto [thread, first] =
+            threads.try_emplace({sample.pid, sample.tid}, static_cast<uint32_t>(threads.size()), 0);
+        thread->second.second = sample.time_ns;
+        profile_.samples.push_back(
+            {sample.time_ns, thread->second.first, static_cast<uint32_t>(it->second)});
+      }
       if (options_.progress && ++done % 4096 == 0) options_.progress(done, total);
     });
+    if (options_.observer != nullptr) options_.observer->End();
     NameProcesses(processes, last_time);
     if (options_.progress) options_.progress(total, total);
     for (auto& [pid, process] : processes) profile_.processes.push_back(std::move(process));
@@ -136,6 +152,7 @@ class Builder {
       sorted.push_back(std::move(profile_.stacks[order[i]]));
     }
     profile_.stacks = std::move(sorted);
+    if (options_.sample_times) NameThreads(threads, new_index_);
     profile_.total_samples = kept;
     profile_.filtered_out = total - kept;
     if (walker_.unwinding()) {
@@ -231,6 +248,24 @@ class Builder {
         processes[sample.pid].name = std::move(name);
       }
     });
+  }
+
+  // Profile::threads by pid and tid, named as of their last samples, and the samples' thread and
+  // stack indices made those of the sorted lists (`stack_at`: a stack's index once sorted).
+  void NameThreads(
+      const std::map<std::pair<uint32_t, uint32_t>, std::pair<uint32_t, uint64_t>>& threads,
+      const std::vector<uint32_t>& stack_at) {
+    std::vector<uint32_t> thread_at(threads.size());
+    for (const auto& [ids, seen] : threads) {
+      thread_at[seen.first] = static_cast<uint32_t>(profile_.threads.size());
+      profile_.threads.push_back(
+          {ids.first, ids.second, names_.ThreadNameAt(ids.first, ids.second, seen.second), 0});
+    }
+    for (TimedSample& sample : profile_.samples) {
+      sample.thread = thread_at[sample.thread];
+      sample.stack = stack_at[sample.stack];
+      ++profile_.threads[sample.thread].samples;
+    }
   }
 
   uint32_t ProcessRoot(const session::Sample& sample) {
@@ -342,7 +377,7 @@ class Builder {
     }
     const size_t before = frames.size();
     if (jit) {
-      AppendJitFrames(frames);
+      AppendJitFrames(pid, frames);
     } else {
       AppendMappedFrames(mapping, address, frames);
     }
@@ -352,8 +387,9 @@ class Builder {
                          frames.end());
   }
 
-  // The frames of the JIT code Resolve just found (resolution_).
-  void AppendJitFrames(std::vector<uint32_t>& frames) {
+  // The frames of the JIT code Resolve just found in process `pid` (resolution_).
+  void AppendJitFrames(uint32_t pid, std::vector<uint32_t>& frames) {
+    const uint32_t version = options_.jit_versions ? VersionOf(pid) : 0;
     for (const symbolize::Frame& f : resolution_.frames) {
       if (f.inlined && !options_.inline_frames) continue;
       frames.push_back(Intern(Location{
@@ -364,8 +400,23 @@ class Builder {
           .file = std::string(f.file),
           .line = f.line,
           .kind = FrameKind::kJit,
-          .inlined = f.inlined}));
+          .inlined = f.inlined,
+          .version = version}));
     }
+  }
+
+  // Location::version of the region Resolve just found in process `pid`.
+  uint32_t VersionOf(uint32_t pid) {
+    const symbolize::MatchedRegion& region = resolution_.region;
+    auto [it, inserted] = version_ids_.try_emplace(std::tuple(pid, region.start, region.loaded),
+                                                   profile_.jit_versions.size() + 1);
+    if (inserted) {
+      std::optional<uint64_t> method_id;
+      if (!resolution_.frames.empty()) method_id = resolution_.frames.back().method_id;
+      profile_.jit_versions.push_back(
+          {pid, region.start, region.size, region.loaded, region.invalidated, method_id});
+    }
+    return it->second;
   }
 
   // The frames of code that is not JIT code, at `address` in `mapping` (null: in no mapping).
@@ -431,6 +482,7 @@ class Builder {
 
   const BuildOptions& options_;
   const bool of_processes_;
+  const bool latest_code_;
   const session::SampleData& data_;
   const symbolize::SourceSet& sources_;
   walk::SampleWalker walker_;
@@ -448,6 +500,7 @@ class Builder {
   symbolize::Resolution resolution_;
   std::unordered_map<Location, uint32_t, LocationHash> location_ids_;
   std::unordered_map<std::vector<uint32_t>, size_t, StackHash> stack_ids_;
+  std::map<std::tuple<uint32_t, uint64_t, uint64_t>, uint32_t> version_ids_;  // (pid, start, load)
   std::optional<uint32_t> kernel_location_;
   std::optional<uint32_t> guessed_location_;
   // The frames each user address was named with (AppendUserFrames): a run of named_frames_.

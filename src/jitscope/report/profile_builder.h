@@ -22,14 +22,32 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "jitscope/base/status.h"
 #include "jitscope/report/profile.h"
 #include "jitscope/report/sample_filter.h"
+#include "jitscope/session/perf_record.h"
+#include "jitscope/symbolize/source_set.h"
+#include "jitscope/walk/sample_walker.h"
 
 namespace jitscope::report {
+
+// What else looks at each kept sample's stack while BuildProfile walks it (the code versions the
+// HTML report annotates), so that the samples are walked once.
+class StackObserver {
+ public:
+  virtual ~StackObserver() = default;
+  // Before the first sample: the recording's JIT files and the walker, which outlive End().
+  virtual void Begin(const symbolize::SourceSet& sources, walk::SampleWalker& walker,
+                     bool latest_code) = 0;
+  // A kept sample and its stack, leaf first (walk::SampleWalker::Walk).
+  virtual void Add(const session::Sample& sample, std::span<const walk::StackAddress> stack) = 0;
+  // After the last sample.
+  virtual void End() = 0;
+};
 
 struct BuildOptions {
   bool inline_frames = true;  // false: drop inline frames, keep the function that holds the code
@@ -47,6 +65,13 @@ struct BuildOptions {
   // several remain, each stack's outermost frame is its process ("COMM (pid PID)",
   // FrameKind::kProcess), so each process is a tree of its own.
   bool process_roots = true;
+  // Keep each sample's time, thread and stack (Profile::samples, Profile::threads): for the
+  // formats that show time.
+  bool sample_times = false;
+  // Tell the versions of JIT code apart (Location::version, Profile::jit_versions).
+  bool jit_versions = false;
+  // Not owned; may be null.
+  StackObserver* observer = nullptr;
 };
 
 // `input`: a session directory, or a perf.data file (session::LooksLikePerfData).

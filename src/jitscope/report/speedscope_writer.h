@@ -1,9 +1,13 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // speedscope's file format (https://www.speedscope.app/file-format-schema.json): one "sampled"
-// profile whose stacks, listed root first, index shared frames (name, file, line), weighted by
-// CPU time (samples times the sampling period, in nanoseconds). Inlined frames carry
-// " (inlined)" in their name, as speedscope has no field for it.
+// profile per thread, its samples in the order they were taken (speedscope's "Time Order" view
+// draws them one after another), each weighted by the CPU time it stands for (the sampling
+// period, in nanoseconds); stacks are listed root first and index shared frames (name, file,
+// line). Inlined frames carry " (inlined)" in their name, as speedscope has no field for it.
+// A profile built without the samples' times (BuildOptions::sample_times) has no order to give:
+// it is written as one profile of its distinct stacks, heaviest first, and its name says they are
+// not in time order.
 #pragma once
 
 #include <string>

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "jitscope/report/frame_labels.h"
+#include "jitscope/report/frame_style.h"
 #include "jitscope/report/text_writer.h"
 
 namespace jitscope::report {
@@ -19,9 +20,9 @@ namespace {
 
 constexpr double kImageWidth = 1200;
 constexpr double kFrameHeight = 16;
-constexpr double kTop = 40;            // title and controls
+constexpr double kTop = 48;            // title, controls and the details line
 constexpr double kWarningHeight = 15;  // one line under the title per warning
-constexpr double kBottom = 30;         // the details line
+constexpr double kBottom = 10;
 constexpr double kMinWidth = 0.1;
 
 // A box: one function (in one module, of one kind, inlined or not) at one place in the call
@@ -34,81 +35,15 @@ struct Node {
   std::map<uint32_t, std::unique_ptr<Node>> children;  // by box key, so output is stable
 };
 
-std::string Escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : ValidUtf8(text)) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        // Control characters are not allowed in XML 1.0 text.
-        out += static_cast<unsigned char>(c) < 0x20 && c != '\t' ? ' ' : c;
-    }
-  }
-  return out;
-}
-
-// A stable colour per name within the kind's family.
-std::string Colour(const Location& l) {
-  unsigned hash = 2166136261u;
-  for (char c : l.function) hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
-  const unsigned v = hash % 55;
-  if (l.inlined) return fmt::format("rgb({},{},{})", 80 + v, 200 + v / 2, 200 + v / 2);
-  switch (l.kind) {
-    case FrameKind::kJit:
-      return fmt::format("rgb({},{},{})", 50 + v, 190 + v, 50 + v / 2);
-    case FrameKind::kKernel:
-      return fmt::format("rgb({},{},{})", 140 + v / 2, 150 + v / 2, 200 + v);
-    case FrameKind::kNative:
-      return fmt::format("rgb({},{},{})", 200 + v, 90 + 2 * v, 40 + v / 2);
-    case FrameKind::kAnonymous:
-    case FrameKind::kUnknown:
-    case FrameKind::kGuessed:
-      return fmt::format("rgb({},{},{})", 170 + v / 2, 170 + v / 2, 170 + v / 2);
-    case FrameKind::kProcess:
-      return fmt::format("rgb({},{},{})", 200 + v / 2, 200 + v / 2, 120 + v);
-  }
-  return "grey";
-}
-
-const char* KindName(const Location& l) {
-  if (l.inlined) return "inlined";
-  switch (l.kind) {
-    case FrameKind::kJit:
-      return "JIT";
-    case FrameKind::kKernel:
-      return "kernel";
-    case FrameKind::kNative:
-      return "native";
-    case FrameKind::kAnonymous:
-      return "anonymous memory";
-    case FrameKind::kUnknown:
-      return "unknown";
-    case FrameKind::kProcess:
-      return "process";
-    case FrameKind::kGuessed:
-      return "guessed from here on";
-  }
-  return "";
-}
-
-int Depth(const Node& node) {
+// How deep the tree goes in boxes that are drawn: a box narrower than kMinWidth is not, nor are
+// the boxes above it, so they take no room (deep, thin stacks made the image thousands of pixels
+// tall with nothing in most of it).
+int Depth(const Node& node, double total) {
   int depth = 0;
-  for (const auto& [location, child] : node.children) depth = std::max(depth, 1 + Depth(*child));
+  for (const auto& [location, child] : node.children) {
+    if (kImageWidth * static_cast<double>(child->samples) / total < kMinWidth) continue;
+    depth = std::max(depth, 1 + Depth(*child, total));
+  }
   return depth;
 }
 
@@ -141,7 +76,7 @@ class SvgBuilder {
   }
 
   std::string Build() {
-    const int depth = Depth(root_);
+    const int depth = Depth(root_, static_cast<double>(std::max<uint64_t>(root_.samples, 1)));
     const double warnings = static_cast<double>(profile_.warnings.size());
     height_ = kTop + warnings * kWarningHeight + kBottom + (depth + 1) * kFrameHeight;
     std::string title = "Flame graph";
@@ -152,19 +87,20 @@ class SvgBuilder {
         "xmlns=\"http://www.w3.org/2000/svg\" data-total=\"{2}\">\n",
         kImageWidth, height_, root_.samples);
     out_ += kStyle;
+    // The details line is under the title, where it stays in sight however tall the graph.
     out_ += fmt::format(
         "<rect width=\"100%\" height=\"100%\" fill=\"#f8f8f8\"/>\n"
         "<text id=\"title\" x=\"{}\" y=\"20\" text-anchor=\"middle\">{}</text>\n"
         "<text id=\"reset\" class=\"control\" x=\"10\" y=\"20\">Reset zoom</text>\n"
         "<text id=\"search\" class=\"control\" x=\"{}\" y=\"20\">Search</text>\n"
         "<text id=\"details\" x=\"10\" y=\"{}\"> </text>\n",
-        kImageWidth / 2, Escape(title), kImageWidth - 60, height_ - 10);
+        kImageWidth / 2, EscapeMarkup(title), kImageWidth - 60, 38);
     // What the report could not do (refused events, damaged files, unnamed JIT code), under the
     // title as in the text report's header.
     for (size_t i = 0; i < profile_.warnings.size(); ++i) {
-      out_ +=
-          fmt::format("<text class=\"warning\" x=\"10\" y=\"{}\">warning: {}</text>\n",
-                      kTop + static_cast<double>(i) * kWarningHeight, Escape(profile_.warnings[i]));
+      out_ += fmt::format("<text class=\"warning\" x=\"10\" y=\"{}\">warning: {}</text>\n",
+                          kTop + static_cast<double>(i) * kWarningHeight,
+                          EscapeMarkup(profile_.warnings[i]));
     }
     out_ += "<g id=\"frames\">\n";
     Emit(root_, nullptr, 0, 0);
@@ -179,7 +115,10 @@ class SvgBuilder {
     const double total = static_cast<double>(std::max<uint64_t>(root_.samples, 1));
     const double width = kImageWidth * static_cast<double>(node.samples) / total;
     if (width < kMinWidth) return;
-    const double y = height_ - kBottom - (depth + 1) * kFrameHeight;
+    // The root at the top, callees below their callers (an icicle): the first screen of a tall
+    // graph shows the root and the widest paths, not the ends of its deepest stacks.
+    const double y = kTop + static_cast<double>(profile_.warnings.size()) * kWarningHeight +
+                     depth * kFrameHeight;
     std::string name = "all";
     std::string tooltip = fmt::format("all: {} samples", node.samples);
     std::string fill = "rgb(220,220,220)";
@@ -191,18 +130,18 @@ class SvgBuilder {
         where += fmt::format(":{}", location->line);
       }
       tooltip = fmt::format("{}{} — {} {}{} — {} samples, {:.2f}%", location->function,
-                            location->inlined ? " (inlined)" : "", KindName(*location),
+                            location->inlined ? " (inlined)" : "", FrameKindName(*location),
                             ModuleDisplayName(location->module), where.empty() ? "" : ", " + where,
                             node.samples, 100.0 * static_cast<double>(node.samples) / total);
-      fill = Colour(*location);
+      fill = FrameColour(*location);
       if (location->inlined) css += " inl";
     }
     out_ += fmt::format(
         "<g class=\"{}\" data-x=\"{:.2f}\" data-w=\"{:.2f}\" data-d=\"{}\" data-n=\"{}\">"
         "<title>{}</title><rect x=\"{:.2f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{}\" "
         "fill=\"{}\" rx=\"2\"/><text x=\"{:.2f}\" y=\"{:.1f}\">{}</text></g>\n",
-        css, x, width, depth, Escape(name), Escape(tooltip), x, y, width, kFrameHeight - 1, fill,
-        x + 3, y + kFrameHeight - 4.5, Escape(Label(name, width)));
+        css, x, width, depth, EscapeMarkup(name), EscapeMarkup(tooltip), x, y, width,
+        kFrameHeight - 1, fill, x + 3, y + kFrameHeight - 4.5, EscapeMarkup(Label(name, width)));
     double child_x = x;
     for (const auto& [box, child] : node.children) {
       Emit(*child, &profile_.locations[child->location], depth + 1, child_x);

@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string_view>
 #include <tuple>
 
 #include <fmt/format.h>
 
+#include "jitscope/report/short_name.h"
 #include "jitscope/report/utf8.h"
 #include "jitscope/unwind/unwinder.h"
 
@@ -16,6 +18,7 @@ namespace {
 
 struct Entry {
   std::string function, module, source;
+  bool inlined = false;
   uint64_t self = 0, total = 0;
   size_t first_seen = 0;
   bool jit = false;  // JIT code: `jitscope annotate` can show its instructions
@@ -41,11 +44,15 @@ std::string SourceOf(const Location& l, SortKey sort) {
   return fmt::format("{}:{}", l.file, l.line);
 }
 
-std::string Percent(uint64_t part, uint64_t whole) {
+}  // namespace
+
+std::string PercentOf(uint64_t part, uint64_t whole) {
   return whole == 0 ? "-"
                     : fmt::format("{:.1f}%",
                                   100.0 * static_cast<double>(part) / static_cast<double>(whole));
 }
+
+namespace {
 
 std::string Seconds(uint64_t ns) { return fmt::format("{:.2f} s", static_cast<double>(ns) / 1e9); }
 
@@ -61,8 +68,8 @@ std::string DescribeTime(const Profile& profile) {
   }
   std::stable_sort(threads.begin(), threads.end(),
                    [](const auto* a, const auto* b) { return a->cpu_ns > b->cpu_ns; });
-  std::string out = fmt::format("# recorded for {}", Seconds(timeline.end_ns - timeline.start_ns));
-  if (threads.empty()) return out + "\n";
+  std::string out = fmt::format("recorded for {}", Seconds(timeline.end_ns - timeline.start_ns));
+  if (threads.empty()) return out;
   constexpr size_t kShown = 6;
   std::vector<std::string> parts;
   for (size_t i = 0; i < threads.size() && i < kShown; ++i) {
@@ -71,7 +78,7 @@ std::string DescribeTime(const Profile& profile) {
                                 thread.tid, Seconds(thread.cpu_ns)));
   }
   const size_t more = threads.size() - parts.size();
-  return out + fmt::format("; CPU time sampled: {}{}\n", fmt::join(parts, ", "),
+  return out + fmt::format("; CPU time sampled: {}{}", fmt::join(parts, ", "),
                            more > 0 ? fmt::format(" and {} more threads", more) : "");
 }
 
@@ -88,7 +95,7 @@ std::string DescribeTimelineStats(const TimelineStats& stats) {
   add(stats.unnamed, "task without a name", "tasks without a name");
   add(stats.unknown_names, "record naming an unknown string", "records naming unknown strings");
   if (parts.empty()) return "";
-  return fmt::format("# ITT API calls: {}\n", fmt::join(parts, ", "));
+  return fmt::format("ITT API calls: {}", fmt::join(parts, ", "));
 }
 
 }  // namespace
@@ -96,6 +103,58 @@ std::string DescribeTimelineStats(const TimelineStats& stats) {
 std::string ModuleDisplayName(const std::string& module) {
   if (!module.starts_with("/")) return module;
   return module.substr(module.rfind('/') + 1);
+}
+
+std::vector<std::string> ProfileHeader(const Profile& profile) {
+  std::vector<std::string> lines;
+  const double seconds = static_cast<double>(profile.end_time_ns - profile.start_time_ns) / 1e9;
+  lines.push_back(fmt::format("{} samples over {:.2f} s, one per {:.3g} ms of CPU time per thread",
+                              profile.total_samples, seconds,
+                              static_cast<double>(profile.sample_period_ns) / 1e6));
+  if (std::string time = DescribeTime(profile); !time.empty()) lines.push_back(std::move(time));
+  if (profile.filtered_out > 0) {
+    lines.push_back(fmt::format("{} samples left out (--pid, --tid, --comm, --time, --task)",
+                                profile.filtered_out));
+  }
+  if (std::string itt = DescribeTimelineStats(profile.timeline.stats); !itt.empty()) {
+    lines.push_back(std::move(itt));
+  }
+  if (profile.processes.size() > 1) {
+    // The busiest processes of a recording of several (record -p, -a, a command's children).
+    constexpr size_t kShown = 5;
+    std::vector<std::string> parts;
+    for (size_t i = 0; i < profile.processes.size() && i < kShown; ++i) {
+      const ProcessShare& p = profile.processes[i];
+      parts.push_back(fmt::format("{} (pid {}) {}", p.name.empty() ? "?" : p.name, p.pid,
+                                  PercentOf(p.samples, profile.total_samples)));
+    }
+    const size_t more = profile.processes.size() - parts.size();
+    lines.push_back(fmt::format("{} processes, the busiest: {}{}", profile.processes.size(),
+                                fmt::join(parts, ", "),
+                                more > 0 ? fmt::format(" and {} more", more) : ""));
+  }
+  if (!profile.unwind_stops.empty()) {
+    lines.push_back(
+        fmt::format("stacks unwound from DWARF call-frame information, walks ending in: {}",
+                    unwind::DescribeCounts(profile.unwind_stops)));
+    if (profile.guessed_walks > 0) {
+      lines.push_back(fmt::format(
+          "{} walks that stopped carried on by the frame-pointer chain: the frames outside "
+          "[frame-pointer chain] are guesses",
+          profile.guessed_walks));
+    }
+  }
+  for (const std::string& note : profile.notes) lines.push_back(note);
+  if (const Profile::JavaFrames& java = profile.interpreter_frames;
+      java.named > 0 || !java.unnamed.empty()) {
+    lines.push_back(fmt::format(
+        "Java interpreter frames: {} named from the JVM table{}{}; {} of {} samples running in "
+        "the interpreter name their method",
+        java.named,
+        java.unnamed.empty() ? "" : ", left as Interpreter: ", unwind::DescribeCounts(java.unnamed),
+        java.running_named, java.running));
+  }
+  return lines;
 }
 
 std::string RenderText(const Profile& profile, const TextOptions& options) {
@@ -106,13 +165,20 @@ std::string RenderText(const Profile& profile, const TextOptions& options) {
     on_stack.clear();
     for (size_t i = 0; i < stack.frames.size(); ++i) {
       const Location& location = profile.locations[stack.frames[i]];
+      // A process root or the mark of a guessed walk is no module's code.
+      if (options.sort == SortKey::kModule &&
+          (location.kind == FrameKind::kProcess || location.kind == FrameKind::kGuessed)) {
+        continue;
+      }
       const Key key = KeyOf(location, options.sort);
       auto [it, inserted] = entries.try_emplace(key);
       Entry& entry = it->second;
       if (inserted) {
         entry.function = options.sort == SortKey::kModule ? "" : location.function;
-        if (location.inlined) entry.function += " (inlined)";
+        entry.inlined = location.inlined && options.sort != SortKey::kModule;
         entry.module = ModuleDisplayName(location.module);
+        // Code in no mapping has no module to name.
+        if (options.sort == SortKey::kModule && entry.module.empty()) entry.module = "[unknown]";
         entry.source = SourceOf(location, options.sort);
         entry.first_seen = seen++;
         entry.jit = location.kind == FrameKind::kJit;
@@ -130,49 +196,7 @@ std::string RenderText(const Profile& profile, const TextOptions& options) {
 
   std::string out;
   if (!profile.command.empty()) out += fmt::format("# jitscope report: {}\n", profile.command);
-  const double seconds = static_cast<double>(profile.end_time_ns - profile.start_time_ns) / 1e9;
-  out += fmt::format("# {} samples over {:.2f} s, one per {:.3g} ms of CPU time per thread\n",
-                     profile.total_samples, seconds,
-                     static_cast<double>(profile.sample_period_ns) / 1e6);
-  out += DescribeTime(profile);
-  if (profile.filtered_out > 0) {
-    out += fmt::format("# {} samples left out (--pid, --tid, --comm, --time, --task)\n",
-                       profile.filtered_out);
-  }
-  out += DescribeTimelineStats(profile.timeline.stats);
-  if (profile.processes.size() > 1) {
-    // The busiest processes of a recording of several (record -p, -a, a command's children).
-    constexpr size_t kShown = 5;
-    std::vector<std::string> parts;
-    for (size_t i = 0; i < profile.processes.size() && i < kShown; ++i) {
-      const ProcessShare& p = profile.processes[i];
-      parts.push_back(fmt::format("{} (pid {}) {}", p.name.empty() ? "?" : p.name, p.pid,
-                                  Percent(p.samples, profile.total_samples)));
-    }
-    const size_t more = profile.processes.size() - parts.size();
-    out += fmt::format("# {} processes, the busiest: {}{}\n", profile.processes.size(),
-                       fmt::join(parts, ", "), more > 0 ? fmt::format(" and {} more", more) : "");
-  }
-  if (!profile.unwind_stops.empty()) {
-    out += fmt::format("# stacks unwound from DWARF call-frame information, walks ending in: {}\n",
-                       unwind::DescribeCounts(profile.unwind_stops));
-    if (profile.guessed_walks > 0) {
-      out += fmt::format(
-          "# {} walks that stopped carried on by the frame-pointer chain: the frames outside "
-          "[frame-pointer chain] are guesses\n",
-          profile.guessed_walks);
-    }
-  }
-  for (const std::string& note : profile.notes) out += fmt::format("# {}\n", note);
-  if (const Profile::JavaFrames& java = profile.interpreter_frames;
-      java.named > 0 || !java.unnamed.empty()) {
-    out += fmt::format(
-        "# Java interpreter frames: {} named from the JVM table{}{}; {} of {} samples running in "
-        "the interpreter name their method\n",
-        java.named,
-        java.unnamed.empty() ? "" : ", left as Interpreter: ", unwind::DescribeCounts(java.unnamed),
-        java.running_named, java.running);
-  }
+  for (const std::string& line : ProfileHeader(profile)) out += "# " + line + "\n";
   for (const std::string& warning : profile.warnings)
     out += fmt::format("# warning: {}\n", warning);
   if (profile.total_samples == 0 && profile.filtered_out > 0) {
@@ -188,10 +212,20 @@ std::string RenderText(const Profile& profile, const TextOptions& options) {
   }
 
   const bool modules = options.sort == SortKey::kModule;
-  size_t name_width = modules ? 0 : 8, module_width = 6;
+  // Each name as the column shows it, " (inlined)" kept whole after a shortened name.
+  std::vector<std::string> names;
   for (const Entry* e : sorted) {
-    name_width = std::max(name_width, std::min<size_t>(e->function.size(), 60));
-    module_width = std::max(module_width, std::min<size_t>(e->module.size(), 32));
+    constexpr std::string_view kInlined = " (inlined)";
+    const size_t room =
+        options.name_width == 0 ? 0
+        : e->inlined ? std::max<size_t>(options.name_width, kInlined.size() + 8) - kInlined.size()
+                     : options.name_width;
+    names.push_back(ShortName(e->function, room) + (e->inlined ? std::string(kInlined) : ""));
+  }
+  size_t name_width = modules ? 0 : 8, module_width = 6;
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    name_width = std::max(name_width, names[i].size());
+    module_width = std::max(module_width, std::min<size_t>(sorted[i]->module.size(), 32));
   }
   out += fmt::format("#\n{:>7} {:>7} {:>8}  ", "Self", "Total", "Samples");
   if (!modules) out += fmt::format("{:<{}}  ", "Function", name_width);
@@ -199,10 +233,11 @@ std::string RenderText(const Profile& profile, const TextOptions& options) {
   if (!modules) out += "  Source";
   while (out.back() == ' ') out.pop_back();
   out += "\n";
-  for (const Entry* e : sorted) {
-    std::string line = fmt::format("{:>7} {:>7} {:>8}  ", Percent(e->self, profile.total_samples),
-                                   Percent(e->total, profile.total_samples), e->self);
-    if (!modules) line += fmt::format("{:<{}}  ", FitToWidth(e->function, 60), name_width);
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    const Entry* e = sorted[i];
+    std::string line = fmt::format("{:>7} {:>7} {:>8}  ", PercentOf(e->self, profile.total_samples),
+                                   PercentOf(e->total, profile.total_samples), e->self);
+    if (!modules) line += fmt::format("{:<{}}  ", names[i], name_width);
     line +=
         fmt::format("{:<{}}", FitToWidth(e->module.empty() ? "-" : e->module, 32), module_width);
     if (!modules && !e->source.empty()) line += "  " + e->source;

@@ -14,6 +14,11 @@ namespace jitscope::report {
 // back unchanged.
 std::string ValidUtf8(std::string_view text);
 
+// `text` as valid UTF-8 (ValidUtf8) with & < > " ' written as character references and control
+// characters (which XML 1.0 does not allow) as spaces: text for SVG and HTML, in an element or
+// an attribute.
+std::string EscapeMarkup(std::string_view text);
+
 // `text` cut to `width` bytes, the cut marked with "..." and moved back to a character's start,
 // so that a column of names stays aligned and a multi-byte character is never split.
 std::string FitToWidth(const std::string& text, size_t width);

@@ -1,0 +1,258 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "jitscope/report/html_writer.h"
+
+#include <algorithm>
+#include <map>
+#include <string_view>
+#include <tuple>
+#include <unordered_map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "jitscope/report/frame_labels.h"
+#include "jitscope/report/frame_style.h"
+#include "html_page.h"  // generated from html/ (CMakeLists.txt)
+#include "jitscope/report/page_data.h"
+#include "jitscope/report/text_writer.h"
+#include "jitscope/report/utf8.h"
+#include "jitscope/symbolize/symbol_index.h"
+
+namespace jitscope::report {
+namespace {
+
+// Microseconds from `origin_ns` (negative before it).
+int64_t MicrosecondsFrom(uint64_t time_ns, uint64_t origin_ns) {
+  return time_ns >= origin_ns ? static_cast<int64_t>((time_ns - origin_ns) / 1000)
+                              : -static_cast<int64_t>((origin_ns - time_ns) / 1000);
+}
+
+// The annotations, as the page's Code view reads them.
+void WriteCode(const Profile& profile, const HtmlCode& code, PageData& page) {
+  std::map<std::tuple<uint32_t, uint64_t, uint64_t>, size_t> version_index;
+  for (size_t i = 0; i < profile.jit_versions.size(); ++i) {
+    const JitVersion& v = profile.jit_versions[i];
+    version_index.emplace(std::tuple(v.pid, v.start, v.loaded_ns), i);
+  }
+  std::string& out = page.out();
+  out += ",\"code\":[";
+  for (size_t i = 0; i < code.annotations.size(); ++i) {
+    const Annotation& a = code.annotations[i];
+    const SampledVersion& v = a.version;
+    int64_t version = -1;
+    if (auto it = version_index.find(std::tuple(v.pid, v.start, v.loaded_ns));
+        !v.native && it != version_index.end()) {
+      version = static_cast<int64_t>(it->second);
+    }
+    const SourceNames names(a);
+    std::vector<int64_t> offsets, samples, below, sources;
+    std::vector<std::string> texts;
+    for (const AnnotatedInstruction& in : a.instructions) {
+      offsets.push_back(static_cast<int64_t>(in.offset));
+      samples.push_back(static_cast<int64_t>(in.samples));
+      below.push_back(static_cast<int64_t>(in.inclusive));
+      sources.push_back(in.source.empty() ? -1 : page.Intern(names.Heading(in.source)));
+      texts.push_back(InstructionText(in));
+    }
+    if (i > 0) out += ',';
+    out += fmt::format("{{\"name\":{},\"module\":{},\"pid\":{},\"native\":{},\"version\":{},",
+                       page.Intern(v.name), page.Intern(v.module), v.pid, v.native, version);
+    out += fmt::format("\"samples\":{},\"start\":{},\"title\":{},\"header\":", v.samples, v.start,
+                       page.Intern(VersionTitle(v)));
+    std::vector<int64_t> header;
+    for (const std::string& line : AnnotationHeader(a, code.output))
+      header.push_back(page.Intern(line));
+    page.Numbers(header);
+    page.OpenTable(
+        "instructions",
+        {{"offset", &offsets}, {"samples", &samples}, {"below", &below}, {"source", &sources}});
+    out += ",\"text\":";
+    page.Strings(texts);
+    page.CloseTable();
+    out += '}';
+  }
+  out += ']';
+  page.Field("code_note", code.note);
+}
+
+}  // namespace
+
+std::string HtmlPage(const std::string& title, std::string data) {
+  // Inside <script>, "</script" or "<!--" would end or change the element: JSON allows "<" to be
+  // written as \u003c, and it occurs only inside strings.
+  std::string safe;
+  safe.reserve(data.size());
+  for (char c : data) {
+    if (c == '<') {
+      safe += "\\u003c";
+    } else {
+      safe += c;
+    }
+  }
+  std::string page;
+  page.reserve(safe.size() + html_page::kPage.size() + html_page::kStyle.size() +
+               html_page::kScript.size() + title.size() * 2);
+  // Each marker once, in the page's own text (never in what was inserted before it).
+  const std::pair<std::string_view, std::string_view> parts[] = {
+      {"@JITSCOPE_TITLE@", {}},
+      {"@JITSCOPE_STYLE@", html_page::kStyle},
+      {"@JITSCOPE_DATA@", safe},
+      {"@JITSCOPE_SCRIPT@", html_page::kScript},
+  };
+  std::string_view rest = html_page::kPage;
+  for (const auto& [marker, content] : parts) {
+    const size_t at = rest.find(marker);
+    page.append(rest.substr(0, at));
+    if (marker == "@JITSCOPE_TITLE@") {
+      page += EscapeMarkup(title);
+    } else {
+      page.append(content);
+    }
+    rest = rest.substr(at + marker.size());
+  }
+  page.append(rest);
+  return page;
+}
+
+std::string RenderHtml(const Profile& profile, const HtmlCode& code) {
+  PageData page;
+  std::string& out = page.out();
+  out += "{\"format\":1";
+  page.Field("title", profile.command.empty() ? "jitscope report" : profile.command);
+  page.Field("command", profile.command);
+  page.Field("summary", fmt::format("{}", fmt::join(ProfileHeader(profile), "; ")));
+  out += ",\"warnings\":";
+  page.Strings(profile.warnings);
+  out += fmt::format(",\"total\":{},\"period_ns\":{},\"duration_us\":{}", profile.total_samples,
+                     profile.sample_period_ns,
+                     MicrosecondsFrom(profile.end_time_ns, profile.start_time_ns));
+  page.Frames(profile.locations, FrameLabels(profile));
+
+  // Versions of JIT code.
+  {
+    std::vector<int64_t> pid, start, size, loaded, invalidated, method;
+    for (const JitVersion& v : profile.jit_versions) {
+      pid.push_back(v.pid);
+      start.push_back(static_cast<int64_t>(v.start));
+      size.push_back(static_cast<int64_t>(v.size));
+      loaded.push_back(MicrosecondsFrom(v.loaded_ns, profile.start_time_ns));
+      invalidated.push_back(v.invalidated_ns == symbolize::kForever
+                                ? -1
+                                : MicrosecondsFrom(v.invalidated_ns, profile.start_time_ns));
+      method.push_back(v.method_id ? static_cast<int64_t>(*v.method_id) : -1);
+    }
+    page.Table("versions", {{"pid", &pid},
+                            {"start", &start},
+                            {"size", &size},
+                            {"loaded_us", &loaded},
+                            {"invalidated_us", &invalidated},
+                            {"method", &method}});
+  }
+
+  // The tree of distinct stacks, and each stack's leaf node.
+  const StackTree tree = StackTree::Of(profile.stacks);
+  page.Nodes(tree);
+
+  // Processes, and per thread its samples.
+  {
+    std::vector<int64_t> pid;
+    std::vector<int64_t> name;
+    for (const ProcessShare& p : profile.processes) {
+      pid.push_back(p.pid);
+      name.push_back(page.Intern(p.name));
+    }
+    page.Table("processes", {{"pid", &pid}, {"name", &name}});
+  }
+  {
+    std::vector<std::vector<int64_t>> times(profile.threads.size());
+    std::vector<std::vector<int64_t>> nodes(profile.threads.size());
+    std::vector<int64_t> last(profile.threads.size(), 0);
+    for (const TimedSample& sample : profile.samples) {
+      const int64_t t = MicrosecondsFrom(sample.time_ns, profile.start_time_ns);
+      times[sample.thread].push_back(t - last[sample.thread]);
+      last[sample.thread] = t;
+      nodes[sample.thread].push_back(tree.leaf[sample.stack]);
+    }
+    std::vector<int64_t> pid, tid, name;
+    for (const ThreadShare& t : profile.threads) {
+      pid.push_back(t.pid);
+      tid.push_back(t.tid);
+      name.push_back(page.Intern(t.name));
+    }
+    page.OpenTable("threads", {{"pid", &pid}, {"tid", &tid}, {"name", &name}});
+    out += ",\"times\":";
+    page.NumberLists(times);
+    out += ",\"nodes\":";
+    page.NumberLists(nodes);
+    page.CloseTable();
+  }
+  WriteCode(profile, code, page);
+  return HtmlPage(profile.command.empty() ? "jitscope report" : "jitscope: " + profile.command,
+                  std::move(page).Finish());
+}
+
+std::string RenderHtmlDiff(const ProfileDiff& diff) {
+  PageData page;
+  std::string& out = page.out();
+  out += "{\"format\":1";
+  const std::string title =
+      fmt::format("difference: {} against {}", diff.new_command.empty() ? "?" : diff.new_command,
+                  diff.base_command.empty() ? "?" : diff.base_command);
+  page.Field("title", title);
+  page.Field("command", diff.new_command);
+  page.Field("summary",
+             fmt::format("base run: {} samples of {}; new run: {} samples of {}; "
+                         "shares are of each run's own samples",
+                         diff.base_total, diff.base_command, diff.new_total, diff.new_command));
+  out += ",\"warnings\":";
+  page.Strings(diff.warnings);
+  out += fmt::format(",\"total\":{},\"period_ns\":{},\"duration_us\":0", diff.new_total,
+                     diff.sample_period_ns);
+  page.Frames(diff.functions, diff.labels);
+  std::vector<Stack> stacks;
+  stacks.reserve(diff.stacks.size());
+  for (const StackChange& s : diff.stacks) stacks.push_back({s.frames, s.now, 0, 0});
+  const StackTree tree = StackTree::Of(stacks);
+  page.Nodes(tree);
+  std::vector<int64_t> now(tree.parent.size(), 0), base(tree.parent.size(), 0);
+  for (size_t i = 0; i < diff.stacks.size(); ++i) {
+    now[tree.leaf[i]] += static_cast<int64_t>(diff.stacks[i].now);
+    base[tree.leaf[i]] += static_cast<int64_t>(diff.stacks[i].base);
+  }
+  out += fmt::format(",\"diff\":{{\"new_total\":{},\"base_total\":{},\"new_self\":", diff.new_total,
+                     diff.base_total);
+  page.Numbers(now);
+  out += ",\"base_self\":";
+  page.Numbers(base);
+  // The table of changes by function, in the text report's order.
+  std::vector<int64_t> name, module;
+  std::vector<std::string> self_base, self_new, total_base, total_new;
+  auto share = [](uint64_t part, uint64_t whole) {
+    return fmt::format("{:.6f}",
+                       whole == 0 ? 0.0 : static_cast<double>(part) / static_cast<double>(whole));
+  };
+  for (const FunctionChange& c : diff.changes) {
+    const Location& l = diff.functions[c.function];
+    if (l.kind == FrameKind::kProcess || l.kind == FrameKind::kGuessed) continue;
+    name.push_back(page.Intern(diff.labels[c.function] + (l.inlined ? " (inlined)" : "")));
+    module.push_back(page.Intern(l.module));
+    self_base.push_back(share(c.self_base, diff.base_total));
+    self_new.push_back(share(c.self_new, diff.new_total));
+    total_base.push_back(share(c.total_base, diff.base_total));
+    total_new.push_back(share(c.total_new, diff.new_total));
+  }
+  page.OpenTable("functions", {{"name", &name}, {"module", &module}});
+  const std::pair<const char*, const std::vector<std::string>*> shares[] = {
+      {"self_base", &self_base},
+      {"self_new", &self_new},
+      {"total_base", &total_base},
+      {"total_new", &total_new}};
+  for (const auto& [field, values] : shares) {
+    out += fmt::format(",\"{}\":[{}]", field, fmt::join(*values, ","));
+  }
+  page.CloseTable();
+  out += '}';
+  return HtmlPage("jitscope: " + title, std::move(page).Finish());
+}
+
+}  // namespace jitscope::report

@@ -1,0 +1,140 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// One thing a person does with the page `jitscope report --format html` wrote, and what they
+// then see, as JSON (driver.mjs says how it is seen):
+//   node report_page.mjs --chromium PATH --page FILE --do ACTION [--name FUNCTION]
+// ACTION:
+//   look     open it: the boxes the flame graph drew (label, place, colour) and the texts shown
+//   search   type FUNCTION into Search: what it says it matched, and the boxes drawn after
+//   zoom     click FUNCTION's widest box: the boxes drawn after, and what the graph says
+//   brush    drag across the first half of the timeline: the selection, and the graph's totals
+//   callers  open the call tree, click FUNCTION's name: the callers and callees listed
+//   code     open Code, show FUNCTION, choose its first version: the instructions listed
+//   diff     open "Changes by function": the table's rows
+// Every answer also has what the page logged, the errors it raised and the requests it made.
+import { openBrowser, openPage, parseArguments, run, takeDrawing } from './driver.mjs';
+
+const args = parseArguments(process.argv.slice(2));
+
+// The flame graph's boxes from the drawing log: each fillRect on #flame, with the label drawn in
+// it (a fillText at its left edge, in its row), as a person reads them.
+function boxes(drawn) {
+  const rects = drawn.filter((d) => d.canvas === 'flame' && d.op === 'rect');
+  const texts = drawn.filter((d) => d.canvas === 'flame' && d.op === 'text');
+  return rects.map((r) => {
+    const label = texts.find((t) => Math.abs(t.x - (r.x + 3)) < 0.01 && t.y > r.y && t.y < r.y + r.h);
+    return { label: label ? label.text : '', x: r.x, y: r.y, w: r.w, h: r.h, colour: r.style };
+  });
+}
+
+// Where on the page a point of the flame canvas is, and whether it is in sight.
+async function flamePoint(page, x, y) {
+  return page.evaluate(([px, py]) => {
+    const canvas = document.getElementById('flame').getBoundingClientRect();
+    const scroll = document.getElementById('flame-scroll').getBoundingClientRect();
+    const pageX = canvas.left + px;
+    const pageY = canvas.top + py;
+    return { x: pageX, y: pageY,
+             visible: pageY >= scroll.top && pageY <= scroll.bottom && pageY <= window.innerHeight &&
+                      pageX >= 0 && pageX <= window.innerWidth };
+  }, [x, y]);
+}
+
+const text = (page, selector) => page.locator(selector).first().innerText();
+
+async function tableRows(page, selector) {
+  return page.$$eval(selector + ' tbody tr', (rows) => rows.map((tr) => {
+    const name = tr.querySelector('.fn');
+    const cells = Array.from(tr.querySelectorAll('td')).map((td) => td.innerText);
+    return { name: name ? name.innerText : '', cells };
+  }));
+}
+
+run(async () => {
+  const session = await openBrowser(args.chromium);
+  try {
+    const { page, seen } = await openPage(session, args.page);
+    const answer = { title: await text(page, '#title'), summary: await text(page, '#summary') };
+    const drawn = await takeDrawing(page);
+    const first = boxes(drawn);
+    const widest = (list, name) => list.filter((b) => b.label === name).sort((a, b) => b.w - a.w)[0];
+    switch (args.do) {
+      case 'look': {
+        answer.boxes = first;
+        const series = widest(first, args.name);
+        answer.named = series ? await flamePoint(page, series.x + 3, series.y + series.h / 2) : null;
+        answer.flameTotal = await text(page, '#flame-total');
+        answer.selection = await text(page, '#selection');
+        break;
+      }
+      case 'search': {
+        await page.fill('#search', args.name);
+        await page.waitForFunction(() => document.getElementById('matched').textContent !== '');
+        answer.matched = await text(page, '#matched');
+        answer.boxes = boxes(await takeDrawing(page));
+        break;
+      }
+      case 'zoom': {
+        const box = widest(first, args.name);
+        if (!box) throw new Error(`no box labelled '${args.name}' was drawn`);
+        const point = await flamePoint(page, box.x + box.w / 2, box.y + 8);
+        await page.mouse.click(point.x, point.y);
+        answer.clicked = box;
+        answer.boxes = boxes(await takeDrawing(page));
+        answer.flameTotal = await text(page, '#flame-total');
+        break;
+      }
+      case 'brush': {
+        answer.before = { flameTotal: await text(page, '#flame-total'), selection: await text(page, '#selection') };
+        const canvas = await page.locator('#timeline').boundingBox();
+        const left = canvas.x + 170;  // the tracks start right of the threads' names
+        const y = canvas.y + canvas.height - 6;
+        await page.mouse.move(left + 2, y);
+        await page.mouse.down();
+        await page.mouse.move(left + (canvas.width - 170) / 2, y, { steps: 5 });
+        await page.mouse.up();
+        answer.selection = await text(page, '#selection');
+        answer.flameTotal = await text(page, '#flame-total');
+        answer.boxes = boxes(await takeDrawing(page));
+        break;
+      }
+      case 'callers': {
+        await page.click('nav#tabs > button[data-view="tree"]');
+        await page.locator('#tree .fn', { hasText: args.name }).first().click();
+        answer.summary = await text(page, '#callers-summary');
+        answer.function = await page.inputValue('#callers-function');
+        answer.callers = await tableRows(page, '#callers');
+        answer.callees = await tableRows(page, '#callees');
+        break;
+      }
+      case 'code': {
+        await page.click('nav#tabs > button[data-view="code"]');
+        await page.fill('#code-filter', args.name);
+        await page.locator('#code-list tr.version').first().click();
+        answer.heading = await text(page, '#code-detail h2');
+        answer.header = await page.$$eval('#code-detail div.hint', (d) => d.map((x) => x.innerText));
+        answer.rows = await page.$$eval('#code-detail table.code tr', (rows) => rows.slice(1).map((tr) => ({
+          kind: tr.className || 'instruction',
+          cells: Array.from(tr.querySelectorAll('td')).map((td) => td.innerText),
+        })));
+        break;
+      }
+      case 'diff': {
+        answer.legend = await text(page, '#diff-legend');
+        answer.boxes = first;
+        await page.click('nav#tabs > button[data-view="diff"]');
+        answer.rows = await page.$$eval('#diff-table tr', (rows) => rows.map((tr) =>
+          Array.from(tr.querySelectorAll('td,th')).map((td) => td.innerText)));
+        break;
+      }
+      default:
+        throw new Error(`unknown --do '${args.do}'`);
+    }
+    answer.console = seen.console;
+    answer.errors = seen.errors;
+    answer.requests = seen.requests;
+    return answer;
+  } finally {
+    await session.close();
+  }
+});
