@@ -794,7 +794,10 @@
     const list = document.getElementById('code-list');
     const detail = document.getElementById('code-detail');
     const filter = state.codeFilter.trim().toLowerCase();
-    document.getElementById('code-summary').textContent = data.code_note || '';
+    // An instruction's counts are the recording's: the page keeps no instruction per sample.
+    document.getElementById('code-summary').textContent =
+        (state.range || state.soloThread >= 0 ? 'the counts are of the whole recording, not the selection; ' : '') +
+        (data.code_note || '');
     const table = el('table');
     const head = el('tr');
     for (const h of ['Samples', 'Share', 'Function', 'Module', 'Version', 'pid']) head.appendChild(el('th', null, h));
