@@ -8,9 +8,11 @@
 //   search   type FUNCTION into Search: what it says it matched, and the boxes drawn after
 //   zoom     click FUNCTION's widest box: the boxes drawn after, and what the graph says
 //   brush    drag across the first half of the timeline: the selection, and the graph's totals
+//   events   point at each JIT event the timeline drew: the marks, and the tooltip of each
 //   callers  open the call tree, click FUNCTION's name: the callers and callees listed
 //   code     open Code, show FUNCTION, choose its first version: the instructions listed
-//   diff     open "Changes by function": the table's rows
+//   diff     merge the JIT versions (tiers), then open "Changes by function": the boxes drawn
+//            merged and the table's rows
 // Every answer also has what the page logged, the errors it raised and the requests it made.
 import { openBrowser, openPage, parseArguments, run, takeDrawing } from './driver.mjs';
 
@@ -98,6 +100,18 @@ run(async () => {
         answer.boxes = boxes(await takeDrawing(page));
         break;
       }
+      case 'events': {
+        // The loads (green) and ends (red) of JIT code, drawn on the processes' rows.
+        const colours = { '#2a9d3a': 'loaded', '#c0392b': 'replaced' };
+        const marks = drawn.filter((d) => d.canvas === 'timeline' && d.op === 'rect' && colours[d.style]);
+        const canvas = await page.locator('#timeline').boundingBox();
+        answer.marks = [];
+        for (const m of marks) {
+          await page.mouse.move(canvas.x + m.x + m.w / 2, canvas.y + m.y + m.h / 2);
+          answer.marks.push({ x: m.x, what: colours[m.style], tooltip: await text(page, '#tooltip') });
+        }
+        break;
+      }
       case 'callers': {
         await page.click('nav#tabs > button[data-view="tree"]');
         await page.locator('#tree .fn', { hasText: args.name }).first().click();
@@ -121,7 +135,8 @@ run(async () => {
       }
       case 'diff': {
         answer.legend = await text(page, '#diff-legend');
-        answer.boxes = first;
+        await page.selectOption('#grouping', 'merged');
+        answer.boxes = boxes(await takeDrawing(page));
         await page.click('nav#tabs > button[data-view="diff"]');
         answer.rows = await page.$$eval('#diff-table tr', (rows) => rows.map((tr) =>
           Array.from(tr.querySelectorAll('td,th')).map((td) => td.innerText)));

@@ -198,6 +198,105 @@ TEST_F(HtmlReportTest, BrushingTheTimelineChangesTheFlameGraphsTotals) {
       << answer["boxes"].dump();
 }
 
+// The process's row of the timeline marks where each version of JIT code the samples ran was
+// loaded (green) and, when that was before the last sample, replaced (red). Pointing at a mark
+// names the versions there as `jitscope annotate` knows them: address, size, and the times of
+// their load and end from the first sample. Marks stand in the order of their times.
+TEST_F(HtmlReportTest, TheTimelineMarksTheJitEvents) {
+  const json answer = Do("events", "");
+  ASSERT_FALSE(answer["marks"].empty()) << answer.dump();
+  // One event a tooltip names: "loaded: series [optimized]" and "  pid 42, 0x7f00, 310 bytes,
+  // loaded at +0.012 s, replaced at +0.250 s, method #3" (or "never replaced").
+  struct Event {
+    std::string what, name;
+    uint32_t pid = 0;
+    uint64_t start = 0, size = 0;
+    double loaded_s = 0, replaced_s = -1;
+  };
+  std::vector<Event> events;
+  std::vector<std::pair<double, double>> lone_marks;  // x, time: marks that name one event
+  for (const json& mark : answer["marks"]) {
+    const std::string tooltip = mark["tooltip"];
+    std::vector<std::string> lines;
+    for (size_t at = 0; at <= tooltip.size();) {
+      const size_t end = std::min(tooltip.find('\n', at), tooltip.size());
+      lines.push_back(tooltip.substr(at, end - at));
+      at = end + 1;
+    }
+    ASSERT_EQ(lines.size() % 2, 0u) << tooltip;
+    bool names_its_own = false;
+    for (size_t i = 0; i < lines.size(); i += 2) {
+      const size_t colon = lines[i].find(": ");
+      ASSERT_NE(colon, std::string::npos) << tooltip;
+      Event e{lines[i].substr(0, colon), lines[i].substr(colon + 2)};
+      unsigned long long start = 0, size = 0;
+      ASSERT_EQ(std::sscanf(lines[i + 1].c_str(), "  pid %u, 0x%llx, %llu bytes, loaded at %lf s",
+                            &e.pid, &start, &size, &e.loaded_s),
+                4)
+          << lines[i + 1];
+      e.start = start;
+      e.size = size;
+      if (const size_t at = lines[i + 1].find("replaced at "); at != std::string::npos) {
+        ASSERT_EQ(std::sscanf(lines[i + 1].c_str() + at, "replaced at %lf s", &e.replaced_s), 1);
+      }
+      names_its_own |= e.what == mark["what"];
+      events.push_back(e);
+    }
+    EXPECT_TRUE(names_its_own) << mark["what"] << " mark whose tooltip says " << tooltip;
+    if (lines.size() == 2) {
+      lone_marks.emplace_back(mark["x"], events.back().what == "loaded" ? events.back().loaded_s
+                                                                        : events.back().replaced_s);
+    }
+  }
+  std::sort(lone_marks.begin(), lone_marks.end());
+  for (size_t i = 1; i < lone_marks.size(); ++i) {
+    EXPECT_LE(lone_marks[i - 1].second, lone_marks[i].second)
+        << "the mark at x " << lone_marks[i].first;
+  }
+
+  // annotate's versions of every function named, and the hot one's hottest version.
+  std::map<std::string, json> annotated;
+  for (const Event& e : events) {
+    const std::string function = e.name.substr(0, e.name.find(" ["));
+    if (annotated.contains(function)) continue;
+    auto annotate = RunProgram({JITSCOPE_CLI, "annotate", Hotspot(), function, "--format", "json"});
+    ASSERT_EQ(annotate.exit_code, 0) << annotate.Describe();
+    annotated[function] = json::parse(annotate.out)["versions"];
+  }
+  ASSERT_TRUE(annotated.contains("series")) << answer.dump();
+  json hottest;
+  for (const json& v : annotated["series"]) {
+    if (hottest.is_null() || hottest["samples"] < v["samples"]) hottest = v;
+  }
+  ASSERT_FALSE(hottest.is_null());
+  // The first sample's time, from the page's time of the hottest version's load (to the ms).
+  double first_sample_s = -1;
+  for (const Event& e : events) {
+    if (e.what == "loaded" && e.pid == hottest["pid"] && e.start == hottest["start"] &&
+        e.size == hottest["size"]) {
+      first_sample_s = static_cast<double>(hottest["loaded_ns"].get<uint64_t>()) / 1e9 - e.loaded_s;
+    }
+  }
+  ASSERT_GE(first_sample_s, 0) << "no mark of the load of " << hottest.dump();
+  for (const Event& e : events) {
+    const std::string function = e.name.substr(0, e.name.find(" ["));
+    bool known = false;
+    for (const json& v : annotated[function]) {
+      const double loaded_s = static_cast<double>(v["loaded_ns"].get<uint64_t>()) / 1e9;
+      const double replaced_s =
+          v["invalidated_ns"].is_null()
+              ? -1
+              : static_cast<double>(v["invalidated_ns"].get<uint64_t>()) / 1e9;
+      known |= v["pid"] == e.pid && v["start"] == e.start && v["size"] == e.size &&
+               std::abs(loaded_s - first_sample_s - e.loaded_s) < 0.002 &&
+               (e.replaced_s < 0 ? replaced_s < 0
+                                 : std::abs(replaced_s - first_sample_s - e.replaced_s) < 0.002);
+    }
+    EXPECT_TRUE(known) << e.what << ": " << e.name << " at " << e.start << " loaded at +"
+                       << e.loaded_s << " s is no version annotate knows";
+  }
+}
+
 // The callers view of the hot function lists the functions that call it, with the samples of
 // each call, and what it calls: the folded stacks' frames next to it.
 TEST_F(HtmlReportTest, TheCallersViewListsTheRealCallers) {
@@ -279,8 +378,9 @@ TEST_F(HtmlReportTest, TheCodeViewShowsTheInstructionsWithTheirCounts) {
 }
 
 // The difference of the run of hotspot_changed.jv (checksum doing 300 times the work) against
-// hotspot.jv's: checksum's boxes are drawn red (a larger share), series' blue, and the table of
-// changes gives checksum's total share a rise and series' self share a fall.
+// hotspot.jv's, its JIT versions merged (when each tier took over differs from run to run):
+// checksum's boxes are drawn red (a larger share), series' blue, and the table of changes gives
+// checksum's total share a rise and series' self share a fall.
 TEST_F(HtmlReportTest, TheDiffMarksTheChangedFunction) {
   const std::string page = tmp_->path() + "/diff.html";
   auto report = RunProgram({JITSCOPE_CLI, "report", "--diff-base", Hotspot(),

@@ -49,6 +49,8 @@
   const fmtInt = (n) => Math.round(n).toLocaleString('en-US');
   const fmtPct = (part, whole) => (whole > 0 ? (100 * part / whole).toFixed(2) + '%' : '-');
   const fmtSeconds = (us) => (us / 1e6).toFixed(3) + ' s';
+  // A time from the first sample: "+1.250 s", or "-0.004 s" for code loaded before it.
+  const fmtAt = (us) => (us < 0 ? '-' : '+') + fmtSeconds(Math.abs(us));
   const baseName = (path) => (path.startsWith('/') ? path.slice(path.lastIndexOf('/') + 1) : path);
   // A canvas `width` x `height` CSS pixels, sharp on the screen's pixels, cleared; its context
   // draws in CSS pixels.
@@ -74,7 +76,7 @@
   const state = {
     range: null,          // [from, to] in µs since the first sample, or null: all
     soloThread: -1,       // a thread seen alone, or -1: every thread
-    grouping: diff ? 'tier' : 'tier',
+    grouping: 'tier',
     search: '',
     zoom: 0,              // the view node the flame graph is zoomed into (0: the root)
     icicle: false,
@@ -293,9 +295,9 @@
 
   function describeVersion(v) {
     let text = 'pid ' + versions.pid[v] + ', 0x' + versions.start[v].toString(16) + ', ' +
-        versions.size[v] + ' bytes, loaded at +' + fmtSeconds(versions.loaded_us[v]);
+        versions.size[v] + ' bytes, loaded at ' + fmtAt(versions.loaded_us[v]);
     text += versions.invalidated_us[v] < 0 ? ', never replaced'
-                                            : ', replaced at +' + fmtSeconds(versions.invalidated_us[v]);
+                                            : ', replaced at ' + fmtAt(versions.invalidated_us[v]);
     if (versions.method[v] >= 0) text += ', method #' + versions.method[v];
     return text;
   }
@@ -892,11 +894,10 @@
       if (!byPid.has(t.pid)) byPid.set(t.pid, []);
       byPid.get(t.pid).push(i);
     });
-    const grouped = byPid.size > 1;
     const names = new Map();
     if (data.processes) data.processes.pid.forEach((pid, i) => names.set(pid, str(data.processes.name[i])));
     for (const [pid, list] of byPid) {
-      tracks.push({ process: pid, y, label: (names.get(pid) || '?') + ' (pid ' + pid + ')' + (grouped ? '' : '') });
+      tracks.push({ process: pid, y, label: (names.get(pid) || '?') + ' (pid ' + pid + ')' });
       y += trackHeight;
       for (const i of list) {
         const t = threads[i];
