@@ -10,9 +10,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "html_page.h"  // generated from html/ (CMakeLists.txt)
 #include "jitscope/report/frame_labels.h"
 #include "jitscope/report/frame_style.h"
-#include "html_page.h"  // generated from html/ (CMakeLists.txt)
 #include "jitscope/report/page_data.h"
 #include "jitscope/report/text_writer.h"
 #include "jitscope/report/utf8.h"

@@ -35,7 +35,8 @@ void SampledCode::Add(uint32_t pid, uint64_t time_ns, std::span<const walk::Stac
 
 std::vector<SampledVersion> SampledCode::TakeVersions() { return std::move(collector_).Take(); }
 
-std::optional<Annotation> SampledCode::Annotate(const SampledVersion& version, disasm::Syntax syntax) {
+std::optional<Annotation> SampledCode::Annotate(const SampledVersion& version,
+                                                disasm::Syntax syntax) {
   const std::optional<disasm::Decoder> decoder = disasm::Decoder::Create(
       sources_.PointerSize(version.pid) == 4 ? disasm::Mode::kI386 : disasm::Mode::kX86_64);
   if (!decoder) return std::nullopt;
@@ -67,9 +68,9 @@ void CodeAnnotator::End() {
   for (const SampledVersion& v : versions) {
     if (weight(v) >= least) chosen.push_back(&v);
   }
-  std::stable_sort(chosen.begin(), chosen.end(), [&](const SampledVersion* a, const SampledVersion* b) {
-    return weight(*a) > weight(*b);
-  });
+  std::stable_sort(
+      chosen.begin(), chosen.end(),
+      [&](const SampledVersion* a, const SampledVersion* b) { return weight(*a) > weight(*b); });
   size_t instructions = 0;
   size_t left_out = 0;
   for (const SampledVersion* v : chosen) {

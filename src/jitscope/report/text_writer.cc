@@ -150,9 +150,8 @@ std::vector<std::string> ProfileHeader(const Profile& profile) {
     lines.push_back(fmt::format(
         "Java interpreter frames: {} named from the JVM table{}{}; {} of {} samples running in "
         "the interpreter name their method",
-        java.named,
-        java.unnamed.empty() ? "" : ", left as Interpreter: ", unwind::DescribeCounts(java.unnamed),
-        java.running_named, java.running));
+        java.named, java.unnamed.empty() ? "" : ", left as Interpreter: ",
+        unwind::DescribeCounts(java.unnamed), java.running_named, java.running));
   }
   return lines;
 }
