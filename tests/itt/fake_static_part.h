@@ -209,7 +209,8 @@ static inline FakeIttHandle* fake_itt_handle(FakeItt* itt, const char* text) {
 /* Loads the collector at `path` as the static part does: dlopen, then __itt_api_init with the
    global, under its mutex. Returns 0, or -1 when there is no library or no __itt_api_init. */
 static inline int fake_itt_load(FakeItt* itt, const char* path) {
-  void (*api_init)(FakeIttGlobal*, int);
+  /* The collector's own type: a call through another is undefined (UBSan's function check). */
+  void (*api_init)(void*, int);
   if (path == NULL) return -1;
   itt->global.lib = dlopen(path, RTLD_LAZY);
   if (itt->global.lib == NULL) return -1;

@@ -77,7 +77,8 @@ JvmTableBuilder Table() {
 }
 
 TEST(JavaMethodsTest, NamesAFrameByItsMethodAndBytecodePointer) {
-  const formats::ParsedJvmTable table = Parse(Table());
+  const JvmTableBuilder builder = Table();  // the parsed table's names point into its bytes
+  const formats::ParsedJvmTable table = Parse(builder);
   JavaMethods methods;
   methods.Add(table);
   JavaMiss miss{};
@@ -99,7 +100,8 @@ TEST(JavaMethodsTest, NamesAFrameByItsMethodAndBytecodePointer) {
 // Between the last time the agent saw the method there and the next method's arrival, nothing is
 // known of the Method*: no name, not the old one.
 TEST(JavaMethodsTest, AMethodIsNotNamedAfterItWasLastSeen) {
-  const formats::ParsedJvmTable table = Parse(Table());
+  const JvmTableBuilder builder = Table();  // the parsed table's names point into its bytes
+  const formats::ParsedJvmTable table = Parse(builder);
   JavaMethods methods;
   methods.Add(table);
   JavaMiss miss{};
@@ -115,7 +117,8 @@ TEST(JavaMethodsTest, AMethodIsNotNamedAfterItWasLastSeen) {
 }
 
 TEST(JavaMethodsTest, ABytecodePointerOutsideTheMethodNamesNothing) {
-  const formats::ParsedJvmTable table = Parse(Table());
+  const JvmTableBuilder builder = Table();  // the parsed table's names point into its bytes
+  const formats::ParsedJvmTable table = Parse(builder);
   JavaMethods methods;
   methods.Add(table);
   JavaMiss miss{};
