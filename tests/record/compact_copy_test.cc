@@ -8,6 +8,7 @@
 #include "jitscope/record/compact_copy.h"
 
 #include <dlfcn.h>
+#include <dwarf.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <unistd.h>
@@ -16,12 +17,14 @@
 #include <array>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "jitscope/base/scoped_resource.h"
+#include "jitscope/record/eh_frame_subset.h"
 #include "jitscope/report/native_symbolizer.h"
 #include "jitscope/session/compact_elf.h"
 #include "jitscope/session/elf_build_id.h"
@@ -303,6 +306,33 @@ TEST(CompactCopyErrors, NotAnElfFile) {
   const base::Status written = WriteCompactCopy(source.get(), "text", {}, out.get());
   ASSERT_FALSE(written.ok());
   EXPECT_EQ(written.message(), "text: not an ELF file");
+}
+
+// An .eh_frame at 0x1000 of one CIE ("zR", pc-relative 4-byte pointers) whose instructions say
+// DW_CFA_undefined `reg`, and one FDE for [0x2000, 0x2010).
+std::string EhFrameNaming(uint64_t reg) {
+  std::string cie = {0, 0, 0, 0, 1, 'z', 'R', 0, 1, 0x78, 16, 1, 0x1b, DW_CFA_undefined};
+  do {
+    cie.push_back(static_cast<char>((reg & 0x7f) | (reg > 0x7f ? 0x80 : 0)));
+    reg >>= 7;
+  } while (reg != 0);
+  const auto le32 = [](uint32_t value) { return std::string(reinterpret_cast<char*>(&value), 4); };
+  std::string bytes = le32(static_cast<uint32_t>(cie.size())) + cie;
+  const size_t fde_at = bytes.size();
+  const auto pc_begin = static_cast<uint32_t>(0x2000 - (0x1000 + fde_at + 8));
+  bytes += le32(13) + le32(static_cast<uint32_t>(fde_at + 4)) + le32(pc_begin) + le32(0x10);
+  bytes.push_back(0);  // no augmentation data
+  return bytes + le32(0);
+}
+
+TEST(EhFrameSubsetTest, InstructionsNamingAHostileRegisterAreRefused) {
+  // libdw would size every row it reads for 2^31 registers: gigabytes per lookup.
+  const std::optional<std::string> sane = EhFrameSubset(EhFrameNaming(6), 0x1000, {0x2004});
+  ASSERT_TRUE(sane.has_value());
+  EXPECT_EQ(*sane, EhFrameNaming(6));  // the FDE covers the pc: everything is kept
+  EXPECT_FALSE(EhFrameSubset(EhFrameNaming(uint64_t{1} << 31), 0x1000, {0x2004}).has_value());
+  EXPECT_FALSE(EhFrameSubset(EhFrameNaming(256), 0x1000, {0x2004}).has_value());
+  EXPECT_TRUE(EhFrameSubset(EhFrameNaming(255), 0x1000, {0x2004}).has_value());
 }
 
 }  // namespace

@@ -16,6 +16,10 @@ class Reader {
  public:
   Reader(std::string_view bytes, size_t at, size_t end) : bytes_(bytes), at_(at), end_(end) {}
   size_t at() const { return at_; }
+  size_t left() const { return end_ - at_; }
+  void Skip(size_t size) {
+    if (Has(size)) at_ += size;
+  }
   bool ok() const { return ok_; }
   uint64_t Fixed(size_t size) {
     uint64_t value = 0;
@@ -54,6 +58,88 @@ class Reader {
   size_t at_, end_;
   bool ok_ = true;
 };
+
+// Whether a CIE's or an FDE's call frame instructions name only registers below kMaxRegister and
+// decode to their end. libdw sizes a row's register rules by the largest register an
+// instruction names: one hostile number makes each lookup allocate and clear gigabytes.
+constexpr uint64_t kMaxRegister = 256;
+
+bool InstructionsAreSane(std::string_view bytes, size_t pointer_size) {
+  Reader in(bytes, 0, bytes.size());
+  const auto reg = [&in] { return in.Uleb() < kMaxRegister; };
+  const auto block = [&in] {
+    const uint64_t size = in.Uleb();
+    if (size > in.left()) return false;
+    in.Skip(static_cast<size_t>(size));
+    return true;
+  };
+  while (in.ok() && in.left() > 0) {
+    const auto op = static_cast<uint8_t>(in.Fixed(1));
+    bool sane = true;
+    switch (op >> 6) {
+      case 1:  // DW_CFA_advance_loc
+      case 3:  // DW_CFA_restore (register in the low bits)
+        continue;
+      case 2:  // DW_CFA_offset (register in the low bits)
+        in.Uleb();
+        continue;
+    }
+    switch (op) {
+      case DW_CFA_nop:
+      case DW_CFA_remember_state:
+      case DW_CFA_restore_state:
+      case DW_CFA_GNU_window_save:
+        break;
+      case DW_CFA_set_loc:
+        in.Skip(pointer_size);
+        break;
+      case DW_CFA_advance_loc1:
+        in.Skip(1);
+        break;
+      case DW_CFA_advance_loc2:
+        in.Skip(2);
+        break;
+      case DW_CFA_advance_loc4:
+        in.Skip(4);
+        break;
+      case DW_CFA_def_cfa_offset:
+      case DW_CFA_def_cfa_offset_sf:
+      case DW_CFA_GNU_args_size:
+        in.Uleb();
+        break;
+      case DW_CFA_restore_extended:
+      case DW_CFA_undefined:
+      case DW_CFA_same_value:
+      case DW_CFA_def_cfa_register:
+        sane = reg();
+        break;
+      case DW_CFA_offset_extended:
+      case DW_CFA_offset_extended_sf:
+      case DW_CFA_def_cfa:
+      case DW_CFA_def_cfa_sf:
+      case DW_CFA_val_offset:
+      case DW_CFA_val_offset_sf:
+      case DW_CFA_GNU_negative_offset_extended:
+        sane = reg();
+        in.Uleb();
+        break;
+      case DW_CFA_register:
+        sane = reg() && reg();
+        break;
+      case DW_CFA_def_cfa_expression:
+        sane = block();
+        break;
+      case DW_CFA_expression:
+      case DW_CFA_val_expression:
+        sane = reg() && block();
+        break;
+      default:
+        return false;
+    }
+    if (!sane) return false;
+  }
+  return in.ok();
+}
 
 // The size of a pointer encoded with `encoding`, 0 when it has no fixed size.
 size_t PointerSize(uint8_t encoding) {
@@ -142,9 +228,11 @@ std::optional<std::string> EhFrameSubset(std::string_view eh_frame, uint64_t add
       } else {
         in.Uleb();
       }
+      size_t instructions_at = 0;  // where the augmentation data ends, for 'z'
       if (!augmentation.empty() && augmentation[0] == 'z') {
         cie.augmented = true;
-        in.Uleb();
+        const uint64_t data_size = in.Uleb();
+        instructions_at = in.at() + static_cast<size_t>(std::min<uint64_t>(data_size, record.size));
         for (const char c : augmentation.substr(1)) {
           if (c == 'R') {
             cie.fde_encoding = static_cast<uint8_t>(in.Fixed(1));
@@ -169,6 +257,12 @@ std::optional<std::string> EhFrameSubset(std::string_view eh_frame, uint64_t add
         return std::nullopt;
       }
       if (!in.ok()) return std::nullopt;
+      if (instructions_at == 0) instructions_at = in.at();
+      if (instructions_at > at + record.size ||
+          !InstructionsAreSane(eh_frame.substr(instructions_at, at + record.size - instructions_at),
+                               PointerSize(cie.fde_encoding))) {
+        return std::nullopt;
+      }
       cies[at] = cie;
     } else {
       const size_t id_at = at + 4;
@@ -188,8 +282,10 @@ std::optional<std::string> EhFrameSubset(std::string_view eh_frame, uint64_t add
       const uint64_t range = in.Fixed(size);
       const uint64_t begin = static_cast<uint64_t>(raw) +
                              (applied == DW_EH_PE_pcrel ? address + at + record.pc_begin_at : 0);
+      size_t instructions_at = 0;
       if (cie->second.augmented) {
-        in.Uleb();
+        const uint64_t data_size = in.Uleb();
+        instructions_at = in.at() + static_cast<size_t>(std::min<uint64_t>(data_size, record.size));
         const uint8_t lsda = cie->second.lsda_encoding;
         if (lsda != DW_EH_PE_omit) {
           const size_t lsda_size = PointerSize(lsda);
@@ -203,6 +299,12 @@ std::optional<std::string> EhFrameSubset(std::string_view eh_frame, uint64_t add
         }
       }
       if (!in.ok()) return std::nullopt;
+      if (instructions_at == 0) instructions_at = in.at();
+      if (instructions_at > at + record.size ||
+          !InstructionsAreSane(eh_frame.substr(instructions_at, at + record.size - instructions_at),
+                               size)) {
+        return std::nullopt;
+      }
       const auto pc = std::lower_bound(pcs.begin(), pcs.end(), begin);
       record.kept = pc != pcs.end() && *pc - begin < range;
     }
