@@ -24,6 +24,13 @@ TEST(EventConfigTest, SamplesCpuClockWithMonotonicTimestampsAndCallChains) {
   EXPECT_EQ(attr.exclude_callchain_kernel, 0u);
 }
 
+TEST(EventConfigTest, SwitchEventsAskForContextSwitchRecords) {
+  EXPECT_EQ(MakeSamplingAttr({}).context_switch, 0u);
+  SamplerOptions options;
+  options.switch_events = true;
+  EXPECT_EQ(MakeSamplingAttr(options).context_switch, 1u);
+}
+
 TEST(EventConfigTest, FollowsThreadsChildrenAndMappingsFromExecOn) {
   const perf_event_attr attr = MakeSamplingAttr({});
   EXPECT_EQ(attr.sample_freq, 1000u);

@@ -46,6 +46,7 @@ Profile ProfileWithTimeline() {
       {.time_ns = 1'300'000, .kind = InstantKind::kMarker, .name = 5, .domain = 1, .scope = 1},
   };
   thread.samples = {{.time_ns = 1'600'000, .stack = 0, .weight_ns = 1'000'000}};
+  thread.off_cpu = {{.begin_ns = 5'000'000, .end_ns = 6'000'000, .state = OffCpuState::kPreempted}};
   TimelineThread worker;
   worker.pid = 5;
   worker.tid = 6;
@@ -65,6 +66,7 @@ TEST(ChromeTraceTest, EveryKindOfEventAndTheSamplesStacks) {
 {"ph":"X","ts":500.000,"dur":500.500,"pid":5,"tid":5,"name":"conv","cat":"d","args":{"kind":"task","domain":"d"}},
 {"ph":"b","ts":2000.000,"pid":5,"tid":5,"name":"conv","cat":"d","id":"region:0x9:0x0","args":{"kind":"region","domain":"d","id":"0x9:0x0","ended":false}},
 {"ph":"e","ts":3000.000,"pid":5,"tid":5,"name":"conv","cat":"d","id":"region:0x9:0x0"},
+{"ph":"X","ts":4000.000,"dur":1000.000,"pid":5,"tid":5,"name":"[off-cpu: preempted]","cat":"off-cpu"},
 {"ph":"i","ts":200.000,"pid":5,"tid":5,"s":"t","name":"load: f","cat":"jit","args":{"event":"load","address":"0x1000","size":16,"method_id":7,"version":1}},
 {"ph":"i","ts":300.000,"pid":5,"tid":5,"s":"g","name":"a\"b?","cat":"d"},
 {"ph":"i","ts":600.000,"pid":5,"tid":5,"s":"t","name":"work","cat":"sample","args":{"stack":"work <- hot <- main"}},
@@ -81,7 +83,7 @@ TEST(ChromeTraceTest, EveryKindOfEventAndTheSamplesStacks) {
 )");
   // And it is JSON, as Perfetto's UI and chrome://tracing read it.
   const nlohmann::json parsed = nlohmann::json::parse(*json);
-  EXPECT_EQ(parsed["traceEvents"].size(), 10u);
+  EXPECT_EQ(parsed["traceEvents"].size(), 11u);
   EXPECT_EQ(parsed["traceEvents"][3]["dur"], 500.5);
 }
 

@@ -332,5 +332,44 @@ TEST(TimelineBuilderTest, ThreadsAreNamedAndSamplesRenumbered) {
   EXPECT_EQ(timeline.end_ns, 30u);
 }
 
+// A thread is off the CPU from its switch out to its switch back in, waiting or preempted as the
+// switch out says; still out when the recording ends, until then; out for good at its exit, not.
+TEST(TimelineBuilderTest, SwitchesMakeTheThreadsPeriodsOffTheCpu) {
+  TimelineBuilder builder(100);
+  const std::vector<session::Switch> switches = {
+      {.pid = kPid, .tid = 100, .time_ns = 50, .out = true},  // before the start
+      {.pid = kPid, .tid = 100, .time_ns = 120, .out = false},
+      {.pid = kPid, .tid = 100, .time_ns = 200, .out = true},
+      {.pid = kPid, .tid = 101, .time_ns = 210, .out = false},  // in since before
+      {.pid = kPid, .tid = 100, .time_ns = 260, .out = false},
+      {.pid = kPid, .tid = 101, .time_ns = 300, .out = true, .preempted = true},
+      {.pid = kPid, .tid = 101, .time_ns = 310, .out = false},
+      {.pid = kPid, .tid = 100, .time_ns = 400, .out = true},   // never back
+      {.pid = kPid, .tid = 102, .time_ns = 380, .out = true},   // exits
+      {.pid = kPid, .tid = 101, .time_ns = 500, .out = false},  // the last record
+  };
+  builder.AddSwitches(switches);
+  const std::vector<session::Task> tasks = {
+      {.exit = true, .pid = kPid, .ppid = kPid, .tid = 102, .ptid = 102, .time_ns = 390}};
+  const Timeline timeline = std::move(builder).Finish({}, tasks, {});
+  std::vector<std::string> periods;
+  for (const TimelineThread& thread : timeline.threads) {
+    for (const OffCpuPeriod& period : thread.off_cpu) {
+      periods.push_back(fmt::format("{}: [{},{}) {}", thread.tid, period.begin_ns, period.end_ns,
+                                    OffCpuStateName(period.state)));
+    }
+  }
+  EXPECT_EQ(periods, (std::vector<std::string>{
+                         "100: [100,120) waiting",
+                         "100: [200,260) waiting",
+                         "100: [400,500) waiting",
+                         "101: [300,310) preempted",
+                     }));
+  EXPECT_EQ(timeline.threads[0].waiting_ns, 180u);
+  EXPECT_EQ(timeline.threads[0].preempted_ns, 0u);
+  EXPECT_EQ(timeline.threads[1].preempted_ns, 10u);
+  EXPECT_EQ(timeline.threads[2].waiting_ns, 0u);
+}
+
 }  // namespace
 }  // namespace jitscope::report

@@ -2,8 +2,8 @@
 //
 // End-to-end: the timeline of real recordings, through the `jitscope report` command as a user
 // runs it. The example JIT's code events as instants of `--format chrome-trace`, the filters,
-// the header's times; and Debian's oneDNN, unmodified, whose primitive executions are ITT tasks
-// that the samples taken in its kernels fall inside.
+// the header's times, time off the CPU (record --switch-events); and Debian's oneDNN and TBB,
+// unmodified, whose primitive executions and algorithms are ITT tasks.
 #include <cstdint>
 #include <map>
 #include <set>
@@ -132,6 +132,34 @@ TEST(TimelineE2eTest, TheExampleJitsCodeEventsAreInstantsOfTheChromeTrace) {
   EXPECT_NE(backwards.exit_code, 0);
   EXPECT_NE(backwards.err.find("--time 3,1: its start is after its end"), std::string::npos)
       << backwards.err;
+}
+
+// record --switch-events: a command that sleeps 0.3 s was off the CPU, waiting, for at least that
+// long, on its one thread's track and in the header.
+TEST(TimelineE2eTest, ASleepIsTimeOffTheCpuWaiting) {
+  TempDir dir;
+  const std::string session = dir.path() + "/session";
+  const ProcessResult record =
+      RunProgram({JITSCOPE_CLI, "record", "--switch-events", "-o", session, "--", "sleep", "0.3"});
+  ASSERT_TRUE(record.ok()) << record.Describe();
+  const nlohmann::json trace = ChromeTrace(session);
+  ASSERT_FALSE(trace.is_discarded());
+  std::map<std::string, double> off_us;
+  for (const nlohmann::json& slice : OfCategory(trace, "off-cpu")) {
+    EXPECT_EQ(slice["ph"], "X");
+    off_us[slice["name"].get<std::string>()] += slice["dur"].get<double>();
+  }
+  EXPECT_GE(off_us["[off-cpu: waiting]"], 300'000.0);
+  EXPECT_LT(off_us["[off-cpu: waiting]"] + off_us["[off-cpu: preempted]"],
+            trace["otherData"]["recording_end_monotonic_ns"].get<double>() / 1e3 -
+                trace["otherData"]["recording_start_monotonic_ns"].get<double>() / 1e3);
+  const ProcessResult text = Report(session, {"--top", "1"});
+  ASSERT_TRUE(text.ok()) << text.Describe();
+  EXPECT_NE(text.out.find("\n# off the CPU: sleep (tid "), std::string::npos) << text.out;
+  // Without the option, no switch is recorded.
+  const std::string plain = dir.path() + "/plain";
+  ASSERT_TRUE(RunProgram({JITSCOPE_CLI, "record", "-o", plain, "--", "sleep", "0.05"}).ok());
+  EXPECT_TRUE(OfCategory(ChromeTrace(plain), "off-cpu").empty());
 }
 
 #ifdef JITSCOPE_ONEDNN_WORKLOAD

@@ -166,6 +166,44 @@ TEST(TextWriterTest, NoSamplesOfARecordingCutShortSaysWhy) {
             "# no samples: jitscope record was killed before its first samples reached the file\n");
 }
 
+// How long the recording ran against the CPU time sampled per thread, the time off the CPU per
+// thread (record --switch-events), and what the ITT calls meant that was not plain.
+TEST(TextWriterTest, HeaderSaysWallTimeCpuTimeAndTimeOffTheCpu) {
+  Profile profile = SampleProfile();
+  profile.warnings.clear();
+  Timeline& timeline = profile.timeline;
+  timeline.start_ns = 1'000'000'000;
+  timeline.end_ns = 3'500'000'000;
+  TimelineThread main_thread;
+  main_thread.pid = 5;
+  main_thread.tid = 5;
+  main_thread.name = "app";
+  main_thread.samples_on_cpu = 800;
+  main_thread.cpu_ns = 800'000'000;
+  main_thread.waiting_ns = 1'500'000'000;
+  main_thread.preempted_ns = 20'000'000;
+  TimelineThread worker;
+  worker.pid = 5;
+  worker.tid = 6;
+  worker.name = "worker";
+  worker.samples_on_cpu = 2000;
+  worker.cpu_ns = 2'000'000'000;
+  TimelineThread idle;
+  idle.pid = 5;
+  idle.tid = 7;
+  timeline.threads = {main_thread, worker, idle};
+  timeline.stats.ends_without_begin = 1;
+  timeline.stats.unended = 2;
+  const std::string text = RenderText(profile, {.sort = SortKey::kMethod, .top = 1});
+  EXPECT_EQ(
+      text.substr(0, text.find("#\n")),
+      "# jitscope report: jitvm hot.jv\n"
+      "# 10 samples over 0.01 s, one per 1 ms of CPU time per thread\n"
+      "# recorded for 2.50 s; CPU time sampled: worker (tid 6) 2.00 s, app (tid 5) 0.80 s\n"
+      "# off the CPU: app (tid 5) 1.50 s waiting, 0.02 s preempted\n"
+      "# ITT API calls: 1 end without a begin, 2 tasks not ended (ended with their threads)\n");
+}
+
 // A recording of several processes: the busiest five in the header, with what the --pid and
 // --comm filters left out; and a filter that left nothing.
 TEST(TextWriterTest, SeveralProcessesAndFilters) {

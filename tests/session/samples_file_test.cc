@@ -223,6 +223,32 @@ TEST(SamplesFileTest, CountsThrottling) {
   EXPECT_EQ(data->counters, SampleCounters{.throttled = 2});
 }
 
+// record --switch-events: a task's own switch records, and a CPU's (record -a), which name the
+// other task of the switch too; the trailer says whose switch it is.
+TEST(SamplesFileTest, DecodesSwitchesOutAndIn) {
+  std::string file = Header();
+  file += RecordBuilder(PERF_RECORD_SWITCH, PERF_RECORD_MISC_SWITCH_OUT).SampleId(5, 6, 30).Build();
+  file += RecordBuilder(PERF_RECORD_SWITCH_CPU_WIDE,
+                        PERF_RECORD_MISC_SWITCH_OUT | PERF_RECORD_MISC_SWITCH_OUT_PREEMPT)
+              .Put<uint32_t>(9)
+              .Put<uint32_t>(9)
+              .SampleId(7, 8, 10)
+              .Build();
+  file += RecordBuilder(PERF_RECORD_SWITCH).SampleId(5, 6, 50).Build();
+  file += RecordBuilder(PERF_RECORD_SWITCH_CPU_WIDE).Put<uint32_t>(9).Build();  // truncated
+  base::StatusOr<SampleData> data = ParseSamples(file);
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  ASSERT_EQ(data->switches.size(), 3u);
+  const auto describe = [](const Switch& s) {
+    return std::to_string(s.pid) + "/" + std::to_string(s.tid) + " at " +
+           std::to_string(s.time_ns) + (s.out ? " out" : " in") + (s.preempted ? " preempted" : "");
+  };
+  EXPECT_EQ(describe(data->switches[0]), "7/8 at 10 out preempted") << "in time order";
+  EXPECT_EQ(describe(data->switches[1]), "5/6 at 30 out");
+  EXPECT_EQ(describe(data->switches[2]), "5/6 at 50 in");
+  EXPECT_EQ(data->counters.malformed_records, 1u);
+}
+
 TEST(SamplesFileTest, ReadsFilesWithTheShorterHeaderOfFramePointerSessions) {
   std::string file = Header();
   file.resize(kSamplesHeaderSizeWithoutRegisters);

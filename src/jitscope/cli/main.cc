@@ -243,6 +243,10 @@ void AddRecordCommand(CLI::App& app, record::SessionOptions& options,
               "chain carries on, marked as a guess, where no rule does) or 'fp' (the kernel's "
               "frame-pointer chain alone: broken wherever code keeps no frame pointer)")
       ->default_str("dwarf");
+  command->add_flag("--switch-events", options.switch_events,
+                    "Record when each thread is switched out of its CPU and back in, as perf "
+                    "record's option: the report shows the time each thread spent off the CPU, "
+                    "preempted or waiting (sleep, I/O, a lock), on its timeline and in its header");
   command->add_flag("--keep-stacks", command_options.keep_stacks,
                     "With --call-graph dwarf: keep each sample's registers and stack copy in the "
                     "session, for 'jitscope report' to unwind each time it runs, instead of "

@@ -58,6 +58,7 @@ perf_event_attr MakeSamplingAttr(const SamplerOptions& options) {
   attr.comm = 1;
   attr.comm_exec = 1;
   attr.task = 1;
+  attr.context_switch = options.switch_events ? 1 : 0;
   attr.sample_id_all = 1;
   attr.use_clockid = 1;
   attr.clockid = CLOCK_MONOTONIC;

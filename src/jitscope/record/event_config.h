@@ -58,6 +58,10 @@ struct SamplerOptions {
   // Each MMAP2 carries its file's build id instead of its device and inode (attr.build_id, Linux
   // 5.12), so report can tell a file replaced since the recording; false on older kernels.
   bool build_ids = true;
+  // A record each time a sampled thread is switched out of its CPU or back in
+  // (attr.context_switch, Linux 4.3; perf record --switch-events): when each thread was off the
+  // CPU, and whether it was preempted or waited.
+  bool switch_events = false;
 };
 
 // The attributes of the one per-task event `record` opens on the command.

@@ -194,7 +194,9 @@ base::StatusOr<std::unique_ptr<session::RecordSink>> CreateSessionFiles(
 SamplerOptions SamplerOptionsOf(const SessionOptions& options) {
   return {.frequency_hz = options.frequency_hz,
           .include_kernel = true,
-          .call_graph = options.call_graph};
+          .call_graph = options.call_graph,
+          .build_ids = true,
+          .switch_events = options.switch_events};
 }
 
 // A pidfd of each attached process: readable once it has exited, and never another process that

@@ -134,6 +134,12 @@ class Writer {
       Event(fmt::format(R"("ph":"e","ts":{},"pid":{},"tid":{},"name":{},"cat":{},"id":{})",
                         Micros(slice.end_ns, start_), thread.pid, thread.tid, name, cat, id));
     }
+    for (const OffCpuPeriod& period : thread.off_cpu) {
+      Event(fmt::format(
+          R"("ph":"X","ts":{},"dur":{},"pid":{},"tid":{},"name":"[off-cpu: {}]","cat":"off-cpu")",
+          Micros(period.begin_ns, start_), Micros(period.end_ns, period.begin_ns), thread.pid,
+          thread.tid, OffCpuStateName(period.state)));
+    }
     for (const TimelineInstant& instant : thread.instants) WriteInstant(thread, instant);
     for (const TimelineSample& sample : thread.samples) {
       Event(fmt::format(R"("ph":"i","ts":{},"pid":{},"tid":{},"s":"t","name":{},"cat":"sample",)"

@@ -2,6 +2,7 @@
 #include "jitscope/report/text_writer.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <string_view>
@@ -56,30 +57,54 @@ namespace {
 
 std::string Seconds(uint64_t ns) { return fmt::format("{:.2f} s", static_cast<double>(ns) / 1e9); }
 
+// The threads with a non-zero `time`, longest first, the first six as "NAME (tid TID) ..." with
+// `what` of each, then how many more: "main (tid 10) 1.00 s, worker (tid 11) 0.20 s and 2 more
+// threads"; "" when none has any.
+std::string LongestThreads(const Timeline& timeline,
+                           const std::function<uint64_t(const TimelineThread&)>& time,
+                           const std::function<std::string(const TimelineThread&)>& what) {
+  std::vector<const TimelineThread*> threads;
+  for (const TimelineThread& thread : timeline.threads) {
+    if (time(thread) > 0) threads.push_back(&thread);
+  }
+  std::stable_sort(threads.begin(), threads.end(),
+                   [&time](const auto* a, const auto* b) { return time(*a) > time(*b); });
+  constexpr size_t kShown = 6;
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < threads.size() && i < kShown; ++i) {
+    const TimelineThread& thread = *threads[i];
+    parts.push_back(fmt::format("{} (tid {}) {}", thread.name.empty() ? "?" : thread.name,
+                                thread.tid, what(thread)));
+  }
+  const size_t more = threads.size() - parts.size();
+  return fmt::format("{}{}", fmt::join(parts, ", "),
+                     more > 0 ? fmt::format(" and {} more threads", more) : "");
+}
+
 // "recorded for 2.51 s; CPU time sampled: main (tid 10) 1.00 s, worker (tid 11) 0.20 s": how long
 // the recording ran against how much of it each thread was seen on a CPU, so a program that
 // mostly waits says so.
 std::string DescribeTime(const Profile& profile) {
   const Timeline& timeline = profile.timeline;
   if (timeline.threads.empty()) return "";
-  std::vector<const TimelineThread*> threads;
-  for (const TimelineThread& thread : timeline.threads) {
-    if (thread.samples_on_cpu > 0) threads.push_back(&thread);
-  }
-  std::stable_sort(threads.begin(), threads.end(),
-                   [](const auto* a, const auto* b) { return a->cpu_ns > b->cpu_ns; });
   std::string out = fmt::format("recorded for {}", Seconds(timeline.end_ns - timeline.start_ns));
-  if (threads.empty()) return out;
-  constexpr size_t kShown = 6;
-  std::vector<std::string> parts;
-  for (size_t i = 0; i < threads.size() && i < kShown; ++i) {
-    const TimelineThread& thread = *threads[i];
-    parts.push_back(fmt::format("{} (tid {}) {}", thread.name.empty() ? "?" : thread.name,
-                                thread.tid, Seconds(thread.cpu_ns)));
-  }
-  const size_t more = threads.size() - parts.size();
-  return out + fmt::format("; CPU time sampled: {}{}", fmt::join(parts, ", "),
-                           more > 0 ? fmt::format(" and {} more threads", more) : "");
+  const std::string sampled = LongestThreads(
+      timeline, [](const TimelineThread& t) { return t.samples_on_cpu > 0 ? t.cpu_ns : 0; },
+      [](const TimelineThread& t) { return Seconds(t.cpu_ns); });
+  if (!sampled.empty()) out += "; CPU time sampled: " + sampled;
+  return out;
+}
+
+// "off the CPU: main (tid 10) 1.50 s waiting, 0.01 s preempted, ...": with switch records, the
+// threads that spent longest off the CPU.
+std::string DescribeOffCpu(const Timeline& timeline) {
+  const std::string off = LongestThreads(
+      timeline, [](const TimelineThread& t) { return t.waiting_ns + t.preempted_ns; },
+      [](const TimelineThread& t) {
+        return fmt::format("{} waiting, {} preempted", Seconds(t.waiting_ns),
+                           Seconds(t.preempted_ns));
+      });
+  return off.empty() ? "" : "off the CPU: " + off;
 }
 
 // What the ITT calls of the recording meant that was not plain (timeline_builder.h).
@@ -112,6 +137,9 @@ std::vector<std::string> ProfileHeader(const Profile& profile) {
                               profile.total_samples, seconds,
                               static_cast<double>(profile.sample_period_ns) / 1e6));
   if (std::string time = DescribeTime(profile); !time.empty()) lines.push_back(std::move(time));
+  if (std::string off = DescribeOffCpu(profile.timeline); !off.empty()) {
+    lines.push_back(std::move(off));
+  }
   if (profile.filtered_out > 0) {
     lines.push_back(fmt::format("{} samples left out (--pid, --tid, --comm, --time, --task)",
                                 profile.filtered_out));

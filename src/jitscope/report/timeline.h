@@ -3,7 +3,8 @@
 // The timeline of a recording: what each thread was doing when. Where the Profile (profile.h)
 // says where the CPU went, the Timeline says when: the ITT API's tasks, regions and frames as
 // slices, its markers and the JIT engine's code events as instants, its counters as series of
-// values, and each sample at its time. One structure for every writer that draws time:
+// values, each sample at its time, and (record --switch-events) when each thread was off the CPU.
+// One structure for every writer that draws time:
 // `report --format chrome-trace` (chrome_trace_writer.h) and the HTML report. docs/timeline.md
 // describes it for their authors.
 //
@@ -79,6 +80,21 @@ struct TimelineSample {
   uint64_t weight_ns = 0;  // the time it stands for: the sample period
 };
 
+// Why a thread was off the CPU, as a switch record says it (record --switch-events).
+enum class OffCpuState : uint8_t {
+  kWaiting,    // it gave up the CPU: a sleep, I/O, a lock, a condition
+  kPreempted,  // still runnable, the scheduler gave its CPU to another
+};
+const char* OffCpuStateName(OffCpuState state);  // "waiting", "preempted"
+
+// From the thread's switch out of its CPU to its switch back in (or, if it never came back, the
+// end of the recording).
+struct OffCpuPeriod {
+  uint64_t begin_ns = 0;
+  uint64_t end_ns = 0;
+  OffCpuState state = OffCpuState::kWaiting;
+};
+
 struct TimelineThread {
   uint32_t pid = 0;
   uint32_t tid = 0;
@@ -88,8 +104,11 @@ struct TimelineThread {
   std::vector<TimelineSlice> slices;      // by begin time
   std::vector<TimelineInstant> instants;  // by time
   std::vector<TimelineSample> samples;    // by time, when BuildOptions::timeline_samples
+  std::vector<OffCpuPeriod> off_cpu;      // by time; empty without switch records
   uint64_t samples_on_cpu = 0;            // the thread's samples the report kept
   uint64_t cpu_ns = 0;                    // samples_on_cpu × the sample period
+  uint64_t waiting_ns = 0;                // the time of its off-CPU periods, by state
+  uint64_t preempted_ns = 0;
 };
 
 // An ITT counter of one process and every value it took.

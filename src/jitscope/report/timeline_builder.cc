@@ -29,6 +29,16 @@ const char* InstantKindName(InstantKind kind) {
   return "event";
 }
 
+const char* OffCpuStateName(OffCpuState state) {
+  switch (state) {
+    case OffCpuState::kWaiting:
+      return "waiting";
+    case OffCpuState::kPreempted:
+      return "preempted";
+  }
+  return "waiting";
+}
+
 const TimelineThread* Timeline::FindThread(uint32_t pid, uint32_t tid) const {
   auto it = std::lower_bound(threads.begin(), threads.end(), std::pair{pid, tid},
                              [](const TimelineThread& t, std::pair<uint32_t, uint32_t> key) {
@@ -381,6 +391,24 @@ void TimelineBuilder::AddJitRecord(uint32_t pid, ProcessState& state, const trac
   }
 }
 
+void TimelineBuilder::AddSwitches(std::span<const session::Switch> switches) {
+  for (const session::Switch& change : switches) {
+    TimelineThread& thread = Thread(change.pid, change.tid);
+    Seen(thread, change.time_ns);
+    const size_t index = thread_index_.at({change.pid, change.tid});
+    if (change.out) {
+      // A second out without an in between (a lost record) starts the period again.
+      switched_out_[index] = {change.time_ns,
+                              change.preempted ? OffCpuState::kPreempted : OffCpuState::kWaiting};
+      continue;
+    }
+    auto out = switched_out_.find(index);
+    if (out == switched_out_.end()) continue;  // in since before the recording
+    thread.off_cpu.push_back({out->second.first, change.time_ns, out->second.second});
+    switched_out_.erase(out);
+  }
+}
+
 void TimelineBuilder::AddSample(const session::Sample& sample, uint32_t stack, uint64_t weight_ns,
                                 bool keep) {
   TimelineThread& thread = Thread(sample.pid, sample.tid);
@@ -408,6 +436,18 @@ Timeline TimelineBuilder::Finish(const std::vector<session::Comm>& comms,
   if (timeline_.start_ns == 0 && first != UINT64_MAX) timeline_.start_ns = first;
   const uint64_t start = timeline_.start_ns;
   timeline_.end_ns = std::max(last, start);
+  // A thread still switched out when the recording ended was off the CPU until then; one that
+  // exited was switched out for good, and its last switch is no wait.
+  std::map<std::pair<uint32_t, uint32_t>, uint64_t> exits;
+  for (const session::Task& task : tasks) {
+    if (task.exit) exits[{task.pid, task.tid}] = task.time_ns;
+  }
+  for (const auto& [index, out] : switched_out_) {
+    TimelineThread& thread = timeline_.threads[index];
+    if (!exits.contains({thread.pid, thread.tid}) && out.first < timeline_.end_ns) {
+      thread.off_cpu.push_back({out.first, timeline_.end_ns, out.second});
+    }
+  }
   for (TimelineThread& thread : timeline_.threads) {
     if (thread.first_ns == UINT64_MAX) thread.first_ns = thread.last_ns = start;
     thread.first_ns = std::max(thread.first_ns, start);
@@ -423,6 +463,12 @@ Timeline TimelineBuilder::Finish(const std::vector<session::Comm>& comms,
     std::erase_if(thread.slices, [start](const TimelineSlice& s) { return s.end_ns < start; });
     for (TimelineSlice& slice : thread.slices) slice.begin_ns = std::max(slice.begin_ns, start);
     std::erase_if(thread.instants, [start](const TimelineInstant& i) { return i.time_ns < start; });
+    std::erase_if(thread.off_cpu, [start](const OffCpuPeriod& p) { return p.end_ns <= start; });
+    for (OffCpuPeriod& period : thread.off_cpu) {
+      period.begin_ns = std::max(period.begin_ns, start);
+      (period.state == OffCpuState::kPreempted ? thread.preempted_ns : thread.waiting_ns) +=
+          period.end_ns - period.begin_ns;
+    }
   }
   for (TimelineCounter& counter : timeline_.counters) {
     auto& values = counter.values;
@@ -462,6 +508,7 @@ Timeline TimelineBuilder::Finish(const std::vector<session::Comm>& comms,
 TimelineBuilder StartTimeline(const walk::Recording& recording,
                               const symbolize::SourceSet& sources) {
   TimelineBuilder timeline(recording.start_time_ns);
+  timeline.AddSwitches(recording.data.switches);
   std::set<uint32_t> pids = sources.pids();
   pids.insert(recording.data.samples.pids().begin(), recording.data.samples.pids().end());
   for (const uint32_t pid : pids) {

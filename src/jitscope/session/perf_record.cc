@@ -372,6 +372,22 @@ base::StatusOr<PerfRecord> ParsePerfRecord(std::string_view bytes, const SampleL
       }
       return PerfRecord(task);
     }
+    case PERF_RECORD_SWITCH:
+    case PERF_RECORD_SWITCH_CPU_WIDE: {
+      // A CPU's record adds {next_prev_pid, next_prev_tid}, the other task of the switch; the
+      // trailer names the task switched out or in, and when.
+      const size_t body = header.type == PERF_RECORD_SWITCH_CPU_WIDE ? 8 : 0;
+      if (bytes.size() < sizeof(perf_event_header) + body + TrailerSize(layout) ||
+          !ReadTrailer(bytes, layout, id)) {
+        return Truncated("switch", bytes.size());
+      }
+      return PerfRecord(
+          Switch{.pid = id.pid,
+                 .tid = id.tid,
+                 .time_ns = id.time,
+                 .out = (header.misc & PERF_RECORD_MISC_SWITCH_OUT) != 0,
+                 .preempted = (header.misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0});
+    }
     case PERF_RECORD_LOST: {
       uint64_t event_id = 0;
       Lost lost;

@@ -1,9 +1,9 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
 // Decodes one kernel perf record (linux/perf_event.h, perf_event_open(2) "MMAP layout"): samples
-// and MMAP/MMAP2, COMM, FORK/EXIT, LOST and THROTTLE/UNTHROTTLE records with their sample_id_all
-// trailer. A session's samples file holds the layouts `jitscope record` asks the kernel for
-// (IP|TID|TIME|CALLCHAIN, kSampleType, `--call-graph fp`, plus REGS_USER|STACK_USER,
+// and MMAP/MMAP2, COMM, FORK/EXIT, SWITCH(_CPU_WIDE), LOST and THROTTLE/UNTHROTTLE records with
+// their sample_id_all trailer. A session's samples file holds the layouts `jitscope record` asks
+// the kernel for (IP|TID|TIME|CALLCHAIN, kSampleType, `--call-graph fp`, plus REGS_USER|STACK_USER,
 // kDwarfSampleType, `--call-graph dwarf`); a perf.data file holds whatever `perf record` asked
 // for, so the decoder follows any sample_type through STACK_USER, the last field a report needs.
 // Every length is checked against the record's size before use; a malformed record is an error
@@ -173,6 +173,19 @@ struct Task {
   uint64_t time_ns = 0;
 };
 
+// PERF_RECORD_SWITCH (a task's own event) or PERF_RECORD_SWITCH_CPU_WIDE (a CPU's, record -a):
+// thread `tid` was switched out of its CPU, or back in (attr.context_switch; perf record
+// --switch-events).
+struct Switch {
+  uint32_t pid = 0;
+  uint32_t tid = 0;
+  uint64_t time_ns = 0;
+  bool out = false;
+  // PERF_RECORD_MISC_SWITCH_OUT_PREEMPT (Linux 4.17): switched out while still runnable, its CPU
+  // taken, rather than to wait (sleep, I/O, a lock).
+  bool preempted = false;
+};
+
 struct Lost {
   uint64_t count = 0;
 };
@@ -188,7 +201,7 @@ struct Other {
   uint32_t type = 0;
 };
 
-using PerfRecord = std::variant<Sample, Mapping, Comm, Task, Lost, Throttle, Other>;
+using PerfRecord = std::variant<Sample, Mapping, Comm, Task, Switch, Lost, Throttle, Other>;
 
 // Decodes `bytes`, which must hold exactly one record (its header's size equals bytes.size()),
 // of `layout`. A Sample's `stack` points into `bytes`. Without TID the pid and tid are 0; without

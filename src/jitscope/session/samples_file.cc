@@ -287,6 +287,8 @@ void AddRecord(std::string_view bytes, PerfRecord&& record, SampleData& data) {
           data.comms.push_back(std::move(value));
         } else if constexpr (std::is_same_v<T, Task>) {
           data.tasks.push_back(value);
+        } else if constexpr (std::is_same_v<T, Switch>) {
+          data.switches.push_back(value);
         } else if constexpr (std::is_same_v<T, Lost>) {
           data.counters.lost_samples += value.count;
         } else if constexpr (std::is_same_v<T, Throttle>) {
@@ -315,6 +317,7 @@ void SortByTime(SampleData& data) {
   std::stable_sort(data.mappings.begin(), data.mappings.end(), by_time);
   std::stable_sort(data.comms.begin(), data.comms.end(), by_time);
   std::stable_sort(data.tasks.begin(), data.tasks.end(), by_time);
+  std::stable_sort(data.switches.begin(), data.switches.end(), by_time);
 }
 
 base::StatusOr<SamplesHeader> ReadSamplesHeader(std::string_view bytes) {

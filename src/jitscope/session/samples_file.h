@@ -235,6 +235,7 @@ struct SampleData {
   std::vector<Mapping> mappings;
   std::vector<Comm> comms;
   std::vector<Task> tasks;
+  std::vector<Switch> switches;  // with record --switch-events (perf record's too)
   SampleCounters counters;
 
   // Calls `visit` with each sample in order, decoded into one Sample that is reused (a stack
