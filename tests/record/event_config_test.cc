@@ -31,6 +31,34 @@ TEST(EventConfigTest, SwitchEventsAskForContextSwitchRecords) {
   EXPECT_EQ(MakeSamplingAttr(options).context_switch, 1u);
 }
 
+// record --off-cpu: one context-switches sample per switch out, with the sampling event's layout,
+// inherited and enabled at the exec as it is; the switch records come with the sampling event.
+TEST(EventConfigTest, OffCpuSamplesEverySwitchOutWithTheUserStack) {
+  const SamplerOptions options{.frequency_hz = 1000,
+                               .include_kernel = false,
+                               .call_graph = {CallGraph::kDwarf, 16384},
+                               .build_ids = true,
+                               .switch_events = false,
+                               .off_cpu = true};
+  EXPECT_EQ(MakeSamplingAttr(options).context_switch, 1u);
+  const perf_event_attr attr = MakeOffCpuAttr(options);
+  EXPECT_EQ(attr.type, static_cast<uint32_t>(PERF_TYPE_SOFTWARE));
+  EXPECT_EQ(attr.config, static_cast<uint64_t>(PERF_COUNT_SW_CONTEXT_SWITCHES));
+  EXPECT_EQ(attr.freq, 0u);
+  EXPECT_EQ(attr.sample_period, 1u);
+  EXPECT_EQ(attr.sample_type, MakeSamplingAttr(options).sample_type);
+  EXPECT_EQ(attr.sample_regs_user, 0xff0fffu);
+  EXPECT_EQ(attr.sample_stack_user, 16384u);
+  EXPECT_EQ(attr.exclude_kernel, 0u) << "the sample is taken in the scheduler";
+  EXPECT_EQ(attr.exclude_callchain_kernel, 1u);
+  EXPECT_EQ(attr.inherit, 1u);
+  EXPECT_EQ(attr.enable_on_exec, 1u);
+  EXPECT_EQ(attr.use_clockid, 1u);
+  EXPECT_EQ(attr.clockid, CLOCK_MONOTONIC);
+  EXPECT_EQ(attr.sample_id_all, 1u);
+  EXPECT_EQ(attr.mmap + attr.mmap2 + attr.comm + attr.task + attr.context_switch, 0u);
+}
+
 TEST(EventConfigTest, FollowsThreadsChildrenAndMappingsFromExecOn) {
   const perf_event_attr attr = MakeSamplingAttr({});
   EXPECT_EQ(attr.sample_freq, 1000u);

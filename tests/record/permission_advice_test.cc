@@ -38,6 +38,27 @@ TEST(PermissionAdviceTest, EveryProcess) {
             "profile must also allow perf_event_open.");
 }
 
+// record --off-cpu's samples are the kernel's: level 2 refuses them, and no fallback helps.
+TEST(PermissionAdviceTest, OffCpuNeedsKernelSamples) {
+  const PermissionFacts facts{2, 1, 0, 1000, std::nullopt};
+  EXPECT_EQ(OffCpuRefusal(facts, 0),
+            "record --off-cpu is not permitted: perf_event_open was refused "
+            "(kernel.perf_event_paranoid = 2; jitscope has neither CAP_PERFMON nor "
+            "CAP_SYS_ADMIN). Its samples are the kernel's, taken in the scheduler as it switches "
+            "a thread out, so it needs perf_event_paranoid <= 1, or CAP_PERFMON. Fix: 'sudo "
+            "sysctl kernel.perf_event_paranoid=1', or run jitscope with CAP_PERFMON ('sudo "
+            "setcap cap_perfmon+ep $(command -v jitscope)'). Without it, record --switch-events "
+            "says when each thread was off the CPU, without its stack. In a container, the "
+            "runtime's seccomp profile must also allow perf_event_open.");
+  EXPECT_NE(OffCpuRefusal(facts, -1).find("needs perf_event_paranoid <= 0 (record -a), or "),
+            std::string::npos);
+  const PermissionFacts privileged{2, 1, Cap(kCapPerfmon), 1000, std::nullopt};
+  EXPECT_EQ(OffCpuRefusal(privileged, 0),
+            "record --off-cpu is not permitted: perf_event_open was refused "
+            "(kernel.perf_event_paranoid = 2; jitscope has CAP_PERFMON or CAP_SYS_ADMIN). In a "
+            "container, the runtime's seccomp profile must also allow perf_event_open.");
+}
+
 TEST(PermissionAdviceTest, AnotherUsersProcess) {
   const PermissionFacts facts{2, 1, Cap(kCapPerfmon), 1000, 0};
   EXPECT_EQ(PerfEventRefusal(facts, 1234),

@@ -8,9 +8,11 @@
 #include <sys/mman.h>
 
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -44,6 +46,19 @@ std::string SampleAt(uint64_t time, uint64_t ip, uint64_t kernel_ip = 0) {
   return sample.Put<uint64_t>(static_cast<uint64_t>(PERF_CONTEXT_USER)).Put<uint64_t>(ip).Build();
 }
 
+// Each stack of `profile`, its frames' functions leaf first joined by ';', and its samples.
+std::map<std::string, uint64_t> StacksOf(const Profile& profile) {
+  std::map<std::string, uint64_t> stacks;
+  for (const Stack& stack : profile.stacks) {
+    std::string joined;
+    for (uint32_t frame : stack.frames) {
+      joined += (joined.empty() ? "" : ";") + profile.locations[frame].function;
+    }
+    stacks[joined] += stack.samples;
+  }
+  return stacks;
+}
+
 void AppendCodeLoad(std::vector<uint8_t>& dump, uint64_t time, uint64_t index,
                     std::string_view name) {
   formats::JitdumpCodeLoadFields fields;
@@ -58,21 +73,24 @@ void AppendCodeLoad(std::vector<uint8_t>& dump, uint64_t time, uint64_t index,
   dump.insert(dump.end(), fields.code_size, 0x90);
 }
 
+// The jitdump of kPid in `dir`: each of `loads` (time, name) loads code at kCode.
+void WriteJitdump(const std::string& dir,
+                  const std::vector<std::pair<uint64_t, std::string>>& loads) {
+  std::vector<uint8_t> dump;
+  formats::AppendJitdumpHeader(dump, kPid, 50);
+  uint64_t index = 0;
+  for (const auto& [time, name] : loads) AppendCodeLoad(dump, time, ++index, name);
+  std::ofstream out(dir + "/" + formats::JitdumpFileName(kPid), std::ios::binary);
+  out.write(reinterpret_cast<const char*>(dump.data()), static_cast<std::streamsize>(dump.size()));
+}
+
 // Three samples at one address of JIT code: two before `second` was loaded over `first`, one
 // after. The name of a hot address is reused from sample to sample; what was at the address
 // when each sample was taken must still decide it.
 TEST(ProfileBuilderTest, OneAddressNamesWhatWasThereAtEachSample) {
   const test_support::TempDir tmp;
   const std::string dir = tmp.path();
-  std::vector<uint8_t> dump;
-  formats::AppendJitdumpHeader(dump, kPid, 50);
-  AppendCodeLoad(dump, 100, 1, "first");
-  AppendCodeLoad(dump, 300, 2, "second");
-  {
-    std::ofstream out(dir + "/" + formats::JitdumpFileName(kPid), std::ios::binary);
-    out.write(reinterpret_cast<const char*>(dump.data()),
-              static_cast<std::streamsize>(dump.size()));
-  }
+  WriteJitdump(dir, {{100, "first"}, {300, "second"}});
   {
     base::StatusOr<session::SamplesWriter> writer = session::SamplesWriter::Create(dir, 0);
     ASSERT_TRUE(writer.ok()) << writer.status().message();
@@ -171,16 +189,94 @@ TEST(ProfileBuilderTest, TheUserFrameOfASampleInExecIsLeftOut) {
   }
   base::StatusOr<Profile> profile = BuildProfile(dir, BuildOptions{});
   ASSERT_TRUE(profile.ok()) << profile.status().message();
-  std::map<std::string, uint64_t> stacks;  // frames, leaf first → samples
-  for (const Stack& stack : profile->stacks) {
-    std::string joined;
-    for (uint32_t frame : stack.frames) {
-      joined += (joined.empty() ? "" : ";") + profile->locations[frame].function;
+  EXPECT_EQ(StacksOf(*profile),
+            (std::map<std::string, uint64_t>{
+                {"[kernel]", 3}, {"[kernel];[unknown]", 1}, {"[kernel];[anonymous]", 1}}));
+}
+
+// A sample of record --off-cpu (marked kMiscOffCpu), taken as its thread was switched out.
+std::string OffCpuSampleAt(uint64_t time, uint64_t ip) {
+  std::string record = SampleAt(time, ip);
+  perf_event_header header = session::RecordHeader(record);
+  header.misc |= session::kMiscOffCpu;
+  std::memcpy(record.data(), &header, sizeof(header));
+  return record;
+}
+
+std::string SwitchAt(uint64_t time, bool out, bool preempted = false) {
+  return test_support::PerfRecordBuilder(
+             PERF_RECORD_SWITCH,
+             static_cast<uint16_t>((out ? PERF_RECORD_MISC_SWITCH_OUT : 0) |
+                                   (preempted ? PERF_RECORD_MISC_SWITCH_OUT_PREEMPT : 0)))
+      .SampleId(kPid, kPid, time)
+      .Build();
+}
+
+// record --off-cpu: each off-CPU sample's stack, under a leaf that says why its thread stopped,
+// weighs the time until it ran again (its switch records), in samples of the period (1 ms here),
+// each stack's rounded to the nearest; one whose switch records are missing is left out and
+// counted. --off-cpu only and exclude keep either kind alone.
+TEST(ProfileBuilderTest, OffCpuSamplesWeighTheTimeUntilTheirThreadRanAgain) {
+  const test_support::TempDir tmp;
+  const std::string dir = tmp.path();
+  WriteJitdump(dir, {{100, "jitted"}});
+  {
+    base::StatusOr<session::SamplesWriter> writer = session::SamplesWriter::Create(dir, 0);
+    ASSERT_TRUE(writer.ok()) << writer.status().message();
+    for (const std::string& record :
+         {SampleAt(1'000'000, kCode + 0x10),
+          // Waits 3.6 ms, in two periods: 4 samples.
+          OffCpuSampleAt(2'000'000, kCode + 0x20), SwitchAt(2'000'100, true),
+          SwitchAt(4'000'100, false),  //
+          OffCpuSampleAt(4'500'000, kCode + 0x20), SwitchAt(4'500'100, true),
+          SwitchAt(6'100'100, false),
+          // Preempted for 0.4 ms: under half a period, no sample.
+          OffCpuSampleAt(7'000'000, kCode + 0x10), SwitchAt(7'000'050, true, true),
+          SwitchAt(7'400'050, false),
+          // No switch out follows within a millisecond: left out.
+          OffCpuSampleAt(8'000'000, kCode + 0x10), SwitchAt(9'500'000, true),
+          SwitchAt(9'600'000, false), SampleAt(9'700'000, kCode + 0x10)}) {
+      ASSERT_TRUE(writer->Append(record).ok());
     }
-    stacks[joined] += stack.samples;
+    ASSERT_TRUE(writer->Flush().ok());
   }
-  EXPECT_EQ(stacks, (std::map<std::string, uint64_t>{
-                        {"[kernel]", 3}, {"[kernel];[unknown]", 1}, {"[kernel];[anonymous]", 1}}));
+  base::StatusOr<Profile> profile = BuildProfile(dir, BuildOptions{});
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  EXPECT_EQ(StacksOf(*profile),
+            (std::map<std::string, uint64_t>{{"[off-cpu: waiting];jitted", 4}, {"jitted", 2}}));
+  EXPECT_EQ(profile->total_samples, 6u);
+  EXPECT_EQ(profile->filtered_out, 0u);
+  EXPECT_EQ(profile->processes, (std::vector<ProcessShare>{{kPid, "", 6}}));
+  EXPECT_EQ(profile->off_cpu, (OffCpuSummary{.choice = OffCpuSamples::kInclude,
+                                             .switches = 3,
+                                             .waiting_ns = 3'600'000,
+                                             .preempted_ns = 400'000,
+                                             .samples = 4,
+                                             .without_period = 1,
+                                             .left_out = 0}));
+  // The samples on a CPU are on the timeline; the off-CPU samples are its periods.
+  ASSERT_EQ(profile->timeline.threads.size(), 1u);
+  EXPECT_EQ(profile->timeline.threads[0].samples_on_cpu, 2u);
+  EXPECT_EQ(profile->timeline.threads[0].off_cpu.size(), 4u);
+
+  BuildOptions options;
+  options.off_cpu = OffCpuSamples::kOnly;
+  profile = BuildProfile(dir, options);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  EXPECT_EQ(StacksOf(*profile),
+            (std::map<std::string, uint64_t>{{"[off-cpu: waiting];jitted", 4}}));
+  EXPECT_EQ(profile->off_cpu.left_out, 2u);
+  EXPECT_EQ(profile->filtered_out, 0u);
+
+  options.off_cpu = OffCpuSamples::kExclude;
+  profile = BuildProfile(dir, options);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  EXPECT_EQ(StacksOf(*profile), (std::map<std::string, uint64_t>{{"jitted", 2}}));
+  OffCpuSummary excluded;
+  excluded.choice = OffCpuSamples::kExclude;
+  excluded.left_out = 4;
+  EXPECT_EQ(profile->off_cpu, excluded);
+  EXPECT_EQ(profile->filtered_out, 0u);
 }
 
 }  // namespace

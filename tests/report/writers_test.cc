@@ -204,6 +204,44 @@ TEST(TextWriterTest, HeaderSaysWallTimeCpuTimeAndTimeOffTheCpu) {
       "# ITT API calls: 1 end without a begin, 2 tasks not ended (ended with their threads)\n");
 }
 
+// record --off-cpu: what the off-CPU stacks stand for, and what --off-cpu only or exclude left out.
+TEST(TextWriterTest, HeaderSaysWhatTheOffCpuSamplesStandFor) {
+  Profile profile = SampleProfile();
+  profile.warnings.clear();
+  profile.off_cpu = {.choice = OffCpuSamples::kInclude,
+                     .switches = 120,
+                     .waiting_ns = 1'500'000'000,
+                     .preempted_ns = 20'000'000,
+                     .samples = 1520,
+                     .without_period = 0,
+                     .left_out = 0};
+  const auto header_line = [&profile](size_t n) {
+    const std::string text = RenderText(profile, {.sort = SortKey::kMethod, .top = 1});
+    size_t at = 0;
+    for (size_t i = 0; i < n; ++i) at = text.find('\n', at) + 1;
+    return text.substr(at, text.find('\n', at) - at);
+  };
+  EXPECT_EQ(header_line(2),
+            "# off-CPU samples (record --off-cpu): 120 switches out of a CPU, 1.50 s waiting and "
+            "0.02 s preempted until their threads ran again, counted as 1520 samples of 1 ms");
+  profile.off_cpu.choice = OffCpuSamples::kOnly;
+  profile.off_cpu.without_period = 2;
+  profile.off_cpu.left_out = 10;
+  EXPECT_EQ(header_line(2),
+            "# off-CPU samples (record --off-cpu): 120 switches out of a CPU, 1.50 s waiting and "
+            "0.02 s preempted until their threads ran again, counted as 1520 samples of 1 ms; 2 "
+            "without the switch records that time them, left out; the 10 samples on a CPU left "
+            "out (--off-cpu only)");
+  profile.off_cpu = {};
+  profile.off_cpu.choice = OffCpuSamples::kExclude;
+  profile.off_cpu.left_out = 122;
+  EXPECT_EQ(header_line(2),
+            "# off-CPU samples (record --off-cpu): 122 switches out of a CPU, left out (--off-cpu "
+            "exclude)");
+  profile.off_cpu = {};
+  EXPECT_EQ(header_line(2).find("off-CPU"), std::string::npos);
+}
+
 // A recording of several processes: the busiest five in the header, with what the --pid and
 // --comm filters left out; and a filter that left nothing.
 TEST(TextWriterTest, SeveralProcessesAndFilters) {

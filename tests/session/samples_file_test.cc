@@ -249,6 +249,33 @@ TEST(SamplesFileTest, DecodesSwitchesOutAndIn) {
   EXPECT_EQ(data->counters.malformed_records, 1u);
 }
 
+// record --off-cpu marks the samples of its switches in their header's misc (kMiscOffCpu), a bit
+// the kernel leaves clear; unwinding a sample keeps its misc, so an unwound one stays marked.
+TEST(SamplesFileTest, AnOffCpuSampleIsMarkedAndStaysMarkedWhenUnwound) {
+  std::string marked = SampleRecord();
+  perf_event_header header = RecordHeader(marked);
+  header.misc |= kMiscOffCpu;
+  std::memcpy(marked.data(), &header, sizeof(header));
+  base::StatusOr<SampleData> data = ParseSamples(Header() + SampleRecord() + marked);
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  ASSERT_EQ(data->samples.size(), 2u);
+  EXPECT_FALSE(data->samples[0].off_cpu);
+  EXPECT_TRUE(data->samples[1].off_cpu);
+  EXPECT_EQ(data->samples[1].callchain, data->samples[0].callchain);
+
+  const std::vector<CallchainEntry> frames = {{0x401000, false, true}};
+  std::string unwound;
+  ASSERT_TRUE(
+      EncodeUnwoundSample(data->samples[1], frames, 3, header.misc, unwound, kRecordUnwoundSample));
+  Sample read;
+  ASSERT_TRUE(ParseSampleRecord(unwound, {}, read).ok());
+  EXPECT_TRUE(read.off_cpu);
+  ASSERT_TRUE(EncodeUnwoundSample(data->samples[0], frames, 3, PERF_RECORD_MISC_USER, unwound,
+                                  kRecordUnwoundSample));
+  ASSERT_TRUE(ParseSampleRecord(unwound, {}, read).ok());
+  EXPECT_FALSE(read.off_cpu);
+}
+
 TEST(SamplesFileTest, ReadsFilesWithTheShorterHeaderOfFramePointerSessions) {
   std::string file = Header();
   file.resize(kSamplesHeaderSizeWithoutRegisters);

@@ -64,8 +64,12 @@ int RunAnnotate(const AnnotateOptions& options, std::FILE* out, std::FILE* err) 
   const report::SampleFilter filter(options.filter, timeline.timeline(),
                                     report::RecordingStart(*recording, timeline), names);
   uint64_t kept = 0;
+  uint64_t on_cpu = 0;
   std::vector<walk::StackAddress> stack;
   data.ForEachSample([&](const session::Sample& sample) {
+    // A sample taken as its thread left the CPU (record --off-cpu) ran no instruction.
+    if (sample.off_cpu) return;
+    ++on_cpu;
     if (!filter.Wanted(sample)) return;
     ++kept;
     walker.Walk(sample, stack);
@@ -79,10 +83,10 @@ int RunAnnotate(const AnnotateOptions& options, std::FILE* out, std::FILE* err) 
   output.by_line = options.sort == "line";
   output.color = options.format == "text" && options.output.empty() && ::isatty(::fileno(out)) != 0;
   output.total_samples = kept;
-  if (kept < data.samples.size()) {
+  if (kept < on_cpu) {
     output.notes.push_back(
         fmt::format("{} of the {} samples left out (--pid, --tid, --comm, --time, --task)",
-                    data.samples.size() - kept, data.samples.size()));
+                    on_cpu - kept, on_cpu));
   }
   if (!data.samples.empty()) output.start_time_ns = data.samples.time_ns(0);
   for (const std::string& warning : recording->warnings) {

@@ -247,6 +247,12 @@ void AddRecordCommand(CLI::App& app, record::SessionOptions& options,
                     "Record when each thread is switched out of its CPU and back in, as perf "
                     "record's option: the report shows the time each thread spent off the CPU, "
                     "preempted or waiting (sleep, I/O, a lock), on its timeline and in its header");
+  command->add_flag("--off-cpu", options.off_cpu,
+                    "Also take a sample each time a thread is switched out of its CPU, with its "
+                    "call stack (unwound as CPU samples are, through JIT code), weighted in the "
+                    "report by the time until it ran again, under an [off-cpu: waiting] or "
+                    "[off-cpu: preempted] leaf (implies --switch-events; needs "
+                    "kernel.perf_event_paranoid <= 1, or CAP_PERFMON)");
   command->add_flag("--keep-stacks", command_options.keep_stacks,
                     "With --call-graph dwarf: keep each sample's registers and stack copy in the "
                     "session, for 'jitscope report' to unwind each time it runs, instead of "
@@ -367,6 +373,18 @@ void AddReportCommand(CLI::App& app, ReportOptions& options) {
           "name (and by tier where both runs have it); --format text, folded (FlameGraph's "
           "differential form) or html (a differential flame graph)")
       ->type_name("OLD");
+  command
+      ->add_option_function<std::string>(
+          "--off-cpu",
+          [&options](const std::string& text) {
+            options.build.off_cpu = text == "only"      ? report::OffCpuSamples::kOnly
+                                    : text == "exclude" ? report::OffCpuSamples::kExclude
+                                                        : report::OffCpuSamples::kInclude;
+          },
+          "Of a recording made with 'record --off-cpu': the samples on a CPU and the time off "
+          "it, under [off-cpu: waiting] and [off-cpu: preempted] leaves weighed as samples of "
+          "the sampling period ('include', the default), or either alone ('only', 'exclude')")
+      ->check(CLI::IsMember({"include", "only", "exclude"}));
   command->add_flag("--inline,!--no-inline", options.inline_frames,
                     "Show inlined functions as frames of their own (default), or fold them into "
                     "the function they were inlined into");

@@ -58,7 +58,7 @@ perf_event_attr MakeSamplingAttr(const SamplerOptions& options) {
   attr.comm = 1;
   attr.comm_exec = 1;
   attr.task = 1;
-  attr.context_switch = options.switch_events ? 1 : 0;
+  attr.context_switch = options.switch_events || options.off_cpu ? 1 : 0;
   attr.sample_id_all = 1;
   attr.use_clockid = 1;
   attr.clockid = CLOCK_MONOTONIC;
@@ -71,6 +71,23 @@ perf_event_attr MakeSamplingAttr(const SamplerOptions& options) {
   // with a timeout, so a quiet command still gets drained.
   attr.watermark = 1;
   attr.wakeup_watermark = 64 * 1024;
+  return attr;
+}
+
+perf_event_attr MakeOffCpuAttr(const SamplerOptions& options) {
+  perf_event_attr attr = MakeSamplingAttr(options);
+  attr.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+  attr.freq = 0;
+  attr.sample_period = 1;
+  attr.mmap = 0;
+  attr.mmap2 = 0;
+  attr.build_id = 0;
+  attr.comm = 0;
+  attr.comm_exec = 0;
+  attr.task = 0;
+  attr.context_switch = 0;
+  attr.exclude_kernel = 0;
+  attr.exclude_callchain_kernel = 1;
   return attr;
 }
 

@@ -62,6 +62,10 @@ struct SamplerOptions {
   // (attr.context_switch, Linux 4.3; perf record --switch-events): when each thread was off the
   // CPU, and whether it was preempted or waited.
   bool switch_events = false;
+  // A sample each time a sampled thread is switched out of its CPU, with its stack where it
+  // stopped running (record --off-cpu; MakeOffCpuAttr). Implies switch_events, whose records say
+  // how long it stayed off and why.
+  bool off_cpu = false;
 };
 
 // The attributes of the one per-task event `record` opens on the command.
@@ -77,6 +81,16 @@ struct SamplerOptions {
 //   walk finds no rule, the frame-pointer chain may carry it on, labelled as a guess
 //   (walk/sample_walker.h).
 perf_event_attr MakeSamplingAttr(const SamplerOptions& options);
+
+// The attributes of the events of `record --off-cpu`, opened beside each sampling event: the
+// context-switches software event, one sample per switch out of a CPU, taken by the kernel in the
+// thread's own context as the scheduler switches it out (perf record -e context-switches -c 1,
+// which needs no tracefs and no raw tracepoint data), with the samples' layout of `options`:
+// user registers and stack copy, or the user call chain. The kernel takes the sample in the
+// scheduler, so it may not exclude kernel samples (an exclude_kernel event never fires); its
+// kernel call chain, the scheduler's own frames, is left out. The sampling event records the
+// mmap, comm, task and switch records; these record nothing else.
+perf_event_attr MakeOffCpuAttr(const SamplerOptions& options);
 
 // What the samples file's header says about the samples of `options`.
 session::SamplesFormat SamplesFormatOf(const SamplerOptions& options);

@@ -29,6 +29,10 @@ bool Has(const PermissionFacts& facts, int capability) {
   return ((facts.capabilities >> capability) & 1) != 0;
 }
 
+bool Privileged(const PermissionFacts& facts) {
+  return Has(facts, kCapPerfmon) || Has(facts, kCapSysAdmin);
+}
+
 std::string Level(const std::optional<int>& level) {
   return level ? std::to_string(*level) : std::string("unknown");
 }
@@ -79,30 +83,60 @@ PermissionFacts ReadPermissionFacts(pid_t target) {
   return facts;
 }
 
+namespace {
+
+// "WHAT is not permitted: perf_event_open was refused (kernel.perf_event_paranoid = 2; jitscope
+// has neither CAP_PERFMON nor CAP_SYS_ADMIN)."
+std::string Refused(const PermissionFacts& facts, const char* what) {
+  return std::string(what) +
+         " is not permitted: perf_event_open was refused (kernel.perf_event_paranoid = " +
+         Level(facts.paranoid_level) + "; jitscope " +
+         (Privileged(facts) ? "has CAP_PERFMON or CAP_SYS_ADMIN"
+                            : "has neither CAP_PERFMON nor CAP_SYS_ADMIN") +
+         ").";
+}
+
+constexpr char kCapPerfmonFix[] =
+    "run jitscope with CAP_PERFMON ('sudo setcap cap_perfmon+ep $(command -v jitscope)').";
+constexpr char kContainerAdvice[] =
+    " In a container, the runtime's seccomp profile must also allow perf_event_open.";
+
+}  // namespace
+
 std::string PerfEventRefusal(const PermissionFacts& facts, pid_t target) {
-  const bool privileged = Has(facts, kCapPerfmon) || Has(facts, kCapSysAdmin);
-  std::string text =
-      "sampling is not permitted: perf_event_open was refused "
-      "(kernel.perf_event_paranoid = " +
-      Level(facts.paranoid_level) + "; jitscope " +
-      (privileged ? "has CAP_PERFMON or CAP_SYS_ADMIN"
-                  : "has neither CAP_PERFMON "
-                    "nor CAP_SYS_ADMIN") +
-      ").";
+  const bool privileged = Privileged(facts);
+  std::string text = Refused(facts, "sampling");
   if (!privileged && target < 0) {
-    text +=
-        " Sampling every process (record -a) needs perf_event_paranoid <= 0, or CAP_PERFMON. "
-        "Fix: 'sudo sysctl kernel.perf_event_paranoid=0', or run jitscope with CAP_PERFMON "
-        "('sudo setcap cap_perfmon+ep $(command -v jitscope)').";
+    text += std::string(
+                " Sampling every process (record -a) needs perf_event_paranoid <= 0, or "
+                "CAP_PERFMON. Fix: 'sudo sysctl kernel.perf_event_paranoid=0', or ") +
+            kCapPerfmonFix;
   } else if (!privileged) {
-    text +=
-        " Profiling your own processes needs perf_event_paranoid <= 2 (user-space only) or <= 1 "
-        "(with kernel frames). Fix: 'sudo sysctl kernel.perf_event_paranoid=1', or run jitscope "
-        "with CAP_PERFMON ('sudo setcap cap_perfmon+ep $(command -v jitscope)').";
+    text += std::string(
+                " Profiling your own processes needs perf_event_paranoid <= 2 (user-space only) "
+                "or <= 1 (with kernel frames). Fix: 'sudo sysctl kernel.perf_event_paranoid=1', "
+                "or ") +
+            kCapPerfmonFix;
   }
   if (target > 0) text += PtraceReadAdvice(facts, target);
-  text += " In a container, the runtime's seccomp profile must also allow perf_event_open.";
-  return text;
+  return text + kContainerAdvice;
+}
+
+std::string OffCpuRefusal(const PermissionFacts& facts, pid_t target) {
+  std::string text = Refused(facts, "record --off-cpu");
+  if (!Privileged(facts)) {
+    const char* level = target < 0 ? "0" : "1";
+    text += std::string(
+                " Its samples are the kernel's, taken in the scheduler as it switches a thread "
+                "out, so it needs perf_event_paranoid <= ") +
+            level + (target < 0 ? " (record -a)" : "") +
+            ", or CAP_PERFMON. Fix: 'sudo sysctl kernel.perf_event_paranoid=" + level + "', or " +
+            kCapPerfmonFix +
+            " Without it, record --switch-events says when each thread was off the CPU, "
+            "without its stack.";
+  }
+  if (target > 0) text += PtraceReadAdvice(facts, target);
+  return text + kContainerAdvice;
 }
 
 std::string ProcRefusal(const PermissionFacts& facts, pid_t pid, const std::string& path,

@@ -43,6 +43,10 @@ PermissionFacts ReadPermissionFacts(pid_t target);
 // (`target` 0), process `target` (record -p) or every process (`target` -1, record -a).
 std::string PerfEventRefusal(const PermissionFacts& facts, pid_t target);
 
+// The same for `record --off-cpu`, whose context-switch samples the kernel takes in the scheduler:
+// they are kernel samples, with no user-space-only fallback.
+std::string OffCpuRefusal(const PermissionFacts& facts, pid_t target);
+
 // `path` (/proc/PID/...) of process `pid` could not be read: EACCES/EPERM say what is missing,
 // ENOENT/ESRCH that there is no such process.
 std::string ProcRefusal(const PermissionFacts& facts, pid_t pid, const std::string& path,

@@ -9,9 +9,12 @@
 
 #include <cerrno>
 #include <climits>
+#include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "jitscope/record/permission_advice.h"
+#include "jitscope/session/perf_record.h"
 
 namespace jitscope::record {
 namespace {
@@ -53,22 +56,17 @@ struct OpenedEvents {
   std::vector<base::ScopedFd> redirected;
   std::vector<base::ScopedFd> ring_owners;
   std::vector<RingBuffer> rings;
+  size_t off_cpu_rings_from = SIZE_MAX;  // the rings of the off-CPU events, from this index on
 };
 
-// One event per CPU and task. The kernel refuses to mmap an inherited per-task event opened with
-// cpu == -1 (every descendant would write into one ring), so following threads and children
-// takes one inherited event, and one ring, per CPU — as perf record does.
-base::StatusOr<OpenedEvents> OpenEvents(const SamplerOptions& options, const SamplerTarget& target,
-                                        pid_t& failed_task) {
-  perf_event_attr attr = MakeSamplingAttr(options);
-  if (target.running) {
-    attr.disabled = 0;
-    attr.enable_on_exec = 0;
-  }
-  // A CPU's event on every process has no task whose children could inherit it.
-  if (target.tasks.empty()) attr.inherit = 0;
+// Opens `attr` on every CPU for each task, into `opened`: one event per CPU and task, one ring per
+// CPU. The kernel refuses to mmap an inherited per-task event opened with cpu == -1 (every
+// descendant would write into one ring), so following threads and children takes one inherited
+// event, and one ring, per CPU — as perf record does.
+base::Status OpenEventsOf(const perf_event_attr& attr, const SamplerOptions& options,
+                          const SamplerTarget& target, OpenedEvents& opened, pid_t& failed_task) {
   const std::vector<pid_t> tasks = target.tasks.empty() ? std::vector<pid_t>{-1} : target.tasks;
-  OpenedEvents opened;
+  const size_t rings_before = opened.rings.size();
   const long cpus = ::sysconf(_SC_NPROCESSORS_CONF);
   for (int cpu = 0; cpu < cpus; ++cpu) {
     int ring_owner = -1;
@@ -95,10 +93,36 @@ base::StatusOr<OpenedEvents> OpenEvents(const SamplerOptions& options, const Sam
       opened.redirected.push_back(std::move(*fd));
     }
   }
-  if (opened.ring_owners.empty() && target.running) {
+  if (opened.rings.size() == rings_before && target.running) {
     return base::Status::Error("every thread ended before it could be sampled");
   }
-  if (opened.ring_owners.empty()) return base::Status::Error("perf_event_open: no online CPU");
+  if (opened.rings.size() == rings_before) {
+    return base::Status::Error("perf_event_open: no online CPU");
+  }
+  return base::Status::Ok();
+}
+
+// The sampling events and, with --off-cpu, the off-CPU events, each into rings of their own: the
+// off-CPU events' samples are told apart by the ring they come from.
+base::StatusOr<OpenedEvents> OpenEvents(const SamplerOptions& options, const SamplerTarget& target,
+                                        pid_t& failed_task) {
+  auto adapt = [&target](perf_event_attr attr) {
+    if (target.running) {
+      attr.disabled = 0;
+      attr.enable_on_exec = 0;
+    }
+    // A CPU's event on every process has no task whose children could inherit it.
+    if (target.tasks.empty()) attr.inherit = 0;
+    return attr;
+  };
+  OpenedEvents opened;
+  RETURN_IF_ERROR(
+      OpenEventsOf(adapt(MakeSamplingAttr(options)), options, target, opened, failed_task));
+  if (options.off_cpu) {
+    opened.off_cpu_rings_from = opened.rings.size();
+    RETURN_IF_ERROR(
+        OpenEventsOf(adapt(MakeOffCpuAttr(options)), options, target, opened, failed_task));
+  }
   return opened;
 }
 
@@ -117,6 +141,11 @@ base::StatusOr<Sampler> Sampler::Open(SamplerOptions options, const SamplerTarge
     options.build_ids = false;
     events = OpenEvents(options, target, failed_task);
   }
+  if (Denied(events) && options.off_cpu) {
+    // Its samples are the kernel's (the scheduler's): no user-space-only fallback.
+    const pid_t process = target.running ? failed_task : 0;
+    return base::Status::Error("%s", OffCpuRefusal(ReadPermissionFacts(process), process).c_str());
+  }
   if (Denied(events) && options.include_kernel) {
     // paranoid 2 still allows user-space samples of our own processes: retry without the kernel.
     options.include_kernel = false;
@@ -129,7 +158,7 @@ base::StatusOr<Sampler> Sampler::Open(SamplerOptions options, const SamplerTarge
   }
   if (!events.ok()) return events.status();
   return Sampler(options, std::move(events->redirected), std::move(events->ring_owners),
-                 std::move(events->rings));
+                 std::move(events->rings), events->off_cpu_rings_from);
 }
 
 void Sampler::Wait(int timeout_ms) {
@@ -141,7 +170,21 @@ void Sampler::Wait(int timeout_ms) {
 
 size_t Sampler::Drain(const std::function<void(std::string_view record)>& consume) {
   size_t bytes = 0;
-  for (RingBuffer& ring : rings_) bytes += ring.Drain(consume);
+  for (size_t i = 0; i < rings_.size(); ++i) {
+    if (i < off_cpu_rings_from_) {
+      bytes += rings_[i].Drain(consume);
+      continue;
+    }
+    // An off-CPU event writes samples only (and LOST records): each is marked as one.
+    bytes += rings_[i].Drain([&](std::string_view record) {
+      if (session::RecordHeader(record).type != PERF_RECORD_SAMPLE) return consume(record);
+      marked_.assign(record);
+      perf_event_header header = session::RecordHeader(marked_);
+      header.misc |= session::kMiscOffCpu;
+      std::memcpy(marked_.data(), &header, sizeof(header));
+      consume(marked_);
+    });
+  }
   return bytes;
 }
 

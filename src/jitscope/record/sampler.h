@@ -1,7 +1,8 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// The open sampler: one perf event per CPU for each target task, each CPU's events writing into
-// one ring (the first event of a CPU owns the ring, the others are redirected to it with
+// The open sampler: one perf event per CPU for each target task (with --off-cpu, two: the
+// sampling clock's and the switches', each kind into rings of its own), each CPU's events writing
+// into one ring (the first event of a CPU owns the ring, the others are redirected to it with
 // PERF_EVENT_IOC_SET_OUTPUT, as perf record does). The session drains the rings; the kernel is
 // their only producer.
 //
@@ -16,6 +17,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -51,21 +53,26 @@ class Sampler {
   void Wait(int timeout_ms);
 
   // Hands every complete record now in the rings to `consume`, ring after ring, so records of
-  // different CPUs interleave only by drain round. Returns the bytes consumed.
+  // different CPUs interleave only by drain round; the samples of the off-CPU events (--off-cpu)
+  // with session::kMiscOffCpu set in their header. Returns the bytes consumed.
   size_t Drain(const std::function<void(std::string_view record)>& consume);
 
  private:
   Sampler(SamplerOptions options, std::vector<base::ScopedFd> events,
-          std::vector<base::ScopedFd> ring_events, std::vector<RingBuffer> rings)
+          std::vector<base::ScopedFd> ring_events, std::vector<RingBuffer> rings,
+          size_t off_cpu_rings_from)
       : options_(options),
         events_(std::move(events)),
         ring_events_(std::move(ring_events)),
-        rings_(std::move(rings)) {}
+        rings_(std::move(rings)),
+        off_cpu_rings_from_(off_cpu_rings_from) {}
 
   SamplerOptions options_;
   std::vector<base::ScopedFd> events_;       // redirected into a ring of ring_events_
   std::vector<base::ScopedFd> ring_events_;  // one per CPU, each owning rings_[i]
   std::vector<RingBuffer> rings_;
+  size_t off_cpu_rings_from_;  // rings_ from this index on are the off-CPU events' (SIZE_MAX: none)
+  std::string marked_;         // an off-CPU sample, marked
 };
 
 }  // namespace jitscope::record

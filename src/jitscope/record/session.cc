@@ -196,7 +196,8 @@ SamplerOptions SamplerOptionsOf(const SessionOptions& options) {
           .include_kernel = true,
           .call_graph = options.call_graph,
           .build_ids = true,
-          .switch_events = options.switch_events};
+          .switch_events = options.switch_events,
+          .off_cpu = options.off_cpu};
 }
 
 // A pidfd of each attached process: readable once it has exited, and never another process that

@@ -66,6 +66,7 @@ struct SessionOptions {
   uint64_t frequency_hz = 1000;
   CallGraphOptions call_graph;
   bool switch_events = false;    // --switch-events (SamplerOptions::switch_events)
+  bool off_cpu = false;          // --off-cpu (SamplerOptions::off_cpu)
   std::string formats;           // JITSCOPE_FORMATS for the collector; empty = its default
   std::string collector_path;    // INTEL_JIT_PROFILER64; empty = do not set it
   std::string collector32_path;  // INTEL_JIT_PROFILER32, for 32-bit processes; empty = do not set

@@ -24,6 +24,8 @@ std::string FrameColour(const Location& l) {
       return fmt::format("rgb({},{},{})", 170 + v / 2, 170 + v / 2, 170 + v / 2);
     case FrameKind::kProcess:
       return fmt::format("rgb({},{},{})", 200 + v / 2, 200 + v / 2, 120 + v);
+    case FrameKind::kOffCpu:
+      return fmt::format("rgb({},{},{})", 60 + v, 110 + v, 220 + v / 2);
   }
   return "grey";
 }
@@ -45,6 +47,8 @@ const char* FrameKindName(const Location& l) {
       return "process";
     case FrameKind::kGuessed:
       return "guessed from here on";
+    case FrameKind::kOffCpu:
+      return "off the CPU";
   }
   return "";
 }

@@ -32,6 +32,9 @@ enum class FrameKind : uint8_t {
   // stack on (sample_walker.h): `function` is "[frame-pointer chain]", and the frames outside it
   // are guesses, not the walk's.
   kGuessed,
+  // The leaf of a stack where a thread stopped running (record --off-cpu): `function` is
+  // "[off-cpu: waiting]" or "[off-cpu: preempted]", and the stack weighs the time it was off.
+  kOffCpu,
 };
 
 // One distinct frame: the same function at the same file:line, in the same module, of the same
@@ -96,9 +99,30 @@ struct ProcessShare {
   bool operator==(const ProcessShare&) const = default;
 };
 
+// Which samples a report keeps of a recording made with `record --off-cpu`: the samples on a CPU
+// and those taken as threads were switched out (session::Sample::off_cpu), or either alone.
+enum class OffCpuSamples : uint8_t { kInclude, kOnly, kExclude };
+
+// What a report made of the off-CPU samples of `record --off-cpu`.
+struct OffCpuSummary {
+  OffCpuSamples choice = OffCpuSamples::kInclude;
+  uint64_t switches = 0;    // the off-CPU samples kept, each a switch out of a CPU with its stack
+  uint64_t waiting_ns = 0;  // the time until their threads ran again, by why they stopped
+  uint64_t preempted_ns = 0;
+  uint64_t samples = 0;  // that time as samples of the sampling period, in Profile::stacks
+  // Off-CPU samples the filters kept without the switch records that say how long they were off
+  // (records lost, or the thread's last switch, at its exit): left out.
+  uint64_t without_period = 0;
+  // The samples the choice left out: the off-CPU ones (kExclude), or those on a CPU (kOnly).
+  uint64_t left_out = 0;
+  bool operator==(const OffCpuSummary&) const = default;
+};
+
 struct Profile {
   std::vector<Location> locations;
-  std::vector<Stack> stacks;      // distinct stacks, heaviest first, ties in first-seen order
+  // Distinct stacks, heaviest first, ties in first-seen order. A stack under an off-CPU leaf
+  // (FrameKind::kOffCpu) counts the time its thread was off the CPU as samples of the period.
+  std::vector<Stack> stacks;
   uint64_t total_samples = 0;     // the sum of stacks[i].samples
   uint64_t filtered_out = 0;      // samples BuildOptions::filter left out
   uint64_t sample_period_ns = 0;  // nominal time one sample stands for (1e9 / frequency)
@@ -136,6 +160,9 @@ struct Profile {
     bool operator==(const JavaFrames&) const = default;
   };
   JavaFrames interpreter_frames;
+  // Of a recording with off-CPU samples (record --off-cpu): how many, the time they stand for
+  // and what the report kept; all zero for one without.
+  OffCpuSummary off_cpu;
   // Non-fatal things the reader and symbolizer noticed (lost samples, damaged files, ...), one
   // line each, for the formats that can show them.
   std::vector<std::string> warnings;

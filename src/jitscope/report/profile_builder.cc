@@ -15,6 +15,7 @@
 
 #include "jitscope/report/jit_advice.h"
 #include "jitscope/report/native_symbolizer.h"
+#include "jitscope/report/off_cpu_periods.h"
 #include "jitscope/report/process_names.h"
 #include "jitscope/report/sample_filter.h"
 #include "jitscope/report/timeline_builder.h"
@@ -81,7 +82,8 @@ class Builder {
         names_(data.comms, data.tasks),
         filter_(options.filter, timeline.timeline(), start_ns, names_),
         timeline_(timeline),
-        period_ns_(recording.sample_period_ns) {
+        period_ns_(recording.sample_period_ns),
+        off_cpu_periods_(OffCpuPeriodsOf(data.switches, data.tasks, LastRecordNs(data))) {
     walk::DescribeSessionFiles(recording, walker_.files());
     native_.SetDebugPath(walker_.files().DebugPath());
   }
@@ -102,10 +104,28 @@ class Builder {
     if (options_.observer != nullptr) {
       options_.observer->Begin(sources_, walker_, latest_code_);
     }
+    // Off-CPU samples (record --off-cpu) stand for the time until their thread ran again, in
+    // nanoseconds per stack and process, made samples of the sampling period once all are in.
+    std::map<std::pair<size_t, uint32_t>, uint64_t> off_cpu_ns;
+    uint64_t considered = 0;  // the samples the --off-cpu choice keeps, before the filters
+    uint64_t kept_any = 0;    // of those, the samples the filters keep, on a CPU or not
+    profile_.off_cpu.choice = options_.off_cpu;
     data_.ForEachSample([&](const session::Sample& sample) {
+      if (options_.progress && ++done % 4096 == 0) options_.progress(done, total);
+      if (sample.off_cpu ? options_.off_cpu == OffCpuSamples::kExclude
+                         : options_.off_cpu == OffCpuSamples::kOnly) {
+        ++profile_.off_cpu.left_out;
+        return;
+      }
+      ++considered;
       if (!Wanted(sample)) return;
-      if (kept++ == 0) profile_.start_time_ns = sample.time_ns;
+      if (kept_any++ == 0) profile_.start_time_ns = sample.time_ns;
       profile_.end_time_ns = sample.time_ns;  // samples are in time order
+      if (sample.off_cpu) {
+        AddOffCpuSample(sample, roots, processes, last_time, off_cpu_ns);
+        return;
+      }
+      ++kept;
       ProcessShare& process = processes[sample.pid];
       process.pid = sample.pid;
       ++process.samples;
@@ -128,12 +148,15 @@ class Builder {
         profile_.samples.push_back(
             {sample.time_ns, thread->second.first, static_cast<uint32_t>(it->second)});
       }
-      if (options_.progress && ++done % 4096 == 0) options_.progress(done, total);
     });
     if (options_.observer != nullptr) options_.observer->End();
+    const uint64_t kept_on_cpu = kept;
+    kept += WeighOffCpuSamples(off_cpu_ns, processes);
     NameProcesses(processes, last_time);
     if (options_.progress) options_.progress(total, total);
-    for (auto& [pid, process] : processes) profile_.processes.push_back(std::move(process));
+    for (auto& [pid, process] : processes) {
+      if (process.samples > 0) profile_.processes.push_back(std::move(process));
+    }
     std::stable_sort(
         profile_.processes.begin(), profile_.processes.end(),
         [](const ProcessShare& a, const ProcessShare& b) { return a.samples > b.samples; });
@@ -152,9 +175,15 @@ class Builder {
       sorted.push_back(std::move(profile_.stacks[order[i]]));
     }
     profile_.stacks = std::move(sorted);
+    // Off-CPU stacks of less than half a sampling period in all weigh nothing: they sorted last,
+    // and no timeline sample names them.
+    while (!profile_.stacks.empty() && profile_.stacks.back().samples == 0) {
+      profile_.stacks.pop_back();
+    }
     if (options_.sample_times) NameThreads(threads, new_index_);
     profile_.total_samples = kept;
-    profile_.filtered_out = total - kept;
+    profile_.filtered_out =
+        considered - kept_on_cpu - profile_.off_cpu.switches - profile_.off_cpu.without_period;
     if (walker_.unwinding()) {
       profile_.unwind_stops = walker_.unwind_stats().Ends();
       profile_.guessed_walks = walker_.guessed_walks();
@@ -207,6 +236,71 @@ class Builder {
   const std::vector<uint32_t>& new_index() const { return new_index_; }
 
  private:
+  // The recording's last record of those the switches' periods are cut at: a thread still off
+  // the CPU then was off until it.
+  static uint64_t LastRecordNs(const session::SampleData& data) {
+    uint64_t last = 0;
+    if (!data.samples.empty()) last = data.samples.time_ns(data.samples.size() - 1);
+    if (!data.switches.empty()) last = std::max(last, data.switches.back().time_ns);
+    if (!data.tasks.empty()) last = std::max(last, data.tasks.back().time_ns);
+    return last;
+  }
+
+  // A sample taken as its thread was switched out (record --off-cpu): its stack under an
+  // "[off-cpu: STATE]" leaf, weighing the time until the thread ran again (`off_cpu_ns`, by stack
+  // and process). Kernel frames, the scheduler's, are left out.
+  void AddOffCpuSample(const session::Sample& sample, bool roots,
+                       std::map<uint32_t, ProcessShare>& processes,
+                       std::map<uint32_t, uint64_t>& last_time,
+                       std::map<std::pair<size_t, uint32_t>, uint64_t>& off_cpu_ns) {
+    const auto periods = off_cpu_periods_.find({sample.pid, sample.tid});
+    const OffCpuPeriod* period = periods == off_cpu_periods_.end()
+                                     ? nullptr
+                                     : PeriodOfOffCpuSample(periods->second, sample.time_ns);
+    if (period == nullptr) {
+      ++profile_.off_cpu.without_period;
+      return;
+    }
+    const uint64_t ns = period->end_ns - period->begin_ns;
+    ++profile_.off_cpu.switches;
+    (period->state == OffCpuState::kPreempted ? profile_.off_cpu.preempted_ns
+                                              : profile_.off_cpu.waiting_ns) += ns;
+    std::vector<uint32_t> frames = {
+        Intern(Location{.function = fmt::format("[off-cpu: {}]", OffCpuStateName(period->state)),
+                        .module = "",
+                        .file = "",
+                        .line = 0,
+                        .kind = FrameKind::kOffCpu,
+                        .inlined = false})};
+    AppendStack(sample, frames);
+    std::erase_if(frames, [this](uint32_t frame) {
+      return profile_.locations[frame].kind == FrameKind::kKernel;
+    });
+    if (roots) frames.push_back(ProcessRoot(sample));
+    auto [it, inserted] = stack_ids_.try_emplace(frames, profile_.stacks.size());
+    if (inserted) profile_.stacks.push_back(Stack{frames, 0, sample.time_ns, sample.time_ns});
+    profile_.stacks[it->second].last_time_ns = sample.time_ns;
+    off_cpu_ns[{it->second, sample.pid}] += ns;
+    processes[sample.pid].pid = sample.pid;
+    last_time[sample.pid] = sample.time_ns;
+  }
+
+  // Adds the off-CPU samples' time to their stacks and processes as samples of the sampling
+  // period, each stack's rounded to the nearest; returns how many.
+  uint64_t WeighOffCpuSamples(const std::map<std::pair<size_t, uint32_t>, uint64_t>& off_cpu_ns,
+                              std::map<uint32_t, ProcessShare>& processes) {
+    const uint64_t period = period_ns_ == 0 ? 1'000'000 : period_ns_;
+    uint64_t samples = 0;
+    for (const auto& [key, ns] : off_cpu_ns) {
+      const uint64_t weight = (ns + period / 2) / period;
+      profile_.stacks[key.first].samples += weight;
+      processes[key.second].samples += weight;
+      samples += weight;
+    }
+    profile_.off_cpu.samples = samples;
+    return samples;
+  }
+
   // How many processes have samples the report keeps. Without a filter but --pid the samples'
   // processes say (SampleList::pids); with one, whether a sample is kept depends on more (its
   // thread, its time, its names then), so each is looked at.
@@ -490,6 +584,7 @@ class Builder {
   SampleFilter filter_;
   TimelineBuilder& timeline_;
   const uint64_t period_ns_;
+  const std::map<std::pair<uint32_t, uint32_t>, std::vector<OffCpuPeriod>> off_cpu_periods_;
   std::vector<uint32_t> new_index_;
   std::vector<walk::StackAddress> addresses_;
   NativeSymbolizer native_;

@@ -68,6 +68,9 @@ struct BuildOptions {
   // Keep each sample's time, thread and stack (Profile::samples, Profile::threads): for the
   // formats that show time.
   bool sample_times = false;
+  // With off-CPU samples (record --off-cpu): keep them and the samples on a CPU (kInclude), or
+  // either alone (report --off-cpu include|only|exclude).
+  OffCpuSamples off_cpu = OffCpuSamples::kInclude;
   // Tell the versions of JIT code apart (Location::version, Profile::jit_versions).
   bool jit_versions = false;
   // Not owned; may be null.

@@ -107,6 +107,33 @@ std::string DescribeOffCpu(const Timeline& timeline) {
   return off.empty() ? "" : "off the CPU: " + off;
 }
 
+// "off-CPU samples (record --off-cpu): 120 switches out of a CPU, 1.50 s waiting and 0.02 s
+// preempted until their threads ran again, counted as 1520 samples of 1 ms": what the stacks under
+// [off-cpu: STATE] leaves stand for, and what --off-cpu only or exclude left out.
+std::string DescribeOffCpuSamples(const Profile& profile) {
+  const OffCpuSummary& off = profile.off_cpu;
+  const uint64_t recorded =
+      off.choice == OffCpuSamples::kExclude ? off.left_out : off.switches + off.without_period;
+  if (recorded == 0) return "";
+  std::string out = "off-CPU samples (record --off-cpu): ";
+  if (off.choice == OffCpuSamples::kExclude) {
+    return out + fmt::format("{} switches out of a CPU, left out (--off-cpu exclude)", recorded);
+  }
+  out += fmt::format(
+      "{} switches out of a CPU, {} waiting and {} preempted until their threads ran again, "
+      "counted as {} samples of {:.3g} ms",
+      off.switches, Seconds(off.waiting_ns), Seconds(off.preempted_ns), off.samples,
+      static_cast<double>(profile.sample_period_ns) / 1e6);
+  if (off.without_period > 0) {
+    out +=
+        fmt::format("; {} without the switch records that time them, left out", off.without_period);
+  }
+  if (off.choice == OffCpuSamples::kOnly) {
+    out += fmt::format("; the {} samples on a CPU left out (--off-cpu only)", off.left_out);
+  }
+  return out;
+}
+
 // What the ITT calls of the recording meant that was not plain (timeline_builder.h).
 std::string DescribeTimelineStats(const TimelineStats& stats) {
   std::vector<std::string> parts;
@@ -138,6 +165,9 @@ std::vector<std::string> ProfileHeader(const Profile& profile) {
                               static_cast<double>(profile.sample_period_ns) / 1e6));
   if (std::string time = DescribeTime(profile); !time.empty()) lines.push_back(std::move(time));
   if (std::string off = DescribeOffCpu(profile.timeline); !off.empty()) {
+    lines.push_back(std::move(off));
+  }
+  if (std::string off = DescribeOffCpuSamples(profile); !off.empty()) {
     lines.push_back(std::move(off));
   }
   if (profile.filtered_out > 0) {

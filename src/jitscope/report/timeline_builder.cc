@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "jitscope/report/off_cpu_periods.h"
 #include "jitscope/report/process_names.h"
 
 namespace jitscope::report {
@@ -392,21 +393,9 @@ void TimelineBuilder::AddJitRecord(uint32_t pid, ProcessState& state, const trac
 }
 
 void TimelineBuilder::AddSwitches(std::span<const session::Switch> switches) {
-  for (const session::Switch& change : switches) {
-    TimelineThread& thread = Thread(change.pid, change.tid);
-    Seen(thread, change.time_ns);
-    const size_t index = thread_index_.at({change.pid, change.tid});
-    if (change.out) {
-      // A second out without an in between (a lost record) starts the period again.
-      switched_out_[index] = {change.time_ns,
-                              change.preempted ? OffCpuState::kPreempted : OffCpuState::kWaiting};
-      continue;
-    }
-    auto out = switched_out_.find(index);
-    if (out == switched_out_.end()) continue;  // in since before the recording
-    thread.off_cpu.push_back({out->second.first, change.time_ns, out->second.second});
-    switched_out_.erase(out);
-  }
+  for (const session::Switch& change : switches)
+    Seen(Thread(change.pid, change.tid), change.time_ns);
+  switches_ = switches;
 }
 
 void TimelineBuilder::AddSample(const session::Sample& sample, uint32_t stack, uint64_t weight_ns,
@@ -436,17 +425,8 @@ Timeline TimelineBuilder::Finish(const std::vector<session::Comm>& comms,
   if (timeline_.start_ns == 0 && first != UINT64_MAX) timeline_.start_ns = first;
   const uint64_t start = timeline_.start_ns;
   timeline_.end_ns = std::max(last, start);
-  // A thread still switched out when the recording ended was off the CPU until then; one that
-  // exited was switched out for good, and its last switch is no wait.
-  std::map<std::pair<uint32_t, uint32_t>, uint64_t> exits;
-  for (const session::Task& task : tasks) {
-    if (task.exit) exits[{task.pid, task.tid}] = task.time_ns;
-  }
-  for (const auto& [index, out] : switched_out_) {
-    TimelineThread& thread = timeline_.threads[index];
-    if (!exits.contains({thread.pid, thread.tid}) && out.first < timeline_.end_ns) {
-      thread.off_cpu.push_back({out.first, timeline_.end_ns, out.second});
-    }
+  for (auto& [thread, periods] : OffCpuPeriodsOf(switches_, tasks, timeline_.end_ns)) {
+    timeline_.threads[thread_index_.at(thread)].off_cpu = std::move(periods);
   }
   for (TimelineThread& thread : timeline_.threads) {
     if (thread.first_ns == UINT64_MAX) thread.first_ns = thread.last_ns = start;

@@ -53,8 +53,8 @@ class TimelineBuilder {
   void AddProcess(uint32_t pid, std::span<const trace::Record> records,
                   std::span<const formats::JitdumpRecord* const> jitdump_records);
 
-  // The recording's switch records (record --switch-events), in time order: each thread's
-  // periods off the CPU, from a switch out to its next switch in.
+  // The recording's switch records (record --switch-events), in time order, which must outlive
+  // the builder: each thread's periods off the CPU (off_cpu_periods.h).
   void AddSwitches(std::span<const session::Switch> switches);
 
   // A sample the report keeps, with its stack's index among the stacks built so far.
@@ -116,8 +116,8 @@ class TimelineBuilder {
   // Each thread's open tasks (kind kTask), innermost last.
   std::map<size_t, std::vector<size_t>> open_tasks_;
   std::map<size_t, StringId> itt_names_;  // the name a thread gave itself
-  // Each thread switched out and not yet back in: when, and why.
-  std::map<size_t, std::pair<uint64_t, OffCpuState>> switched_out_;
+  // The recording's switch records (AddSwitches), which outlive the builder.
+  std::span<const session::Switch> switches_;
 };
 
 // A builder given the events of every process of `recording` that `sources` has JIT files of,

@@ -135,12 +135,13 @@ bool SkipBranchStack(Cursor& cursor, uint64_t branch_sample_type) {
 }
 
 // Fills `sample` (all of it: a reused one keeps only its call chain's capacity).
-base::Status ParseSampleInto(Cursor cursor, size_t size, const SampleLayout& layout,
+base::Status ParseSampleInto(Cursor cursor, size_t size, const SampleLayout& layout, uint16_t misc,
                              Sample& sample) {
   std::vector<CallchainEntry> callchain = std::move(sample.callchain);
   callchain.clear();
   sample = Sample{};
   sample.callchain = std::move(callchain);
+  sample.off_cpu = (misc & kMiscOffCpu) != 0;
   const uint64_t type = layout.sample_type;
   auto has = [type](uint64_t bit) { return (type & bit) != 0; };
   // The fields before the call chain, each 8 bytes, in perf_event_open(2)'s order.
@@ -237,12 +238,12 @@ base::Status ParseSampleRecord(std::string_view bytes, const SampleLayout& layou
   Cursor cursor(bytes);
   ASSIGN_OR_RETURN(const perf_event_header header, ReadHeader(cursor, bytes.size()));
   if (header.type == kRecordUnwoundSample) {
-    return ParseSampleInto(cursor, bytes.size(), UnwoundSampleLayout(), out);
+    return ParseSampleInto(cursor, bytes.size(), UnwoundSampleLayout(), header.misc, out);
   }
   if (header.type != PERF_RECORD_SAMPLE) {
     return base::Status::Error("perf record: record of type %u is not a sample", header.type);
   }
-  return ParseSampleInto(cursor, bytes.size(), layout, out);
+  return ParseSampleInto(cursor, bytes.size(), layout, header.misc, out);
 }
 
 bool EncodeUnwoundSample(const Sample& sample, std::span<const CallchainEntry> frames,
@@ -321,7 +322,7 @@ base::StatusOr<PerfRecord> ParsePerfRecord(std::string_view bytes, const SampleL
   switch (header.type) {
     case PERF_RECORD_SAMPLE: {
       Sample sample;
-      RETURN_IF_ERROR(ParseSampleInto(cursor, bytes.size(), layout, sample));
+      RETURN_IF_ERROR(ParseSampleInto(cursor, bytes.size(), layout, header.misc, sample));
       return PerfRecord(std::move(sample));
     }
     case PERF_RECORD_MMAP:

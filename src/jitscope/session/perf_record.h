@@ -81,6 +81,12 @@ inline constexpr uint64_t kMaxWalkEnd = 255;
 // (walk/recording_unwinder.h). Decoding one gives the sample as an unwound file's.
 inline constexpr uint32_t kRecordUnwoundSample = 0x4a530001;
 
+// A bit of a sample's header.misc that the kernel leaves clear (it uses bits 0-2 and 12-15): in a
+// samples file of `jitscope record --off-cpu`, the sample was taken as its thread was switched
+// out of its CPU (a context-switches event, record/event_config.h), not by the sampling clock. Its
+// stack is where the thread stopped running; the switch records say for how long, and why.
+inline constexpr uint16_t kMiscOffCpu = 1 << 8;
+
 // The layout of an unwound file's samples, and of kRecordUnwoundSample records.
 inline SampleLayout UnwoundSampleLayout() {
   SampleLayout layout;
@@ -133,6 +139,8 @@ struct Sample {
   // An unwound sample's walk's end (kContextWalkEnd): an unwind::StopReason, unchecked.
   std::optional<uint8_t> walk_end;
   UserRegs regs;
+  // Taken as the thread left its CPU (kMiscOffCpu), not by the sampling clock.
+  bool off_cpu = false;
   // PERF_SAMPLE_STACK_USER: the valid bytes (dyn_size) of the copy of the user stack, starting
   // at the stack pointer in `regs`. A view into the bytes the record was parsed from.
   std::string_view stack;

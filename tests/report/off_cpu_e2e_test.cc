@@ -1,0 +1,164 @@
+// Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
+//
+// End-to-end: off-CPU time (record --off-cpu), through the `jitscope` commands as a user runs
+// them, on off_cpu_jit.c: a program that spends 40% of its time computing and 60% asleep, both
+// called from JIT code. Its compute is measured in CPU time and its sleeps in wall time, so the
+// shares hold on a fast machine, a slow one and a busy one alike.
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "support/folded.h"
+#include "support/process.h"
+#include "support/temp_dir.h"
+
+namespace jitscope {
+namespace {
+
+using test_support::FoldedStack;
+using test_support::ParseFolded;
+using test_support::ProcessResult;
+using test_support::RunProgram;
+using test_support::ShareWalkedThrough;
+using test_support::TempDir;
+using test_support::WalkShare;
+
+constexpr char kWaiting[] = "[off-cpu: waiting]";
+constexpr char kPreempted[] = "[off-cpu: preempted]";
+
+bool OffCpu(const FoldedStack& stack) {
+  return stack.leaf() == kWaiting || stack.leaf() == kPreempted;
+}
+
+std::vector<FoldedStack> Folded(const std::string& session, const std::string& choice) {
+  const ProcessResult report =
+      RunProgram({JITSCOPE_CLI, "report", session, "--format", "folded", "--off-cpu", choice});
+  EXPECT_TRUE(report.ok()) << report.Describe();
+  return ParseFolded(report.out);
+}
+
+// The samples on a CPU of stacks with the frames of `path` one after the other.
+uint64_t OnCpuThrough(const std::vector<FoldedStack>& stacks,
+                      const std::vector<std::string>& path) {
+  uint64_t samples = 0;
+  for (const FoldedStack& stack : stacks) {
+    if (!OffCpu(stack) && std::search(stack.frames.begin(), stack.frames.end(), path.begin(),
+                                      path.end()) != stack.frames.end()) {
+      samples += stack.samples;
+    }
+  }
+  return samples;
+}
+
+class OffCpuE2eTest : public ::testing::Test {
+ protected:
+  // 4 rounds of 50 ms of CPU time and a 75 ms sleep: 40% computing, 60% waiting.
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    session_ = dir_->path() + "/session";
+    record_ = new ProcessResult(RunProgram(
+        {JITSCOPE_CLI, "record", "--off-cpu", "-o", session_, "--", OFF_CPU_JIT, "50", "75", "4"}));
+  }
+  static void TearDownTestSuite() {
+    delete record_;
+    delete dir_;
+  }
+  static TempDir* dir_;
+  static std::string session_;
+  static ProcessResult* record_;
+};
+TempDir* OffCpuE2eTest::dir_ = nullptr;
+std::string OffCpuE2eTest::session_;
+ProcessResult* OffCpuE2eTest::record_ = nullptr;
+
+// Every sleep is a stack complete from _start through the JIT function to WaitHere, under an
+// [off-cpu: waiting] leaf, weighing the time asleep: beside the compute's samples on a CPU, the
+// share of its time the program measured it waited (60% on an idle machine), ±3%.
+TEST_F(OffCpuE2eTest, TheWaitsStacksAreCompleteThroughJitCodeAndWeighTheirTime) {
+  ASSERT_TRUE(record_->ok()) << record_->Describe();
+  const std::vector<FoldedStack> stacks = Folded(session_, "include");
+  const WalkShare waits =
+      ShareWalkedThrough(stacks, kWaiting, {"main", "jit_wait_[j]", "WaitHere"}, true);
+  uint64_t waiting_in_wait_here = 0;
+  for (const FoldedStack& stack : stacks) {
+    if (stack.leaf() != kWaiting) continue;
+    for (const std::string& frame : stack.frames) {
+      if (frame == "WaitHere") waiting_in_wait_here += stack.samples;
+    }
+  }
+  EXPECT_EQ(waits.complete, waiting_in_wait_here) << "a wait's stack is cut short";
+  const uint64_t computing = OnCpuThrough(stacks, {"Compute"});
+  EXPECT_EQ(OnCpuThrough(stacks, {"main", "jit_compute_[j]", "Compute"}), computing);
+  ASSERT_GT(computing + waits.complete, 0u);
+  // The shares the program measured: 60% waiting where it had a CPU whenever it woke, more on a
+  // busy machine, where a thread that woke waits for one.
+  double computed = 0, waited = 0;
+  const size_t line = record_->out.rfind("computed ");
+  ASSERT_NE(line, std::string::npos) << record_->out;
+  ASSERT_EQ(
+      std::sscanf(record_->out.c_str() + line, "computed %lf s, waited %lf s", &computed, &waited),
+      2)
+      << record_->out;
+  const double waiting_share =
+      static_cast<double>(waits.complete) / static_cast<double>(computing + waits.complete);
+  EXPECT_NEAR(waiting_share, waited / (computed + waited), 0.03)
+      << waits.complete << " samples waiting, " << computing
+      << " computing; the program: " << record_->out;
+  // 4 sleeps of 75 ms, at 1 ms a sample: at least 300.
+  EXPECT_GE(waits.complete, 300u);
+}
+
+// --off-cpu only keeps the off-CPU stacks alone, with the same weights; exclude the samples on a
+// CPU alone, as a recording without --off-cpu has them; and the header says which.
+TEST_F(OffCpuE2eTest, ReportTakesEitherAlone) {
+  ASSERT_TRUE(record_->ok()) << record_->Describe();
+  const std::vector<FoldedStack> all = Folded(session_, "include");
+  uint64_t off_cpu = 0, on_cpu = 0;
+  for (const FoldedStack& stack : all) (OffCpu(stack) ? off_cpu : on_cpu) += stack.samples;
+  ASSERT_GT(off_cpu, 0u);
+  ASSERT_GT(on_cpu, 0u);
+  uint64_t only = 0;
+  for (const FoldedStack& stack : Folded(session_, "only")) {
+    EXPECT_TRUE(OffCpu(stack)) << stack.Joined();
+    only += stack.samples;
+  }
+  EXPECT_EQ(only, off_cpu);
+  uint64_t excluded = 0;
+  for (const FoldedStack& stack : Folded(session_, "exclude")) {
+    EXPECT_FALSE(OffCpu(stack)) << stack.Joined();
+    excluded += stack.samples;
+  }
+  EXPECT_EQ(excluded, on_cpu);
+
+  const ProcessResult text =
+      RunProgram({JITSCOPE_CLI, "report", session_, "--off-cpu", "exclude", "--top", "1"});
+  ASSERT_TRUE(text.ok()) << text.Describe();
+  EXPECT_NE(text.out.find("\n# off-CPU samples (record --off-cpu): "), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find(" switches out of a CPU, left out (--off-cpu exclude)\n"),
+            std::string::npos)
+      << text.out;
+  const ProcessResult bad = RunProgram({JITSCOPE_CLI, "report", session_, "--off-cpu", "some"});
+  EXPECT_FALSE(bad.ok());
+  EXPECT_NE(bad.err.find("--off-cpu"), std::string::npos) << bad.err;
+}
+
+// annotate shows the instructions that ran: an off-CPU sample ran none, and is not among the
+// session's samples it counts.
+TEST_F(OffCpuE2eTest, AnnotateCountsTheSamplesOnACpuAlone) {
+  ASSERT_TRUE(record_->ok()) << record_->Describe();
+  uint64_t on_cpu = 0;
+  for (const FoldedStack& stack : Folded(session_, "exclude")) on_cpu += stack.samples;
+  const ProcessResult annotate = RunProgram({JITSCOPE_CLI, "annotate", session_, "Compute"});
+  ASSERT_TRUE(annotate.ok()) << annotate.Describe();
+  EXPECT_NE(annotate.out.find("\n# " + std::to_string(on_cpu) + " samples in the session;"),
+            std::string::npos)
+      << annotate.out;
+}
+
+}  // namespace
+}  // namespace jitscope
