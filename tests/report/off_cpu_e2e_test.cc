@@ -160,5 +160,50 @@ TEST_F(OffCpuE2eTest, AnnotateCountsTheSamplesOnACpuAlone) {
       << annotate.out;
 }
 
+// The off-CPU samples of `session`'s process named off_cpu_jit whose stack passes through `path`
+// and ends in [off-cpu: waiting], and how many of them are complete from _start.
+WalkShare WaitsThrough(const std::string& session, const std::vector<std::string>& path) {
+  const ProcessResult report =
+      RunProgram({JITSCOPE_CLI, "report", session, "--format", "folded", "--comm", "off_cpu_jit"});
+  EXPECT_TRUE(report.ok()) << report.Describe();
+  const std::vector<FoldedStack> stacks = ParseFolded(report.out);
+  WalkShare share = ShareWalkedThrough(stacks, kWaiting, path, true);
+  share.total = 0;
+  for (const FoldedStack& stack : stacks) {
+    if (stack.leaf() == kWaiting && std::search(stack.frames.begin(), stack.frames.end(),
+                                                path.end() - 1, path.end()) != stack.frames.end()) {
+      share.total += stack.samples;
+    }
+  }
+  return share;
+}
+
+// record -p: a process that runs already, its JIT code unreported (no collector), is sampled off
+// the CPU too: 5 rounds or more of 30 ms asleep in WaitHere.
+TEST(OffCpuAttachTest, ARunningProcessesWaitsAreSampled) {
+  TempDir dir;
+  const std::string session = dir.path() + "/session";
+  test_support::Process program({OFF_CPU_JIT, "20", "30", "100000"});
+  ASSERT_GT(program.pid(), 0);
+  const std::string pid = std::to_string(program.pid());
+  const ProcessResult record = RunProgram({JITSCOPE_CLI, "record", "--off-cpu", "-p", pid, "-o",
+                                           session, "--", CPU_TIME, "wait", "0.1", pid});
+  ASSERT_TRUE(record.ok()) << record.Describe();
+  const WalkShare waits = WaitsThrough(session, {"WaitHere"});
+  EXPECT_GE(waits.total, 100u) << "5 waits of 30 ms, at 1 ms a sample, less the one cut short";
+}
+
+// record -a: every process's switches; the command's waits are complete through its JIT code.
+TEST(OffCpuSystemWideTest, TheCommandsWaitsAreCompleteThroughJitCode) {
+  TempDir dir;
+  const std::string session = dir.path() + "/session";
+  const ProcessResult record = RunProgram({JITSCOPE_CLI, "record", "--off-cpu", "-a", "-o", session,
+                                           "--", OFF_CPU_JIT, "20", "30", "5"});
+  ASSERT_TRUE(record.ok()) << record.Describe();
+  const WalkShare waits = WaitsThrough(session, {"main", "jit_wait_[j]", "WaitHere"});
+  EXPECT_EQ(waits.complete, waits.total);
+  EXPECT_GE(waits.total, 150u) << "5 waits of 30 ms, at 1 ms a sample";
+}
+
 }  // namespace
 }  // namespace jitscope
