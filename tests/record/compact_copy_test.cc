@@ -29,6 +29,7 @@
 #include "jitscope/session/compact_elf.h"
 #include "jitscope/session/elf_build_id.h"
 #include "jitscope/unwind/cfi_module.h"
+#include "support/eh_frame_builder.h"
 #include "support/files.h"
 #include "support/temp_dir.h"
 
@@ -311,18 +312,12 @@ TEST(CompactCopyErrors, NotAnElfFile) {
 // An .eh_frame at 0x1000 of one CIE ("zR", pc-relative 4-byte pointers) whose instructions say
 // DW_CFA_undefined `reg`, and one FDE for [0x2000, 0x2010).
 std::string EhFrameNaming(uint64_t reg) {
-  std::string cie = {0, 0, 0, 0, 1, 'z', 'R', 0, 1, 0x78, 16, 1, 0x1b, DW_CFA_undefined};
-  do {
-    cie.push_back(static_cast<char>((reg & 0x7f) | (reg > 0x7f ? 0x80 : 0)));
-    reg >>= 7;
-  } while (reg != 0);
-  const auto le32 = [](uint32_t value) { return std::string(reinterpret_cast<char*>(&value), 4); };
-  std::string bytes = le32(static_cast<uint32_t>(cie.size())) + cie;
-  const size_t fde_at = bytes.size();
-  const auto pc_begin = static_cast<uint32_t>(0x2000 - (0x1000 + fde_at + 8));
-  bytes += le32(13) + le32(static_cast<uint32_t>(fde_at + 4)) + le32(pc_begin) + le32(0x10);
-  bytes.push_back(0);  // no augmentation data
-  return bytes + le32(0);
+  test_support::EhFrameBuilder eh;
+  eh.set_address(0x1000);
+  const size_t cie = eh.Cie(0x1b, "", test_support::UndefinedRegister(reg));
+  eh.Fde(cie, 0x2000, 0x10, 0x1b);
+  eh.Terminator();
+  return std::string(eh.bytes().begin(), eh.bytes().end());
 }
 
 TEST(EhFrameSubsetTest, InstructionsNamingAHostileRegisterAreRefused) {

@@ -1,6 +1,8 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "jitscope/formats/eh_frame_ranges.h"
 
+#include "jitscope/formats/dwarf_cursor.h"
+
 #include <cstring>
 #include <map>
 #include <optional>
@@ -18,99 +20,6 @@ constexpr uint8_t kApplicationMask = 0x70;
 constexpr uint8_t kPcRelative = 0x10;
 constexpr uint8_t kIndirect = 0x80;
 
-// One entry's bytes, read forward with every read bounded.
-class Cursor {
- public:
-  Cursor(std::span<const uint8_t> bytes, uint64_t offset, uint64_t end)
-      : bytes_(bytes), offset_(offset), end_(end) {}
-
-  uint64_t offset() const { return offset_; }
-
-  template <typename T>
-  std::optional<T> Fixed() {
-    if (end_ - offset_ < sizeof(T)) return std::nullopt;
-    T value;
-    std::memcpy(&value, bytes_.data() + offset_, sizeof(T));
-    offset_ += sizeof(T);
-    return value;
-  }
-
-  std::optional<uint64_t> Uleb() {
-    uint64_t value = 0;
-    for (unsigned shift = 0; offset_ < end_; shift += 7) {
-      const uint8_t byte = bytes_[offset_++];
-      if (shift < 64) value |= static_cast<uint64_t>(byte & 0x7f) << shift;
-      if ((byte & 0x80) == 0) return value;
-    }
-    return std::nullopt;
-  }
-
-  std::optional<int64_t> Sleb() {
-    uint64_t value = 0;
-    for (unsigned shift = 0; offset_ < end_; shift += 7) {
-      const uint8_t byte = bytes_[offset_++];
-      if (shift < 64) value |= static_cast<uint64_t>(byte & 0x7f) << shift;
-      if ((byte & 0x80) == 0) {
-        if (shift + 7 < 64 && (byte & 0x40) != 0) value |= ~uint64_t{0} << (shift + 7);
-        return static_cast<int64_t>(value);
-      }
-    }
-    return std::nullopt;
-  }
-
-  std::optional<std::string_view> CString() {
-    const auto* begin = reinterpret_cast<const char*>(bytes_.data() + offset_);
-    const void* nul = std::memchr(begin, 0, end_ - offset_);
-    if (nul == nullptr) return std::nullopt;
-    const std::string_view text(begin, static_cast<const char*>(nul) - begin);
-    offset_ += text.size() + 1;
-    return text;
-  }
-
-  bool Skip(uint64_t length) {
-    if (end_ - offset_ < length) return false;
-    offset_ += length;
-    return true;
-  }
-
-  // A value in `encoding`'s format (its application left to the caller).
-  std::optional<uint64_t> Encoded(uint8_t encoding) {
-    switch (encoding & kFormatMask) {
-      case 0x00:
-        return Fixed<uint64_t>();
-      case 0x01:
-        return Uleb();
-      case 0x02:
-        return Fixed<uint16_t>();
-      case 0x03:
-        return Fixed<uint32_t>();
-      case 0x04:
-        return Fixed<uint64_t>();
-      case 0x09:
-        return Signed(Sleb());
-      case 0x0a:
-        return Signed(Fixed<int16_t>());
-      case 0x0b:
-        return Signed(Fixed<int32_t>());
-      case 0x0c:
-        return Signed(Fixed<int64_t>());
-      default:
-        return std::nullopt;
-    }
-  }
-
- private:
-  template <typename T>
-  static std::optional<uint64_t> Signed(std::optional<T> value) {
-    if (!value) return std::nullopt;
-    return static_cast<uint64_t>(static_cast<int64_t>(*value));
-  }
-
-  std::span<const uint8_t> bytes_;
-  uint64_t offset_;
-  uint64_t end_;
-};
-
 // An entry's extent: its content is [content, end); `id_offset` is where its CIE id or CIE
 // pointer lies (the pointer counts back from there).
 struct Entry {
@@ -121,7 +30,7 @@ struct Entry {
 };
 
 std::optional<Entry> EntryAt(std::span<const uint8_t> bytes, uint64_t offset) {
-  Cursor cursor(bytes, offset, bytes.size());
+  DwarfCursor cursor(bytes, offset, bytes.size());
   const std::optional<uint32_t> length32 = cursor.Fixed<uint32_t>();
   if (!length32) return std::nullopt;
   if (*length32 == 0) return Entry{offset, offset + 4, offset + 4, true};
@@ -141,7 +50,7 @@ std::optional<Entry> EntryAt(std::span<const uint8_t> bytes, uint64_t offset) {
 // The FDE pointer encoding a CIE gives (absolute pointers when it names none); nullopt when the
 // CIE does not parse.
 std::optional<uint8_t> FdeEncodingOf(std::span<const uint8_t> bytes, const Entry& cie) {
-  Cursor cursor(bytes, cie.content, cie.end);
+  DwarfCursor cursor(bytes, cie.content, cie.end);
   const std::optional<uint8_t> version = cursor.Fixed<uint8_t>();
   if (!version || (*version != 1 && *version != 3 && *version != 4)) return std::nullopt;
   const std::optional<std::string_view> augmentation = cursor.CString();
@@ -195,7 +104,7 @@ std::vector<CodeRange> EhFrameRanges(std::span<const uint8_t> bytes, uint64_t ad
   while (const std::optional<Entry> entry = EntryAt(bytes, offset)) {
     if (entry->terminator) break;
     offset = entry->end;
-    Cursor cursor(bytes, entry->id_offset, entry->end);
+    DwarfCursor cursor(bytes, entry->id_offset, entry->end);
     const std::optional<uint32_t> id = cursor.Fixed<uint32_t>();
     if (!id || *id == 0) continue;  // a CIE
     // The CIE pointer counts back from its own field to the CIE's length word.

@@ -8,6 +8,8 @@
 #include <limits>
 #include <map>
 
+#include "jitscope/formats/call_frame_instructions.h"
+
 namespace jitscope::record {
 namespace {
 
@@ -59,88 +61,6 @@ class Reader {
   bool ok_ = true;
 };
 
-// Whether a CIE's or an FDE's call frame instructions name only registers below kMaxRegister and
-// decode to their end. libdw sizes a row's register rules by the largest register an
-// instruction names: one hostile number makes each lookup allocate and clear gigabytes.
-constexpr uint64_t kMaxRegister = 256;
-
-bool InstructionsAreSane(std::string_view bytes, size_t pointer_size) {
-  Reader in(bytes, 0, bytes.size());
-  const auto reg = [&in] { return in.Uleb() < kMaxRegister; };
-  const auto block = [&in] {
-    const uint64_t size = in.Uleb();
-    if (size > in.left()) return false;
-    in.Skip(static_cast<size_t>(size));
-    return true;
-  };
-  while (in.ok() && in.left() > 0) {
-    const auto op = static_cast<uint8_t>(in.Fixed(1));
-    bool sane = true;
-    switch (op >> 6) {
-      case 1:  // DW_CFA_advance_loc
-      case 3:  // DW_CFA_restore (register in the low bits)
-        continue;
-      case 2:  // DW_CFA_offset (register in the low bits)
-        in.Uleb();
-        continue;
-    }
-    switch (op) {
-      case DW_CFA_nop:
-      case DW_CFA_remember_state:
-      case DW_CFA_restore_state:
-      case DW_CFA_GNU_window_save:
-        break;
-      case DW_CFA_set_loc:
-        in.Skip(pointer_size);
-        break;
-      case DW_CFA_advance_loc1:
-        in.Skip(1);
-        break;
-      case DW_CFA_advance_loc2:
-        in.Skip(2);
-        break;
-      case DW_CFA_advance_loc4:
-        in.Skip(4);
-        break;
-      case DW_CFA_def_cfa_offset:
-      case DW_CFA_def_cfa_offset_sf:
-      case DW_CFA_GNU_args_size:
-        in.Uleb();
-        break;
-      case DW_CFA_restore_extended:
-      case DW_CFA_undefined:
-      case DW_CFA_same_value:
-      case DW_CFA_def_cfa_register:
-        sane = reg();
-        break;
-      case DW_CFA_offset_extended:
-      case DW_CFA_offset_extended_sf:
-      case DW_CFA_def_cfa:
-      case DW_CFA_def_cfa_sf:
-      case DW_CFA_val_offset:
-      case DW_CFA_val_offset_sf:
-      case DW_CFA_GNU_negative_offset_extended:
-        sane = reg();
-        in.Uleb();
-        break;
-      case DW_CFA_register:
-        sane = reg() && reg();
-        break;
-      case DW_CFA_def_cfa_expression:
-        sane = block();
-        break;
-      case DW_CFA_expression:
-      case DW_CFA_val_expression:
-        sane = reg() && block();
-        break;
-      default:
-        return false;
-    }
-    if (!sane) return false;
-  }
-  return in.ok();
-}
-
 // The size of a pointer encoded with `encoding`, 0 when it has no fixed size.
 size_t PointerSize(uint8_t encoding) {
   switch (encoding & 0x0f) {
@@ -157,6 +77,13 @@ size_t PointerSize(uint8_t encoding) {
     default:
       return 0;
   }
+}
+
+// Whether libdw may run the instructions (formats/call_frame_instructions.h): a subset with
+// hostile ones is not made, the section is kept whole.
+bool InstructionsAreSane(std::string_view bytes, size_t pointer_size) {
+  return formats::CallFrameInstructionsAreSane(
+      {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}, pointer_size);
 }
 
 int64_t SignExtend(uint64_t value, size_t size) {

@@ -11,6 +11,8 @@
 #include <cstring>
 #include <span>
 
+#include "jitscope/unwind/cfi_sanity.h"
+
 namespace jitscope::unwind {
 namespace {
 
@@ -197,6 +199,7 @@ int32_t CfiModule::RowContaining(uint64_t address) const {
 int32_t CfiModule::ReadRow(uint64_t address) {
   if (log_reads_) rows_read_.push_back(address);
   CfiRow row;
+  CheckOwnTables();
   bool found = Lookup(eh_frame_, address, row) || Lookup(debug_frame_, address, row);
   if (!found) {
     if (Dwarf_CFI* separate = SeparateDebugFrame()) {
@@ -215,6 +218,20 @@ int32_t CfiModule::ReadRow(uint64_t address) {
   row_by_start_.try_emplace(row.start, index);
   rows_.push_back(std::move(row));
   return index;
+}
+
+void CfiModule::CheckOwnTables() {
+  if (checked_own_tables_) return;
+  checked_own_tables_ = true;
+  if (eh_frame_ != nullptr && !EhFrameIsSane(elf_)) {
+    dwarf_cfi_end(eh_frame_);
+    eh_frame_ = nullptr;
+    refused_cfi_ = true;
+  }
+  if (debug_frame_ != nullptr && !DebugFrameIsSane(dwarf_)) {
+    debug_frame_ = nullptr;
+    refused_cfi_ = true;
+  }
 }
 
 Dwarf_CFI* CfiModule::SeparateDebugFrame() {
@@ -243,6 +260,10 @@ Dwarf_CFI* CfiModule::SeparateDebugFrame() {
   if (dwfl_module_getelf(module, &file_bias) == nullptr) return nullptr;
   separate_debug_frame_ = dwfl_module_dwarf_cfi(module, &cfi_bias);
   separate_bias_ = cfi_bias - file_bias;
+  if (separate_debug_frame_ != nullptr && !DebugFrameIsSane(dwarf)) {
+    separate_debug_frame_ = nullptr;
+    refused_cfi_ = true;
+  }
   return separate_debug_frame_;
 }
 

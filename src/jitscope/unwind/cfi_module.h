@@ -105,6 +105,8 @@ class CfiModule {
   const std::vector<uint64_t>& rows_read() const { return rows_read_; }
   // The file is a compact copy.
   bool compact() const { return kept_code_.has_value(); }
+  // A table of the file's CFI was refused as hostile (cfi_sanity.h): no row comes from it.
+  bool refused_cfi() const { return refused_cfi_; }
   // What call_check.h found for a return address of this file, once it has looked.
   std::optional<bool> FollowsCallCached(uint64_t address) const {
     auto it = follows_call_.find(address);
@@ -122,7 +124,9 @@ class CfiModule {
   int32_t RowContaining(uint64_t address) const;
   // Reads the row at `address` from the tables, in order, and keeps it; -1 when none has one.
   int32_t ReadRow(uint64_t address);
-  // The separate debug file's .debug_frame, found and opened at the first call.
+  // Looks over the file's own tables at the first call (cfi_sanity.h), dropping one refused.
+  void CheckOwnTables();
+  // The separate debug file's .debug_frame, found, opened and looked over at the first call.
   Dwarf_CFI* SeparateDebugFrame();
 
   base::ScopedFd fd_;
@@ -131,6 +135,8 @@ class CfiModule {
   Dwarf* dwarf_ = nullptr;
   Dwarf_CFI* eh_frame_ = nullptr;     // owned: dwarf_cfi_end
   Dwarf_CFI* debug_frame_ = nullptr;  // owned by dwarf_
+  bool checked_own_tables_ = false;
+  bool refused_cfi_ = false;
   std::string path_;
   std::string debug_path_;
   char* debug_path_for_dwfl_ = nullptr;  // points into debug_path_, for dwfl's callbacks
