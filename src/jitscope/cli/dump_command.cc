@@ -60,8 +60,9 @@ Word IttIdWord(const trace::IttId& id) { return Word{fmt::format("{:#x}:{:#x}", 
 RecordFields Describe(const trace::Event& event) {
   struct Visitor {
     RecordFields operator()(const trace::CodeEvent& e) const {
-      Table lines{{"offset", "line"}, {}};
-      for (const auto& entry : e.lines) lines.rows.push_back({uint64_t{entry.offset}, entry.line});
+      Table lines{{"offset", "line"}, e.lines.size(), [&e](size_t i, std::vector<Cell>& cells) {
+                    cells = {uint64_t{e.lines[i].offset}, e.lines[i].line};
+                  }};
       const bool v2_or_v3 = e.api_event == trace::kEventMethodLoadFinishedV2 ||
                             e.api_event == trace::kEventMethodLoadFinishedV3;
       return {"code",
@@ -128,10 +129,11 @@ RecordFields Describe(const trace::Event& event) {
                {"code", "", Word{HexBytes(e.code)}, Shown::kJsonOnly}}};
     }
     RecordFields operator()(const trace::OprofileDebugLinesEvent& e) const {
-      Table lines{{"address", "line", "file"}, {}};
-      for (const auto& entry : e.lines) {
-        lines.rows.push_back({Hex{entry.address}, uint64_t{entry.line}, Text(e.files[entry.file])});
-      }
+      Table lines{
+          {"address", "line", "file"}, e.lines.size(), [&e](size_t i, std::vector<Cell>& cells) {
+            const auto& entry = e.lines[i];
+            cells = {Hex{entry.address}, uint64_t{entry.line}, Text(e.files[entry.file])};
+          }};
       return {"oprofile_debug_lines",
               "op_write_debug_line_info",
               {Call("op_write_debug_line_info"),
@@ -236,18 +238,18 @@ RecordFields Describe(const trace::Event& event) {
   return std::visit(Visitor{}, event);
 }
 
-std::string FormatText(const trace::Record& record) {
+void WriteText(const trace::Record& record, std::FILE* out) {
   // A chain's repeats say so first: the text line of a repeat is otherwise the same as of the
   // record it repeats.
-  return fmt::format("{}{} tid={} {}", record.snapshot ? "snapshot " : "", record.timestamp,
-                     record.tid, FieldsToText(Describe(record.event)));
+  WriteFieldsText(
+      fmt::format("{}{} tid={} ", record.snapshot ? "snapshot " : "", record.timestamp, record.tid),
+      Describe(record.event), out);
 }
 
-json ToJson(const trace::Record& record) {
-  json out = {{"timestamp", record.timestamp}, {"tid", record.tid}};
-  FieldsToJson(Describe(record.event), out);
-  if (record.snapshot) out["snapshot"] = true;
-  return out;
+void WriteJson(const trace::Record& record, std::FILE* out) {
+  json members = {{"timestamp", record.timestamp}, {"tid", record.tid}};
+  if (record.snapshot) members["snapshot"] = true;
+  WriteFieldsJson(Describe(record.event), std::move(members), out);
 }
 
 // Rejected events counted per reason, in reason order.
@@ -288,7 +290,7 @@ int RunDump(const DumpOptions& options, std::FILE* out, std::FILE* err) {
                          {"pointer_size", t.header.pointer_size},
                          {"start_monotonic_ns", t.header.start_monotonic_ns},
                          {"start_realtime_ns", t.header.start_realtime_ns}}));
-    for (const auto& record : t.records) fmt::print(out, "{}\n", DumpJson(ToJson(record)));
+    for (const auto& record : t.records) WriteJson(record, out);
     json rejected = json::object();
     for (uint32_t i = 1; i <= trace::kMaxRejectReason; ++i) {
       if (rejections[i] != 0) {
@@ -305,7 +307,7 @@ int RunDump(const DumpOptions& options, std::FILE* out, std::FILE* err) {
   } else {
     fmt::print(out, "# jitscope trace v{} pid={} exe={} start_monotonic_ns={}\n", t.header.version,
                t.header.pid, Quote(t.header.exe_path), t.header.start_monotonic_ns);
-    for (const auto& record : t.records) fmt::print(out, "{}\n", FormatText(record));
+    for (const auto& record : t.records) WriteText(record, out);
     fmt::print(out, "# {} records", t.stats.records);
     for (uint32_t i = 1; i <= trace::kMaxRejectReason; ++i) {
       if (rejections[i] != 0) {

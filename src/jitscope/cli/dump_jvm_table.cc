@@ -1,7 +1,6 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "jitscope/cli/dump_jvm_table.h"
 
-#include <deque>
 #include <string>
 
 #include <fmt/format.h>
@@ -18,16 +17,14 @@ using nlohmann::json;
 Text Optional(std::string_view text) { return text.empty() ? Text() : Text(text); }
 
 // Every field of every record type, once; the text line and the JSON object are both made from
-// it. `storage` holds the strings the fields point to.
-RecordFields Describe(const formats::ParsedJvmTable& table, const formats::JvmRecord& record,
-                      std::deque<std::string>& storage) {
+// it.
+RecordFields Describe(const formats::ParsedJvmTable& table, const formats::JvmRecord& record) {
   switch (record.type) {
     case JITSCOPE_JVM_RECORD_METHOD: {
       const formats::JvmMethod& m = table.methods[record.index];
-      Table lines{{"bci", "line"}, {}};
-      for (const formats::JvmLine& line : m.lines) {
-        lines.rows.push_back({uint64_t{line.start_bci}, uint64_t{line.line}});
-      }
+      Table lines{{"bci", "line"}, m.lines.size(), [&m](size_t i, std::vector<Cell>& cells) {
+                    cells = {uint64_t{m.lines[i].start_bci}, uint64_t{m.lines[i].line}};
+                  }};
       return {"method",
               "METHOD",
               {{"method", "method", Hex{m.method}},
@@ -51,15 +48,18 @@ RecordFields Describe(const formats::ParsedJvmTable& table, const formats::JvmRe
     }
     case JITSCOPE_JVM_RECORD_COMPILED: {
       const formats::JvmCompiled& code = table.compiled[record.index];
-      Table pcs{{"pc", "frames"}, {}};
-      for (const formats::JvmPc& pc : code.pcs) {
-        std::string frames;
-        for (uint32_t i = 0; i < pc.frames; ++i) {
-          const formats::JvmFrame& frame = code.frames[pc.first_frame + i];
-          frames += fmt::format("{}{:#x}@{}", i == 0 ? "" : ",", frame.method, frame.bci);
-        }
-        pcs.rows.push_back({Hex{pc.pc}, Text(storage.emplace_back(std::move(frames)))});
-      }
+      // A row's frames are text the row's cell points to, until the next row is made.
+      Table pcs{{"pc", "frames"},
+                code.pcs.size(),
+                [&code, frames = std::string()](size_t row, std::vector<Cell>& cells) mutable {
+                  const formats::JvmPc& pc = code.pcs[row];
+                  frames.clear();
+                  for (uint32_t i = 0; i < pc.frames; ++i) {
+                    const formats::JvmFrame& frame = code.frames[pc.first_frame + i];
+                    frames += fmt::format("{}{:#x}@{}", i == 0 ? "" : ",", frame.method, frame.bci);
+                  }
+                  cells = {Hex{pc.pc}, Text(frames)};
+                }};
       return {"compiled",
               "COMPILED",
               {{"address", "code", Hex{code.address}},
@@ -88,10 +88,8 @@ int RunJvmTableDump(const DumpOptions& options, std::span<const uint8_t> bytes, 
                          {"pid", table.pid},
                          {"start_ns", table.start_ns}}));
     for (const formats::JvmRecord& record : table.records) {
-      std::deque<std::string> storage;
-      json object = {{"offset", record.offset}, {"time_ns", record.time_ns}};
-      FieldsToJson(Describe(table, record, storage), object);
-      fmt::print(out, "{}\n", DumpJson(object));
+      WriteFieldsJson(Describe(table, record),
+                      {{"offset", record.offset}, {"time_ns", record.time_ns}}, out);
     }
     fmt::print(out, "{}\n",
                DumpJson({{"type", "summary"},
@@ -101,8 +99,7 @@ int RunJvmTableDump(const DumpOptions& options, std::span<const uint8_t> bytes, 
     fmt::print(out, "# jitscope JVM table v{} pid={} start_ns={}\n", JITSCOPE_JVM_TABLE_VERSION,
                table.pid, table.start_ns);
     for (const formats::JvmRecord& record : table.records) {
-      std::deque<std::string> storage;
-      fmt::print(out, "{} {}\n", record.time_ns, FieldsToText(Describe(table, record, storage)));
+      WriteFieldsText(fmt::format("{} ", record.time_ns), Describe(table, record), out);
     }
     fmt::print(out, "# {} records", table.records.size());
     if (table.unmatched_ends != 0) {

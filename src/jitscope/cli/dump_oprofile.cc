@@ -36,10 +36,10 @@ RecordFields Describe(const formats::OprofileDumpRecord& record) {
       return {"CLOSE", "CLOSE", {}};
     }
     RecordFields operator()(const formats::OprofileDumpDebugInfo& r) const {
-      Table lines{{"vma", "line", "file"}, {}};
-      for (const auto& line : r.lines) {
-        lines.rows.push_back({Hex{line.vma}, uint64_t{line.line}, Text(line.file)});
-      }
+      Table lines{
+          {"vma", "line", "file"}, r.lines.size(), [&r](size_t i, std::vector<Cell>& cells) {
+            cells = {Hex{r.lines[i].vma}, uint64_t{r.lines[i].line}, Text(r.lines[i].file)};
+          }};
       return {"DEBUG_INFO",
               "DEBUG_INFO",
               {{"code_addr", "code_addr", Hex{r.code_addr}}, {"lines", "lines", std::move(lines)}}};
@@ -48,14 +48,13 @@ RecordFields Describe(const formats::OprofileDumpRecord& record) {
   return std::visit(Visitor{}, record.body);
 }
 
-std::string FormatText(const formats::OprofileDumpRecord& record) {
-  return fmt::format("{} {}", record.timestamp, FieldsToText(Describe(record)));
+void WriteText(const formats::OprofileDumpRecord& record, std::FILE* out) {
+  WriteFieldsText(fmt::format("{} ", record.timestamp), Describe(record), out);
 }
 
-json ToJson(const formats::OprofileDumpRecord& record) {
-  json out = {{"offset", record.offset}, {"timestamp", record.timestamp}};
-  FieldsToJson(Describe(record), out);
-  return out;
+void WriteJson(const formats::OprofileDumpRecord& record, std::FILE* out) {
+  WriteFieldsJson(Describe(record), {{"offset", record.offset}, {"timestamp", record.timestamp}},
+                  out);
 }
 
 }  // namespace
@@ -77,7 +76,7 @@ int RunOprofileDump(const DumpOptions& options, std::span<const uint8_t> bytes, 
                          {"bfd_arch", dump.header.bfd_arch},
                          {"bfd_mach", dump.header.bfd_mach},
                          {"timestamp", dump.header.timestamp}}));
-    for (const auto& record : dump.records) fmt::print(out, "{}\n", DumpJson(ToJson(record)));
+    for (const auto& record : dump.records) WriteJson(record, out);
     json summary = {{"type", "summary"},
                     {"records", dump.records.size()},
                     {"torn_records", stats.torn_records}};
@@ -88,7 +87,7 @@ int RunOprofileDump(const DumpOptions& options, std::span<const uint8_t> bytes, 
     fmt::print(out, "# oprofile jit dump v{} target={} bfd_arch={} bfd_mach={} timestamp={}\n",
                dump.header.version, Quote(dump.header.bfd_target), dump.header.bfd_arch,
                dump.header.bfd_mach, dump.header.timestamp);
-    for (const auto& record : dump.records) fmt::print(out, "{}\n", FormatText(record));
+    for (const auto& record : dump.records) WriteText(record, out);
     fmt::print(out, "# {} records", dump.records.size());
     if (stats.torn_records != 0) {
       fmt::print(out, ", {} torn (the writer died mid-record)", stats.torn_records);
