@@ -50,7 +50,7 @@ TEST(EventConfigTest, OffCpuSamplesEverySwitchOutWithTheUserStack) {
   EXPECT_EQ(attr.sample_regs_user, 0xff0fffu);
   EXPECT_EQ(attr.sample_stack_user, 16384u);
   EXPECT_EQ(attr.exclude_kernel, 0u) << "the sample is taken in the scheduler";
-  EXPECT_EQ(attr.exclude_callchain_kernel, 1u);
+  EXPECT_EQ(attr.exclude_callchain_kernel, 0u) << "the system call it waits in";
   EXPECT_EQ(attr.inherit, 1u);
   EXPECT_EQ(attr.enable_on_exec, 1u);
   EXPECT_EQ(attr.use_clockid, 1u);

@@ -27,12 +27,9 @@ using test_support::ShareWalkedThrough;
 using test_support::TempDir;
 using test_support::WalkShare;
 
-constexpr char kWaiting[] = "[off-cpu: waiting]";
-constexpr char kPreempted[] = "[off-cpu: preempted]";
+constexpr char kSleeping[] = "[off-cpu: sleeping]";
 
-bool OffCpu(const FoldedStack& stack) {
-  return stack.leaf() == kWaiting || stack.leaf() == kPreempted;
-}
+bool OffCpu(const FoldedStack& stack) { return stack.leaf().starts_with("[off-cpu: "); }
 
 std::vector<FoldedStack> Folded(const std::string& session, const std::string& choice) {
   const ProcessResult report =
@@ -76,16 +73,17 @@ std::string OffCpuE2eTest::session_;
 ProcessResult* OffCpuE2eTest::record_ = nullptr;
 
 // Every sleep is a stack complete from _start through the JIT function to WaitHere, under an
-// [off-cpu: waiting] leaf, weighing the time asleep: beside the compute's samples on a CPU, the
-// share of its time the program measured it waited (60% on an idle machine), ±3%.
+// [off-cpu: sleeping] leaf (the system call it waited in: clock_nanosleep), weighing the time
+// asleep: beside the compute's samples on a CPU, the share of its time the program measured it
+// waited (60% on an idle machine), ±3%.
 TEST_F(OffCpuE2eTest, TheWaitsStacksAreCompleteThroughJitCodeAndWeighTheirTime) {
   ASSERT_TRUE(record_->ok()) << record_->Describe();
   const std::vector<FoldedStack> stacks = Folded(session_, "include");
   const WalkShare waits =
-      ShareWalkedThrough(stacks, kWaiting, {"main", "jit_wait_[j]", "WaitHere"}, true);
+      ShareWalkedThrough(stacks, kSleeping, {"main", "jit_wait_[j]", "WaitHere"}, true);
   uint64_t waiting_in_wait_here = 0;
   for (const FoldedStack& stack : stacks) {
-    if (stack.leaf() != kWaiting) continue;
+    if (stack.leaf() != kSleeping) continue;
     for (const std::string& frame : stack.frames) {
       if (frame == "WaitHere") waiting_in_wait_here += stack.samples;
     }
@@ -160,22 +158,39 @@ TEST_F(OffCpuE2eTest, AnnotateCountsTheSamplesOnACpuAlone) {
       << annotate.out;
 }
 
-// The off-CPU samples of `session`'s process named off_cpu_jit whose stack passes through `path`
-// and ends in [off-cpu: waiting], and how many of them are complete from _start.
-WalkShare WaitsThrough(const std::string& session, const std::vector<std::string>& path) {
+// The off-CPU samples of `session`'s process named off_cpu_jit whose stack passes through the
+// last frame of `path` and ends in `leaf` (`total`), and how many of them have the frames of
+// `path` and are complete from _start (`complete`).
+WalkShare WaitsThrough(const std::string& session, const std::string& leaf,
+                       const std::vector<std::string>& path) {
   const ProcessResult report =
       RunProgram({JITSCOPE_CLI, "report", session, "--format", "folded", "--comm", "off_cpu_jit"});
   EXPECT_TRUE(report.ok()) << report.Describe();
   const std::vector<FoldedStack> stacks = ParseFolded(report.out);
-  WalkShare share = ShareWalkedThrough(stacks, kWaiting, path, true);
+  WalkShare share = ShareWalkedThrough(stacks, leaf, path, true);
   share.total = 0;
   for (const FoldedStack& stack : stacks) {
-    if (stack.leaf() == kWaiting && std::search(stack.frames.begin(), stack.frames.end(),
-                                                path.end() - 1, path.end()) != stack.frames.end()) {
+    if (stack.leaf() == leaf &&
+        std::find(stack.frames.begin(), stack.frames.end(), path.back()) != stack.frames.end()) {
       share.total += stack.samples;
     }
   }
   return share;
+}
+
+// A wait for a lock or a condition (a futex) is told from a sleep: 3 waits of 30 ms on a
+// condition variable, under [off-cpu: lock].
+TEST(OffCpuReasonE2eTest, AWaitOnAConditionVariableIsALock) {
+  TempDir dir;
+  const std::string session = dir.path() + "/session";
+  const ProcessResult record = RunProgram({JITSCOPE_CLI, "record", "--off-cpu", "-o", session, "--",
+                                           OFF_CPU_JIT, "10", "30", "3", "lock"});
+  ASSERT_TRUE(record.ok()) << record.Describe();
+  const WalkShare waits =
+      WaitsThrough(session, "[off-cpu: lock]", {"main", "jit_wait_[j]", "WaitHere"});
+  EXPECT_EQ(waits.complete, waits.total);
+  EXPECT_GE(waits.total, 90u) << "3 waits of 30 ms, at 1 ms a sample";
+  EXPECT_EQ(WaitsThrough(session, kSleeping, {"WaitHere"}).total, 0u);
 }
 
 // record -p: a process that runs already, its JIT code unreported (no collector), is sampled off
@@ -189,7 +204,7 @@ TEST(OffCpuAttachTest, ARunningProcessesWaitsAreSampled) {
   const ProcessResult record = RunProgram({JITSCOPE_CLI, "record", "--off-cpu", "-p", pid, "-o",
                                            session, "--", CPU_TIME, "wait", "0.1", pid});
   ASSERT_TRUE(record.ok()) << record.Describe();
-  const WalkShare waits = WaitsThrough(session, {"WaitHere"});
+  const WalkShare waits = WaitsThrough(session, kSleeping, {"WaitHere"});
   EXPECT_GE(waits.total, 100u) << "5 waits of 30 ms, at 1 ms a sample, less the one cut short";
 }
 
@@ -200,7 +215,7 @@ TEST(OffCpuSystemWideTest, TheCommandsWaitsAreCompleteThroughJitCode) {
   const ProcessResult record = RunProgram({JITSCOPE_CLI, "record", "--off-cpu", "-a", "-o", session,
                                            "--", OFF_CPU_JIT, "20", "30", "5"});
   ASSERT_TRUE(record.ok()) << record.Describe();
-  const WalkShare waits = WaitsThrough(session, {"main", "jit_wait_[j]", "WaitHere"});
+  const WalkShare waits = WaitsThrough(session, kSleeping, {"main", "jit_wait_[j]", "WaitHere"});
   EXPECT_EQ(waits.complete, waits.total);
   EXPECT_GE(waits.total, 150u) << "5 waits of 30 ms, at 1 ms a sample";
 }

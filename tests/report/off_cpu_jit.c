@@ -3,13 +3,14 @@
 // Ground truth for off-CPU time through JIT code: main calls two JIT functions, jit_compute and
 // jit_wait, that it writes into executable memory and reports through jitprofiling.h, in turns;
 // each calls back into a native function, Compute (spins for CPU_MS of this process's CPU time)
-// or WaitHere (sleeps WAIT_MS of wall time). Each JIT function keeps a frame pointer and no
-// unwind table, as a simple JIT's code does. So the program computes CPU_MS and waits WAIT_MS in
-// each of ROUNDS rounds, every wait in main -> jit_wait -> WaitHere, and prints the CPU time it
-// computed and the wall time it waited, as it measured them: "computed 0.200123 s, waited
-// 0.301456 s".
-//   off_cpu_jit CPU_MS WAIT_MS ROUNDS
+// or WaitHere (sleeps WAIT_MS of wall time; with "lock", waits as long on a condition variable).
+// Each JIT function keeps a frame pointer and no unwind table, as a simple JIT's code does. So
+// the program computes CPU_MS and waits WAIT_MS in each of ROUNDS rounds, every wait in main ->
+// jit_wait -> WaitHere, and prints the CPU time it computed and the wall time it waited, as it
+// measured them: "computed 0.200123 s, waited 0.301456 s".
+//   off_cpu_jit CPU_MS WAIT_MS ROUNDS [lock]
 // Without a collector it runs the same, its JIT functions unreported.
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,10 +59,27 @@ KEEP_CALLS void Compute(uint64_t milliseconds) {
   g_computed += now - begin;
 }
 
+// With "lock", WaitHere waits on a condition variable nobody signals, until its time is up: a
+// futex, as a thread waiting for a lock or for work does.
+static int g_lock;
+static pthread_mutex_t g_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_condition;
+
 KEEP_CALLS void WaitHere(uint64_t milliseconds) {
   const double begin = WallSeconds();
   struct timespec ts = {(time_t)(milliseconds / 1000), (long)(milliseconds % 1000) * 1000000L};
-  while (nanosleep(&ts, &ts) != 0) {
+  if (g_lock) {
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += ts.tv_sec + (until.tv_nsec + ts.tv_nsec) / 1000000000L;
+    until.tv_nsec = (until.tv_nsec + ts.tv_nsec) % 1000000000L;
+    pthread_mutex_lock(&g_mutex);
+    while (pthread_cond_timedwait(&g_condition, &g_mutex, &until) == 0) {
+    }
+    pthread_mutex_unlock(&g_mutex);
+  } else {
+    while (nanosleep(&ts, &ts) != 0) {
+    }
   }
   g_waited += WallSeconds() - begin;
 }
@@ -82,10 +100,15 @@ static int Report(uint8_t* code, const char* name) {
 }
 
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    fprintf(stderr, "usage: off_cpu_jit CPU_MS WAIT_MS ROUNDS\n");
+  if (argc != 4 && !(argc == 5 && strcmp(argv[4], "lock") == 0)) {
+    fprintf(stderr, "usage: off_cpu_jit CPU_MS WAIT_MS ROUNDS [lock]\n");
     return 2;
   }
+  g_lock = argc == 5;
+  pthread_condattr_t attributes;
+  pthread_condattr_init(&attributes);
+  pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC);
+  pthread_cond_init(&g_condition, &attributes);
   const uint64_t cpu_ms = strtoull(argv[1], NULL, 10);
   const uint64_t wait_ms = strtoull(argv[2], NULL, 10);
   const long rounds = atol(argv[3]);

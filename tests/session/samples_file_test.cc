@@ -249,18 +249,22 @@ TEST(SamplesFileTest, DecodesSwitchesOutAndIn) {
   EXPECT_EQ(data->counters.malformed_records, 1u);
 }
 
-// record --off-cpu marks the samples of its switches in their header's misc (kMiscOffCpu), a bit
-// the kernel leaves clear; unwinding a sample keeps its misc, so an unwound one stays marked.
+// record --off-cpu marks the samples of its switches in their header's misc (kMiscOffCpu, and why
+// above it), bits the kernel leaves clear; unwinding a sample keeps its misc, so an unwound one
+// stays marked.
 TEST(SamplesFileTest, AnOffCpuSampleIsMarkedAndStaysMarkedWhenUnwound) {
   std::string marked = SampleRecord();
   perf_event_header header = RecordHeader(marked);
-  header.misc |= kMiscOffCpu;
+  header.misc |=
+      kMiscOffCpu | (static_cast<uint16_t>(OffCpuReason::kLock) << kMiscOffCpuReasonShift);
   std::memcpy(marked.data(), &header, sizeof(header));
   base::StatusOr<SampleData> data = ParseSamples(Header() + SampleRecord() + marked);
   ASSERT_TRUE(data.ok()) << data.status().message();
   ASSERT_EQ(data->samples.size(), 2u);
   EXPECT_FALSE(data->samples[0].off_cpu);
+  EXPECT_EQ(data->samples[0].off_cpu_reason, OffCpuReason::kUnknown);
   EXPECT_TRUE(data->samples[1].off_cpu);
+  EXPECT_EQ(data->samples[1].off_cpu_reason, OffCpuReason::kLock);
   EXPECT_EQ(data->samples[1].callchain, data->samples[0].callchain);
 
   const std::vector<CallchainEntry> frames = {{0x401000, false, true}};
@@ -270,6 +274,7 @@ TEST(SamplesFileTest, AnOffCpuSampleIsMarkedAndStaysMarkedWhenUnwound) {
   Sample read;
   ASSERT_TRUE(ParseSampleRecord(unwound, {}, read).ok());
   EXPECT_TRUE(read.off_cpu);
+  EXPECT_EQ(read.off_cpu_reason, OffCpuReason::kLock);
   ASSERT_TRUE(EncodeUnwoundSample(data->samples[0], frames, 3, PERF_RECORD_MISC_USER, unwound,
                                   kRecordUnwoundSample));
   ASSERT_TRUE(ParseSampleRecord(unwound, {}, read).ok());

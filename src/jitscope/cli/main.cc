@@ -250,9 +250,11 @@ void AddRecordCommand(CLI::App& app, record::SessionOptions& options,
   command->add_flag("--off-cpu", options.off_cpu,
                     "Also take a sample each time a thread is switched out of its CPU, with its "
                     "call stack (unwound as CPU samples are, through JIT code), weighted in the "
-                    "report by the time until it ran again, under an [off-cpu: waiting] or "
-                    "[off-cpu: preempted] leaf (implies --switch-events; needs "
-                    "kernel.perf_event_paranoid <= 1, or CAP_PERFMON)");
+                    "report by the time until it ran again, under a leaf that says why: "
+                    "[off-cpu: preempted], or the system call it waited in, [off-cpu: sleeping], "
+                    "[off-cpu: lock], [off-cpu: I/O], [off-cpu: poll], else [off-cpu: waiting] "
+                    "(implies --switch-events; needs kernel.perf_event_paranoid <= 1, or "
+                    "CAP_PERFMON)");
   command->add_flag("--keep-stacks", command_options.keep_stacks,
                     "With --call-graph dwarf: keep each sample's registers and stack copy in the "
                     "session, for 'jitscope report' to unwind each time it runs, instead of "
@@ -382,8 +384,8 @@ void AddReportCommand(CLI::App& app, ReportOptions& options) {
                                                         : report::OffCpuSamples::kInclude;
           },
           "Of a recording made with 'record --off-cpu': the samples on a CPU and the time off "
-          "it, under [off-cpu: waiting] and [off-cpu: preempted] leaves weighed as samples of "
-          "the sampling period ('include', the default), or either alone ('only', 'exclude')")
+          "it, under [off-cpu: REASON] leaves weighed as samples of the sampling period "
+          "('include', the default), or either alone ('only', 'exclude')")
       ->check(CLI::IsMember({"include", "only", "exclude"}));
   command->add_flag("--inline,!--no-inline", options.inline_frames,
                     "Show inlined functions as frames of their own (default), or fold them into "

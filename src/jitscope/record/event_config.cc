@@ -87,7 +87,7 @@ perf_event_attr MakeOffCpuAttr(const SamplerOptions& options) {
   attr.task = 0;
   attr.context_switch = 0;
   attr.exclude_kernel = 0;
-  attr.exclude_callchain_kernel = 1;
+  attr.exclude_callchain_kernel = 0;
   return attr;
 }
 

@@ -88,8 +88,9 @@ perf_event_attr MakeSamplingAttr(const SamplerOptions& options);
 // which needs no tracefs and no raw tracepoint data), with the samples' layout of `options`:
 // user registers and stack copy, or the user call chain. The kernel takes the sample in the
 // scheduler, so it may not exclude kernel samples (an exclude_kernel event never fires); its
-// kernel call chain, the scheduler's own frames, is left out. The sampling event records the
-// mmap, comm, task and switch records; these record nothing else.
+// kernel call chain, the scheduler's frames and the system call's, says why the thread stopped
+// (off_cpu_reason.h). The sampling event records the mmap, comm, task and switch records; these
+// record nothing else.
 perf_event_attr MakeOffCpuAttr(const SamplerOptions& options);
 
 // What the samples file's header says about the samples of `options`.

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <string>
 
+#include "jitscope/record/off_cpu_reason.h"
 #include "jitscope/record/permission_advice.h"
 #include "jitscope/session/perf_record.h"
 
@@ -157,8 +158,10 @@ base::StatusOr<Sampler> Sampler::Open(SamplerOptions options, const SamplerTarge
                                PerfEventRefusal(ReadPermissionFacts(process), process).c_str());
   }
   if (!events.ok()) return events.status();
-  return Sampler(options, std::move(events->redirected), std::move(events->ring_owners),
-                 std::move(events->rings), events->off_cpu_rings_from);
+  Sampler sampler(options, std::move(events->redirected), std::move(events->ring_owners),
+                  std::move(events->rings), events->off_cpu_rings_from);
+  if (options.off_cpu) sampler.kernel_symbols_ = KernelSymbols::Read();
+  return sampler;
 }
 
 void Sampler::Wait(int timeout_ms) {
@@ -166,6 +169,20 @@ void Sampler::Wait(int timeout_ms) {
   pfds.reserve(ring_events_.size());
   for (const base::ScopedFd& fd : ring_events_) pfds.push_back({fd.get(), POLLIN, 0});
   ::poll(pfds.data(), pfds.size(), timeout_ms);
+}
+
+uint16_t Sampler::OffCpuMark(std::string_view record) {
+  session::OffCpuReason reason = session::OffCpuReason::kUnknown;
+  if (kernel_symbols_ &&
+      session::ParseSampleRecord(record, SamplesFormatOf(options_).layout, scratch_).ok()) {
+    functions_.clear();
+    for (const session::CallchainEntry& frame : scratch_.callchain) {
+      if (frame.kernel) functions_.push_back(kernel_symbols_->Find(frame.ip));
+    }
+    reason = OffCpuReasonOf(functions_);
+  }
+  return static_cast<uint16_t>(session::kMiscOffCpu |
+                               (static_cast<uint16_t>(reason) << session::kMiscOffCpuReasonShift));
 }
 
 size_t Sampler::Drain(const std::function<void(std::string_view record)>& consume) {
@@ -178,9 +195,10 @@ size_t Sampler::Drain(const std::function<void(std::string_view record)>& consum
     // An off-CPU event writes samples only (and LOST records): each is marked as one.
     bytes += rings_[i].Drain([&](std::string_view record) {
       if (session::RecordHeader(record).type != PERF_RECORD_SAMPLE) return consume(record);
+      const uint16_t mark = OffCpuMark(record);
       marked_.assign(record);
       perf_event_header header = session::RecordHeader(marked_);
-      header.misc |= session::kMiscOffCpu;
+      header.misc |= mark;
       std::memcpy(marked_.data(), &header, sizeof(header));
       consume(marked_);
     });

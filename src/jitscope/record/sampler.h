@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,7 +25,9 @@
 #include "jitscope/base/scoped_resource.h"
 #include "jitscope/base/status.h"
 #include "jitscope/record/event_config.h"
+#include "jitscope/record/kernel_symbols.h"
 #include "jitscope/record/ring_buffer.h"
+#include "jitscope/session/perf_record.h"
 
 namespace jitscope::record {
 
@@ -54,7 +57,9 @@ class Sampler {
 
   // Hands every complete record now in the rings to `consume`, ring after ring, so records of
   // different CPUs interleave only by drain round; the samples of the off-CPU events (--off-cpu)
-  // with session::kMiscOffCpu set in their header. Returns the bytes consumed.
+  // with session::kMiscOffCpu set in their header, and why their thread stopped
+  // (session::OffCpuReason, told by the kernel functions of their call chain) in the bits above
+  // it. Returns the bytes consumed.
   size_t Drain(const std::function<void(std::string_view record)>& consume);
 
  private:
@@ -67,12 +72,19 @@ class Sampler {
         rings_(std::move(rings)),
         off_cpu_rings_from_(off_cpu_rings_from) {}
 
+  // The mark of an off-CPU sample, `record`: kMiscOffCpu and its reason.
+  uint16_t OffCpuMark(std::string_view record);
+
   SamplerOptions options_;
   std::vector<base::ScopedFd> events_;       // redirected into a ring of ring_events_
   std::vector<base::ScopedFd> ring_events_;  // one per CPU, each owning rings_[i]
   std::vector<RingBuffer> rings_;
   size_t off_cpu_rings_from_;  // rings_ from this index on are the off-CPU events' (SIZE_MAX: none)
-  std::string marked_;         // an off-CPU sample, marked
+  // With --off-cpu, the kernel's functions (none when it hides their addresses from this user).
+  std::optional<KernelSymbols> kernel_symbols_;
+  std::string marked_;                       // an off-CPU sample, marked
+  session::Sample scratch_;                  // an off-CPU sample, decoded
+  std::vector<std::string_view> functions_;  // its kernel frames' functions
 };
 
 }  // namespace jitscope::record

@@ -33,7 +33,8 @@ enum class FrameKind : uint8_t {
   // are guesses, not the walk's.
   kGuessed,
   // The leaf of a stack where a thread stopped running (record --off-cpu): `function` is
-  // "[off-cpu: waiting]" or "[off-cpu: preempted]", and the stack weighs the time it was off.
+  // "[off-cpu: REASON]" (preempted, sleeping, lock, I/O, poll or waiting: session::OffCpuReason),
+  // and the stack weighs the time it was off.
   kOffCpu,
 };
 

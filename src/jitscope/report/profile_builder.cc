@@ -67,6 +67,25 @@ struct AddressKeyHash {
   }
 };
 
+// The leaf of an off-CPU stack: why its thread stopped, as the switch record says it (preempted)
+// or else as record told it from the system call it waited in.
+std::string OffCpuLeafName(OffCpuState state, session::OffCpuReason reason) {
+  if (state == OffCpuState::kPreempted) return "[off-cpu: preempted]";
+  switch (reason) {
+    case session::OffCpuReason::kSleep:
+      return "[off-cpu: sleeping]";
+    case session::OffCpuReason::kLock:
+      return "[off-cpu: lock]";
+    case session::OffCpuReason::kIo:
+      return "[off-cpu: I/O]";
+    case session::OffCpuReason::kPoll:
+      return "[off-cpu: poll]";
+    case session::OffCpuReason::kUnknown:
+      break;
+  }
+  return "[off-cpu: waiting]";
+}
+
 class Builder {
  public:
   Builder(const BuildOptions& options, const session::SampleData& data,
@@ -247,8 +266,8 @@ class Builder {
   }
 
   // A sample taken as its thread was switched out (record --off-cpu): its stack under an
-  // "[off-cpu: STATE]" leaf, weighing the time until the thread ran again (`off_cpu_ns`, by stack
-  // and process). Kernel frames, the scheduler's, are left out.
+  // "[off-cpu: REASON]" leaf (OffCpuLeafName), weighing the time until the thread ran again
+  // (`off_cpu_ns`, by stack and process). Kernel frames, the scheduler's, are left out.
   void AddOffCpuSample(const session::Sample& sample, bool roots,
                        std::map<uint32_t, ProcessShare>& processes,
                        std::map<uint32_t, uint64_t>& last_time,
@@ -266,7 +285,7 @@ class Builder {
     (period->state == OffCpuState::kPreempted ? profile_.off_cpu.preempted_ns
                                               : profile_.off_cpu.waiting_ns) += ns;
     std::vector<uint32_t> frames = {
-        Intern(Location{.function = fmt::format("[off-cpu: {}]", OffCpuStateName(period->state)),
+        Intern(Location{.function = OffCpuLeafName(period->state, sample.off_cpu_reason),
                         .module = "",
                         .file = "",
                         .line = 0,

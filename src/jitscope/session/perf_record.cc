@@ -142,6 +142,10 @@ base::Status ParseSampleInto(Cursor cursor, size_t size, const SampleLayout& lay
   sample = Sample{};
   sample.callchain = std::move(callchain);
   sample.off_cpu = (misc & kMiscOffCpu) != 0;
+  const int reason = (misc & kMiscOffCpuReasonMask) >> kMiscOffCpuReasonShift;
+  if (sample.off_cpu && reason <= static_cast<int>(OffCpuReason::kPoll)) {
+    sample.off_cpu_reason = static_cast<OffCpuReason>(reason);
+  }
   const uint64_t type = layout.sample_type;
   auto has = [type](uint64_t bit) { return (type & bit) != 0; };
   // The fields before the call chain, each 8 bytes, in perf_event_open(2)'s order.

@@ -87,6 +87,19 @@ inline constexpr uint32_t kRecordUnwoundSample = 0x4a530001;
 // stack is where the thread stopped running; the switch records say for how long, and why.
 inline constexpr uint16_t kMiscOffCpu = 1 << 8;
 
+// Why a thread switched out of its CPU gave it up, as `record --off-cpu` tells from the kernel's
+// part of the switch's call chain (record/off_cpu_reason.h), in the three bits of misc above
+// kMiscOffCpu; kUnknown where it could not tell (no kernel symbols, or another wait).
+enum class OffCpuReason : uint8_t {
+  kUnknown = 0,
+  kSleep = 1,  // nanosleep, clock_nanosleep: a sleep it asked for
+  kLock = 2,   // a futex: a lock, a condition variable, a semaphore, a join
+  kIo = 3,     // a read, a write, an fsync...: waiting for a file, a pipe, a socket or a disk
+  kPoll = 4,   // poll, select, epoll_wait: waiting for any of several events
+};
+inline constexpr int kMiscOffCpuReasonShift = 9;
+inline constexpr uint16_t kMiscOffCpuReasonMask = 7 << kMiscOffCpuReasonShift;
+
 // The layout of an unwound file's samples, and of kRecordUnwoundSample records.
 inline SampleLayout UnwoundSampleLayout() {
   SampleLayout layout;
@@ -141,6 +154,7 @@ struct Sample {
   UserRegs regs;
   // Taken as the thread left its CPU (kMiscOffCpu), not by the sampling clock.
   bool off_cpu = false;
+  OffCpuReason off_cpu_reason = OffCpuReason::kUnknown;  // of an off-CPU sample
   // PERF_SAMPLE_STACK_USER: the valid bytes (dyn_size) of the copy of the user stack, starting
   // at the stack pointer in `regs`. A view into the bytes the record was parsed from.
   std::string_view stack;
