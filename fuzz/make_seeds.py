@@ -268,6 +268,20 @@ def jvm_table():
             record(2, 500, struct.pack('<QQ', 0x7f0000002000, 400)) + record(3, 600, compiled) +
             record(9, 700, b'later') + record(1, 800, run)[:50])
 
+
+def captured_code():
+    # Two reads of one function (0x7f0000001000, 32 bytes: push rbp; mov rbp, rsp; call; pop;
+    # ret) with different bytes between them, a window read holding it, and a record cut short.
+    function = bytes([0x55, 0x48, 0x89, 0xe5, 0xe8, 0, 0, 0, 0, 0x5d, 0xc3]) + b'\xcc' * 21
+    patched = bytes([0x55, 0x48, 0x89, 0xe5, 0x90, 0x90, 0x90, 0x90, 0x90, 0x5d, 0xc3]) + b'\xcc' * 21
+    def record(time, at, body):
+        pad = (-len(body)) % 8
+        return struct.pack('<IIQQ', 1, len(body), time, at) + body + bytes(pad)
+    header = b'JSMEMORY' + struct.pack('<IIII', 1, 24, 42, 0)
+    window = b'\x90' * 0x40 + function + b'\x90' * 0x40
+    return (header + record(100, 0x7f0000001000, function) + record(200, 0x7f0000001000, patched) +
+            record(300, 0x7f0000000fc0, window) + record(400, 0x7f0000001000, function)[:30])
+
 def write(path, data):
     with open(os.path.join(here, 'corpus', path), 'wb') as f:
         f.write(data)
@@ -304,3 +318,5 @@ write('registered_frames/synthetic.jsf', registered_frames())
 write('oprofile_dump/synthetic_unknown_and_torn.dump', oprofile_unknown_and_torn())
 os.makedirs(os.path.join(here, 'corpus', 'jvm_table'), exist_ok=True)
 write('jvm_table/synthetic.jsm', jvm_table())
+os.makedirs(os.path.join(here, 'corpus', 'captured_code'), exist_ok=True)
+write('captured_code/synthetic.jsr', captured_code())

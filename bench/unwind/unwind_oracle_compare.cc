@@ -8,10 +8,11 @@
 //
 // Input: a session `jitscope record --call-graph dwarf --keep-stacks` recorded: each sample holds
 // both the chain and the registers and stack copy. A sample counts when it was taken in JIT code
-// (a native leaf without a frame pointer, a libc function the JIT code called, makes the chain
-// skip its caller); it matches when the walk found the chain's frames, in order, from the sampled
-// pc through the native caller of the outermost JIT frame (beyond that, native code without frame
-// pointers, Debian's libc for one, makes the chain itself wrong). Prints one JSON object.
+// (code a JIT file names: a native leaf without a frame pointer, a libc function the JIT code
+// called, makes the chain skip its caller); it matches when the walk found the chain's frames, in
+// order, from the sampled pc through the native caller of the outermost JIT frame (beyond that,
+// native code without frame pointers, Debian's libc for one, makes the chain itself wrong). Prints
+// one JSON object.
 #include <linux/perf_event.h>
 
 #include <cstdint>
@@ -22,7 +23,7 @@
 #include <vector>
 
 #include "jitscope/session/samples_file.h"
-#include "jitscope/symbolize/code_history.h"
+#include "jitscope/symbolize/symbol_index.h"
 #include "jitscope/walk/recording.h"
 #include "jitscope/walk/sample_walker.h"
 
@@ -57,7 +58,10 @@ int Compare(const std::string& directory) {
   }
   SampleWalker walker(data, *sources, recording->vdso_path, recording->latest_code);
   DescribeSessionFiles(*recording, walker.files());
-  std::map<uint32_t, symbolize::CodeHistory> histories;
+  // JIT code is what the process's JIT files name (a perf map's entries too, whose code record
+  // read from the running process).
+  std::map<uint32_t, symbolize::SymbolIndex> indexes;
+  symbolize::Resolution resolution;
 
   const std::string_view bytes = data.file->bytes();
   auto header = session::ReadSamplesHeader(bytes);
@@ -82,18 +86,19 @@ int Compare(const std::string& directory) {
     for (const session::CallchainEntry& frame : sample.callchain) {
       if (!frame.kernel) chain.push_back(frame.ip);
     }
-    auto [history, inserted] = histories.try_emplace(sample.pid);
-    if (inserted) history->second = sources->BuildCodeHistory(sample.pid);
+    auto index = indexes.find(sample.pid);
+    if (index == indexes.end())
+      index = indexes.emplace(sample.pid, sources->BuildIndex(sample.pid)).first;
     const uint64_t jit_time = walker.JitTime(sample.time_ns);
+    auto is_jit = [&](uint64_t address) {
+      return index->second.Resolve(address, jit_time, resolution);
+    };
     // The outermost JIT frame of the chain (the sampled pc as it is, return addresses one back).
     size_t outermost_jit = chain.size();
     for (size_t i = 0; i < chain.size(); ++i) {
-      const uint64_t lookup = i == 0 ? chain[i] : chain[i] - 1;
-      if (history->second.Find(lookup, jit_time) != nullptr) outermost_jit = i;
+      if (is_jit(i == 0 ? chain[i] : chain[i] - 1)) outermost_jit = i;
     }
-    if (outermost_jit == chain.size() || history->second.Find(chain[0], jit_time) == nullptr) {
-      continue;
-    }
+    if (outermost_jit == chain.size() || !is_jit(chain[0])) continue;
     ++counts.in_jit;
     const size_t last = std::min(outermost_jit + 1, chain.size() - 1);
     walker.Walk(sample, walked);

@@ -154,6 +154,51 @@ TEST(DwarfUnwindE2eTest, I386ProcessesAreUnwoundWithTheirOwnRegisterSet) {
 }
 #endif
 
+// Native code without CFI: inner has none, its callers have theirs. The rules of inner's code are
+// derived from the file's bytes, found by its symbol or, in the stripped program, as the gap
+// between the code the file's .eh_frame describes; each step out of it is checked to return after
+// a call in middle, and record counts it apart. Every walk from inner reaches the thread's entry,
+// where none did by CFI alone.
+TEST(DwarfUnwindE2eTest, NativeCodeWithoutCfiIsUnwoundByRulesFromTheFilesBytes) {
+  for (const char* program : {NATIVE_WITHOUT_CFI, NATIVE_WITHOUT_CFI_STRIPPED}) {
+    SCOPED_TRACE(program);
+    TempDir tmp;
+    const std::string dir = tmp.path() + "/session";
+    auto result = RunProgram(
+        {JITSCOPE_CLI, "record", "--call-graph", "dwarf", "-o", dir, "--", program, "0.4"});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const std::map<std::string, uint64_t> steps =
+        test_support::CountsAfter(result.err, "steps by rule: ");
+    const auto native = steps.find("derived from native code without CFI");
+    EXPECT_GT(native == steps.end() ? 0 : native->second, 100u) << result.err;
+    auto folded = RunProgram({JITSCOPE_CLI, "report", dir, "--format", "folded"});
+    ASSERT_EQ(folded.exit_code, 0) << folded.err;
+    // The stripped program names its own functions by file offset ("FILE+0xOFFSET"): there the
+    // samples counted are those in any of its functions, nearly all of them in inner, which spins.
+    const std::string file = program;
+    const std::string base = file.substr(file.rfind('/') + 1);
+    auto ours = [&](const std::string& frame, const char* name) {
+      return frame == name || frame.starts_with(base + "+0x");
+    };
+    WalkShare share;
+    for (const FoldedStack& stack : ParseFolded(folded.out)) {
+      std::vector<std::string> frames = stack.frames;
+      while (!frames.empty() && frames.back().ends_with("_[k]")) frames.pop_back();
+      const size_t n = frames.size();
+      if (n == 0 || !ours(frames.back(), "inner")) continue;
+      share.total += stack.samples;
+      if (n == 5 && test_support::IsThreadEntryFrame(frames[0]) && ours(frames[1], "main") &&
+          ours(frames[2], "outer") && ours(frames[3], "middle")) {
+        share.complete += stack.samples;
+      }
+    }
+    ASSERT_GT(share.total, 100u) << folded.out;
+    EXPECT_GE(share.complete * 100, share.total * 95)
+        << share.complete << " of " << share.total << "\n"
+        << folded.out;
+  }
+}
+
 // The control: the same program's frame-pointer chains lose inner's callers.
 TEST(DwarfUnwindE2eTest, FramePointerChainsOfTheSameProgramDoNot) {
   TempDir tmp;

@@ -69,7 +69,7 @@ bool IsJitFrameOf(const std::string& frame, const std::string& function) {
 bool IsExactLeafStack(std::vector<std::string> frames) {
   while (!frames.empty() && frames.back().ends_with("_[k]")) frames.pop_back();
   const size_t n = frames.size();
-  if (n < 6 || frames.front() != "_start") return false;
+  if (n < 6 || frames.front() != "__libc_start_call_main") return false;
   if (!frames[n - 5].starts_with("jitscope::jitvm::Vm::Run(")) return false;
   const char* const jit[] = {"main", "outer", "middle", "leaf"};
   for (size_t i = 0; i < 4; ++i) {
@@ -273,14 +273,14 @@ TEST(JitUnwindE2eTest, AFramePointerChainCarriesOnWalksThatStopInCodeWithoutByte
   argv.insert(argv.end(), kOneCallerRun.begin(), kOneCallerRun.end());
   auto recorded = RunProgram(argv, {{"JITSCOPE_PERF_MAP_DIR", tmp.path()}});
   ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
-  auto text = RunProgram({JITSCOPE_CLI, "report", dir, "--jit", tmp.path()});
+  auto text = RunProgram({JITSCOPE_CLI, "report", dir, "--jit", tmp.path(), "--mark-guesses"});
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find(" walks that stopped carried on by the frame-pointer chain: the frames "
                           "outside [frame-pointer chain] are guesses\n"),
             std::string::npos)
       << text.out;
-  auto folded =
-      RunProgram({JITSCOPE_CLI, "report", dir, "--jit", tmp.path(), "--format", "folded"});
+  auto folded = RunProgram(
+      {JITSCOPE_CLI, "report", dir, "--jit", tmp.path(), "--format", "folded", "--mark-guesses"});
   ASSERT_EQ(folded.exit_code, 0) << folded.err;
   uint64_t in_leaf = 0;
   uint64_t carried = 0;
@@ -396,7 +396,7 @@ test_support::ProcessResult RecordLliChain(const TempDir& tmp, const std::string
 void ExpectExactLliLeafStacks(const std::string& dir) {
   const LeafStacks stacks = CountLeafStacks(dir, "leaf_[j]", [](const auto& frames) {
     const size_t n = frames.size();
-    return n >= 4 && frames.front() == "_start" && frames[n - 3] == "main_[j]" &&
+    return n >= 4 && frames.front() == "__libc_start_call_main" && frames[n - 3] == "main_[j]" &&
            frames[n - 2] == "middle_[j]";
   });
   ASSERT_GT(stacks.in_leaf, 50u) << stacks.folded;
@@ -417,7 +417,8 @@ TEST(JitUnwindE2eTest, LliJitCodeIsUnwoundFromTheJitdumpsBytes) {
 
 // lli-14 hands the .eh_frame of the code MCJIT loads to libgcc (__register_frame); record
 // --registered-frames keeps it. The walks through LLVM's code then take LLVM's own tables, which
-// describe all of it (no step needs a derived rule), and still find each sample's one stack.
+// describe all of it (no step needs a rule derived from JIT code: the few derived from native
+// code without CFI are crtstuff's, at exit), and still find each sample's one stack.
 TEST(JitUnwindE2eTest, LlisRegisteredTablesTakeTheStepsThroughItsCode) {
   TempDir tmp;
   const std::string dir = tmp.path() + "/session";
@@ -435,7 +436,7 @@ TEST(JitUnwindE2eTest, LlisRegisteredTablesTakeTheStepsThroughItsCode) {
 LeafStacks CountAnonymousLeaves(const std::string& recording) {
   return CountLeafStacks(recording, "[anonymous]", [](const auto& frames) {
     const size_t n = frames.size();
-    return n >= 5 && frames.front() == "_start" &&
+    return n >= 5 && frames.front() == "__libc_start_call_main" &&
            frames[n - 4].starts_with("llvm::MCJIT::runFunction(") &&
            frames[n - 3] == "[anonymous]" && frames[n - 2] == "[anonymous]";
   });
@@ -487,7 +488,7 @@ TEST(JitUnwindE2eTest, NativeCodeWithoutFramePointersCallingAJitLeafIsUnwoundExa
   ASSERT_EQ(record.exit_code, 0) << record.Describe();
   const LeafStacks stacks = CountLeafStacks(dir, "jit_leaf_[j]", [](const auto& frames) {
     const size_t n = frames.size();
-    return n >= 5 && frames.front() == "_start" && frames[n - 4] == "main" &&
+    return n >= 5 && frames.front() == "__libc_start_call_main" && frames[n - 4] == "main" &&
            frames[n - 3] == "harness_outer" && frames[n - 2] == "harness_middle" &&
            std::count(frames.begin(), frames.end(), "main") == 1;
   });
@@ -525,7 +526,7 @@ TEST(JitUnwindE2eTest, NodeBaselineCodeIsUnwoundThroughItsOutOfLinePrologue) {
   ASSERT_EQ(record.exit_code, 0) << record.Describe();
   ExpectWalksReachTheEntry(dir, 500, 95);
 
-  auto folded = RunProgram({JITSCOPE_CLI, "report", dir, "--format", "folded"});
+  auto folded = RunProgram({JITSCOPE_CLI, "report", dir, "--format", "folded", "--mark-guesses"});
   ASSERT_EQ(folded.exit_code, 0) << folded.err;
   const std::string script = "three_levels.js";
   const std::vector<std::string> order = {"", "outer", "middle", "leaf"};
@@ -534,7 +535,7 @@ TEST(JitUnwindE2eTest, NodeBaselineCodeIsUnwoundThroughItsOutOfLinePrologue) {
     const std::vector<std::string> names = ScriptFrames(stack.frames, script);
     if (names.empty()) continue;
     in_script += stack.samples;
-    bool right = stack.frames.front() == "_start" && names.front().empty();
+    bool right = stack.frames.front() == "__libc_start_call_main" && names.front().empty();
     size_t next = 0;
     for (const std::string& name : names) {
       const auto at =

@@ -18,12 +18,17 @@
 
 static volatile long g_last_n;
 
+#if defined(INNER_ELSEWHERE)
+// no_cfi_inner.c, compiled without unwind tables (native_without_cfi).
+long inner(long n);
+#else
 KEEP_CALLS long inner(long n) {
   g_last_n = n;
   unsigned long sum = 0;  // unsigned: the sum wraps, which UBSan rightly refuses for a long
   for (unsigned long i = 0; i < (unsigned long)n; ++i) sum += (i * i) ^ (sum >> 3);
   return (long)(sum >> 1);
 }
+#endif
 
 KEEP_CALLS long middle(long n) {
   g_last_n = n;

@@ -72,10 +72,10 @@ TempDir* OffCpuE2eTest::dir_ = nullptr;
 std::string OffCpuE2eTest::session_;
 ProcessResult* OffCpuE2eTest::record_ = nullptr;
 
-// Every sleep is a stack complete from _start through the JIT function to WaitHere, under an
-// [off-cpu: sleeping] leaf (the system call it waited in: clock_nanosleep), weighing the time
-// asleep: beside the compute's samples on a CPU, the share of its time the program measured it
-// waited (60% on an idle machine), ±3%.
+// Every sleep is a stack complete from the thread's entry through the JIT function to WaitHere,
+// under an [off-cpu: sleeping] leaf (the system call it waited in: clock_nanosleep), weighing the
+// time asleep: beside the compute's samples on a CPU, the share of its time the program measured
+// it waited (60% on an idle machine), ±3%.
 TEST_F(OffCpuE2eTest, TheWaitsStacksAreCompleteThroughJitCodeAndWeighTheirTime) {
   ASSERT_TRUE(record_->ok()) << record_->Describe();
   const std::vector<FoldedStack> stacks = Folded(session_, "include");
@@ -160,7 +160,7 @@ TEST_F(OffCpuE2eTest, AnnotateCountsTheSamplesOnACpuAlone) {
 
 // The off-CPU samples of `session`'s process named off_cpu_jit whose stack passes through the
 // last frame of `path` and ends in `leaf` (`total`), and how many of them have the frames of
-// `path` and are complete from _start (`complete`).
+// `path` and are complete from the thread's entry (`complete`).
 WalkShare WaitsThrough(const std::string& session, const std::string& leaf,
                        const std::vector<std::string>& path) {
   const ProcessResult report =

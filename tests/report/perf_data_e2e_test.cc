@@ -272,7 +272,7 @@ TEST(PerfDataE2eTest, EveryFormatIsWrittenFromAPerfData) {
 }
 
 // `perf record --call-graph dwarf` of `argv`, then `jitscope report --format folded`: of the
-// samples whose leaf is `leaf`, at least 95% are walked from _start through `path`.
+// samples whose leaf is `leaf`, at least 95% are walked from the thread's entry through `path`.
 void ExpectDwarfWalksFromTheEntry(const std::vector<std::string>& argv, const std::string& leaf,
                                   const std::vector<std::string>& path, uint64_t at_least) {
   TempDir tmp;

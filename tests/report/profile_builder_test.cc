@@ -5,7 +5,6 @@
 #include "jitscope/report/profile_builder.h"
 
 #include <linux/perf_event.h>
-#include <sys/mman.h>
 
 #include <cstdint>
 #include <cstring>
@@ -18,7 +17,9 @@
 #include <gtest/gtest.h>
 
 #include "jitscope/formats/jitdump_writer.h"
+#include "jitscope/session/perf_record.h"
 #include "jitscope/session/samples_file.h"
+#include "jitscope/unwind/unwinder.h"
 #include "support/perf_data_builder.h"
 
 #include "support/temp_dir.h"
@@ -60,12 +61,12 @@ std::map<std::string, uint64_t> StacksOf(const Profile& profile) {
 }
 
 void AppendCodeLoad(std::vector<uint8_t>& dump, uint64_t time, uint64_t index,
-                    std::string_view name) {
+                    std::string_view name, uint64_t address = kCode) {
   formats::JitdumpCodeLoadFields fields;
   fields.timestamp = time;
   fields.pid = kPid;
   fields.tid = kPid;
-  fields.code_address = kCode;
+  fields.code_address = address;
   fields.code_size = 0x100;
   fields.code_index = index;
   fields.name = name;
@@ -146,21 +147,7 @@ TEST(ProfileBuilderTest, AProcessWithoutANameAtItsLastSampleKeepsItsLatestOne) {
 }
 
 std::string MappingAt(uint64_t time, uint64_t start, uint64_t length, const std::string& name) {
-  return test_support::PerfRecordBuilder(PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER)
-      .Put<uint32_t>(kPid)
-      .Put<uint32_t>(kPid)
-      .Put<uint64_t>(start)
-      .Put<uint64_t>(length)
-      .Put<uint64_t>(0)
-      .Put<uint32_t>(0)
-      .Put<uint32_t>(0)
-      .Put<uint64_t>(0)
-      .Put<uint64_t>(0)
-      .Put<uint32_t>(PROT_READ | PROT_EXEC)
-      .Put<uint32_t>(MAP_PRIVATE)
-      .Name(name)
-      .SampleId(kPid, kPid, time)
-      .Build();
+  return test_support::ExecutableMapping(kPid, time, start, length, name);
 }
 
 // A sample taken in the kernel's exec, before exec returned to the process's new image (it maps
@@ -277,6 +264,76 @@ TEST(ProfileBuilderTest, OffCpuSamplesWeighTheTimeUntilTheirThreadRanAgain) {
   excluded.left_out = 4;
   EXPECT_EQ(profile->off_cpu, excluded);
   EXPECT_EQ(profile->filtered_out, 0u);
+}
+
+void WriteFile(const std::string& path, const std::vector<uint8_t>& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
+}
+
+// Two samples of one path, leaf < middle < outer in JIT code, one walked by rules to its end,
+// the other stopped in middle and carried on to outer by the frame-pointer chain: one stack, of
+// which one sample is a guess. With mark_guesses the guess is marked, and the stacks are two.
+TEST(ProfileBuilderTest, AStackCarriedOnByTheFramePointerChainIsTheStackWalkedByRules) {
+  const test_support::TempDir tmp;
+  const std::string dir = tmp.path();
+  std::vector<uint8_t> dump;
+  formats::AppendJitdumpHeader(dump, kPid, 5);
+  AppendCodeLoad(dump, 10, 1, "leaf", kCode);
+  AppendCodeLoad(dump, 10, 2, "middle", kCode + 0x100);
+  AppendCodeLoad(dump, 10, 3, "outer", kCode + 0x200);
+  WriteFile(dir + "/" + formats::JitdumpFileName(kPid), dump);
+  {
+    session::SamplesFormat format;
+    format.layout.unwound = true;
+    base::StatusOr<session::SamplesWriter> writer = session::SamplesWriter::Create(dir, 0, format);
+    ASSERT_TRUE(writer.ok()) << writer.status().message();
+    session::Sample sample;
+    sample.pid = sample.tid = kPid;
+    sample.ip = kCode + 0x10;
+    for (const bool guessed : {false, true}) {
+      sample.time_ns = guessed ? 200 : 100;
+      const std::vector<session::CallchainEntry> frames = {{kCode + 0x10, false, true},
+                                                           {kCode + 0x120, false, false},
+                                                           {kCode + 0x230, false, false, guessed}};
+      std::string record;
+      ASSERT_TRUE(session::EncodeUnwoundSample(
+          sample, frames,
+          static_cast<uint8_t>(guessed ? unwind::StopReason::kNoRule
+                                       : unwind::StopReason::kOutermost),
+          PERF_RECORD_MISC_USER, record));
+      ASSERT_TRUE(writer->Append(record).ok());
+    }
+    ASSERT_TRUE(writer->Flush().ok());
+  }
+  auto names = [](const Profile& profile, const Stack& stack) {
+    std::vector<std::string> functions;
+    for (uint32_t frame : stack.frames) functions.push_back(profile.locations[frame].function);
+    return functions;
+  };
+  base::StatusOr<Profile> merged = BuildProfile(dir, BuildOptions{});
+  ASSERT_TRUE(merged.ok()) << merged.status().message();
+  ASSERT_EQ(merged->stacks.size(), 1u);
+  EXPECT_EQ(names(*merged, merged->stacks[0]),
+            (std::vector<std::string>{"leaf", "middle", "outer"}));
+  EXPECT_EQ(merged->stacks[0].samples, 2u);
+  EXPECT_EQ(merged->stacks[0].guessed_samples, 1u);
+  EXPECT_EQ(merged->guessed_walks, 1u);
+  EXPECT_FALSE(merged->guesses_marked);
+
+  BuildOptions marking;
+  marking.mark_guesses = true;
+  base::StatusOr<Profile> marked = BuildProfile(dir, marking);
+  ASSERT_TRUE(marked.ok()) << marked.status().message();
+  ASSERT_EQ(marked->stacks.size(), 2u);
+  EXPECT_EQ(names(*marked, marked->stacks[0]),
+            (std::vector<std::string>{"leaf", "middle", "outer"}));
+  EXPECT_EQ(marked->stacks[0].guessed_samples, 0u);
+  EXPECT_EQ(names(*marked, marked->stacks[1]),
+            (std::vector<std::string>{"leaf", "middle", "[frame-pointer chain]", "outer"}));
+  EXPECT_EQ(marked->stacks[1].guessed_samples, 1u);
+  EXPECT_TRUE(marked->guesses_marked);
 }
 
 }  // namespace

@@ -266,6 +266,34 @@ TEST(TextWriterTest, SeveralProcessesAndFilters) {
             "# no samples pass the filters\n");
 }
 
+// The walks' ends, and those the frame-pointer chain carried on: where the guesses are marked in
+// the stacks, and where they are not (the same frames as the walks by rule).
+TEST(TextWriterTest, WalksCarriedOnByTheFramePointerChain) {
+  Profile profile = SampleProfile();
+  profile.warnings.clear();
+  profile.unwind_stops = {{"end of stack", 7}, {"no rule", 3}};
+  profile.guessed_walks = 3;
+  auto header = [](const Profile& p) {
+    const std::string text = RenderText(p, {.sort = SortKey::kMethod, .top = 1});
+    return text.substr(0, text.find("#\n"));
+  };
+  EXPECT_EQ(header(profile),
+            "# jitscope report: jitvm hot.jv\n"
+            "# 10 samples over 0.01 s, one per 1 ms of CPU time per thread\n"
+            "# stacks unwound from DWARF call-frame information, walks ending in: 7 end of stack, "
+            "3 no rule\n"
+            "# 3 walks that stopped carried on by the frame-pointer chain: their callers beyond "
+            "where they stopped are guesses (--mark-guesses shows where)\n");
+  profile.guesses_marked = true;
+  EXPECT_EQ(header(profile),
+            "# jitscope report: jitvm hot.jv\n"
+            "# 10 samples over 0.01 s, one per 1 ms of CPU time per thread\n"
+            "# stacks unwound from DWARF call-frame information, walks ending in: 7 end of stack, "
+            "3 no rule\n"
+            "# 3 walks that stopped carried on by the frame-pointer chain: the frames outside "
+            "[frame-pointer chain] are guesses\n");
+}
+
 // `hot` stands for two code objects under `main` (the optimized and the baseline tier, in the
 // modules jitvm-opt and jitvm-base): each frame says which, in every flame-graph format.
 TEST(FoldedWriterTest, RootFirstWithFlamegraphAnnotations) {
@@ -365,6 +393,31 @@ TEST(PprofWriterTest, InlineRunsAreOneLocationWithSeveralLines) {
   EXPECT_EQ(function_name(baseline.line(0).function_id()), "hot");
   EXPECT_NE(baseline.line(0).function_id(), inline_run.line(1).function_id());
   EXPECT_EQ(p.comment_size(), 2);
+}
+
+// A stack some of whose samples' callers the frame-pointer chain guessed is two samples of the
+// same locations, the guessed ones labelled.
+TEST(PprofWriterTest, GuessedSamplesAreLabelledSamplesOfTheSameStack) {
+  Profile profile = SampleProfile();
+  profile.stacks[1].guessed_samples = 2;  // of its 3
+  profile.stacks[2].guessed_samples = 1;  // all of its 1
+  base::StatusOr<std::string> gz = RenderPprof(profile);
+  ASSERT_TRUE(gz.ok());
+  perftools::profiles::Profile p;
+  ASSERT_TRUE(p.ParseFromString(Gunzip(*gz)));
+  auto str = [&p](int64_t i) { return p.string_table(static_cast<int>(i)); };
+  ASSERT_EQ(p.sample_size(), 4);
+  std::vector<std::string> samples;
+  for (const auto& sample : p.sample()) {
+    std::string text = std::to_string(sample.value(0)) + " at";
+    for (uint64_t id : sample.location_id()) text += " " + std::to_string(id);
+    for (const auto& label : sample.label())
+      text += " " + str(label.key()) + "=" + str(label.str());
+    samples.push_back(text);
+  }
+  EXPECT_EQ(samples, (std::vector<std::string>{"6 at 1 2", "1 at 3 2",
+                                               "2 at 3 2 unwinding=frame-pointer chain",
+                                               "1 at 4 5 2 unwinding=frame-pointer chain"}));
 }
 
 TEST(SvgWriterTest, FramesAreEscapedSizedAndMarked) {

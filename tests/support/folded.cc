@@ -44,13 +44,18 @@ uint64_t SamplesThrough(const std::vector<FoldedStack>& stacks, const std::strin
   return total;
 }
 
+bool IsThreadEntryFrame(const std::string& frame) {
+  const std::string name = frame.substr(0, frame.find('@'));
+  return name == "__libc_start_call_main" || name == "__libc_start_main" || name == "start_thread";
+}
+
 WalkShare ShareWalkedThrough(const std::vector<FoldedStack>& stacks, const std::string& leaf,
                              const std::vector<std::string>& path, bool from_entry) {
   WalkShare share;
   for (const FoldedStack& stack : stacks) {
     if (stack.leaf() != leaf) continue;
     share.total += stack.samples;
-    if (from_entry && stack.frames.front() != "_start") continue;
+    if (from_entry && !IsThreadEntryFrame(stack.frames.front())) continue;
     if (std::search(stack.frames.begin(), stack.frames.end(), path.begin(), path.end()) !=
         stack.frames.end()) {
       share.complete += stack.samples;

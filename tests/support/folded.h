@@ -24,9 +24,14 @@ std::vector<FoldedStack> ParseFolded(const std::string& folded);
 // The samples whose stack has a frame equal to `frame`.
 uint64_t SamplesThrough(const std::vector<FoldedStack>& stacks, const std::string& frame);
 
+// Whether a folded frame is the root report gives a thread's stack: `__libc_start_call_main` (or
+// `__libc_start_main` where glibc's symbols do not name the former: an i386 libc) for a main
+// thread, `start_thread` for the others (report leaves out the frames outside it).
+bool IsThreadEntryFrame(const std::string& frame);
+
 // Of the samples whose leaf is `leaf`: how many (`total`), and how many of them have the frames of
-// `path` one after the other (outermost first), and, if `from_entry`, begin at `_start`
-// (`complete`): how much of a walk reached where it should.
+// `path` one after the other (outermost first), and, if `from_entry`, begin at the thread's entry
+// (IsThreadEntryFrame) (`complete`): how much of a walk reached where it should.
 struct WalkShare {
   uint64_t total = 0;
   uint64_t complete = 0;

@@ -46,6 +46,27 @@ class PerfRecordBuilder {
   std::string body_;
 };
 
+// An MMAP2 of an executable mapping of `pid` (readable and executable, private, at file offset
+// 0) at `time`, with the sample_id_all trailer TID|TIME.
+inline std::string ExecutableMapping(uint32_t pid, uint64_t time, uint64_t start, uint64_t length,
+                                     const std::string& name) {
+  return PerfRecordBuilder(PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER)
+      .Put<uint32_t>(pid)
+      .Put<uint32_t>(pid)
+      .Put<uint64_t>(start)
+      .Put<uint64_t>(length)
+      .Put<uint64_t>(0)
+      .Put<uint32_t>(0)
+      .Put<uint32_t>(0)
+      .Put<uint64_t>(0)
+      .Put<uint64_t>(0)
+      .Put<uint32_t>(0x5)  // PROT_READ | PROT_EXEC
+      .Put<uint32_t>(0x2)  // MAP_PRIVATE
+      .Name(name)
+      .SampleId(pid, pid, time)
+      .Build();
+}
+
 // perf record -k 1 -g's attr: IP|TID|TIME|CALLCHAIN|ID|PERIOD, sample_id_all, CLOCK_MONOTONIC.
 inline perf_event_attr FpAttr() {
   perf_event_attr attr{};

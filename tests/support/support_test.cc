@@ -278,14 +278,18 @@ TEST(SupportFoldedTest, StacksOutermostFirstWithTheirCounts) {
   EXPECT_EQ(SamplesThrough(stacks, "leaf"), 12u);
   EXPECT_EQ(SamplesThrough(stacks, "mai"), 0u);
 
-  const std::vector<FoldedStack> walks =
-      ParseFolded("_start;main;a;b 5\nmain;a;b 3\n_start;main;x;a;b 2\n_start;a 7\n");
+  const std::vector<FoldedStack> walks = ParseFolded(
+      "__libc_start_call_main;main;a;b 5\nmain;a;b 3\n__libc_start_call_main;main;x;a;b 2\n"
+      "__libc_start_call_main;a 7\n");
   const WalkShare from_entry = ShareWalkedThrough(walks, "b", {"main", "a"}, true);
   EXPECT_EQ(from_entry.total, 10u);
   EXPECT_EQ(from_entry.complete, 5u);
   const WalkShare anywhere = ShareWalkedThrough(walks, "b", {"main", "a", "b"}, false);
   EXPECT_EQ(anywhere.total, 10u);
   EXPECT_EQ(anywhere.complete, 8u);
+  EXPECT_TRUE(IsThreadEntryFrame("__libc_start_main@GLIBC_2.2.5"));
+  EXPECT_TRUE(IsThreadEntryFrame("start_thread"));
+  EXPECT_FALSE(IsThreadEntryFrame("_start"));
 }
 
 TEST(SupportObjdumpTest, ListsEachInstructionWithItsWholeLength) {

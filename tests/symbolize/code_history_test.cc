@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "jitscope/formats/captured_code.h"
 #include "jitscope/symbolize/symbol_index.h"
 
 namespace jitscope::symbolize {
@@ -184,6 +185,52 @@ TEST(CodeHistoryTest, OprofileLoadsAndUnloads) {
   ASSERT_NE(from_dump.Find(0x7010, 2'000'000'000), nullptr) << "dump times are seconds";
   EXPECT_EQ(from_dump.Find(0x7010, 2'000'000'000)->loaded_ns, 1'000'000'000u);
   EXPECT_EQ(from_dump.Find(0x7010, 3'000'000'000), nullptr);
+}
+
+// Code record read from a running process: a perf map's functions made versions by the reads that
+// hold them whole. A read answers for the samples up to it from the read before it (it was made
+// for samples taken before it), the last one for every sample after; reads of the same bytes are
+// one version; a read of exactly one function's range is of that function only.
+TEST(CodeHistoryTest, ReadsOfAProcessAreVersionsOfThePerfMapsFunctions) {
+  const std::vector<uint8_t> old_code(0x40, 0x90), new_code(0x40, 0xcc), window(0x100, 0x90);
+  const std::vector<formats::CodeRead> reads = {
+      {100, 0x1000, old_code},               // f, as a function
+      {200, 0x1000, old_code},               // the same bytes again
+      {300, 0x1000, new_code},               // f replaced
+      {150, 0x2000, {window.data(), 0x80}},  // a window holding g whole and h in part
+  };
+  const std::vector<formats::CodeRange> functions = {
+      {0x1000, 0x1040},  // f
+      {0x2010, 0x2020},  // g
+      {0x2070, 0x20a0},  // h: past the window's end
+      {0x1000, 0x1010},  // listed too, overlapping f: not f's reads' function
+      {0x5000, 0x5010},  // never read
+  };
+  CodeHistory history;
+  history.AddCaptured(functions, reads);
+  EXPECT_EQ(history.version_count(), 3u);
+  const CodeVersion* first = history.Find(0x1008, 50);
+  ASSERT_NE(first, nullptr);
+  EXPECT_TRUE(first->captured);
+  EXPECT_EQ(first->loaded_ns, 0u);
+  EXPECT_EQ(first->invalidated_ns, 201u);
+  ASSERT_EQ(first->regions.size(), 1u);
+  EXPECT_EQ(first->regions[0].address, 0x1000u);
+  EXPECT_EQ(first->regions[0].size, 0x40u);
+  EXPECT_EQ(first->regions[0].loaded_ns, 100u) << "its bytes are the first read's";
+  EXPECT_EQ(history.Find(0x1008, 200), first);
+  const CodeVersion* replaced = history.Find(0x1008, 201);
+  ASSERT_NE(replaced, nullptr);
+  EXPECT_NE(replaced, first);
+  EXPECT_EQ(replaced->regions[0].loaded_ns, 300u);
+  EXPECT_EQ(history.Find(0x1008, 900), replaced) << "the last read answers for what follows";
+  const CodeVersion* g = history.Find(0x2018, 10);
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->regions[0].address, 0x2010u);
+  EXPECT_EQ(g->regions[0].loaded_ns, 150u);
+  EXPECT_EQ(history.Find(0x2080, 150), nullptr) << "h is not held whole";
+  EXPECT_EQ(history.Find(0x5000, 150), nullptr);
+  EXPECT_EQ(history.Find(0x1008, kLatest), replaced);
 }
 
 }  // namespace

@@ -44,12 +44,19 @@ struct Expected {
     rule.saved[static_cast<size_t>(reg)] = {SavedRegister::Where::kLost, 0};
     return *this;
   }
+  Expected& ReturnAddressAt(int32_t offset) {
+    rule.return_address_offset = offset;
+    return *this;
+  }
 };
 
 std::string Describe(const DerivedRule* rule) {
   if (rule == nullptr) return "unknown";
   std::string out =
       "CFA=r" + std::to_string(rule->cfa_register) + "+" + std::to_string(rule->cfa_offset);
+  if (rule->return_address_offset != -8) {
+    out += " ra@CFA" + std::to_string(rule->return_address_offset);
+  }
   for (int reg : kCalleeSavedDwarf) {
     const SavedRegister& s = rule->saved[static_cast<size_t>(reg)];
     if (s.where == SavedRegister::Where::kAt) {
@@ -515,6 +522,43 @@ TEST(DerivedRulesTest, TheReturnAddressOverwrittenOrPoppedEndsTheRules) {
   b.Unknown();
   b.jmp(rax);
   b.AnalyzeAndCheck();
+}
+
+// V8's Builtins_CallApiCallback (in the node binary, without CFI): it pops its return address,
+// pushes the API call's arguments where it was, pushes it back below them and builds a frame on
+// top. The return address then has a slot of its own, which the rules name, and the walk reads.
+TEST(DerivedRulesTest, AReturnAddressPushedBackBelowTheArgumentsHasItsSlot) {
+  Code a;
+  a.Expect(Expected(kRsp, 8));
+  a.pop(rax);
+  a.Unknown();  // held in rax only
+  for (int i = 0; i < 6; ++i) a.push(r10);
+  a.mov(rbx, rsp);
+  a.push(rax);
+  a.Expect(Expected(kRsp, 56).ReturnAddressAt(-56).Lost(kRbx));  // rbx: written, not saved
+  a.push(rbp);
+  a.Expect(Expected(kRsp, 64).ReturnAddressAt(-56).At(kRbp, -64).Lost(kRbx));
+  a.mov(rbp, rsp);
+  a.Expect(Expected(kRbp, 64).ReturnAddressAt(-56).At(kRbp, -64).Lost(kRbx));
+  a.push(6);
+  a.sub(rsp, 0x20);
+  a.and_(rsp, -16);
+  a.call(rdx);
+  const size_t after_call = a.getSize();
+  a.leave();
+  a.Expect(Expected(kRsp, 56).ReturnAddressAt(-56).Lost(kRbx));
+  a.pop(rcx);
+  a.Unknown();
+  a.add(rsp, rbx);
+  a.push(rcx);
+  a.ret();
+  const DerivedRules rules = a.Analyze();
+  a.Check(rules);
+  EXPECT_TRUE(rules.IsReturnAddress(kBase + after_call));
+  // As a CFI row: the return address read at CFA - 56.
+  const CfiRow* row = rules.FindRow(kBase + after_call);
+  ASSERT_NE(row, nullptr);
+  EXPECT_EQ(row->registers[16].form.offset, static_cast<uint64_t>(-56));
 }
 
 TEST(DerivedRulesTest, HostileCodeEndsBounded) {

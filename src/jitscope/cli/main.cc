@@ -273,6 +273,19 @@ void AddRecordCommand(CLI::App& app, record::SessionOptions& options,
                     "and 32, set by default beside INTEL_JIT_PROFILER64 and 32): the tasks, "
                     "frames, markers and counters that oneDNN, TBB and other ITT-instrumented "
                     "code report are then not recorded");
+  command->add_flag("--read-code,!--no-read-code", command_options.read_code,
+                    "With --call-graph dwarf (the default): where samples land in executable "
+                    "memory whose bytes no JIT file holds (the code a perf map names: OpenJDK's, "
+                    "Mono's --jitmap, Node's --perf-basic-prof, .NET, CPython's -X perf), read "
+                    "that code from the running process while it runs (process_vm_readv), and "
+                    "keep each read in the session as captured-PID.jsr, so its frames are walked "
+                    "by rules derived from its bytes (default: on)");
+  command
+      ->add_option("--read-code-max", command_options.read_code_max_mib,
+                   "At most this many MiB of code read from running processes (--read-code); "
+                   "past it nothing more is read, and record says so")
+      ->default_val(256)
+      ->check(CLI::Range(1, 65536));
   command->add_option("--formats", options.formats,
                       "Files the collector writes (JITSCOPE_FORMATS), comma-separated, of: " +
                           formats::KnownOutputFormats() + "; default: trace");
@@ -390,6 +403,12 @@ void AddReportCommand(CLI::App& app, ReportOptions& options) {
   command->add_flag("--inline,!--no-inline", options.inline_frames,
                     "Show inlined functions as frames of their own (default), or fold them into "
                     "the function they were inlined into");
+  command->add_flag("--mark-guesses", options.build.mark_guesses,
+                    "Where a --call-graph dwarf walk stopped and the kernel's frame-pointer chain "
+                    "carried the stack on, put a [frame-pointer chain] frame between the walk's "
+                    "frames and the guessed callers (which splits the stack from the same one "
+                    "walked by rules); without it the header and pprof's 'unwinding' label count "
+                    "the guesses");
   command->footer(kReportExamples);
 }
 

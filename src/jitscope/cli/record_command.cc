@@ -15,6 +15,7 @@
 
 #include "jitscope/cli/archive_command.h"
 #include "jitscope/formats/output_formats.h"
+#include "jitscope/record/code_capture.h"
 #include "jitscope/record/install_tree.h"
 #include "jitscope/record/jvm_agent.h"
 #include "jitscope/record/stop_signals.h"
@@ -52,12 +53,16 @@ uint64_t UnwindAtEnd(const std::string& directory, uint64_t recorded,
   }
   const std::string ends = unwind::DescribeCounts(stats.Ends());
   const std::string steps = unwind::DescribeCounts(stats.Steps());
-  fmt::print(err, "jitscope record: unwound {} samples in {:.2f} s ({}{}{}){}{}\n",
+  fmt::print(err, "jitscope record: unwound {} samples in {:.2f} s ({}{}{}){}{}{}\n",
              unwound->samples, seconds, ends.empty() ? "none" : ends,
              steps.empty() ? "" : "; steps by rule: ", steps,
              while_recording.unwound == 0
                  ? ""
                  : fmt::format(", {} of them while recording", while_recording.unwound),
+             stats.walks_on_captured == 0
+                 ? ""
+                 : fmt::format("; {} walks rest on code read from the running processes",
+                               stats.walks_on_captured),
              unwound->dropped == 0
                  ? ""
                  : fmt::format("; {} samples that did not decode left out", unwound->dropped));
@@ -77,6 +82,32 @@ std::vector<std::string> JvmsNamedByTheAgent(const std::string& directory) {
   }
   std::sort(pids.begin(), pids.end());
   return pids;
+}
+
+// What reading code from the running processes did (record/code_capture.h), when it read any or
+// failed to.
+void DescribeCodeRead(const record::CodeCaptureCounts& counts, uint64_t max_mib, std::FILE* err) {
+  if (counts.reads > 0) {
+    fmt::print(err,
+               "jitscope record: read {} pieces of code ({:.1f} KiB) from {} running processes, "
+               "where samples landed in code no JIT file holds the bytes of ({} checks found "
+               "code as read before)\n",
+               counts.reads, static_cast<double>(counts.bytes) / 1024.0, counts.processes,
+               counts.unchanged);
+  }
+  if (counts.over_bound > 0) {
+    fmt::print(err,
+               "jitscope record: warning: reached --read-code-max ({} MiB) of code read from "
+               "running processes: {} more reads were left out, and walks through that code "
+               "may stop\n",
+               max_mib, counts.over_bound);
+  }
+  if (counts.failed > 0) {
+    fmt::print(err,
+               "jitscope record: note: {} reads of code from running processes failed (first: "
+               "{}); walks through that code may stop\n",
+               counts.failed, counts.first_failure);
+  }
 }
 
 }  // namespace
@@ -198,17 +229,33 @@ int RunRecord(record::SessionOptions options, const RecordCommandOptions& comman
   // (walk/recording_unwinder.h); those of processes in containers wait for the end, when their
   // files are copied into the session.
   auto while_recording = std::make_shared<walk::RecordingUnwinding>();
-  const bool unwinding =
-      options.call_graph.mode == record::CallGraph::kDwarf && !command_options.keep_stacks;
-  if (unwinding) {
+  const bool dwarf = options.call_graph.mode == record::CallGraph::kDwarf;
+  const bool unwinding = dwarf && !command_options.keep_stacks;
+  // Code whose bytes no JIT file holds is read from the running processes, in front of what
+  // writes or unwinds the records (record/code_capture.h).
+  auto read_code = std::make_shared<record::CodeCaptureCounts>();
+  const bool reading_code = dwarf && command_options.read_code;
+  if (unwinding || reading_code) {
     const uint64_t batch_bytes = walk::RecordingUnwinder::BatchBytesFromEnvironment();
-    options.record_sink = [while_recording, batch_bytes](const record::RecordSinkSetup& setup)
+    const uint64_t read_code_max = command_options.read_code_max_mib << 20;
+    options.record_sink = [=](const record::RecordSinkSetup& setup)
         -> base::StatusOr<std::unique_ptr<session::RecordSink>> {
-      ASSIGN_OR_RETURN(std::unique_ptr<walk::RecordingUnwinder> unwinder,
-                       walk::RecordingUnwinder::Create(
-                           setup.dir, setup.flags, setup.format, batch_bytes, while_recording,
-                           std::set<uint32_t>(setup.elsewhere.begin(), setup.elsewhere.end())));
-      return std::unique_ptr<session::RecordSink>(std::move(unwinder));
+      std::unique_ptr<session::RecordSink> sink;
+      if (unwinding) {
+        ASSIGN_OR_RETURN(sink,
+                         walk::RecordingUnwinder::Create(
+                             setup.dir, setup.flags, setup.format, batch_bytes, while_recording,
+                             std::set<uint32_t>(setup.elsewhere.begin(), setup.elsewhere.end())));
+      } else {
+        ASSIGN_OR_RETURN(session::SamplesWriter writer,
+                         session::SamplesWriter::Create(setup.dir, setup.flags, setup.format));
+        sink = std::make_unique<session::SamplesWriter>(std::move(writer));
+      }
+      if (!reading_code) return sink;
+      ASSIGN_OR_RETURN(std::unique_ptr<record::CodeCapture> capture,
+                       record::CodeCapture::Create(setup.dir, setup.format, read_code_max,
+                                                   std::move(sink), read_code));
+      return std::unique_ptr<session::RecordSink>(std::move(capture));
     };
   }
   base::StatusOr<record::SessionResult> result = record::RunSession(options);
@@ -243,6 +290,7 @@ int RunRecord(record::SessionOptions options, const RecordCommandOptions& comman
                  "jitscope record: note: kernel.perf_event_paranoid allows user-space frames "
                  "only\n");
   }
+  if (reading_code) DescribeCodeRead(*read_code, command_options.read_code_max_mib, err);
   uint64_t samples_bytes = result->records_bytes;
   if (unwinding)
     samples_bytes = UnwindAtEnd(options.output_dir, samples_bytes, *while_recording, err);

@@ -30,6 +30,10 @@ struct RecordCommandOptions {
   bool archive = false;
   // Leave JAVA_TOOL_OPTIONS alone: the JVMs the command starts get no JVMTI agent from record.
   bool no_jvm_agent = false;
+  // With --call-graph dwarf: read from the running processes the code their samples land in
+  // whose bytes no JIT file holds (record/code_capture.h), up to this many MiB.
+  bool read_code = true;
+  uint64_t read_code_max_mib = 256;
 };
 
 // Returns the process exit code: the command's; 2 for a bad option (the command never starts);

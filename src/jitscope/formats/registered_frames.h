@@ -5,7 +5,8 @@
 // generate, captured by the preload library `jitscope record --registered-frames` puts into the
 // command (preload/frame_registration_shim.cc). One file per process, written into
 // JITSCOPE_OUTPUT_DIR as frames-<pid>.jsf (frames-<pid>.<n>.jsf when that name is taken).
-// Format, version 1, little-endian (docs/trace-format.md, "Registered unwind tables"):
+// Format, version 1, little-endian (docs/trace-format.md, "Registered unwind tables"; the layout
+// record_file.h shares with captured-<pid>.jsr):
 //
 //   offset 0   char[8]  magic "JSFRAMES"
 //          8   u32      version (kRegisteredFramesVersion)
@@ -39,18 +40,11 @@ namespace jitscope::formats {
 
 inline constexpr char kRegisteredFramesMagic[8] = {'J', 'S', 'F', 'R', 'A', 'M', 'E', 'S'};
 inline constexpr uint32_t kRegisteredFramesVersion = 1;
-inline constexpr uint32_t kRegisteredFramesHeaderSize = 24;
 inline constexpr uint32_t kFramesRegistered = 1;
 inline constexpr uint32_t kFramesDeregistered = 2;
-inline constexpr uint32_t kFrameRecordHeaderSize = 24;
 // The largest .eh_frame a registration keeps: LLVM registers one per object it loads, a few
 // kilobytes; a section that runs on further is not an .eh_frame.
 inline constexpr uint64_t kMaxRegisteredEhFrame = 64ull << 20;
-
-// A record's bytes are padded to a multiple of this.
-inline constexpr uint64_t RegisteredFramesPadded(uint64_t size) {
-  return (size + 7) & ~uint64_t{7};
-}
 
 // The file's header, for a process (registered_frames_writer.cc).
 std::string EncodeRegisteredFramesHeader(uint32_t pid);

@@ -29,23 +29,37 @@ class ProfileEncoder {
       out_.add_comment(String("warning: " + warning));
     std::vector<uint32_t> run;
     for (const Stack& stack : profile_.stacks) {
-      pb::Sample* sample = out_.add_sample();
-      // Frames leaf first; an inline run ends at its first frame that is not inlined.
-      for (uint32_t frame : stack.frames) {
-        run.push_back(frame);
-        if (profile_.locations[frame].inlined) continue;
-        sample->add_location_id(LocationId(run));
-        run.clear();
+      // The samples whose callers the frame-pointer chain guessed are a sample of their own, of
+      // the same locations, labelled: pprof draws both as one stack.
+      if (stack.guessed_samples < stack.samples) {
+        AddSample(stack, stack.samples - stack.guessed_samples, run);
       }
-      if (!run.empty()) sample->add_location_id(LocationId(run));  // a run cut off at the root
-      run.clear();
-      sample->add_value(static_cast<int64_t>(stack.samples));
-      sample->add_value(static_cast<int64_t>(stack.samples * profile_.sample_period_ns));
+      if (stack.guessed_samples > 0) {
+        pb::Label* label = AddSample(stack, stack.guessed_samples, run)->add_label();
+        label->set_key(String("unwinding"));
+        label->set_str(String("frame-pointer chain"));
+      }
     }
     return std::move(out_);
   }
 
  private:
+  pb::Sample* AddSample(const Stack& stack, uint64_t samples, std::vector<uint32_t>& run) {
+    pb::Sample* sample = out_.add_sample();
+    // Frames leaf first; an inline run ends at its first frame that is not inlined.
+    for (uint32_t frame : stack.frames) {
+      run.push_back(frame);
+      if (profile_.locations[frame].inlined) continue;
+      sample->add_location_id(LocationId(run));
+      run.clear();
+    }
+    if (!run.empty()) sample->add_location_id(LocationId(run));  // a run cut off at the root
+    run.clear();
+    sample->add_value(static_cast<int64_t>(samples));
+    sample->add_value(static_cast<int64_t>(samples * profile_.sample_period_ns));
+    return sample;
+  }
+
   int64_t String(const std::string& s) {
     auto [it, inserted] = strings_.try_emplace(s, out_.string_table_size());
     if (inserted) out_.add_string_table(ValidUtf8(s));  // protobuf strings must be UTF-8

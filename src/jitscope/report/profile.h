@@ -29,8 +29,8 @@ enum class FrameKind : uint8_t {
   // "COMM (pid PID)", so each process is a tree of its own.
   kProcess,
   // Where a --call-graph dwarf walk stopped and the kernel's frame-pointer chain carried the
-  // stack on (sample_walker.h): `function` is "[frame-pointer chain]", and the frames outside it
-  // are guesses, not the walk's.
+  // stack on (sample_walker.h), with BuildOptions::mark_guesses: `function` is
+  // "[frame-pointer chain]", and the frames outside it are guesses, not the walk's.
   kGuessed,
   // The leaf of a stack where a thread stopped running (record --off-cpu): `function` is
   // "[off-cpu: REASON]" (preempted, sleeping, lock, I/O, poll or waiting: session::OffCpuReason),
@@ -73,6 +73,9 @@ struct Stack {
   uint64_t samples = 0;
   uint64_t first_time_ns = 0;  // CLOCK_MONOTONIC of its first and last sample
   uint64_t last_time_ns = 0;
+  // Of `samples`, those whose walk stopped and the frame-pointer chain carried on: their frames
+  // beyond where the walk stopped are guesses (the same frames as a walk by rule, so one stack).
+  uint64_t guessed_samples = 0;
 };
 
 // One thread with samples (BuildOptions::sample_times).
@@ -144,7 +147,7 @@ struct Profile {
   // (unwind::StopReasonName: "end of stack" is a complete stack, the others were cut short), in
   // the reasons' order; empty for frame-pointer sessions.
   std::vector<std::pair<std::string, uint64_t>> unwind_stops;
-  // Of those walks, the ones the frame-pointer chain carried on (FrameKind::kGuessed).
+  // Of those walks, the ones the frame-pointer chain carried on (Stack::guessed_samples).
   uint64_t guessed_walks = 0;
   // What the report read that the reader should know, one line each (the session's archive of
   // native files), for the formats that can show them.
@@ -164,6 +167,11 @@ struct Profile {
   // Of a recording with off-CPU samples (record --off-cpu): how many, the time they stand for
   // and what the report kept; all zero for one without.
   OffCpuSummary off_cpu;
+  // Whether those walks' guesses are marked in the stacks (BuildOptions::mark_guesses).
+  bool guesses_marked = false;
+  // Of the walks, those that took a step by rules derived from code record read from the running
+  // process (the code a perf map names, which no file holds the bytes of).
+  uint64_t captured_walks = 0;
   // Non-fatal things the reader and symbolizer noticed (lost samples, damaged files, ...), one
   // line each, for the formats that can show them.
   std::vector<std::string> warnings;

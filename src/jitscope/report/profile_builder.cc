@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -19,6 +20,7 @@
 #include "jitscope/report/process_names.h"
 #include "jitscope/report/sample_filter.h"
 #include "jitscope/report/timeline_builder.h"
+#include "jitscope/report/thread_entry.h"
 #include "jitscope/session/samples_file.h"
 #include "jitscope/symbolize/java_methods.h"
 #include "jitscope/symbolize/source_set.h"
@@ -117,6 +119,9 @@ class Builder {
     uint64_t kept = 0;
     const bool roots = options_.process_roots && of_processes_ && WantedProcesses() > 1;
     std::vector<uint32_t> frames;
+    const std::function<RootKind(uint32_t)> root_kind = [this](uint32_t location) {
+      return RootKindOf(location);
+    };
     uint64_t done = 0;
     // With sample_times: each thread's index in first-seen order, and its last sample's time.
     std::map<std::pair<uint32_t, uint32_t>, std::pair<uint32_t, uint64_t>> threads;
@@ -150,13 +155,15 @@ class Builder {
       ++process.samples;
       last_time[sample.pid] = sample.time_ns;
       frames.clear();
-      AppendStack(sample, frames);
+      const bool guessed = AppendStack(sample, frames);
       if (options_.observer != nullptr) options_.observer->Add(sample, addresses_);
+      TrimOutsideThreadEntry(frames, root_kind);
       if (roots) frames.push_back(ProcessRoot(sample));
       auto [it, inserted] = stack_ids_.try_emplace(frames, profile_.stacks.size());
       if (inserted) profile_.stacks.push_back(Stack{frames, 0, sample.time_ns, sample.time_ns});
       Stack& stack = profile_.stacks[it->second];
       ++stack.samples;
+      if (guessed) ++stack.guessed_samples;
       stack.last_time_ns = sample.time_ns;  // samples are in time order
       timeline_.AddSample(sample, static_cast<uint32_t>(it->second), period_ns_,
                           options_.timeline_samples);
@@ -206,6 +213,8 @@ class Builder {
     if (walker_.unwinding()) {
       profile_.unwind_stops = walker_.unwind_stats().Ends();
       profile_.guessed_walks = walker_.guessed_walks();
+      profile_.guesses_marked = options_.mark_guesses;
+      profile_.captured_walks = walker_.unwind_stats().walks_on_captured;
     }
     if (std::string note = walk::DescribeArchiveUse(walker_.files()); !note.empty()) {
       profile_.notes.push_back(std::move(note));
@@ -295,6 +304,7 @@ class Builder {
     std::erase_if(frames, [this](uint32_t frame) {
       return profile_.locations[frame].kind == FrameKind::kKernel;
     });
+    TrimOutsideThreadEntry(frames, [this](uint32_t location) { return RootKindOf(location); });
     if (roots) frames.push_back(ProcessRoot(sample));
     auto [it, inserted] = stack_ids_.try_emplace(frames, profile_.stacks.size());
     if (inserted) profile_.stacks.push_back(Stack{frames, 0, sample.time_ns, sample.time_ns});
@@ -392,7 +402,9 @@ class Builder {
                  .inlined = false});
   }
 
-  void AppendStack(const session::Sample& sample, std::vector<uint32_t>& frames) {
+  // Appends `sample`'s stack, leaf first; returns whether the frame-pointer chain carried its
+  // walk on (some of its frames are guesses).
+  bool AppendStack(const session::Sample& sample, std::vector<uint32_t>& frames) {
     walker_.Walk(sample, addresses_);
     bool in_kernel = false;
     bool guessing = false;
@@ -407,8 +419,10 @@ class Builder {
       }
       in_kernel = false;
       if (address.guessed && !guessing) {
-        frames.push_back(
-            MarkerLocation(guessed_location_, "[frame-pointer chain]", "", FrameKind::kGuessed));
+        if (options_.mark_guesses) {
+          frames.push_back(
+              MarkerLocation(guessed_location_, "[frame-pointer chain]", "", FrameKind::kGuessed));
+        }
         guessing = true;
       }
       // A frame whose pc is not a return address is the one that ran (or a signal interrupted).
@@ -418,6 +432,19 @@ class Builder {
       }
       AppendUserFrames(sample.pid, address.Lookup(), sample.time_ns, frames);
     }
+    return guessing;
+  }
+
+  RootKind RootKindOf(uint32_t location) {
+    if (location >= root_kind_.size()) root_kind_.resize(profile_.locations.size());
+    std::optional<RootKind>& known = root_kind_[location];
+    if (!known) {
+      const Location& l = profile_.locations[location];
+      known = IsThreadEntry(l)     ? RootKind::kThreadEntry
+              : IsUnnamedNative(l) ? RootKind::kUnnamed
+                                   : RootKind::kOther;
+    }
+    return *known;
   }
 
   // An interpreter frame named by the JVM table: its Java method, file and line. Returns false
@@ -617,6 +644,7 @@ class Builder {
   std::map<std::tuple<uint32_t, uint64_t, uint64_t>, uint32_t> version_ids_;  // (pid, start, load)
   std::optional<uint32_t> kernel_location_;
   std::optional<uint32_t> guessed_location_;
+  std::vector<std::optional<RootKind>> root_kind_;  // by location, once asked
   // The frames each user address was named with (AppendUserFrames): a run of named_frames_.
   struct Named {
     uint32_t first = 0;

@@ -18,6 +18,9 @@
 // chain, or for a --call-graph dwarf recording the user stack unwound from its registers and
 // stack copy, with the walks' ends counted in Profile::unwind_stops; return addresses are looked
 // up one byte back.
+// One root per path: the frames outside a thread's entry function (`__libc_start_call_main`
+// under `__libc_start_main` and `_start`, `start_thread` under `clone3`) are left out, so a walk
+// that stopped at the entry function and one that went on to `_start` give the same stack.
 #pragma once
 
 #include <cstdint>
@@ -75,6 +78,11 @@ struct BuildOptions {
   bool jit_versions = false;
   // Not owned; may be null.
   StackObserver* observer = nullptr;
+  // Where a walk stopped and the frame-pointer chain carried it on, a "[frame-pointer chain]"
+  // frame (FrameKind::kGuessed) between the walk's frames and the guessed ones. Off: the guessed
+  // frames are the same frames a walk by rule gives, so a stack is drawn once however its
+  // samples were walked, and Stack::guessed_samples says how many were guesses.
+  bool mark_guesses = false;
 };
 
 // `input`: a session directory, or a perf.data file (session::LooksLikePerfData).

@@ -195,11 +195,18 @@ std::vector<std::string> ProfileHeader(const Profile& profile) {
     lines.push_back(
         fmt::format("stacks unwound from DWARF call-frame information, walks ending in: {}",
                     unwind::DescribeCounts(profile.unwind_stops)));
+    if (profile.captured_walks > 0) {
+      lines.push_back(fmt::format(
+          "{} walks rest on code read from the running process while recording (code a perf "
+          "map names, whose bytes no file holds)",
+          profile.captured_walks));
+    }
     if (profile.guessed_walks > 0) {
       lines.push_back(fmt::format(
-          "{} walks that stopped carried on by the frame-pointer chain: the frames outside "
-          "[frame-pointer chain] are guesses",
-          profile.guessed_walks));
+          "{} walks that stopped carried on by the frame-pointer chain: {}", profile.guessed_walks,
+          profile.guesses_marked ? "the frames outside [frame-pointer chain] are guesses"
+                                 : "their callers beyond where they stopped are guesses "
+                                   "(--mark-guesses shows where)"));
     }
   }
   for (const std::string& note : profile.notes) lines.push_back(note);

@@ -9,6 +9,16 @@
 #include <cstring>
 
 namespace jitscope::session {
+
+bool IsAnonymousMemory(std::string_view name) {
+  if (name.empty() || name == "//anon" || name == "[heap]" || name == "[stack]") return true;
+  for (std::string_view prefix : {"[anon:", "[anon_shmem:", "[stack:", "memfd:", "/memfd:",
+                                  "/dev/zero", "/SYSV", "/anon_hugepage", "anon_inode:"}) {
+    if (name.starts_with(prefix)) return true;
+  }
+  return false;
+}
+
 namespace {
 
 // A bounds-checked cursor over one record's bytes.
@@ -188,6 +198,8 @@ base::Status ParseSampleInto(Cursor cursor, size_t size, const SampleLayout& lay
           cursor.Read(bcp);
           i += 2;
           interpreter = true;
+        } else if (layout.unwound && ip == kContextCapturedCode) {
+          sample.on_captured_code = true;
         } else if (layout.unwound && ip >= kContextWalkEnd && ip - kContextWalkEnd <= kMaxWalkEnd) {
           sample.walk_end = static_cast<uint8_t>(ip - kContextWalkEnd);
         } else {
@@ -251,7 +263,8 @@ base::Status ParseSampleRecord(std::string_view bytes, const SampleLayout& layou
 }
 
 bool EncodeUnwoundSample(const Sample& sample, std::span<const CallchainEntry> frames,
-                         uint8_t walk_end, uint16_t misc, std::string& out, uint32_t type) {
+                         uint8_t walk_end, uint16_t misc, std::string& out, uint32_t type,
+                         bool on_captured_code) {
   // The chain's entries: a context marker where kernel and user frames meet, the markers of
   // unwound samples, the frames and the walk's end.
   auto for_each_entry = [&](const auto& visit) {
@@ -269,6 +282,7 @@ bool EncodeUnwoundSample(const Sample& sample, std::span<const CallchainEntry> f
       }
       visit(frame.ip);
     }
+    if (on_captured_code) visit(kContextCapturedCode);
     visit(kContextWalkEnd + walk_end);
   };
   uint64_t nr = 0;

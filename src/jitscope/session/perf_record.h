@@ -67,11 +67,14 @@ struct SampleLayout {
 //    chain, spliced in where the walk stopped (walk/sample_walker.h);
 //  - kContextInterpreter, then two words: the next frame is a HotSpot interpreter frame, whose
 //    Method* and bytecode pointer slots (unwind/hotspot_interpreter.h) are the two words.
+//  - kContextCapturedCode, before the walk's end: the walk took a step by rules derived from
+//    code record read from the running process (record/code_capture.h).
 // A file not flagged as unwound (a kernel's records) gives them no meaning.
 inline constexpr uint64_t kContextNotAfterCall = static_cast<uint64_t>(-3584);
 inline constexpr uint64_t kContextWalkEnd = static_cast<uint64_t>(-3840);
 inline constexpr uint64_t kContextGuessed = static_cast<uint64_t>(-3328);
 inline constexpr uint64_t kContextInterpreter = static_cast<uint64_t>(-3072);
+inline constexpr uint64_t kContextCapturedCode = static_cast<uint64_t>(-2816);
 inline constexpr uint64_t kMaxWalkEnd = 255;
 
 // A record type of jitscope's own, far from the kernel's (below 64) and perf's (from 64): in a
@@ -151,6 +154,9 @@ struct Sample {
   std::vector<CallchainEntry> callchain;  // leaf first, as the kernel writes it
   // An unwound sample's walk's end (kContextWalkEnd): an unwind::StopReason, unchecked.
   std::optional<uint8_t> walk_end;
+  // An unwound sample whose walk took a step by rules derived from code read from the running
+  // process (kContextCapturedCode).
+  bool on_captured_code = false;
   UserRegs regs;
   // Taken as the thread left its CPU (kMiscOffCpu), not by the sampling clock.
   bool off_cpu = false;
@@ -173,6 +179,13 @@ struct Mapping {
   // PERF_RECORD_MISC_MMAP_BUILD_ID, or a perf.data's build-id table); "" when unknown.
   std::string build_id;
 };
+
+// Whether a mapping's name is a kernel pseudo-name for memory that no file backs — anonymous
+// memory ("//anon" in perf's records, "[anon:NAME]" named by prctl, "[heap]", "[stack]"), a
+// memfd ("memfd:NAME", "/memfd:NAME (deleted)"), shared anonymous memory ("/dev/zero (deleted)",
+// "/SYSV...", "/anon_hugepage") or an anon inode — rather than a path to read symbols from.
+// Executable memory of this kind holds generated code: JIT code no JIT file describes.
+bool IsAnonymousMemory(std::string_view mapping_name);
 
 // A build id as Mapping::build_id spells it (and perf, and the file's name under .build-id/).
 std::string BuildIdHex(std::span<const uint8_t> bytes);
@@ -239,12 +252,12 @@ base::Status ParseSampleRecord(std::string_view bytes, const SampleLayout& layou
 // The PERF_RECORD_SAMPLE of an unwound samples file (SampleLayout::unwound) for `sample`'s pid,
 // tid, time and ip, with `frames` as its call chain (leaf first; `exact` is written for every
 // frame but the first, whose pc is always exact; `guessed` from the first guessed frame on) and
-// the walk's end, into `out`. The header's
+// the walk's end, into `out`, with kContextCapturedCode when `on_captured_code`. The header's
 // misc is `misc`, its type `type` (kRecordUnwoundSample in a file of samples not unwound). Fails,
 // writing nothing, when the record would pass the 64 KiB a record's size can say.
 bool EncodeUnwoundSample(const Sample& sample, std::span<const CallchainEntry> frames,
                          uint8_t walk_end, uint16_t misc, std::string& out,
-                         uint32_t type = PERF_RECORD_SAMPLE);
+                         uint32_t type = PERF_RECORD_SAMPLE, bool on_captured_code = false);
 
 // `bytes`, one PERF_RECORD_SAMPLE of `layout` with a copy of the user stack, with the copy cut
 // to the bytes the kernel filled (dyn_size, rounded up to 8), written into `out`: the same

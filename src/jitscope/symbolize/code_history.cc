@@ -113,6 +113,66 @@ void CodeHistory::AddExec(uint64_t time_ns) {
   }
 }
 
+void CodeHistory::AddCaptured(std::span<const formats::CodeRange> functions,
+                              std::span<const formats::CodeRead> reads) {
+  std::vector<formats::CodeRange> sorted(functions.begin(), functions.end());
+  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+  });
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  std::vector<const formats::CodeRead*> by_time;
+  for (const formats::CodeRead& read : reads) by_time.push_back(&read);
+  std::stable_sort(by_time.begin(), by_time.end(),
+                   [](const auto* a, const auto* b) { return a->time_ns < b->time_ns; });
+  // Each function's reads, in time order.
+  std::map<size_t, std::vector<const formats::CodeRead*>> reads_of;  // by index into sorted
+  for (const formats::CodeRead* read : by_time) {
+    const uint64_t end = read->address + read->bytes.size();
+    auto first = std::lower_bound(
+        sorted.begin(), sorted.end(), read->address,
+        [](const formats::CodeRange& range, uint64_t address) { return range.begin < address; });
+    const formats::CodeRange exact{read->address, end};
+    const auto same =
+        std::lower_bound(first, sorted.end(), exact, [](const auto& a, const auto& b) {
+          return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+        });
+    if (same != sorted.end() && *same == exact) {
+      reads_of[static_cast<size_t>(same - sorted.begin())].push_back(read);
+      continue;
+    }
+    for (auto it = first; it != sorted.end() && it->begin < end; ++it) {
+      if (it->end <= end) reads_of[static_cast<size_t>(it - sorted.begin())].push_back(read);
+    }
+  }
+  for (const auto& [index, function_reads] : reads_of) {
+    const formats::CodeRange& function = sorted[index];
+    const uint64_t size = function.end - function.begin;
+    auto bytes_of = [&](const formats::CodeRead* read) {
+      return read->bytes.subspan(function.begin - read->address, size);
+    };
+    // Runs of reads with the same bytes: (first read, last read's time).
+    std::vector<std::pair<const formats::CodeRead*, uint64_t>> runs;
+    for (const formats::CodeRead* read : function_reads) {
+      if (!runs.empty()) {
+        const auto before = bytes_of(runs.back().first), now = bytes_of(read);
+        if (std::equal(before.begin(), before.end(), now.begin(), now.end())) {
+          runs.back().second = read->time_ns;
+          continue;
+        }
+      }
+      runs.emplace_back(read, read->time_ns);
+    }
+    for (size_t i = 0; i < runs.size(); ++i) {
+      CodeVersion& version =
+          versions_[AddVersion(kNoMethodId, function.begin, size, runs[i].first->time_ns)];
+      // The samples a read was made for came before it: a version answers from the read before.
+      version.loaded_ns = i == 0 ? 0 : runs[i - 1].second + 1;
+      version.invalidated_ns = i + 1 == runs.size() ? UINT64_MAX : runs[i].second + 1;
+      version.captured = true;
+    }
+  }
+}
+
 const CodeVersion* CodeHistory::Find(uint64_t address, uint64_t time_ns) const {
   const uint64_t lowest = address >= max_region_size_ ? address - max_region_size_ + 1 : 0;
   const CodeVersion* latest = nullptr;

@@ -16,6 +16,15 @@
 // OProfile dump) has no method id: each load is a version of one region, ended by its unload or
 // by code loaded over it. A jitdump's code load may come with the engine's own unwind tables
 // (V8's --perf-prof-unwinding-info), which its version keeps.
+//
+// Code record read from a running process (formats/captured_code.h) makes versions of the
+// functions the process's perf maps name (AddCaptured): a perf map has no times and no bytes, a
+// read has both but names no function. Each read that holds a function whole is a version of it,
+// taken when it was read, after the samples that made record read it: so a version answers for
+// the samples from the read of the function before it (exclusive) up to its own read, and the
+// last one for every sample after; consecutive reads with the same bytes are one version. A read
+// of exactly one function's range (record read the function a perf map named while it ran) is of
+// that function only, where functions the map lists overlap (code replaced at the address).
 #pragma once
 
 #include <cstdint>
@@ -24,6 +33,8 @@
 #include <span>
 #include <vector>
 
+#include "jitscope/formats/captured_code.h"
+#include "jitscope/formats/eh_frame_ranges.h"
 #include "jitscope/formats/jitdump_reader.h"
 #include "jitscope/formats/oprofile_dump_reader.h"
 #include "jitscope/trace/event.h"
@@ -44,6 +55,9 @@ struct CodeVersion {
   // a view into the file), and the address their pointers take them to lie at; empty if none.
   std::span<const uint8_t> eh_frame;
   uint64_t eh_frame_address = 0;
+  // Its bytes were read from the running process by record (AddCaptured), not reported by the
+  // engine.
+  bool captured = false;
 };
 
 class CodeHistory {
@@ -57,6 +71,10 @@ class CodeHistory {
   // The process exec'd at `time_ns`: every version loaded before ends then, if it has not ended
   // yet. Called after the Add()s.
   void AddExec(uint64_t time_ns);
+  // Adds the versions of the functions `functions` (a process's perf maps' entries, in file
+  // order) that the reads `reads` (of the same process, any order) hold whole.
+  void AddCaptured(std::span<const formats::CodeRange> functions,
+                   std::span<const formats::CodeRead> reads);
 
   // The version whose code held `address` at `time_ns` (kLatest, symbol_index.h: the latest
   // version loaded there, whatever its end), or nullptr.

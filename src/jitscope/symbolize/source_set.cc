@@ -9,6 +9,8 @@
 #include <variant>
 
 #include "jitscope/base/files.h"
+#include "jitscope/formats/captured_code.h"
+#include "jitscope/formats/perf_map_reader.h"
 #include "jitscope/symbolize/importers.h"
 #include "jitscope/trace/chain.h"
 #include "jitscope/trace/reader.h"
@@ -29,6 +31,8 @@ const char* SourceFormatName(SourceFormat format) {
       return "registered unwind tables";
     case SourceFormat::kJvmTable:
       return "JVM table";
+    case SourceFormat::kCapturedCode:
+      return "code read from a running process";
   }
   return "?";
 }
@@ -40,7 +44,7 @@ struct SourceSet::File {
   std::optional<uint32_t> pid;
   std::variant<trace::ParsedTrace, formats::ParsedJitdump, formats::ParsedPerfMap,
                formats::ParsedOprofileDump, formats::ParsedRegisteredFrames,
-               formats::ParsedJvmTable>
+               formats::ParsedJvmTable, formats::ParsedCapturedCode>
       parsed;
 };
 
@@ -57,6 +61,7 @@ std::optional<SourceFormat> Detect(std::span<const uint8_t> bytes) {
   if (formats::LooksLikeOprofileDump(bytes)) return SourceFormat::kOprofileDump;
   if (formats::LooksLikeRegisteredFrames(bytes)) return SourceFormat::kRegisteredFrames;
   if (formats::LooksLikeJvmTable(bytes)) return SourceFormat::kJvmTable;
+  if (formats::LooksLikeCapturedCode(bytes)) return SourceFormat::kCapturedCode;
   if (formats::LooksLikePerfMap(bytes)) return SourceFormat::kPerfMap;
   return std::nullopt;
 }
@@ -139,6 +144,13 @@ base::Status SourceSet::Add(const std::string& path, bool explicit_path,
       file->parsed = std::move(parsed);
       break;
     }
+    case SourceFormat::kCapturedCode: {
+      ASSIGN_OR_RETURN(formats::ParsedCapturedCode parsed, formats::ParseCapturedCode(bytes, path));
+      file->pid = parsed.pid;
+      damage = parsed.error;
+      file->parsed = std::move(parsed);
+      break;
+    }
   }
   if (auto owner = directory_pids.find(Directory(path)); owner != directory_pids.end()) {
     file->pid = owner->second;
@@ -211,7 +223,9 @@ void SourceSet::ResolveChains() {
 std::set<uint32_t> SourceSet::pids() const {
   std::set<uint32_t> pids;
   for (const auto& file : files_) {
-    if (file->pid) pids.insert(*file->pid);
+    if (file->pid && !std::holds_alternative<formats::ParsedCapturedCode>(file->parsed)) {
+      pids.insert(*file->pid);
+    }
   }
   return pids;
 }
@@ -340,7 +354,7 @@ SymbolIndex SourceSet::BuildIndex(std::optional<uint32_t> pid) const {
             // Method*s are the process's own addresses: a table's scopes are named from the
             // tables of its process only.
             if (file->pid) ImportJvmTable(parsed, JavaMethodsOf(*file->pid), builder);
-          }  // registered unwind tables name nothing
+          }  // registered unwind tables and code read from a process name nothing
         },
         file->parsed);
   }
@@ -388,6 +402,7 @@ CodeHistory SourceSet::BuildCodeHistory(uint32_t pid) const {
   const std::vector<const File*> files = FilesOf(pid);
   const Images images = ImagesOf(pid, files);
   std::vector<std::vector<trace::Record>> records(images.count);
+  std::vector<formats::CodeRange> functions;  // the perf maps', in file order
   for (const File* file : files) {
     if (const auto* t = std::get_if<trace::ParsedTrace>(&file->parsed)) {
       std::vector<trace::Record>& image = records[images.image_of.at(file)];
@@ -395,6 +410,13 @@ CodeHistory SourceSet::BuildCodeHistory(uint32_t pid) const {
     }
     if (const auto* d = std::get_if<formats::ParsedJitdump>(&file->parsed)) history.Add(*d);
     if (const auto* o = std::get_if<formats::ParsedOprofileDump>(&file->parsed)) history.Add(*o);
+    if (const auto* m = std::get_if<formats::ParsedPerfMap>(&file->parsed)) {
+      for (const formats::PerfMapEntry& entry : m->entries) {
+        if (entry.start + entry.size > entry.start) {
+          functions.push_back({entry.start, entry.start + entry.size});
+        }
+      }
+    }
   }
   for (std::vector<trace::Record>& image : records) {
     std::stable_sort(
@@ -403,6 +425,15 @@ CodeHistory SourceSet::BuildCodeHistory(uint32_t pid) const {
     history.Add(image);
   }
   for (uint64_t time : images.exec_times) history.AddExec(time);
+  // After AddExec: a captured version's time bounds come from the reads themselves.
+  // Not FilesOf: a native trace beside them supersedes nothing of theirs.
+  std::vector<formats::CodeRead> reads;
+  for (const auto& file : files_) {
+    const auto* captured = std::get_if<formats::ParsedCapturedCode>(&file->parsed);
+    if (captured == nullptr || file->pid != pid) continue;
+    reads.insert(reads.end(), captured->reads.begin(), captured->reads.end());
+  }
+  if (!reads.empty() && !functions.empty()) history.AddCaptured(functions, reads);
   return history;
 }
 
@@ -461,11 +492,20 @@ CodeStore SourceSet::BuildCodeStore(std::optional<uint32_t> pid) const {
           using T = std::decay_t<decltype(parsed)>;
           if constexpr (!std::is_same_v<T, formats::ParsedPerfMap> &&
                         !std::is_same_v<T, formats::ParsedRegisteredFrames> &&
-                        !std::is_same_v<T, formats::ParsedJvmTable>) {
+                        !std::is_same_v<T, formats::ParsedJvmTable> &&
+                        !std::is_same_v<T, formats::ParsedCapturedCode>) {
             ImportCode(parsed, store);
           }
         },
         file->parsed);
+  }
+  // Not FilesOf, as for the history.
+  for (const auto& file : files_) {
+    const auto* captured = std::get_if<formats::ParsedCapturedCode>(&file->parsed);
+    if (captured == nullptr || (pid && file->pid != pid)) continue;
+    for (const formats::CodeRead& read : captured->reads) {
+      store.Add(read.time_ns, read.address, read.bytes);
+    }
   }
   return store;
 }

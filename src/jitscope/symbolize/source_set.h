@@ -4,7 +4,8 @@
 // native trace (jit-<pid>.jsc), a perf jitdump, a perf map, an OProfile dump, the unwind tables a
 // process registered (frames-<pid>.jsf, which name nothing: the unwinder reads them), the JVM
 // table of jitscope's JVMTI agent (jvm-<pid>.jsm: Java methods by Method*, compiled code's inline
-// scopes) —
+// scopes), the code record read from a running process (captured-<pid>.jsr: bytes for the
+// functions its perf maps name, which name nothing either) —
 // recognised by its content, never its name, or a directory, searched recursively for such files
 // (anything else in it, like perf inject's jitted-*.so, is passed over).
 //
@@ -38,7 +39,15 @@
 
 namespace jitscope::symbolize {
 
-enum class SourceFormat { kTrace, kJitdump, kPerfMap, kOprofileDump, kRegisteredFrames, kJvmTable };
+enum class SourceFormat {
+  kTrace,
+  kJitdump,
+  kPerfMap,
+  kOprofileDump,
+  kRegisteredFrames,
+  kJvmTable,
+  kCapturedCode
+};
 const char* SourceFormatName(SourceFormat format);
 
 // How a set holds its files' bytes: mapped (but the trace of a process that still runs copied,
@@ -61,7 +70,8 @@ class SourceSet {
   SourceSet& operator=(SourceSet&&) noexcept;
   ~SourceSet();
 
-  // The pids the sources name (files with no known pid are not counted).
+  // The pids whose code the sources name (files with no known pid are not counted, nor the code
+  // record read from a process, which names nothing: its perf map does).
   std::set<uint32_t> pids() const;
   size_t file_count() const;
   // "FILE: offset N: ..." for every damaged source, in the order the files were read.
@@ -82,11 +92,12 @@ class SourceSet {
   // The size of a pointer in process `pid`, 4 or 8, as its native trace says; 8 without one
   // (jitdumps, perf maps and OProfile dumps are read as x86-64).
   uint32_t PointerSize(uint32_t pid) const;
-  // The code bytes of process `pid` (nullopt: all sources), from the same files as its index.
-  // The store points into this set's files.
+  // The code bytes of process `pid` (nullopt: all sources), from the same files as its index and
+  // the code record read from it. The store points into this set's files.
   CodeStore BuildCodeStore(std::optional<uint32_t> pid) const;
   // Which regions make up each version of process `pid`'s JIT code, over time, from its native
-  // traces and jitdumps among the same files.
+  // traces and jitdumps among the same files, and from the code record read from it for the
+  // functions its perf maps name (CodeHistory::AddCaptured).
   CodeHistory BuildCodeHistory(uint32_t pid) const;
   // The records of process `pid`'s native traces among the same files (a chain's files together),
   // in time order, views into this set's files.

@@ -30,8 +30,10 @@
 
 #include "jitscope/base/scoped_resource.h"
 #include "jitscope/base/status.h"
+#include "jitscope/formats/eh_frame_ranges.h"
 #include "jitscope/session/compact_elf.h"
 #include "jitscope/unwind/dwarf_expression.h"
+#include "jitscope/unwind/elf_functions.h"
 #include "jitscope/unwind/registers.h"
 
 namespace jitscope::unwind {
@@ -107,6 +109,10 @@ class CfiModule {
   bool compact() const { return kept_code_.has_value(); }
   // A table of the file's CFI was refused as hostile (cfi_sanity.h): no row comes from it.
   bool refused_cfi() const { return refused_cfi_; }
+  // The function that holds `address`, a file address that Find() has no row for, by the file's
+  // symbols or the gap between the code its tables describe (elf_functions.h): code whose rules
+  // can be derived from the file's bytes. nullopt for an engine's tables, or where there is none.
+  std::optional<formats::CodeRange> FunctionWithoutCfiAt(uint64_t address);
   // What call_check.h found for a return address of this file, once it has looked.
   std::optional<bool> FollowsCallCached(uint64_t address) const {
     auto it = follows_call_.find(address);
@@ -159,6 +165,7 @@ class CfiModule {
   std::map<uint64_t, int32_t> row_by_start_;         // a row's start → rows_
   std::unordered_map<uint64_t, int32_t> row_at_pc_;  // -1: no row
   std::unordered_map<uint64_t, bool> follows_call_;
+  std::optional<ElfFunctions> functions_;  // read at the first FunctionWithoutCfiAt
 };
 
 }  // namespace jitscope::unwind

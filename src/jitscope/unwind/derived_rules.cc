@@ -20,7 +20,8 @@ using stack_state::State;
 
 struct RuleHash {
   size_t operator()(const DerivedRule& r) const {
-    size_t h = static_cast<size_t>(r.cfa_register) * 1000003u ^ static_cast<size_t>(r.cfa_offset);
+    size_t h = static_cast<size_t>(r.cfa_register) * 1000003u ^ static_cast<size_t>(r.cfa_offset) ^
+               static_cast<size_t>(r.return_address_offset) << 20;
     for (int dwarf : kCalleeSavedDwarf) {
       const SavedRegister& s = r.saved[static_cast<size_t>(dwarf)];
       h = h * 31 + static_cast<size_t>(s.where) * 7 + static_cast<size_t>(s.offset);
@@ -33,7 +34,17 @@ struct RuleHash {
 // frame pointer stays right across calls whose effect on rsp the analysis takes on the ABI's
 // word (V8's callees pop their arguments), while rsp's height may not.
 std::optional<DerivedRule> RuleOf(const State& s) {
-  if (!s.return_address) return std::nullopt;
+  int32_t return_address = -8;
+  if (!s.return_address) {
+    // Popped and pushed back below the CFA: in a slot the analysis follows, or nowhere known.
+    return_address = stack_state::kUnknown;
+    for (const stack_state::Slot& slot : s.slots) {
+      if (slot.offset != stack_state::kUnknown && slot.value == stack_state::kReturnAddress) {
+        return_address = slot.offset;
+      }
+    }
+    if (return_address == stack_state::kUnknown) return std::nullopt;
+  }
   int base = -1;
   if (IsHeight(s.rel[kRbp])) {
     base = kRbp;
@@ -48,6 +59,7 @@ std::optional<DerivedRule> RuleOf(const State& s) {
   DerivedRule rule;
   rule.cfa_register = kDwarfOfX86[base];
   rule.cfa_offset = -int64_t{s.rel[base]};
+  rule.return_address_offset = return_address;
   for (int g = 0; g < kGprCount; ++g) {
     if (stack_state::kCalleeSaved[g]) rule.saved[static_cast<size_t>(kDwarfOfX86[g])] = s.saved[g];
   }
@@ -154,7 +166,7 @@ void DerivedRules::BuildRows() {
     }
     RegisterRule& return_address = row.registers[16];
     return_address.kind = RegisterRule::Kind::kLocation;
-    return_address.location = AtCfa(-8);
+    return_address.location = AtCfa(rule.return_address_offset);
     row.return_address_register = 16;
     row.Recognize();
     rows_.push_back(std::move(row));

@@ -11,7 +11,8 @@
 //    rbp holds a height the rule is rbp + k, as compilers' CFI has it: a call is taken to leave
 //    rsp as it was, which is the ABI's word but not every engine's (V8's callees pop their
 //    arguments), and a frame pointer outlives such a call;
-//  - that the return address is at CFA - 8, until the code overwrites or pops it;
+//  - that the return address is at CFA - 8, until the code overwrites or pops it (and where it
+//    is after a pop that pushes it back elsewhere);
 //  - where the caller's callee-saved registers (rbx, rbp, r12-r15) are: unchanged, saved in a
 //    slot at CFA + k (push, or a store while the register still holds the caller's value), or
 //    lost (written before it was saved).
@@ -66,7 +67,9 @@ struct SavedRegister {
 struct DerivedRule {
   int cfa_register = 7;  // the CFA is this register's value + cfa_offset
   int64_t cfa_offset = 8;
-  // The return address is always at CFA - 8 where a rule exists.
+  // The return address is at CFA + return_address_offset: CFA - 8 but where the code moved it
+  // (V8's API call builtin pops it, pushes the call's arguments, and pushes it back below them).
+  int32_t return_address_offset = -8;
   // By DWARF number; only the callee-saved ones (3 rbx, 6 rbp, 12-15) are meaningful.
   std::array<SavedRegister, 16> saved{};
   bool operator==(const DerivedRule&) const = default;

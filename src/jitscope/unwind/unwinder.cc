@@ -73,6 +73,17 @@ bool Step(const CfiRow& row, const RegisterFile& callee, const StackMemory& stac
   return true;
 }
 
+// The source of a step's rule: a derived row is of JIT code (with or without its engine's
+// tables), of code read while recording, or of an ELF file's code its CFI leaves out.
+RuleSource StepSource(const ModuleAt& at, bool derived_row) {
+  if (!derived_row) {
+    return at.module->supplied_by_engine() ? RuleSource::kEngineTables : RuleSource::kCfi;
+  }
+  if (at.captured) return RuleSource::kCaptured;
+  if (at.module != nullptr && !at.module->supplied_by_engine()) return RuleSource::kNativeDerived;
+  return RuleSource::kDerived;
+}
+
 }  // namespace
 
 const char* StopReasonName(StopReason reason) {
@@ -111,6 +122,10 @@ const char* RuleSourceName(RuleSource source) {
       return "frame records past the copy";
     case RuleSource::kInterpreter:
       return "interpreter frames";
+    case RuleSource::kCaptured:
+      return "derived from code read while recording";
+    case RuleSource::kNativeDerived:
+      return "derived from native code without CFI";
   }
   return "?";
 }
@@ -185,15 +200,18 @@ void Unwind(const RegisterFile& registers, const StackMemory& stack, AddressSpac
       result.CountStep(RuleSource::kInterpreter);
     } else {
       if (found && at.module != nullptr) row = at.module->Find(lookup - at.bias);
+      // The code the kernel starts a process at has no caller, whatever rule its bytes would give.
+      if (row == nullptr && found && at.module != nullptr &&
+          InEntryCode(*at.module, lookup - at.bias)) {
+        result.reason = StopReason::kOutermost;
+        return;
+      }
       if (row == nullptr && found && at.derived != nullptr) {
         row = at.derived->FindRow(lookup);
         derived_row = row != nullptr;
       }
       if (row == nullptr) {
-        // The code the kernel starts a process at has no caller, CFI or not.
-        const bool entry =
-            found && at.module != nullptr && InEntryCode(*at.module, lookup - at.bias);
-        result.reason = entry ? StopReason::kOutermost : StopReason::kNoRule;
+        result.reason = StopReason::kNoRule;
         return;
       }
       StopReason stop = StopReason::kNoRule;
@@ -202,9 +220,7 @@ void Unwind(const RegisterFile& registers, const StackMemory& stack, AddressSpac
         result.stopped = current;
         return;
       }
-      result.CountStep(derived_row                       ? RuleSource::kDerived
-                       : at.module->supplied_by_engine() ? RuleSource::kEngineTables
-                                                         : RuleSource::kCfi);
+      result.CountStep(StepSource(at, derived_row));
       signal_frame = row->signal_frame;
     }
     // A derived rule's return address must follow a call: in JIT code, one the analysis of
@@ -215,11 +231,13 @@ void Unwind(const RegisterFile& registers, const StackMemory& stack, AddressSpac
       next_at = {};
       next_found = space.Find(caller.pc() - 1, next_at);
       next_known = !signal_frame;  // the next lookup is of the same address
+      // An ELF file's bytes say whether a call ends there, also in its code without CFI.
+      const bool elf = next_at.module != nullptr && !next_at.module->supplied_by_engine();
       const bool follows =
           !next_found || next_at.interpreter ||
-          (next_at.derived != nullptr  ? next_at.derived->IsReturnAddress(caller.pc())
-           : next_at.module != nullptr ? FollowsCall(*next_at.module, caller.pc() - next_at.bias)
-                                       : true);
+          (elf                          ? FollowsCall(*next_at.module, caller.pc() - next_at.bias)
+           : next_at.derived != nullptr ? next_at.derived->IsReturnAddress(caller.pc())
+                                        : true);
       if (!follows) {
         result.reason = StopReason::kNotAfterCall;
         return;

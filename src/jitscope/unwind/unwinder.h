@@ -9,7 +9,9 @@
 //
 // JIT code has no CFI unless its engine supplied some (V8's jitdump unwinding info), which the
 // walk uses as an ELF file's. Elsewhere the address space hands out rules derived from its code
-// bytes (derived_rules.h), which the walk applies as CFI rows. Bytes may be stale (an engine
+// bytes (derived_rules.h), which the walk applies as CFI rows; so does code of an ELF file that
+// its CFI does not describe (V8's builtins in the node binary: elf_functions.h), with rules
+// derived from the file's bytes. Bytes may be stale (an engine
 // patched the code after reporting it), so the return address a derived step finds must be
 // call-consistent: where it lies in JIT code, a call the analysis found must end there; otherwise
 // the walk stops (kNotAfterCall) rather than go on from a wrong frame. Where it lies in an ELF
@@ -64,15 +66,18 @@ const char* StopReasonName(StopReason reason);
 
 // Where the rule of a step came from.
 enum class RuleSource : uint8_t {
-  kCfi,           // an ELF file's call-frame information
-  kEngineTables,  // the unwind tables a JIT engine supplied for its code
-  kDerived,       // rules derived from JIT code's bytes
-  kFrameRecords,  // an ELF frame record past the stack copy, read by the kernel (frame_records.h)
-  kInterpreter,   // HotSpot's interpreter frame layout (hotspot_interpreter.h)
+  kCfi,            // an ELF file's call-frame information
+  kEngineTables,   // the unwind tables a JIT engine supplied for its code
+  kDerived,        // rules derived from JIT code's bytes
+  kFrameRecords,   // an ELF frame record past the stack copy, read by the kernel (frame_records.h)
+  kInterpreter,    // HotSpot's interpreter frame layout (hotspot_interpreter.h)
+  kCaptured,       // rules derived from code record read from the running process
+  kNativeDerived,  // rules derived from an ELF file's code that its CFI does not describe
 };
-inline constexpr size_t kRuleSourceCount = 5;
+inline constexpr size_t kRuleSourceCount = 7;
 
-// "CFI", "engine tables", "derived", "frame records past the copy", "interpreter frames"
+// "CFI", "engine tables", "derived", "frame records past the copy", "interpreter frames",
+// "derived from code read while recording", "derived from native code without CFI"
 const char* RuleSourceName(RuleSource source);
 
 // The code at a pc: an ELF file's (module), or JIT code's (derived), whose rules take the pc
@@ -84,6 +89,9 @@ struct ModuleAt {
   uint64_t bias = 0;  // pc - bias is the address in the module's file
   const DerivedRules* derived = nullptr;
   bool interpreter = false;
+  // The derived rules are of code record read from the running process (RuleSource::kCaptured),
+  // not of code a JIT file or an ELF file holds.
+  bool captured = false;
 };
 
 // Which module holds the code at a pc; implemented over a session's mappings (report) or the
@@ -128,9 +136,12 @@ void Unwind(const RegisterFile& registers, const StackMemory& stack, AddressSpac
 struct UnwindStats {
   std::array<uint64_t, kStopReasonCount> stops{};
   std::array<uint64_t, kRuleSourceCount> steps{};
+  // The walks that took a step by rules derived from code read from the running process.
+  uint64_t walks_on_captured = 0;
   void Count(StopReason reason) { ++stops[static_cast<size_t>(reason)]; }
   void CountSteps(const UnwindResult& walk) {
     for (size_t i = 0; i < kRuleSourceCount; ++i) steps[i] += walk.steps[i];
+    if (walk.steps[static_cast<size_t>(RuleSource::kCaptured)] > 0) ++walks_on_captured;
   }
   uint64_t Of(StopReason reason) const { return stops[static_cast<size_t>(reason)]; }
   uint64_t StepsBy(RuleSource source) const { return steps[static_cast<size_t>(source)]; }

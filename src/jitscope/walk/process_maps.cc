@@ -5,15 +5,6 @@
 
 namespace jitscope::walk {
 
-bool IsAnonymousMemory(std::string_view name) {
-  if (name.empty() || name == "//anon" || name == "[heap]" || name == "[stack]") return true;
-  for (std::string_view prefix : {"[anon:", "[anon_shmem:", "[stack:", "memfd:", "/memfd:",
-                                  "/dev/zero", "/SYSV", "/anon_hugepage", "anon_inode:"}) {
-    if (name.starts_with(prefix)) return true;
-  }
-  return false;
-}
-
 ProcessMaps::ProcessMaps(const std::vector<session::Mapping>& mappings,
                          const std::vector<session::Task>& tasks) {
   for (const session::Mapping& mapping : mappings) {

@@ -16,12 +16,8 @@
 
 namespace jitscope::walk {
 
-// Whether a mapping's name is a kernel pseudo-name for memory that no file backs — anonymous
-// memory ("//anon" in perf's records, "[anon:NAME]" named by prctl, "[heap]", "[stack]"), a
-// memfd ("memfd:NAME", "/memfd:NAME (deleted)"), shared anonymous memory ("/dev/zero (deleted)",
-// "/SYSV...", "/anon_hugepage") or an anon inode — rather than a path to read symbols from.
-// Executable memory of this kind holds generated code: JIT code no JIT file describes.
-bool IsAnonymousMemory(std::string_view mapping_name);
+// Memory no file backs (session/perf_record.h): JIT code no JIT file describes, when executable.
+using session::IsAnonymousMemory;
 
 class ProcessMaps {
  public:

@@ -211,6 +211,8 @@ base::Status RecordingUnwinder::Unwind(std::string batch) {
         for (size_t i = 0; i < unwind::kRuleSourceCount; ++i) {
           counts_.stats.steps[i] += walker.unwind_stats().steps[i] - before.steps[i];
         }
+        counts_.stats.walks_on_captured +=
+            walker.unwind_stats().walks_on_captured - before.walks_on_captured;
       }
     }
     if (unwound) {

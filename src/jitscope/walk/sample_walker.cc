@@ -19,6 +19,7 @@ SampleWalker::SampleWalker(const session::SampleData& data, const symbolize::Sou
 
 void SampleWalker::Walk(const session::Sample& sample, std::vector<StackAddress>& out) {
   out.clear();
+  last_on_captured_ = false;
   if (unwound_by_record_ || sample.walk_end) {
     // Unwound by record: the whole file, or this sample (kRecordUnwoundSample).
     for (const session::CallchainEntry& frame : sample.callchain) {
@@ -31,6 +32,8 @@ void SampleWalker::Walk(const session::Sample& sample, std::vector<StackAddress>
     if (sample.walk_end && *sample.walk_end < unwind::kStopReasonCount) {
       unwind_stats_.Count(static_cast<unwind::StopReason>(*sample.walk_end));
     }
+    last_on_captured_ = sample.on_captured_code;
+    if (sample.on_captured_code) ++unwind_stats_.walks_on_captured;
     return;
   }
   if (unwinding_) {
@@ -53,6 +56,7 @@ void SampleWalker::Walk(const session::Sample& sample, std::vector<StackAddress>
     }
     unwind_stats_.Count(unwound_.reason);
     unwind_stats_.CountSteps(unwound_);
+    last_on_captured_ = unwound_.steps[static_cast<size_t>(unwind::RuleSource::kCaptured)] > 0;
     for (const unwind::UnwoundFrame& frame : unwound_.frames) {
       out.push_back({frame.pc, false, !frame.activation, false, frame.interpreter});
     }

@@ -66,6 +66,9 @@ class SampleWalker {
   bool unwinding() const { return unwinding_ || unwound_by_record_; }
   // How the last walk of Walk() ended, when it unwound a sample.
   unwind::StopReason last_walk_end() const { return unwound_.reason; }
+  // Whether the last walk of Walk() took a step by rules derived from code record read from the
+  // running process.
+  bool last_walk_on_captured() const { return last_on_captured_; }
   const unwind::UnwindStats& unwind_stats() const { return unwind_stats_; }
   // The address space the walks look code up in.
   SessionAddressSpace& address_space() { return address_space_; }
@@ -83,6 +86,7 @@ class SampleWalker {
   std::vector<uint64_t> chain_;  // the user frame-pointer chain's addresses, reused
   unwind::UnwindStats unwind_stats_;
   uint64_t guessed_walks_ = 0;
+  bool last_on_captured_ = false;
 };
 
 }  // namespace jitscope::walk

@@ -170,6 +170,7 @@ bool SessionAddressSpace::Find(uint64_t pc, unwind::ModuleAt& found) {
   if (const symbolize::CodeVersion* version = JitVersionAt(pc)) {
     unwind::CfiModule* supplied = SuppliedCfiOf(*version);
     found = {supplied != nullptr ? supplied : RegisteredCfiAt(pc), 0, &RulesOf(*version)};
+    found.captured = version->captured;
     return true;
   }
   const session::Mapping* mapping = maps_.Find(pid_, pc, time_ns_);
@@ -188,7 +189,26 @@ bool SessionAddressSpace::Find(uint64_t pc, unwind::ModuleAt& found) {
     return false;
   }
   found = {module, pc - file_address, nullptr};
+  // Code of the file that its tables do not describe: rules derived from the file's bytes.
+  if (derived_ && module->is_64bit() && module->Find(file_address) == nullptr) {
+    found.derived = NativeRulesAt(*module, file_address, found.bias);
+  }
   return true;
+}
+
+const unwind::DerivedRules* SessionAddressSpace::NativeRulesAt(unwind::CfiModule& module,
+                                                               uint64_t file_address,
+                                                               uint64_t bias) {
+  const std::optional<formats::CodeRange> function = module.FunctionWithoutCfiAt(file_address);
+  if (!function) return nullptr;
+  // Keyed by where it runs: the same file may be mapped at other addresses in other processes.
+  auto [it, inserted] = native_functions_.try_emplace({&module, bias, function->begin});
+  const void* version = &it->first;
+  if (!inserted) return derived_->Find(version);
+  std::vector<uint8_t> bytes(function->end - function->begin);
+  if (!module.ReadCode(function->begin, bytes)) return nullptr;
+  const unwind::CodeRegion region{function->begin + bias, bytes};
+  return &derived_->Add(version, {&region, 1}, this);
 }
 
 unwind::CfiModule* SessionAddressSpace::ModuleOf(const session::Mapping& mapping) {

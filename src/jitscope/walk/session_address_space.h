@@ -13,7 +13,10 @@
 //    process's code is not analysed (the analysis decodes x86-64).
 //  - An ELF file, from the session's MMAP records, with the file's CFI opened once per path. The
 //    vDSO is the image the session kept (session::kVdsoFileName), or for a perf.data the one
-//    perf's build-id cache holds.
+//    perf's build-id cache holds. Code of the file that its CFI does not describe (V8's embedded
+//    builtins in the node binary, hand-written assembly, a stripped static function) gets rules
+//    derived from the file's bytes, function by function (unwind/elf_functions.h), checked by
+//    the walk as JIT code's are.
 //  - HotSpot's template interpreter, in a process that mapped libjvm.so: the code its JIT files
 //    name `Interpreter` (symbolize::SourceSet::InterpreterCode; from a perf map too, without
 //    bytes), walked by its frame layout (unwind/hotspot_interpreter.h), whatever else describes it.
@@ -31,6 +34,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -90,6 +94,10 @@ class SessionAddressSpace : public unwind::AddressSpace, private unwind::CallTar
   // mappings at every step): nullptr when it has none, or it is not the file recorded.
   unwind::CfiModule* ModuleOf(const session::Mapping& mapping);
   unwind::CfiModule* ModuleFor(const std::string& path);
+  // The rules derived from the bytes of the function of `module` that holds `file_address`, which
+  // its CFI does not describe, where it runs at `bias` from its file addresses; nullptr: none.
+  const unwind::DerivedRules* NativeRulesAt(unwind::CfiModule& module, uint64_t file_address,
+                                            uint64_t bias);
   // The version of the process's JIT code that held `pc`, or nullptr.
   const symbolize::CodeVersion* JitVersionAt(uint64_t pc);
   // Whether `pc` is in HotSpot's interpreter at the lookup's time.
@@ -144,6 +152,9 @@ class SessionAddressSpace : public unwind::AddressSpace, private unwind::CallTar
   // By the code that holds the target (a CodeVersion or a CfiModule) and the target's address in
   // it; nullopt: a call there keeps to the ABI.
   std::map<std::pair<const void*, uint64_t>, std::optional<unwind::CallEffect>> effects_;
+  // The functions of ELF files whose rules were derived, by module, bias and start: each key's
+  // address names its rules in derived_.
+  std::map<std::tuple<const unwind::CfiModule*, uint64_t, uint64_t>, bool> native_functions_;
 };
 
 }  // namespace jitscope::walk

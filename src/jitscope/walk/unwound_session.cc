@@ -34,8 +34,9 @@ bool SampleUnwinder::Encode(const session::Sample& sample, uint16_t misc, uint32
       frame.bcp = address.interpreter->bcp;
     }
   }
-  return session::EncodeUnwoundSample(
-      sample, frames_, static_cast<uint8_t>(walker_.last_walk_end()), misc, out, type);
+  return session::EncodeUnwoundSample(sample, frames_,
+                                      static_cast<uint8_t>(walker_.last_walk_end()), misc, out,
+                                      type, walker_.last_walk_on_captured());
 }
 
 namespace {
@@ -87,6 +88,7 @@ base::Status UnwindInto(const session::SampleData& data, SampleWalker* walker,
       if (sample.walk_end && *sample.walk_end < unwind::kStopReasonCount) {
         result.stats.Count(static_cast<unwind::StopReason>(*sample.walk_end));
       }
+      if (sample.on_captured_code) ++result.stats.walks_on_captured;
       ++result.samples;
       RETURN_IF_ERROR(writer.Append(encoded));
       continue;
@@ -157,7 +159,10 @@ base::StatusOr<SessionUnwinding> UnwindSession(const std::string& directory,
     return written;
   }
   result.bytes_after += writer.records_bytes();
-  if (walker) result.stats.steps = walker->unwind_stats().steps;
+  if (walker) {
+    result.stats.steps = walker->unwind_stats().steps;
+    result.stats.walks_on_captured += walker->unwind_stats().walks_on_captured;
+  }
   const std::string samples_path = directory + "/" + session::kSamplesFileName;
   if (std::rename(unwinding_path.c_str(), samples_path.c_str()) != 0) {
     return base::Status::Errno(errno, "renaming %s to %s", unwinding_path.c_str(),
