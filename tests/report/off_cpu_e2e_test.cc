@@ -210,6 +210,12 @@ TEST(OffCpuAttachTest, ARunningProcessesWaitsAreSampled) {
 
 // record -a: every process's switches; the command's waits are complete through its JIT code.
 TEST(OffCpuSystemWideTest, TheCommandsWaitsAreCompleteThroughJitCode) {
+#ifdef JITSCOPE_SANITIZED_BUILD
+  // Every switch of every thread of the machine is a sample with a stack copy: a sanitized
+  // recorder drains them several times slower, the kernel drops records, the command's mappings
+  // among them, and its stacks end in [unknown]. The plain build runs this test.
+  GTEST_SKIP() << "record -a --off-cpu outruns a sanitized recorder";
+#endif
   TempDir dir;
   const std::string session = dir.path() + "/session";
   const ProcessResult record = RunProgram({JITSCOPE_CLI, "record", "--off-cpu", "-a", "-o", session,
