@@ -11,6 +11,7 @@
 #include "jitscope/formats/captured_code.h"
 #include "jitscope/symbolize/code_history.h"
 #include "jitscope/symbolize/code_store.h"
+#include "jitscope/symbolize/symbol_index.h"
 #include "jitscope/unwind/derived_rules.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
