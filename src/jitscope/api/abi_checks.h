@@ -199,15 +199,15 @@ JITSCOPE_ABI_SIZE(iJIT_Method_NIDS, 16, 12, 8);
 #else
 #define JITSCOPE_ABI_LEGACY_TYPES(X)
 #endif
-#define JITSCOPE_ABI_TYPES(X)                                             \
-  X(iJIT_JVM_EVENT)                                                       \
-  X(iJIT_IsProfilingActiveFlags)                                          \
-  X(iJIT_CodeArchitecture)                                                \
-  X(iJIT_SegmentType)                                                     \
-  X(LineNumberInfo)                                                       \
-  X(iJIT_Method_Load)                                                     \
-  X(iJIT_Method_Load_V2)                                                  \
-  X(iJIT_Method_Load_V3) X(iJIT_Method_Inline_Load) X(iJIT_Method_Update) \
-      JITSCOPE_ABI_LEGACY_TYPES(X)
+#define JITSCOPE_ABI_TYPES(X)    \
+  X(iJIT_JVM_EVENT)              \
+  X(iJIT_IsProfilingActiveFlags) \
+  X(iJIT_CodeArchitecture)       \
+  X(iJIT_SegmentType)            \
+  X(LineNumberInfo)              \
+  X(iJIT_Method_Load)            \
+  X(iJIT_Method_Load_V2)         \
+  X(iJIT_Method_Load_V3)         \
+  X(iJIT_Method_Inline_Load) X(iJIT_Method_Update) JITSCOPE_ABI_LEGACY_TYPES(X)
 
 #endif /* JITSCOPE_API_ABI_CHECKS_H_ */
