@@ -270,11 +270,17 @@ Annotation Annotate(const SampledVersion& version, CodeLocator& locator,
   annotation.code_recorded =
       std::find(bytes.known.begin(), bytes.known.end(), true) != bytes.known.end();
   std::vector<AnnotatedInstruction>& out = annotation.instructions;
+  // Where the run of recorded (or of unrecorded) bytes that holds `offset` ends: found once per
+  // run, not once per instruction, which made a large function's annotation quadratic.
+  uint64_t run_end = 0;
   for (uint64_t offset = 0; offset < shown;) {
     AnnotatedInstruction& in = out.emplace_back();
     in.offset = offset;
-    uint64_t end = offset;
-    while (end < shown && bytes.known[end] == bytes.known[offset]) ++end;
+    if (offset >= run_end) {
+      run_end = offset;
+      while (run_end < shown && bytes.known[run_end] == bytes.known[offset]) ++run_end;
+    }
+    uint64_t end = run_end;
     if (!bytes.known[offset]) {
       // Bytes no file recorded: nothing to decode there. A row ends where the next sampled
       // address starts, so the samples still show by offset.
