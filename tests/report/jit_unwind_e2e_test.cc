@@ -321,9 +321,12 @@ void ExpectMostLeafStacksExact(const LeafStacks& stacks, uint64_t min_samples) {
 }
 
 LeafStacks CountLeafStacks(const std::string& recording, const std::string& leaf,
-                           const std::function<bool(const std::vector<std::string>&)>& exact) {
+                           const std::function<bool(const std::vector<std::string>&)>& exact,
+                           const std::vector<std::string>& report_options = {}) {
   LeafStacks counts;
-  auto folded = RunProgram({JITSCOPE_CLI, "report", recording, "--format", "folded"});
+  std::vector<std::string> argv = {JITSCOPE_CLI, "report", recording, "--format", "folded"};
+  argv.insert(argv.end(), report_options.begin(), report_options.end());
+  auto folded = RunProgram(argv);
   EXPECT_EQ(folded.exit_code, 0) << folded.err;
   counts.folded = folded.out;
   for (const FoldedStack& stack : ParseFolded(folded.out)) {
@@ -568,6 +571,16 @@ TEST(JitUnwindE2eTest, NodeBaselineCodeIsUnwoundThroughItsOutOfLinePrologue) {
   ExpectMostLeafStacksExact(stacks, 500);
 }
 
+// The session `dir` keeps a copy of each perf map its processes wrote (files/tmp/perf-PID.map):
+// the ones the engine left in /tmp go.
+void RemovePerfMapsKeptIn(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& kept : std::filesystem::directory_iterator(dir + "/files/tmp", ec)) {
+    const std::string name = kept.path().filename().string();
+    if (name.starts_with("perf-") && name.ends_with(".map")) ::unlink(("/tmp/" + name).c_str());
+  }
+}
+
 // Node with only a perf map (`--perf-basic-prof`: names, no code bytes). record reads the code
 // its samples land in from the running process, so the walks through V8's code, which keeps no
 // CFI, take rules derived from the bytes read, and find each sample's one stack. Without the
@@ -580,12 +593,7 @@ TEST(JitUnwindE2eTest, NodeWithOnlyAPerfMapIsUnwoundByTheCodeRecordReads) {
     argv.insert(argv.end(), {"--", NODE_PROGRAM, "--perf-basic-prof", THREE_LEVELS_JS, "1.2"});
     auto recorded = RunProgram(argv, {}, {.cwd = tmp.path()});
     EXPECT_EQ(recorded.exit_code, 0) << recorded.Describe();
-    // The session keeps a copy of the map (files/tmp/perf-PID.map): the one V8 wrote goes.
-    std::error_code ec;
-    for (const auto& kept : std::filesystem::directory_iterator(dir + "/files/tmp", ec)) {
-      const std::string name = kept.path().filename().string();
-      if (name.starts_with("perf-") && name.ends_with(".map")) ::unlink(("/tmp/" + name).c_str());
-    }
+    RemovePerfMapsKeptIn(dir);
     return recorded;
   };
   const std::string dir = tmp.path() + "/session";
@@ -608,6 +616,50 @@ TEST(JitUnwindE2eTest, NodeWithOnlyAPerfMapIsUnwoundByTheCodeRecordReads) {
   const LeafStacks stopped = CountExactScriptStacks(unread, /*top_level=*/false);
   ASSERT_GT(stopped.in_leaf, 500u) << stopped.folded;
   EXPECT_LT(stopped.exact * 2, stopped.in_leaf) << stopped.folded;
+}
+
+// Mono (`mono --jitmap`: a perf map, no code bytes; its JIT code keeps no frame pointers and
+// pads call sites with lea rbp, [rbp + 0]) running three_levels.cs, compiled here with mcs. record
+// reads the code from the running process, and each sample in Leaf has the one true stack, every
+// step a rule: from the thread's entry through mono_main and mono_jit_exec into Mono's
+// runtime-invoke wrapper, then Main, Outer, Middle and Leaf.
+TEST(JitUnwindE2eTest, MonoWithOnlyAPerfMapIsUnwoundByTheCodeRecordReads) {
+  TempDir tmp;
+  const std::string program = tmp.path() + "/three_levels.exe";
+  auto compiled = RunProgram({MCS_PROGRAM, "-out:" + program, THREE_LEVELS_CS});
+  ASSERT_EQ(compiled.exit_code, 0) << compiled.Describe();
+  const std::string dir = tmp.path() + "/session";
+  auto record = RunProgram({JITSCOPE_CLI, "record", "--call-graph", "dwarf", "-o", dir, "--",
+                            MONO_PROGRAM, "--jitmap", program, "1.0"},
+                           {}, {.cwd = tmp.path()});
+  RemovePerfMapsKeptIn(dir);
+  ASSERT_EQ(record.exit_code, 0) << record.Describe();
+  const std::map<std::string, uint64_t> steps =
+      test_support::CountsAfter(record.err, "steps by rule: ");
+  const auto captured = steps.find("derived from code read while recording");
+  EXPECT_GT(captured == steps.end() ? 0 : captured->second, 2000u) << record.err;
+  ExpectWalksReachTheEntry(dir, 500, 95, /*refusals_allowed=*/true);
+
+  const std::vector<std::string> managed = {
+      "(wrapper runtime-invoke) <Module>:runtime_invoke_int_object "
+      "(object,intptr,intptr,intptr)_[j]",
+      "ThreeLevels:Main (string[])_[j]", "ThreeLevels:Outer (long)_[j]",
+      "ThreeLevels:Middle (long)_[j]", "ThreeLevels:Leaf (long)_[j]"};
+  // Below the wrapper: Mono's native frames (its own functions by offset: mono-sgen is stripped).
+  const auto exact = [&](const std::vector<std::string>& frames) {
+    if (frames.size() < managed.size() + 3 || frames.front() != "__libc_start_call_main") {
+      return false;
+    }
+    const auto wrapper = frames.end() - static_cast<std::ptrdiff_t>(managed.size());
+    if (!std::equal(managed.begin(), managed.end(), wrapper)) return false;
+    const auto main = std::find(frames.begin(), wrapper, "mono_main");
+    if (std::find(main, wrapper, "mono_jit_exec") == wrapper) return false;
+    return std::none_of(frames.begin(), wrapper, [](const std::string& frame) {
+      return frame == "[unknown]" || frame == "[frame-pointer chain]" || frame.ends_with("_[j]");
+    });
+  };
+  const LeafStacks stacks = CountLeafStacks(dir, managed.back(), exact, {"--mark-guesses"});
+  ExpectMostLeafStacksExact(stacks, 500);
 }
 
 // Node's --perf-prof writes V8's own unwind tables for the code TurboFan compiles (it implies

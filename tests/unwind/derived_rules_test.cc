@@ -301,6 +301,25 @@ TEST(DerivedRulesTest, CalleeSavedRegistersSavedByMovesAndLostWithoutASave) {
   a.AnalyzeAndCheck();
 }
 
+// Padding that writes a register its own value (Mono pads its call sites with lea rbp, [rbp + 0])
+// keeps the caller's value there: a callee-saved register it touches is not lost. An lea that
+// moves it is a write.
+TEST(DerivedRulesTest, PaddingThatWritesARegistersOwnValueKeepsIt) {
+  Code a;
+  a.Expect(Expected(kRsp, 8));
+  a.lea(rbp, a.ptr[rbp]);
+  a.mov(rbx, rbx);
+  a.lea(r12, a.ptr[r12]);
+  a.push(rax);
+  a.Expect(Expected(kRsp, 16));
+  a.lea(rbp, a.ptr[rbp + 8]);
+  a.Expect(Expected(kRsp, 16).Lost(kRbp));
+  a.pop(rax);
+  a.Expect(Expected(kRsp, 8).Lost(kRbp));
+  a.ret();
+  a.AnalyzeAndCheck();
+}
+
 TEST(DerivedRulesTest, SeveralExitsAndBranchesThatAgree) {
   Code a;
   Xbyak::Label early, loop;

@@ -26,6 +26,14 @@ int Gpr64(const ZydisDecodedOperand& op) {
   return Gpr(op.reg.value);
 }
 
+// lea r, [r + 0]: a no-op engines pad code with (Mono's JIT aligns its call sites with
+// lea rbp, [rbp + 0]); r keeps the caller's value, so a callee-saved r is not lost by it.
+bool IsOwnAddress(int dst, const ZydisDecodedOperand& op) {
+  return op.type == ZYDIS_OPERAND_TYPE_MEMORY && op.mem.index == ZYDIS_REGISTER_NONE &&
+         op.mem.disp.value == 0 && ZydisRegisterGetClass(op.mem.base) == ZYDIS_REGCLASS_GPR64 &&
+         Gpr(op.mem.base) == dst;
+}
+
 class Transfer {
  public:
   Transfer(State& s, CallTargets* targets) : s_(s), targets_(targets) {}
@@ -226,6 +234,7 @@ class Transfer {
         break;
       case ZYDIS_MNEMONIC_MOV: {
         const int dst = Gpr64(ops[0]), src = Gpr64(ops[1]);
+        if (dst >= 0 && dst == src) return;  // mov r, r: a padding no-op
         if (dst >= 0 && src >= 0) return Set(dst, s_.rel[src]);
         if (ops[0].type == ZYDIS_OPERAND_TYPE_MEMORY && src >= 0) {
           const int32_t at = Address(ops[0]);
@@ -258,6 +267,7 @@ class Transfer {
       }
       case ZYDIS_MNEMONIC_LEA: {
         const int dst = Gpr64(ops[0]);
+        if (dst >= 0 && raw.address_width == 64 && IsOwnAddress(dst, ops[1])) return;
         if (dst >= 0 && raw.address_width == 64) return Set(dst, Address(ops[1]));
         break;
       }
