@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -246,6 +247,66 @@ TEST(CodeCaptureTest, WhatIsNotReadIsSaid) {
     EXPECT_EQ(capture->counts().failed, 1u);
     EXPECT_NE(capture->counts().first_failure.find("at 0x10000: "), std::string::npos)
         << capture->counts().first_failure;
+  }
+}
+
+// A perf map of this process (/tmp/perf-PID.map, where engines write theirs), removed at the end.
+class OwnPerfMap {
+ public:
+  explicit OwnPerfMap(const std::string& text)
+      : path_("/tmp/perf-" + std::to_string(Pid()) + ".map") {
+    test_support::WriteFile(path_, text);
+  }
+  ~OwnPerfMap() { ::unlink(path_.c_str()); }
+
+ private:
+  std::string path_;
+};
+
+std::string Hex(uint64_t value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+// Functions a perf map names on one page (V8 puts a function's optimised code beside its
+// baseline code) are each read: a sample in one is not held off by a check of the other, made
+// within the check interval or by the same sample's stack.
+TEST(CodeCaptureTest, EachFunctionOfAPageIsRead) {
+  const Code code;
+  ASSERT_NE(code.bytes(), nullptr);
+  const uint64_t first = code.address() + 0x9000, second = code.address() + 0x9200;
+  const uint64_t third = code.address() + 0x9400;
+  const OwnPerfMap map(Hex(first) + " 100 first\n" + Hex(second) + " 100 second\n" + Hex(third) +
+                       " 100 third\n");
+  const test_support::TempDir tmp;
+  auto capture = Capture(tmp.path(), CodeCapture::kDefaultMaxBytes);
+  ASSERT_NE(capture, nullptr);
+  ASSERT_TRUE(capture->Append(MappingOf(code.address(), Code::kSize, "//anon", Pid())).ok());
+  ASSERT_TRUE(capture->Append(SampleAt(1000, first + 0x10, Pid())).ok());
+  ASSERT_TRUE(capture->Append(SampleAt(1001, second + 0x10, Pid())).ok());
+  // In third, returning to first: the lower address of the page does not stand for the page.
+  const std::string sample = PerfRecordBuilder(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER)
+                                 .Put<uint64_t>(third + 0x10)
+                                 .Put<uint32_t>(Pid())
+                                 .Put<uint32_t>(Pid())
+                                 .Put<uint64_t>(1002)
+                                 .Put<uint64_t>(3)
+                                 .Put<uint64_t>(static_cast<uint64_t>(PERF_CONTEXT_USER))
+                                 .Put<uint64_t>(third + 0x10)
+                                 .Put<uint64_t>(first + 0x20)
+                                 .Build();
+  ASSERT_TRUE(capture->Append(sample).ok());
+  ASSERT_TRUE(capture->Flush().ok());
+  EXPECT_EQ(capture->counts().perf_map_functions, 3u);
+  EXPECT_EQ(capture->counts().reads, 3u);
+  EXPECT_EQ(capture->counts().unchanged, 0u);
+  std::string keep;
+  const formats::ParsedCapturedCode parsed = ReadBack(tmp.path(), keep);
+  ASSERT_EQ(parsed.reads.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(parsed.reads[i].address, std::vector<uint64_t>({first, second, third})[i]);
+    EXPECT_EQ(parsed.reads[i].bytes.size(), 0x100u);
   }
 }
 

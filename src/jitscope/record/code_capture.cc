@@ -184,12 +184,17 @@ void CodeCapture::OnSample(const session::Sample& sample) {
     consider(word);
   }
   if (pages_.empty()) return;
+  const uint64_t now = base::MonotonicNowNs();
+  if (now >= process.next_poll_ns) PollPerfMap(sample.pid, process, now);
   std::sort(pages_.begin(), pages_.end());
-  uint64_t last_page = UINT64_MAX;
+  // Each range once per page: functions a perf map names share pages (V8 puts a function's
+  // optimised code beside its baseline code), and each is code of its own to read.
+  std::pair<uint64_t, uint64_t> last = {UINT64_MAX, UINT64_MAX};  // (range start, page)
   for (const uint64_t address : pages_) {
-    if (address / kPage == last_page) continue;
-    last_page = address / kPage;
-    Check(sample.pid, process, address, sample.time_ns);
+    const std::optional<std::pair<uint64_t, uint64_t>> range = RangeOf(process, address);
+    if (!range || std::pair{range->first, address / kPage} == last) continue;
+    last = {range->first, address / kPage};
+    Check(sample.pid, process, address, *range, sample.time_ns);
   }
 }
 
@@ -214,18 +219,15 @@ std::optional<std::pair<uint64_t, uint64_t>> CodeCapture::RangeOf(const Process&
   return std::make_pair(start, end);
 }
 
-void CodeCapture::Check(uint32_t pid, Process& process, uint64_t address, uint64_t time_ns) {
+void CodeCapture::Check(uint32_t pid, Process& process, uint64_t address,
+                        std::pair<uint64_t, uint64_t> range, uint64_t time_ns) {
   const uint64_t page = address / kPage;
-  auto [checked, first] = process.checked.try_emplace(page, time_ns);
+  auto [checked, first] = process.checked.try_emplace({range.first, page}, time_ns);
   if (!first) {
     if (time_ns < checked->second + kCheckInterval) return;
     checked->second = time_ns;
   }
-  const uint64_t now = base::MonotonicNowNs();
-  if (now >= process.next_poll_ns) PollPerfMap(pid, process, now);
-  const std::optional<std::pair<uint64_t, uint64_t>> range = RangeOf(process, address);
-  if (!range) return;
-  const auto [start, end] = *range;
+  const auto [start, end] = range;
   const bool function = process.functions.contains(start) && process.functions.at(start) == end;
   // The kept read that holds the address: of the function exactly, for a perf map's function
   // (its version is that function's code); else any that holds the whole range.

@@ -17,11 +17,12 @@
 //  - Each sample names the addresses its stack may run through: its pc, the kernel's call chain,
 //    and each word of its stack copy that points into such memory (every return address of the
 //    copied frames is one; a word that only looks like one costs a read, never a frame).
-//  - For each, at most once per page and kCheckInterval of the samples' time: the range to read
-//    is the function the process's perf map names there (followed as it grows: perf_map_tail.h),
-//    else a window of the mapping around the address (kWindowBefore before its block,
-//    kWindowAfter from it: a perf map written only at exit, HotSpot's, names the functions in it
-//    afterwards). If a read of that range was kept and the page still holds the same bytes,
+//  - For each, the range to read is the function the process's perf map names there (followed
+//    as it grows: perf_map_tail.h), else a window of the mapping around the address
+//    (kWindowBefore before its block, kWindowAfter from it: a perf map written only at exit,
+//    HotSpot's, names the functions in it afterwards). Each range is checked at most once per
+//    page of it and kCheckInterval of the samples' time (functions share pages: each is checked
+//    on its own). If a read of that range was kept and the page still holds the same bytes,
 //    nothing is read again; otherwise the range is read and kept. A function a perf map names
 //    later where code was read before is read at once.
 //
@@ -41,7 +42,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "jitscope/base/scoped_resource.h"
@@ -108,9 +109,10 @@ class CodeCapture : public session::RecordSink {
     bool is_64bit = true;
     std::optional<PerfMapTail> perf_map;
     uint64_t next_poll_ns = 0;
-    std::map<uint64_t, uint64_t> functions;          // the perf map's: start → end
-    std::map<uint64_t, Read> reads;                  // the latest kept read of each range, by start
-    std::unordered_map<uint64_t, uint64_t> checked;  // page → the sample time it was checked at
+    std::map<uint64_t, uint64_t> functions;  // the perf map's: start → end
+    std::map<uint64_t, Read> reads;          // the latest kept read of each range, by start
+    // (range start, page) → the sample time it was checked at
+    std::map<std::pair<uint64_t, uint64_t>, uint64_t> checked;
     std::optional<ProcessMemory> memory;
     base::ScopedFd file;  // captured-<pid>.jsr, created at the first read kept
   };
@@ -120,8 +122,10 @@ class CodeCapture : public session::RecordSink {
   void Observe(std::string_view record);
   void OnMapping(const session::Mapping& mapping);
   void OnSample(const session::Sample& sample);
-  // Checks the code at `address` of process `pid`, reading it if no kept read holds it as it is.
-  void Check(uint32_t pid, Process& process, uint64_t address, uint64_t time_ns);
+  // Checks the code at `address` of process `pid`, in `range` (RangeOf's), reading the range if
+  // no kept read holds it as it is.
+  void Check(uint32_t pid, Process& process, uint64_t address, std::pair<uint64_t, uint64_t> range,
+             uint64_t time_ns);
   // The range to read for `address`: its perf-map function, else a window of its mapping.
   std::optional<std::pair<uint64_t, uint64_t>> RangeOf(const Process& process,
                                                        uint64_t address) const;
