@@ -1,7 +1,8 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// `report --format chrome-trace` of a profile with a timeline of every kind of event: the whole
-// file, byte for byte, and that it is JSON.
+// `report --format chrome-trace` of a profile with a timeline of every kind of event (off-CPU
+// periods of each reason, with the stack of the off-CPU sample the report kept): the whole file,
+// byte for byte, and that it is JSON.
 #include "jitscope/report/chrome_trace_writer.h"
 
 #include <string>
@@ -45,8 +46,16 @@ Profile ProfileWithTimeline() {
        .version = 1},
       {.time_ns = 1'300'000, .kind = InstantKind::kMarker, .name = 5, .domain = 1, .scope = 1},
   };
-  thread.samples = {{.time_ns = 1'600'000, .stack = 0, .weight_ns = 1'000'000}};
-  thread.off_cpu = {{.begin_ns = 5'000'000, .end_ns = 6'000'000, .state = OffCpuState::kPreempted}};
+  // An off-CPU sample (record --off-cpu) taken 10 us before its switch out: it weighs its period.
+  thread.samples = {{.time_ns = 1'600'000, .stack = 0, .weight_ns = 1'000'000},
+                    {.time_ns = 6'999'990, .stack = 1, .weight_ns = 2'000'000, .off_cpu = true}};
+  thread.off_cpu = {
+      {.begin_ns = 5'000'000, .end_ns = 6'000'000, .state = OffCpuState::kPreempted},
+      {.begin_ns = 7'000'000,
+       .end_ns = 9'000'000,
+       .reason = session::OffCpuReason::kSleep,
+       .stack = 1},
+      {.begin_ns = 9'500'000, .end_ns = 9'600'000, .reason = session::OffCpuReason::kIo}};
   TimelineThread worker;
   worker.pid = 5;
   worker.tid = 6;
@@ -67,6 +76,8 @@ TEST(ChromeTraceTest, EveryKindOfEventAndTheSamplesStacks) {
 {"ph":"b","ts":2000.000,"pid":5,"tid":5,"name":"conv","cat":"d","id":"region:0x9:0x0","args":{"kind":"region","domain":"d","id":"0x9:0x0","ended":false}},
 {"ph":"e","ts":3000.000,"pid":5,"tid":5,"name":"conv","cat":"d","id":"region:0x9:0x0"},
 {"ph":"X","ts":4000.000,"dur":1000.000,"pid":5,"tid":5,"name":"[off-cpu: preempted]","cat":"off-cpu"},
+{"ph":"X","ts":6000.000,"dur":2000.000,"pid":5,"tid":5,"name":"[off-cpu: sleeping]","cat":"off-cpu","args":{"stack":"hot <- main"}},
+{"ph":"X","ts":8500.000,"dur":100.000,"pid":5,"tid":5,"name":"[off-cpu: I/O]","cat":"off-cpu"},
 {"ph":"i","ts":200.000,"pid":5,"tid":5,"s":"t","name":"load: f","cat":"jit","args":{"event":"load","address":"0x1000","size":16,"method_id":7,"version":1}},
 {"ph":"i","ts":300.000,"pid":5,"tid":5,"s":"g","name":"a\"b?","cat":"d"},
 {"ph":"i","ts":600.000,"pid":5,"tid":5,"s":"t","name":"work","cat":"sample","args":{"stack":"work <- hot <- main"}},
@@ -76,14 +87,16 @@ TEST(ChromeTraceTest, EveryKindOfEventAndTheSamplesStacks) {
 "stackFrames":{
 "1":{"name":"main","category":"/usr/bin/app"},
 "2":{"name":"hot","category":"jitvm-opt","parent":"1"},
-"3":{"name":"work","category":"jitvm-opt","parent":"2"}},
+"3":{"name":"work","category":"jitvm-opt","parent":"2"},
+"4":{"name":"hot","category":"jitvm-base","parent":"1"}},
 "samples":[
-{"ts":600.000,"pid":5,"tid":5,"name":"cpu-clock","sf":"3","weight":1000000}]
+{"ts":600.000,"pid":5,"tid":5,"name":"cpu-clock","sf":"3","weight":1000000},
+{"ts":5999.990,"pid":5,"tid":5,"name":"off-cpu","sf":"4","weight":2000000}]
 }
 )");
   // And it is JSON, as Perfetto's UI and chrome://tracing read it.
   const nlohmann::json parsed = nlohmann::json::parse(*json);
-  EXPECT_EQ(parsed["traceEvents"].size(), 11u);
+  EXPECT_EQ(parsed["traceEvents"].size(), 13u);
   EXPECT_EQ(parsed["traceEvents"][3]["dur"], 500.5);
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "support/folded.h"
 #include "support/process.h"
@@ -143,6 +144,144 @@ TEST_F(OffCpuE2eTest, ReportTakesEitherAlone) {
   const ProcessResult bad = RunProgram({JITSCOPE_CLI, "report", session_, "--off-cpu", "some"});
   EXPECT_FALSE(bad.ok());
   EXPECT_NE(bad.err.find("--off-cpu"), std::string::npos) << bad.err;
+}
+
+nlohmann::json ReportJson(const std::string& session, const std::string& format,
+                          const std::string& choice) {
+  const ProcessResult report =
+      RunProgram({JITSCOPE_CLI, "report", session, "--format", format, "--off-cpu", choice});
+  EXPECT_TRUE(report.ok()) << report.Describe();
+  return nlohmann::json::parse(report.out);
+}
+
+// One speedscope sample of the program's main thread: its leaf, whether it passes through
+// WaitHere or Compute, and its weight.
+struct TimedStack {
+  std::string leaf;
+  bool waits = false;
+  bool computes = false;
+  uint64_t weight_ns = 0;
+};
+
+std::vector<TimedStack> MainThreadSamples(const nlohmann::json& speedscope) {
+  const nlohmann::json& frames = speedscope["shared"]["frames"];
+  std::vector<TimedStack> samples;
+  for (const nlohmann::json& profile : speedscope["profiles"]) {
+    if (!profile["name"].get<std::string>().starts_with("off_cpu_jit tid ")) continue;
+    for (size_t i = 0; i < profile["samples"].size(); ++i) {
+      TimedStack sample;
+      for (const nlohmann::json& frame : profile["samples"][i]) {
+        const std::string name = frames[frame.get<size_t>()]["name"];
+        sample.waits |= name == "WaitHere";
+        sample.computes |= name == "Compute";
+        sample.leaf = name;  // root first: the last is the leaf
+      }
+      sample.weight_ns = profile["weights"][i];
+      samples.push_back(sample);
+    }
+  }
+  return samples;
+}
+
+// The formats that show each sample at its time (speedscope's per-thread profiles, chrome-trace's
+// samples) have the off-CPU samples among the others, each weighing the time its thread was off
+// the CPU: the program's 4 sleeps are 4 samples through WaitHere of at least 75 ms each, between
+// its computations, and its off-CPU time is what the other formats count (to their rounding of
+// each stack to whole samples). --off-cpu only and exclude keep either alone.
+TEST_F(OffCpuE2eTest, TheTimeOrderedFormatsHaveTheOffCpuSamplesAtTheirTimes) {
+  ASSERT_TRUE(record_->ok()) << record_->Describe();
+  const nlohmann::json trace = ReportJson(session_, "chrome-trace", "include");
+  const uint64_t period = trace["otherData"]["sample_period_ns"];
+  ASSERT_GT(period, 0u);
+  const std::vector<TimedStack> all =
+      MainThreadSamples(ReportJson(session_, "speedscope", "include"));
+  std::vector<uint64_t> sleeps;
+  bool computed_since = true;
+  uint64_t off_cpu_ns = 0;
+  for (const TimedStack& sample : all) {
+    if (sample.leaf.starts_with("[off-cpu: ")) {
+      off_cpu_ns += sample.weight_ns;
+    } else {
+      EXPECT_EQ(sample.weight_ns, period) << sample.leaf;
+    }
+    if (sample.leaf == kSleeping && sample.waits) {
+      EXPECT_TRUE(computed_since) << "two sleeps without a computation between them";
+      sleeps.push_back(sample.weight_ns);
+      computed_since = false;
+    }
+    computed_since |= sample.computes && !sample.leaf.starts_with("[off-cpu: ");
+  }
+  ASSERT_EQ(sleeps.size(), 4u);
+  for (const uint64_t sleep : sleeps) {
+    EXPECT_GE(sleep, 74'000'000u);
+    EXPECT_LT(sleep, 2'000'000'000u);
+  }
+  uint64_t folded_off_cpu = 0, folded_stacks = 0;
+  for (const FoldedStack& stack : Folded(session_, "only")) {
+    if (std::find(stack.frames.begin(), stack.frames.end(), "main") == stack.frames.end()) continue;
+    folded_off_cpu += stack.samples;
+    ++folded_stacks;
+  }
+  EXPECT_NEAR(static_cast<double>(off_cpu_ns) / static_cast<double>(period),
+              static_cast<double>(folded_off_cpu), static_cast<double>(folded_stacks) / 2 + 1)
+      << off_cpu_ns << " ns off the CPU in speedscope, " << folded_off_cpu << " samples folded";
+
+  uint64_t only_ns = 0;
+  for (const TimedStack& sample : MainThreadSamples(ReportJson(session_, "speedscope", "only"))) {
+    EXPECT_TRUE(sample.leaf.starts_with("[off-cpu: ")) << sample.leaf;
+    only_ns += sample.weight_ns;
+  }
+  EXPECT_EQ(only_ns, off_cpu_ns);
+  const std::vector<TimedStack> excluded =
+      MainThreadSamples(ReportJson(session_, "speedscope", "exclude"));
+  EXPECT_EQ(excluded.size(), all.size() - static_cast<size_t>(std::count_if(
+                                              all.begin(), all.end(), [](const TimedStack& s) {
+                                                return s.leaf.starts_with("[off-cpu: ");
+                                              })));
+  for (const TimedStack& sample : excluded) {
+    EXPECT_FALSE(sample.leaf.starts_with("[off-cpu: ")) << sample.leaf;
+    EXPECT_EQ(sample.weight_ns, period);
+  }
+
+  // chrome-trace: each sleep an "[off-cpu: sleeping]" slice of its thread naming the stack of its
+  // off-CPU sample, and that sample among the spec's samples, weighing the slice's duration.
+  std::vector<uint64_t> slices;
+  uint64_t main_tid = 0;
+  for (const nlohmann::json& event : trace["traceEvents"]) {
+    if (event["ph"] != "X" || event["name"] != kSleeping) continue;
+    if (!event.contains("args") || event["args"]["stack"].get<std::string>().find(
+                                       "WaitHere <- jit_wait") == std::string::npos) {
+      continue;
+    }
+    main_tid = event["tid"];
+    slices.push_back(static_cast<uint64_t>(event["dur"].get<double>() * 1000 + 0.5));
+  }
+  EXPECT_EQ(slices, sleeps);
+  std::vector<uint64_t> off_cpu_samples;
+  for (const nlohmann::json& sample : trace["samples"]) {
+    if (sample["tid"] != main_tid || sample["name"] != "off-cpu") continue;
+    const std::string leaf = trace["stackFrames"][sample["sf"].get<std::string>()]["name"];
+    if (leaf == kSleeping) off_cpu_samples.push_back(sample["weight"]);
+  }
+  EXPECT_GE(off_cpu_samples.size(), 4u);
+  uint64_t chrome_off_cpu_ns = 0;
+  for (const nlohmann::json& sample : trace["samples"]) {
+    if (sample["name"] == "off-cpu" && sample["tid"] == main_tid) {
+      chrome_off_cpu_ns += sample["weight"].get<uint64_t>();
+    }
+  }
+  EXPECT_EQ(chrome_off_cpu_ns, off_cpu_ns);
+  const nlohmann::json excluded_trace = ReportJson(session_, "chrome-trace", "exclude");
+  size_t sleeping_slices = 0;
+  for (const nlohmann::json& event : excluded_trace["traceEvents"]) {
+    if (event["ph"] != "X" || event["name"] != kSleeping || event["tid"] != main_tid) continue;
+    ++sleeping_slices;
+    EXPECT_FALSE(event.contains("args")) << event.dump();
+  }
+  EXPECT_GE(sleeping_slices, 4u) << "the periods off the CPU are the timeline's whatever is kept";
+  for (const nlohmann::json& sample : excluded_trace["samples"]) {
+    EXPECT_EQ(sample["name"], "cpu-clock");
+  }
 }
 
 // annotate shows the instructions that ran: an off-CPU sample ran none, and is not among the

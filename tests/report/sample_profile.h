@@ -39,7 +39,7 @@ inline Profile TimedSampleProfile() {
                                                  {0, 2}, {0, 0}, {1, 1}, {0, 0}, {0, 0}};
   uint64_t time = 1'000'000;
   for (const auto& [thread, stack] : order) {
-    p.samples.push_back({time, thread, stack});
+    p.samples.push_back({time, thread, stack, p.sample_period_ns});
     time += 1'000'000;
   }
   p.processes = {{7, "jitvm", 10}};

@@ -371,5 +371,68 @@ TEST(TimelineBuilderTest, SwitchesMakeTheThreadsPeriodsOffTheCpu) {
   EXPECT_EQ(timeline.threads[2].waiting_ns, 0u);
 }
 
+// Each off-CPU sample (record --off-cpu) says why the period its switch out begins was spent off
+// the CPU, whether or not the report keeps it; the kept one names its stack, renumbered as the
+// profile sorted them (kNoStack: a stack the profile left out), and with `keep` is a sample of the
+// thread weighing the period, not counted as time on a CPU.
+TEST(TimelineBuilderTest, OffCpuSamplesGiveTheirPeriodsReasonAndStack) {
+  TimelineBuilder builder(100);
+  const std::vector<session::Switch> switches = {
+      {.pid = kPid, .tid = 100, .time_ns = 200, .out = true},
+      {.pid = kPid, .tid = 100, .time_ns = 260, .out = false},
+      {.pid = kPid, .tid = 100, .time_ns = 300, .out = true},
+      {.pid = kPid, .tid = 100, .time_ns = 310, .out = false},
+      {.pid = kPid, .tid = 100, .time_ns = 400, .out = true, .preempted = true},
+      {.pid = kPid, .tid = 100, .time_ns = 450, .out = false},
+      {.pid = kPid, .tid = 100, .time_ns = 2'000'000, .out = true},
+      {.pid = kPid, .tid = 100, .time_ns = 2'000'100, .out = false},
+  };
+  builder.AddSwitches(switches);
+  auto off_cpu = [](uint64_t time, session::OffCpuReason reason) {
+    session::Sample sample;
+    sample.pid = kPid;
+    sample.tid = 100;
+    sample.time_ns = time;
+    sample.off_cpu = true;
+    sample.off_cpu_reason = reason;
+    return sample;
+  };
+  // Kept, with stack 0, which the profile sorted second.
+  builder.AddOffCpuReason(off_cpu(199, session::OffCpuReason::kSleep));
+  builder.AddOffCpuSample(off_cpu(199, session::OffCpuReason::kSleep), 0, 60, true);
+  // Left out by the report (--off-cpu exclude, a filter).
+  builder.AddOffCpuReason(off_cpu(299, session::OffCpuReason::kIo));
+  // Kept with a stack the profile left out, and not as a sample.
+  builder.AddOffCpuReason(off_cpu(399, session::OffCpuReason::kLock));
+  builder.AddOffCpuSample(off_cpu(399, session::OffCpuReason::kLock), 1, 50, false);
+  // A millisecond before a switch out: not its sample; that period stays "waiting".
+  builder.AddOffCpuReason(off_cpu(999'000, session::OffCpuReason::kPoll));
+  const std::vector<uint32_t> new_index = {1, kNoStack};
+  const Timeline timeline = std::move(builder).Finish({}, {}, new_index);
+  ASSERT_EQ(timeline.threads.size(), 1u);
+  const TimelineThread& thread = timeline.threads[0];
+  std::vector<std::string> periods;
+  for (const OffCpuPeriod& period : thread.off_cpu) {
+    periods.push_back(
+        fmt::format("[{},{}) {} {}", period.begin_ns, period.end_ns, OffCpuWhy(period),
+                    period.stack == kNoStack ? "no stack" : fmt::format("stack {}", period.stack)));
+  }
+  EXPECT_EQ(periods, (std::vector<std::string>{
+                         "[200,260) sleeping stack 1",
+                         "[300,310) I/O no stack",
+                         "[400,450) preempted no stack",
+                         "[2000000,2000100) waiting no stack",
+                     }));
+  ASSERT_EQ(thread.samples.size(), 1u);
+  EXPECT_EQ(thread.samples[0].time_ns, 199u);
+  EXPECT_EQ(thread.samples[0].stack, 1u);
+  EXPECT_EQ(thread.samples[0].weight_ns, 60u);
+  EXPECT_TRUE(thread.samples[0].off_cpu);
+  EXPECT_EQ(thread.samples_on_cpu, 0u);
+  EXPECT_EQ(thread.cpu_ns, 0u);
+  EXPECT_EQ(thread.waiting_ns, 170u);
+  EXPECT_EQ(thread.preempted_ns, 50u);
+}
+
 }  // namespace
 }  // namespace jitscope::report

@@ -344,6 +344,34 @@ TEST(SpeedscopeWriterTest, EachThreadsSamplesInTimeOrder) {
   EXPECT_EQ(worker["samples"], nlohmann::json::parse("[[2,3],[2,3],[2,3]]"));
 }
 
+// Off-CPU samples (record --off-cpu) at their times among the others, each weighing the time its
+// thread was off the CPU, under its "[off-cpu: WHY]" leaf: thread 8 slept 25 ms after its first
+// sample and waited for a lock 0.4 ms (a stack of less than half a sampling period in all, which
+// the profile keeps for them) after its second.
+TEST(SpeedscopeWriterTest, OffCpuSamplesWeighTheTimeOffTheCpuInTimeOrder) {
+  Profile p = TimedSampleProfile();
+  p.locations.push_back({"[off-cpu: sleeping]", "", "", 0, FrameKind::kOffCpu, false});  // 6
+  p.locations.push_back({"[off-cpu: lock]", "", "", 0, FrameKind::kOffCpu, false});      // 7
+  p.stacks.push_back({{6, 3, 2}, 25, 2'500'000, 2'500'000});
+  p.stacks.push_back({{7, 3, 2}, 0, 5'500'000, 5'500'000});
+  p.samples.insert(p.samples.begin() + 2, {2'500'000, 1, 3, 25'000'000, true});
+  p.samples.insert(p.samples.begin() + 6, {5'500'000, 1, 4, 400'000, true});
+  const auto json = nlohmann::json::parse(RenderSpeedscope(p));
+  EXPECT_EQ(json["shared"]["frames"][6], nlohmann::json({{"name", "[off-cpu: sleeping]"}}));
+  EXPECT_EQ(json["shared"]["frames"][7], nlohmann::json({{"name", "[off-cpu: lock]"}}));
+  ASSERT_EQ(json["profiles"].size(), 2u);
+  // The worker's 3 ms on a CPU and 25.4 ms off it make it the busiest.
+  EXPECT_EQ(json["activeProfileIndex"], 1);
+  const auto& worker = json["profiles"][1];
+  EXPECT_EQ(worker["name"], "worker tid 8 (pid 7)");
+  EXPECT_EQ(worker["endValue"], 28'400'000);
+  EXPECT_EQ(worker["samples"], nlohmann::json::parse("[[2,3],[2,3,6],[2,3],[2,3,7],[2,3]]"));
+  EXPECT_EQ(worker["weights"], nlohmann::json::parse("[1000000,25000000,1000000,400000,1000000]"));
+  const auto& jitvm = json["profiles"][0];
+  EXPECT_EQ(jitvm["endValue"], 7'000'000);
+  EXPECT_EQ(jitvm["weights"], nlohmann::json(std::vector<uint64_t>(7, 1'000'000)));
+}
+
 std::string Gunzip(const std::string& bytes) {
   z_stream stream{};
   EXPECT_EQ(inflateInit2(&stream, 15 + 16), Z_OK);

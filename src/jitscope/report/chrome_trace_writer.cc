@@ -134,14 +134,19 @@ class Writer {
       Event(fmt::format(R"("ph":"e","ts":{},"pid":{},"tid":{},"name":{},"cat":{},"id":{})",
                         Micros(slice.end_ns, start_), thread.pid, thread.tid, name, cat, id));
     }
+    // A period's off-CPU sample, if the report kept it, is the period's stack.
     for (const OffCpuPeriod& period : thread.off_cpu) {
       Event(fmt::format(
-          R"("ph":"X","ts":{},"dur":{},"pid":{},"tid":{},"name":"[off-cpu: {}]","cat":"off-cpu")",
+          R"("ph":"X","ts":{},"dur":{},"pid":{},"tid":{},"name":"[off-cpu: {}]","cat":"off-cpu"{})",
           Micros(period.begin_ns, start_), Micros(period.end_ns, period.begin_ns), thread.pid,
-          thread.tid, OffCpuStateName(period.state)));
+          thread.tid, OffCpuWhy(period),
+          period.stack < profile_.stacks.size()
+              ? fmt::format(R"(,"args":{{"stack":{}}})", Quoted(StackText(period.stack)))
+              : ""));
     }
     for (const TimelineInstant& instant : thread.instants) WriteInstant(thread, instant);
     for (const TimelineSample& sample : thread.samples) {
+      if (sample.off_cpu) continue;
       Event(fmt::format(R"("ph":"i","ts":{},"pid":{},"tid":{},"s":"t","name":{},"cat":"sample",)"
                         R"("args":{{"stack":{}}})",
                         Micros(sample.time_ns, start_), thread.pid, thread.tid,
@@ -234,10 +239,10 @@ class Writer {
       for (const TimelineSample& sample : thread.samples) {
         if (sample.stack >= leaf_of.size() || leaf_of[sample.stack] == 0) continue;
         out_ += fmt::format(
-            "{}\n{{\"ts\":{},\"pid\":{},\"tid\":{},\"name\":\"cpu-clock\",\"sf\":\"{}\","
+            "{}\n{{\"ts\":{},\"pid\":{},\"tid\":{},\"name\":\"{}\",\"sf\":\"{}\","
             "\"weight\":{}}}",
             first ? "" : ",", Micros(sample.time_ns, start_), thread.pid, thread.tid,
-            leaf_of[sample.stack], sample.weight_ns);
+            sample.off_cpu ? "off-cpu" : "cpu-clock", leaf_of[sample.stack], sample.weight_ns);
         first = false;
       }
     }

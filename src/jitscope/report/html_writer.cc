@@ -168,6 +168,7 @@ std::string RenderHtml(const Profile& profile, const HtmlCode& code) {
     std::vector<std::vector<int64_t>> nodes(profile.threads.size());
     std::vector<int64_t> last(profile.threads.size(), 0);
     for (const TimedSample& sample : profile.samples) {
+      if (sample.off_cpu) continue;
       const int64_t t = MicrosecondsFrom(sample.time_ns, profile.start_time_ns);
       times[sample.thread].push_back(t - last[sample.thread]);
       last[sample.thread] = t;

@@ -87,11 +87,17 @@ struct ThreadShare {
   bool operator==(const ThreadShare&) const = default;
 };
 
-// One sample as the formats that show time need it (BuildOptions::sample_times).
+// One sample as the formats that show time need it (BuildOptions::sample_times). An off-CPU
+// sample (record --off-cpu) is taken as its thread is switched out, and stands for the time until
+// it ran again: its stack is under an "[off-cpu: WHY]" leaf (FrameKind::kOffCpu).
 struct TimedSample {
   uint64_t time_ns = 0;  // CLOCK_MONOTONIC
   uint32_t thread = 0;   // index into Profile::threads
   uint32_t stack = 0;    // index into Profile::stacks
+  // The time it stands for: the sampling period (Profile::sample_period_ns), or the time off the
+  // CPU.
+  uint64_t weight_ns = 0;
+  bool off_cpu = false;
   bool operator==(const TimedSample&) const = default;
 };
 
@@ -125,7 +131,9 @@ struct OffCpuSummary {
 struct Profile {
   std::vector<Location> locations;
   // Distinct stacks, heaviest first, ties in first-seen order. A stack under an off-CPU leaf
-  // (FrameKind::kOffCpu) counts the time its thread was off the CPU as samples of the period.
+  // (FrameKind::kOffCpu) counts the time its thread was off the CPU as samples of the period,
+  // rounded: one of less than half a period in all weighs nothing, and is left out unless the
+  // samples' times (BuildOptions::sample_times, timeline_samples) name it.
   std::vector<Stack> stacks;
   uint64_t total_samples = 0;     // the sum of stacks[i].samples
   uint64_t filtered_out = 0;      // samples BuildOptions::filter left out
@@ -138,7 +146,7 @@ struct Profile {
   // The processes with samples, busiest first (ties: lowest pid first).
   std::vector<ProcessShare> processes;
   // With BuildOptions::sample_times: the threads with samples (by pid, then tid), and every
-  // sample kept, in time order; empty otherwise.
+  // sample kept, on a CPU or off it, in time order; empty otherwise.
   std::vector<ThreadShare> threads;
   std::vector<TimedSample> samples;
   // With BuildOptions::jit_versions: the versions of JIT code that frames name (Location::version).

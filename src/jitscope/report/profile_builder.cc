@@ -69,24 +69,8 @@ struct AddressKeyHash {
   }
 };
 
-// The leaf of an off-CPU stack: why its thread stopped, as the switch record says it (preempted)
-// or else as record told it from the system call it waited in.
-std::string OffCpuLeafName(OffCpuState state, session::OffCpuReason reason) {
-  if (state == OffCpuState::kPreempted) return "[off-cpu: preempted]";
-  switch (reason) {
-    case session::OffCpuReason::kSleep:
-      return "[off-cpu: sleeping]";
-    case session::OffCpuReason::kLock:
-      return "[off-cpu: lock]";
-    case session::OffCpuReason::kIo:
-      return "[off-cpu: I/O]";
-    case session::OffCpuReason::kPoll:
-      return "[off-cpu: poll]";
-    case session::OffCpuReason::kUnknown:
-      break;
-  }
-  return "[off-cpu: waiting]";
-}
+// With sample_times: each thread's index in first-seen order, and its last sample's time.
+using ThreadOrder = std::map<std::pair<uint32_t, uint32_t>, std::pair<uint32_t, uint64_t>>;
 
 class Builder {
  public:
@@ -123,8 +107,7 @@ class Builder {
       return RootKindOf(location);
     };
     uint64_t done = 0;
-    // With sample_times: each thread's index in first-seen order, and its last sample's time.
-    std::map<std::pair<uint32_t, uint32_t>, std::pair<uint32_t, uint64_t>> threads;
+    ThreadOrder threads;
     if (options_.observer != nullptr) {
       options_.observer->Begin(sources_, walker_, latest_code_);
     }
@@ -136,6 +119,8 @@ class Builder {
     profile_.off_cpu.choice = options_.off_cpu;
     data_.ForEachSample([&](const session::Sample& sample) {
       if (options_.progress && ++done % 4096 == 0) options_.progress(done, total);
+      // Why a thread waited is the timeline's whatever the report keeps of the samples.
+      if (sample.off_cpu) timeline_.AddOffCpuReason(sample);
       if (sample.off_cpu ? options_.off_cpu == OffCpuSamples::kExclude
                          : options_.off_cpu == OffCpuSamples::kOnly) {
         ++profile_.off_cpu.left_out;
@@ -146,7 +131,7 @@ class Builder {
       if (kept_any++ == 0) profile_.start_time_ns = sample.time_ns;
       profile_.end_time_ns = sample.time_ns;  // samples are in time order
       if (sample.off_cpu) {
-        AddOffCpuSample(sample, roots, processes, last_time, off_cpu_ns);
+        AddOffCpuSample(sample, roots, processes, last_time, off_cpu_ns, threads);
         return;
       }
       ++kept;
@@ -167,13 +152,7 @@ class Builder {
       stack.last_time_ns = sample.time_ns;  // samples are in time order
       timeline_.AddSample(sample, static_cast<uint32_t>(it->second), period_ns_,
                           options_.timeline_samples);
-      if (options_.sample_times) {
-        auto [thread, first] =
-            threads.try_emplace({sample.pid, sample.tid}, static_cast<uint32_t>(threads.size()), 0);
-        thread->second.second = sample.time_ns;
-        profile_.samples.push_back(
-            {sample.time_ns, thread->second.first, static_cast<uint32_t>(it->second)});
-      }
+      KeepTime(sample, static_cast<uint32_t>(it->second), period_ns_, false, threads);
     });
     if (options_.observer != nullptr) options_.observer->End();
     const uint64_t kept_on_cpu = kept;
@@ -201,10 +180,13 @@ class Builder {
       sorted.push_back(std::move(profile_.stacks[order[i]]));
     }
     profile_.stacks = std::move(sorted);
-    // Off-CPU stacks of less than half a sampling period in all weigh nothing: they sorted last,
-    // and no timeline sample names them.
-    while (!profile_.stacks.empty() && profile_.stacks.back().samples == 0) {
-      profile_.stacks.pop_back();
+    // Off-CPU stacks of less than half a sampling period in all weigh nothing: they sorted last.
+    // The formats that show each sample at its time keep them, as those samples' stacks.
+    if (!options_.sample_times && !options_.timeline_samples) {
+      while (!profile_.stacks.empty() && profile_.stacks.back().samples == 0) {
+        new_index_[order[profile_.stacks.size() - 1]] = kNoStack;
+        profile_.stacks.pop_back();
+      }
     }
     if (options_.sample_times) NameThreads(threads, new_index_);
     profile_.total_samples = kept;
@@ -275,12 +257,13 @@ class Builder {
   }
 
   // A sample taken as its thread was switched out (record --off-cpu): its stack under an
-  // "[off-cpu: REASON]" leaf (OffCpuLeafName), weighing the time until the thread ran again
+  // "[off-cpu: WHY]" leaf (OffCpuWhy), weighing the time until the thread ran again
   // (`off_cpu_ns`, by stack and process). Kernel frames, the scheduler's, are left out.
   void AddOffCpuSample(const session::Sample& sample, bool roots,
                        std::map<uint32_t, ProcessShare>& processes,
                        std::map<uint32_t, uint64_t>& last_time,
-                       std::map<std::pair<size_t, uint32_t>, uint64_t>& off_cpu_ns) {
+                       std::map<std::pair<size_t, uint32_t>, uint64_t>& off_cpu_ns,
+                       ThreadOrder& threads) {
     const auto periods = off_cpu_periods_.find({sample.pid, sample.tid});
     const OffCpuPeriod* period = periods == off_cpu_periods_.end()
                                      ? nullptr
@@ -293,13 +276,13 @@ class Builder {
     ++profile_.off_cpu.switches;
     (period->state == OffCpuState::kPreempted ? profile_.off_cpu.preempted_ns
                                               : profile_.off_cpu.waiting_ns) += ns;
-    std::vector<uint32_t> frames = {
-        Intern(Location{.function = OffCpuLeafName(period->state, sample.off_cpu_reason),
-                        .module = "",
-                        .file = "",
-                        .line = 0,
-                        .kind = FrameKind::kOffCpu,
-                        .inlined = false})};
+    std::vector<uint32_t> frames = {Intern(Location{
+        .function = fmt::format("[off-cpu: {}]", OffCpuWhy(period->state, sample.off_cpu_reason)),
+        .module = "",
+        .file = "",
+        .line = 0,
+        .kind = FrameKind::kOffCpu,
+        .inlined = false})};
     AppendStack(sample, frames);
     std::erase_if(frames, [this](uint32_t frame) {
       return profile_.locations[frame].kind == FrameKind::kKernel;
@@ -312,6 +295,20 @@ class Builder {
     off_cpu_ns[{it->second, sample.pid}] += ns;
     processes[sample.pid].pid = sample.pid;
     last_time[sample.pid] = sample.time_ns;
+    const auto stack = static_cast<uint32_t>(it->second);
+    timeline_.AddOffCpuSample(sample, stack, ns, options_.timeline_samples);
+    KeepTime(sample, stack, ns, true, threads);
+  }
+
+  // With sample_times, a kept sample at its time (Profile::samples), and its thread's index in
+  // first-seen order and last sample's time in `threads`.
+  void KeepTime(const session::Sample& sample, uint32_t stack, uint64_t weight_ns, bool off_cpu,
+                ThreadOrder& threads) {
+    if (!options_.sample_times) return;
+    auto [thread, first] =
+        threads.try_emplace({sample.pid, sample.tid}, static_cast<uint32_t>(threads.size()), 0);
+    thread->second.second = sample.time_ns;
+    profile_.samples.push_back({sample.time_ns, thread->second.first, stack, weight_ns, off_cpu});
   }
 
   // Adds the off-CPU samples' time to their stacks and processes as samples of the sampling
@@ -375,9 +372,7 @@ class Builder {
 
   // Profile::threads by pid and tid, named as of their last samples, and the samples' thread and
   // stack indices made those of the sorted lists (`stack_at`: a stack's index once sorted).
-  void NameThreads(
-      const std::map<std::pair<uint32_t, uint32_t>, std::pair<uint32_t, uint64_t>>& threads,
-      const std::vector<uint32_t>& stack_at) {
+  void NameThreads(const ThreadOrder& threads, const std::vector<uint32_t>& stack_at) {
     std::vector<uint32_t> thread_at(threads.size());
     for (const auto& [ids, seen] : threads) {
       thread_at[seen.first] = static_cast<uint32_t>(profile_.threads.size());

@@ -63,7 +63,7 @@ std::string RenderSpeedscope(const Profile& profile) {
     // One pass over the samples (in time order) into each thread's lists.
     std::vector<std::string> samples(profile.threads.size());
     std::vector<std::string> weights(profile.threads.size());
-    const std::string weight = fmt::format("{}", profile.sample_period_ns);
+    std::vector<uint64_t> totals(profile.threads.size(), 0);
     for (const TimedSample& sample : profile.samples) {
       std::string& list = samples[sample.thread];
       if (!list.empty()) {
@@ -71,14 +71,15 @@ std::string RenderSpeedscope(const Profile& profile) {
         weights[sample.thread] += ',';
       }
       list += stacks[sample.stack];
-      weights[sample.thread] += weight;
+      fmt::format_to(std::back_inserter(weights[sample.thread]), "{}", sample.weight_ns);
+      totals[sample.thread] += sample.weight_ns;
     }
     for (size_t i = 0; i < profile.threads.size(); ++i) {
       const ThreadShare& t = profile.threads[i];
-      if (t.samples > profile.threads[busiest].samples) busiest = i;
+      if (totals[i] > totals[busiest]) busiest = i;
       profiles.push_back(SampledProfile(
           fmt::format("{} tid {} (pid {})", t.name.empty() ? "?" : t.name, t.tid, t.pid),
-          samples[i], weights[i], t.samples * profile.sample_period_ns));
+          samples[i], weights[i], totals[i]));
     }
   }
   return fmt::format(

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "jitscope/session/perf_record.h"
 #include "jitscope/trace/format.h"
 
 namespace jitscope::report {
@@ -73,11 +74,17 @@ struct TimelineInstant {
   uint32_t scope = 0;           // markers: the __itt_scope (1 global, 2 track group, 3 track, ...)
 };
 
-// One sample: its thread was on a CPU at `time_ns`, with the call stack Profile::stacks[stack].
+// An index into Profile::stacks, or none.
+inline constexpr uint32_t kNoStack = UINT32_MAX;
+
+// One sample: its thread was on a CPU at `time_ns`, with the call stack Profile::stacks[stack];
+// or, off_cpu, it was switched out then (record --off-cpu), under the stack's "[off-cpu: WHY]"
+// leaf, for the time of the off-CPU period that began then.
 struct TimelineSample {
   uint64_t time_ns = 0;
   uint32_t stack = 0;
-  uint64_t weight_ns = 0;  // the time it stands for: the sample period
+  uint64_t weight_ns = 0;  // the time it stands for: the sample period, or the time off the CPU
+  bool off_cpu = false;
 };
 
 // Why a thread was off the CPU, as a switch record says it (record --switch-events).
@@ -93,7 +100,20 @@ struct OffCpuPeriod {
   uint64_t begin_ns = 0;
   uint64_t end_ns = 0;
   OffCpuState state = OffCpuState::kWaiting;
+  // Why it waited, as the off-CPU sample taken at its switch out says (record --off-cpu, whatever
+  // the report keeps of the samples); kUnknown without one.
+  session::OffCpuReason reason = session::OffCpuReason::kUnknown;
+  // That sample's stack, when the report kept it (Profile::stacks, under its "[off-cpu: WHY]"
+  // leaf); kNoStack otherwise.
+  uint32_t stack = kNoStack;
 };
+// Why a thread was off the CPU, in a word: "preempted", else the reason its off-CPU sample gives
+// ("sleeping", "lock", "I/O", "poll"), else "waiting". Off-CPU stacks' leaves are
+// "[off-cpu: WHY]".
+const char* OffCpuWhy(OffCpuState state, session::OffCpuReason reason);
+inline const char* OffCpuWhy(const OffCpuPeriod& period) {
+  return OffCpuWhy(period.state, period.reason);
+}
 
 struct TimelineThread {
   uint32_t pid = 0;

@@ -40,6 +40,23 @@ const char* OffCpuStateName(OffCpuState state) {
   return "waiting";
 }
 
+const char* OffCpuWhy(OffCpuState state, session::OffCpuReason reason) {
+  if (state == OffCpuState::kPreempted) return "preempted";
+  switch (reason) {
+    case session::OffCpuReason::kSleep:
+      return "sleeping";
+    case session::OffCpuReason::kLock:
+      return "lock";
+    case session::OffCpuReason::kIo:
+      return "I/O";
+    case session::OffCpuReason::kPoll:
+      return "poll";
+    case session::OffCpuReason::kUnknown:
+      break;
+  }
+  return "waiting";
+}
+
 const TimelineThread* Timeline::FindThread(uint32_t pid, uint32_t tid) const {
   auto it = std::lower_bound(threads.begin(), threads.end(), std::pair{pid, tid},
                              [](const TimelineThread& t, std::pair<uint32_t, uint32_t> key) {
@@ -407,6 +424,18 @@ void TimelineBuilder::AddSample(const session::Sample& sample, uint32_t stack, u
   if (keep) thread.samples.push_back({sample.time_ns, stack, weight_ns});
 }
 
+void TimelineBuilder::AddOffCpuReason(const session::Sample& sample) {
+  off_cpu_notes_[{sample.pid, sample.tid}].push_back({sample.time_ns, sample.off_cpu_reason});
+}
+
+void TimelineBuilder::AddOffCpuSample(const session::Sample& sample, uint32_t stack,
+                                      uint64_t weight_ns, bool keep) {
+  off_cpu_notes_[{sample.pid, sample.tid}].back().stack = stack;
+  TimelineThread& thread = Thread(sample.pid, sample.tid);
+  Seen(thread, sample.time_ns);
+  if (keep) thread.samples.push_back({sample.time_ns, stack, weight_ns, true});
+}
+
 Timeline TimelineBuilder::Finish(const std::vector<session::Comm>& comms,
                                  const std::vector<session::Task>& tasks,
                                  std::span<const uint32_t> new_index) && {
@@ -425,7 +454,18 @@ Timeline TimelineBuilder::Finish(const std::vector<session::Comm>& comms,
   if (timeline_.start_ns == 0 && first != UINT64_MAX) timeline_.start_ns = first;
   const uint64_t start = timeline_.start_ns;
   timeline_.end_ns = std::max(last, start);
+  const auto renumbered = [&new_index](uint32_t stack) {
+    return stack < new_index.size() ? new_index[stack] : stack;
+  };
   for (auto& [thread, periods] : OffCpuPeriodsOf(switches_, tasks, timeline_.end_ns)) {
+    // Each off-CPU sample says why the period it begins was spent off the CPU.
+    for (const OffCpuNote& note : off_cpu_notes_[thread]) {
+      const OffCpuPeriod* found = PeriodOfOffCpuSample(periods, note.time_ns);
+      if (found == nullptr) continue;
+      OffCpuPeriod& period = periods[found - periods.data()];
+      period.reason = note.reason;
+      if (note.stack != kNoStack) period.stack = renumbered(note.stack);
+    }
     timeline_.threads[thread_index_.at(thread)].off_cpu = std::move(periods);
   }
   for (TimelineThread& thread : timeline_.threads) {
@@ -471,9 +511,7 @@ Timeline TimelineBuilder::Finish(const std::vector<session::Comm>& comms,
     thread.name = itt != itt_names_.end()
                       ? timeline_.strings[itt->second]
                       : names.ThreadNameAt(thread.pid, thread.tid, thread.last_ns);
-    for (TimelineSample& sample : thread.samples) {
-      if (sample.stack < new_index.size()) sample.stack = new_index[sample.stack];
-    }
+    for (TimelineSample& sample : thread.samples) sample.stack = renumbered(sample.stack);
     auto by_time = [](const auto& a, const auto& b) { return a.time_ns < b.time_ns; };
     std::stable_sort(thread.instants.begin(), thread.instants.end(), by_time);
     std::stable_sort(thread.samples.begin(), thread.samples.end(), by_time);

@@ -59,10 +59,19 @@ class TimelineBuilder {
 
   // A sample the report keeps, with its stack's index among the stacks built so far.
   void AddSample(const session::Sample& sample, uint32_t stack, uint64_t weight_ns, bool keep);
+  // Each off-CPU sample of the recording (record --off-cpu), whatever the report keeps of them:
+  // why its thread stopped, for the period off the CPU it begins (OffCpuPeriod::reason).
+  void AddOffCpuReason(const session::Sample& sample);
+  // The off-CPU sample AddOffCpuReason was given last, kept by the report with its stack's index
+  // among the stacks built so far and the time it stands for (its period's): the period's stack,
+  // and with `keep` a sample of its thread.
+  void AddOffCpuSample(const session::Sample& sample, uint32_t stack, uint64_t weight_ns,
+                       bool keep);
 
   // Ends what is open, names the threads from the recording's COMM, FORK and EXIT records (in
-  // time order) where the ITT API named none, and renumbers the samples' stacks by `new_index`
-  // (the Profile's stacks sorted: new_index[old] is where stack `old` went).
+  // time order) where the ITT API named none, and renumbers the samples' and the off-CPU
+  // periods' stacks by `new_index` (the Profile's stacks sorted: new_index[old] is where stack
+  // `old` went, kNoStack if it was left out).
   Timeline Finish(const std::vector<session::Comm>& comms, const std::vector<session::Task>& tasks,
                   std::span<const uint32_t> new_index) &&;
 
@@ -118,6 +127,13 @@ class TimelineBuilder {
   std::map<size_t, StringId> itt_names_;  // the name a thread gave itself
   // The recording's switch records (AddSwitches), which outlive the builder.
   std::span<const session::Switch> switches_;
+  // The off-CPU samples' reasons and kept stacks (AddOffCpuReason), by thread, in time order.
+  struct OffCpuNote {
+    uint64_t time_ns = 0;
+    session::OffCpuReason reason = session::OffCpuReason::kUnknown;
+    uint32_t stack = kNoStack;
+  };
+  std::map<std::pair<uint32_t, uint32_t>, std::vector<OffCpuNote>> off_cpu_notes_;
 };
 
 // A builder given the events of every process of `recording` that `sources` has JIT files of,
