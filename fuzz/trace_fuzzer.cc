@@ -1,11 +1,12 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// libFuzzer target for the native trace reader (src/jitscope/trace/reader.h) and its import: a
-// trace left by a crashed process, a damaged disk or an attacker must parse or fail cleanly, and
-// whatever parsed must build an index that resolves without crashing, a code history
-// (symbolize/code_history.h) that finds the versions it holds, and a timeline
-// (report/timeline_builder.h) whose slices end after they begin, written as a chrome trace that is
-// JSON.
+// libFuzzer target for the native trace readers (src/jitscope/trace/reader.h, record_stream.h)
+// and the import: a trace left by a crashed process, a damaged disk or an attacker must parse or
+// fail cleanly, the stream must read what the parse read (the same records in the same order,
+// the same counts and damage), and whatever parsed must build an index that resolves without
+// crashing, a code history (symbolize/code_history.h) that finds the versions it holds, and a
+// timeline (report/timeline_builder.h) whose slices end after they begin, written as a chrome trace
+// that is JSON.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -20,11 +21,29 @@
 #include "jitscope/symbolize/code_history.h"
 #include "jitscope/symbolize/importers.h"
 #include "jitscope/trace/reader.h"
+#include "jitscope/trace/record_stream.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace jitscope;
   auto parsed = trace::ParseTrace({data, size});
+  auto stream = trace::RecordStream::Open({data, size});
+  if (parsed.ok() != stream.ok()) __builtin_trap();
   if (!parsed.ok()) return 0;
+  for (const trace::Record& record : parsed->records) {
+    const auto streamed = stream->Next();
+    if (!streamed || streamed->timestamp != record.timestamp || streamed->tid != record.tid ||
+        streamed->snapshot != record.snapshot || streamed->event.index() != record.event.index()) {
+      __builtin_trap();
+    }
+  }
+  const trace::TraceStats& a = parsed->stats;
+  const trace::TraceStats& b = stream->stats();
+  if (stream->Next() || a.chunks != b.chunks || a.records != b.records ||
+      a.torn_records != b.torn_records || a.unknown_records != b.unknown_records ||
+      a.damaged_regions != b.damaged_regions ||
+      parsed->damage.message() != stream->damage().message()) {
+    __builtin_trap();
+  }
   fuzz::IndexProbe probe;
   symbolize::ImportTrace(*parsed, probe.builder());
   symbolize::ImportCode(*parsed, probe.code());

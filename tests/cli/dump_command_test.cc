@@ -4,12 +4,14 @@
 // damaged or foreign file gives.
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "jitscope/base/files.h"
@@ -168,6 +170,20 @@ TEST(CommandLineTest, WrongArgumentsGiveOneLineAndAUsageHint) {
   EXPECT_NE(result.out.find("dump"), std::string::npos);
 }
 
+// The peak resident memory of the largest of this process's children is below `kib` (not checked
+// in sanitized builds, whose runtimes take memory of their own).
+void ExpectChildrenPeakBelow(long kib, const std::string& what) {
+  struct rusage usage {};
+  ASSERT_EQ(::getrusage(RUSAGE_CHILDREN, &usage), 0);
+  std::printf("largest child: %ld KiB\n", usage.ru_maxrss);
+#ifndef JITSCOPE_SANITIZED_BUILD
+  EXPECT_LT(usage.ru_maxrss, kib) << "KiB to dump " << what;
+#else
+  (void)kib;
+  (void)what;
+#endif
+}
+
 // A record with 2 million line entries (16 MB of the file): dump writes a line table as it goes,
 // so what it holds is the mapped file and a row at a time, however long the table (a table of 10
 // million entries took 2.1 GB to print, 3.8 GB as JSON: every row as cells, then as text).
@@ -210,12 +226,70 @@ TEST(DumpCommandTest, AHugeLineTableIsWrittenWithoutHoldingIt) {
     EXPECT_EQ(rows, kEntries);
   }
   // The largest of this test's children (the dumps, and the short runs of the tests before).
-  struct rusage usage {};
-  ASSERT_EQ(::getrusage(RUSAGE_CHILDREN, &usage), 0);
-  std::printf("largest child: %ld KiB\n", usage.ru_maxrss);
-#ifndef JITSCOPE_SANITIZED_BUILD
-  EXPECT_LT(usage.ru_maxrss, 96 * 1024) << "KiB to dump a 16 MB line table";
-#endif
+  ExpectChildrenPeakBelow(96 * 1024, "a 16 MB line table");
+}
+
+// The peak resident memory of this process made what it is now (proc(5), clear_refs). A program
+// it starts takes on that peak (posix_spawn's child shares this process's memory until exec), so
+// a test that measures its children's peak (RUSAGE_CHILDREN) calls this before starting each.
+void ResetPeakMemory() {
+  std::ofstream clear_refs("/proc/self/clear_refs");
+  clear_refs << "5";
+  clear_refs.close();
+  ASSERT_TRUE(clear_refs) << "cannot reset the peak memory of the test";
+}
+
+// A trace of a million records, whose time goes back every thousand records (as the chunks of two
+// threads interleave): dump writes each record as it reads it, in time order, and holds neither
+// the records (the old dump held them all: ~400 MB for these) nor the whole file.
+TEST(DumpCommandTest, AMillionRecordsAreWrittenWithoutHoldingThem) {
+  TempDir dir;
+  constexpr uint32_t kRecords = 1'000'000;
+  constexpr uint32_t kBlock = 1000;
+  // Record i is of block i / kBlock; blocks 2k and 2k + 1 have the same times.
+  const auto time_of = [](uint32_t i) { return uint64_t{i / kBlock / 2 * kBlock + i % kBlock}; };
+  {
+    auto fd = base::CreateExclusive(dir.path(), "many.jsc");
+    ASSERT_TRUE(fd.ok());
+    auto writer = trace::TraceWriter::Create(std::move(fd).value(), {99, "/bin/jit", 5, 6});
+    ASSERT_TRUE(writer.ok());
+    for (uint32_t i = 0; i < kRecords; ++i) {
+      ASSERT_EQ((*writer)->Append(trace::UnloadEvent{i}, time_of(i), 3),
+                trace::TraceWriter::AppendResult::kOk);
+    }
+  }
+  for (const bool json : {false, true}) {
+    SCOPED_TRACE(json ? "--json" : "text");
+    std::vector<std::string> argv = {JITSCOPE_CLI, "dump", dir.path() + "/many.jsc"};
+    if (json) argv.insert(argv.begin() + 2, "--json");
+    ResetPeakMemory();
+    const auto run = RunProgram(argv);
+    ASSERT_TRUE(run.ok()) << run.Describe().substr(0, 2000);
+    if (json) {
+      EXPECT_EQ(std::count(run.out.begin(), run.out.end(), '\n'), kRecords + 2);
+      EXPECT_NE(run.out.find(R"({"event":"METHOD_UNLOAD_START","method_id":1000,"tid":3,)"
+                             R"("timestamp":0,"type":"unload"})"),
+                std::string::npos);
+      continue;
+    }
+    // In time order; of two records of one time, the one first in the file first.
+    std::string expected;
+    for (uint32_t pair = 0; pair < kRecords / kBlock / 2; ++pair) {
+      for (uint32_t j = 0; j < kBlock; ++j) {
+        for (const uint32_t block : {2 * pair, 2 * pair + 1}) {
+          const uint32_t i = block * kBlock + j;
+          expected += fmt::format("{} tid=3 METHOD_UNLOAD_START id={}\n", time_of(i), i);
+        }
+      }
+    }
+    const size_t body = run.out.find('\n') + 1;
+    const std::string summary = "# 1000000 records\n";
+    ASSERT_GE(run.out.size(), body + summary.size());
+    EXPECT_TRUE(run.out.compare(body, run.out.size() - body - summary.size(), expected) == 0)
+        << run.out.substr(body, 400);
+    EXPECT_EQ(run.out.substr(run.out.size() - summary.size()), summary);
+  }
+  ExpectChildrenPeakBelow(32 * 1024, "a million records (a 24 MB trace)");
 }
 
 }  // namespace

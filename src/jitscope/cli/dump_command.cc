@@ -16,6 +16,7 @@
 #include "jitscope/formats/jvm_table.h"
 #include "jitscope/formats/oprofile_dump_header.h"
 #include "jitscope/trace/reader.h"
+#include "jitscope/trace/record_stream.h"
 
 namespace jitscope::cli {
 namespace {
@@ -253,15 +254,12 @@ void WriteJson(const trace::Record& record, std::FILE* out) {
 }
 
 // Rejected events counted per reason, in reason order.
-std::array<uint64_t, trace::kMaxRejectReason + 1> CountRejections(const trace::ParsedTrace& t) {
-  std::array<uint64_t, trace::kMaxRejectReason + 1> counts{};
-  for (const auto& record : t.records) {
-    if (const auto* r = std::get_if<trace::RejectedEvent>(&record.event)) {
-      const auto reason = static_cast<uint32_t>(r->reason);
-      if (reason <= trace::kMaxRejectReason) ++counts[reason];
-    }
+using Rejections = std::array<uint64_t, trace::kMaxRejectReason + 1>;
+void CountRejection(const trace::Record& record, Rejections& counts) {
+  if (const auto* r = std::get_if<trace::RejectedEvent>(&record.event)) {
+    const auto reason = static_cast<uint32_t>(r->reason);
+    if (reason <= trace::kMaxRejectReason) ++counts[reason];
   }
-  return counts;
 }
 
 }  // namespace
@@ -274,23 +272,28 @@ int RunDump(const DumpOptions& options, std::FILE* out, std::FILE* err) {
     if (formats::LooksLikeOprofileDump(bytes)) return RunOprofileDump(options, bytes, out, err);
     if (formats::LooksLikeJvmTable(bytes)) return RunJvmTableDump(options, bytes, out, err);
   }
-  auto file = trace::TraceFile::Open(options.path);
-  if (!file.ok()) {
-    fmt::print(err, "jitscope dump: error: {}\n", file.status().message());
+  // Each record is written as it is read, and dropped: a trace can be far larger than memory.
+  auto stream = trace::RecordStream::Open(options.path);
+  if (!stream.ok()) {
+    fmt::print(err, "jitscope dump: error: {}\n", stream.status().message());
     return 1;
   }
-  const trace::ParsedTrace& t = file->trace();
-  const auto rejections = CountRejections(t);
+  const trace::TraceHeaderInfo& header = stream->header();
+  const trace::TraceStats& stats = stream->stats();
+  Rejections rejections{};
   if (options.json) {
     fmt::print(out, "{}\n",
                DumpJson({{"type", "header"},
-                         {"version", t.header.version},
-                         {"pid", t.header.pid},
-                         {"exe", std::string(t.header.exe_path)},
-                         {"pointer_size", t.header.pointer_size},
-                         {"start_monotonic_ns", t.header.start_monotonic_ns},
-                         {"start_realtime_ns", t.header.start_realtime_ns}}));
-    for (const auto& record : t.records) WriteJson(record, out);
+                         {"version", header.version},
+                         {"pid", header.pid},
+                         {"exe", std::string(header.exe_path)},
+                         {"pointer_size", header.pointer_size},
+                         {"start_monotonic_ns", header.start_monotonic_ns},
+                         {"start_realtime_ns", header.start_realtime_ns}}));
+    while (const auto record = stream->Next()) {
+      WriteJson(*record, out);
+      CountRejection(*record, rejections);
+    }
     json rejected = json::object();
     for (uint32_t i = 1; i <= trace::kMaxRejectReason; ++i) {
       if (rejections[i] != 0) {
@@ -299,31 +302,34 @@ int RunDump(const DumpOptions& options, std::FILE* out, std::FILE* err) {
     }
     fmt::print(out, "{}\n",
                DumpJson({{"type", "summary"},
-                         {"records", t.stats.records},
+                         {"records", stats.records},
                          {"rejected", std::move(rejected)},
-                         {"torn_records", t.stats.torn_records},
-                         {"unknown_records", t.stats.unknown_records},
-                         {"damaged_regions", t.stats.damaged_regions}}));
+                         {"torn_records", stats.torn_records},
+                         {"unknown_records", stats.unknown_records},
+                         {"damaged_regions", stats.damaged_regions}}));
   } else {
-    fmt::print(out, "# jitscope trace v{} pid={} exe={} start_monotonic_ns={}\n", t.header.version,
-               t.header.pid, Quote(t.header.exe_path), t.header.start_monotonic_ns);
-    for (const auto& record : t.records) WriteText(record, out);
-    fmt::print(out, "# {} records", t.stats.records);
+    fmt::print(out, "# jitscope trace v{} pid={} exe={} start_monotonic_ns={}\n", header.version,
+               header.pid, Quote(header.exe_path), header.start_monotonic_ns);
+    while (const auto record = stream->Next()) {
+      WriteText(*record, out);
+      CountRejection(*record, rejections);
+    }
+    fmt::print(out, "# {} records", stats.records);
     for (uint32_t i = 1; i <= trace::kMaxRejectReason; ++i) {
       if (rejections[i] != 0) {
         fmt::print(out, ", rejected {}={}",
                    trace::RejectReasonName(static_cast<trace::RejectReason>(i)), rejections[i]);
       }
     }
-    if (t.stats.torn_records != 0)
-      fmt::print(out, ", {} torn (process died mid-write)", t.stats.torn_records);
-    if (t.stats.unknown_records != 0)
-      fmt::print(out, ", {} of unknown type skipped", t.stats.unknown_records);
+    if (stats.torn_records != 0)
+      fmt::print(out, ", {} torn (process died mid-write)", stats.torn_records);
+    if (stats.unknown_records != 0)
+      fmt::print(out, ", {} of unknown type skipped", stats.unknown_records);
     fmt::print(out, "\n");
   }
   std::fflush(out);
-  if (!t.damage.ok()) {
-    fmt::print(err, "jitscope dump: error: {}\n", t.damage.message());
+  if (!stream->damage().ok()) {
+    fmt::print(err, "jitscope dump: error: {}\n", stream->damage().message());
     return 1;
   }
   return 0;
