@@ -9,6 +9,8 @@
 //   zoom     click FUNCTION's widest box: the boxes drawn after, and what the graph says
 //   brush    drag across the first half of the timeline: the selection, and the graph's totals
 //   events   point at each JIT event the timeline drew: the marks, and the tooltip of each
+//   timeline point at the middle of each ITT slice, marker, counter step and period off the CPU
+//            the timeline drew: each with its place and its tooltip, and the texts drawn there
 //   callers  open the call tree, click FUNCTION's name: the callers and callees listed
 //   code     open Code, show FUNCTION, choose its first version: the instructions listed
 //   diff     merge the JIT versions (tiers), then open "Changes by function": the boxes drawn
@@ -109,6 +111,26 @@ run(async () => {
         for (const m of marks) {
           await page.mouse.move(canvas.x + m.x + m.w / 2, canvas.y + m.y + m.h / 2);
           answer.marks.push({ x: m.x, what: colours[m.style], tooltip: await text(page, '#tooltip') });
+        }
+        break;
+      }
+      case 'timeline': {
+        const kinds = { '#8cc084': 'slice', '#8e44ad': 'marker', '#e67e22': 'counter' };
+        // The bands off the CPU, by why (the page's colours).
+        const why = { '#e8a8a8': 'preempted', '#a8c8ec': 'sleeping', '#f0c27a': 'lock', '#c8a8e8': 'I/O',
+                      '#9ed8c0': 'poll', '#cfcfcf': 'waiting' };
+        const onTimeline = drawn.filter((d) => d.canvas === 'timeline');
+        answer.texts = onTimeline.filter((d) => d.op === 'text').map((d) => ({ text: d.text, x: d.x, y: d.y }));
+        const canvas = await page.locator('#timeline').boundingBox();
+        answer.shapes = [];
+        for (const r of onTimeline.filter((d) => d.op === 'rect' && (kinds[d.style] || why[d.style]))) {
+          const shape = { kind: kinds[r.style] || 'off-cpu ' + why[r.style], x: r.x, y: r.y, w: r.w, h: r.h };
+          // A band off the CPU narrower than 3 px (a busy machine preempts often) is not pointed at.
+          if (kinds[r.style] || r.w >= 3) {
+            await page.mouse.move(canvas.x + r.x + r.w / 2, canvas.y + r.y + r.h / 2);
+            shape.tooltip = await text(page, '#tooltip');
+          }
+          answer.shapes.push(shape);
         }
         break;
       }

@@ -12,6 +12,11 @@
  *                                   twice, tasks never ended
  *   itt_client strings N            N distinct string handles, each used by one task; prints
  *                                   "heap BYTES", what the process's heap grew by meanwhile
+ *   itt_client timeline             a task "compute" that spins 120 ms of CPU time with a marker
+ *                                   "halfway" in its middle, then a task "wait" that sleeps 80 ms,
+ *                                   a counter "timeline/queue" 3, 7 and 0 before, between and
+ *                                   after them, and 30 ms more of CPU time: what the HTML report's
+ *                                   timeline draws
  *
  * Exits 0 after "done", 2 when no collector could be loaded, 3 when the collector wired a function
  * it does not implement, 4 when it left one it does unwired, 5 when a creation did not give the
@@ -19,6 +24,7 @@
  */
 #include <malloc.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "fake_static_part.h"
 
@@ -129,6 +135,38 @@ static int Strings(long count) {
   return 0;
 }
 
+/* Spins until this process has used `ms` more milliseconds of CPU time. */
+static void Spin(long ms) {
+  volatile unsigned long sink = 0;
+  const clock_t until = clock() + (clock_t)(ms * (CLOCKS_PER_SEC / 1000));
+  while (clock() < until) ++sink;
+}
+
+static int Timeline(void) {
+  FakeIttDomain* domain = itt.domain_create("timeline");
+  FakeIttHandle* compute = itt.string_handle_create("compute");
+  FakeIttHandle* wait = itt.string_handle_create("wait");
+  FakeIttHandle* halfway = itt.string_handle_create("halfway");
+  FakeIttCounter* queue = itt.counter_create("queue", "timeline");
+  unsigned long long depth = 3;
+  struct timespec pause = {0, 80 * 1000 * 1000};
+  itt.counter_set_value(queue, &depth);
+  itt.task_begin(domain, fake_itt_null, fake_itt_null, compute);
+  Spin(60);
+  itt.marker(domain, fake_itt_null, halfway, 3); /* __itt_scope_track: this thread's */
+  Spin(60);
+  itt.task_end(domain);
+  depth = 7;
+  itt.counter_set_value(queue, &depth);
+  itt.task_begin(domain, fake_itt_null, fake_itt_null, wait);
+  if (nanosleep(&pause, NULL) != 0) return 1;
+  itt.task_end(domain);
+  depth = 0;
+  itt.counter_set_value(queue, &depth);
+  Spin(30);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
   int old_layout = argc > 2 && strcmp(argv[2], "old-layout") == 0;
@@ -147,6 +185,7 @@ int main(int argc, char** argv) {
   if (strcmp(mode, "calls") == 0) status = Calls();
   if (strcmp(mode, "hostile") == 0) status = Hostile();
   if (strcmp(mode, "strings") == 0 && argc > 2) status = Strings(atol(argv[2]));
+  if (strcmp(mode, "timeline") == 0) status = Timeline();
   if (status == 0) printf("done\n");
   return status;
 }

@@ -297,6 +297,108 @@ TEST_F(HtmlReportTest, TheTimelineMarksTheJitEvents) {
   }
 }
 
+// A tooltip's number after `prefix` ("+0.125" of "... +0.125 s"), or NAN when it has no `prefix`.
+double NumberAfter(const std::string& text, const std::string& prefix) {
+  const size_t at = text.find(prefix);
+  double value = NAN;
+  if (at == std::string::npos ||
+      std::sscanf(text.c_str() + at + prefix.size(), "%lf", &value) != 1) {
+    return NAN;
+  }
+  return value;
+}
+
+// The timeline of a program that makes ITT calls and sleeps (itt_client timeline, recorded with
+// --off-cpu), as a person sees it: its task "compute" a slice on its thread's track with its name
+// drawn in it, and its marker "halfway" a mark inside it; the task "wait" after it, and in that
+// the thread's 80 ms off the CPU, a band whose tooltip says it slept and where; the counter
+// "timeline/queue" a row of its process whose steps say 3, 7 and 0. The flame graph counts the
+// time asleep under "[off-cpu: sleeping]".
+TEST_F(HtmlReportTest, TheTimelineDrawsTasksMarkersCountersAndTimeOffTheCpu) {
+  const std::string session = tmp_->path() + "/itt-timeline";
+  const std::string page = tmp_->path() + "/itt-timeline.html";
+  auto record = RunProgram(
+      {JITSCOPE_CLI, "record", "--off-cpu", "-o", session, "--", ITT_CLIENT, "timeline"});
+  ASSERT_EQ(record.exit_code, 0) << record.Describe();
+  auto report = RunProgram({JITSCOPE_CLI, "report", session, "--format", "html", "-o", page});
+  ASSERT_EQ(report.exit_code, 0) << report.Describe();
+  const json answer = Do("timeline", "", page);
+  ASSERT_TRUE(answer.contains("shapes")) << answer.dump();
+  // Each slice's begin and length from its tooltip ("task compute: +0.012 s for 121.3 ms"), and
+  // whether its name is drawn inside it.
+  struct Slice {
+    double at = NAN, ms = NAN;
+    bool named = false;
+  };
+  std::map<std::string, Slice> slices;
+  std::vector<double> markers;
+  std::vector<std::pair<double, std::string>> counter_steps;  // x, tooltip
+  std::vector<std::string> sleeps;
+  for (const json& shape : answer["shapes"]) {
+    const std::string tooltip = shape.value("tooltip", "");
+    if (shape["kind"] == "slice") {
+      for (const std::string name : {"compute", "wait"}) {
+        const std::string prefix = "task " + name + ": ";
+        if (!tooltip.starts_with(prefix)) continue;
+        Slice& slice = slices[name];
+        slice.at = NumberAfter(tooltip, prefix);
+        slice.ms = NumberAfter(tooltip, " s for ");
+        for (const json& text : answer["texts"]) {
+          slice.named |= text["text"] == name && text["x"] >= shape["x"] &&
+                         text["x"] <= shape["x"].get<double>() + shape["w"].get<double>() &&
+                         text["y"] >= shape["y"] &&
+                         text["y"] <= shape["y"].get<double>() + shape["h"].get<double>();
+        }
+      }
+    } else if (shape["kind"] == "marker") {
+      markers.push_back(NumberAfter(tooltip, "marker halfway: "));
+    } else if (shape["kind"] == "counter") {
+      counter_steps.emplace_back(shape["x"], tooltip);
+    } else if (shape["kind"] == "off-cpu sleeping") {
+      sleeps.push_back(tooltip);
+    }
+  }
+  ASSERT_TRUE(slices.contains("compute")) << answer.dump();
+  ASSERT_TRUE(slices.contains("wait")) << answer.dump();
+  const Slice& compute = slices["compute"];
+  const Slice& wait = slices["wait"];
+  EXPECT_TRUE(compute.named);
+  EXPECT_GE(compute.ms, 119.0);
+  EXPECT_GE(wait.ms, 79.0);
+  EXPECT_GE(wait.at, compute.at + compute.ms / 1000 - 0.001);
+  ASSERT_EQ(markers.size(), 1u) << answer.dump();
+  EXPECT_GT(markers[0], compute.at);
+  EXPECT_LT(markers[0], compute.at + compute.ms / 1000);
+  // The sleep: within the task "wait", as long, in the function that slept.
+  bool slept = false;
+  for (const std::string& tooltip : sleeps) {
+    const double at = NumberAfter(tooltip, "off the CPU: sleeping, ");
+    const double ms = NumberAfter(tooltip, " s for ");
+    if (ms < 79.0) continue;
+    slept = true;
+    EXPECT_GE(at, wait.at - 0.001) << tooltip;
+    EXPECT_LE(at + ms / 1000, wait.at + wait.ms / 1000 + 0.001) << tooltip;
+    EXPECT_NE(tooltip.find("\n  in "), std::string::npos) << tooltip;
+  }
+  EXPECT_TRUE(slept) << "no band of 80 ms asleep among " << json(sleeps).dump();
+  std::sort(counter_steps.begin(), counter_steps.end());
+  std::vector<std::string> values;
+  for (const auto& [x, tooltip] : counter_steps) {
+    values.push_back(tooltip.substr(0, tooltip.find(" at ")));
+  }
+  EXPECT_EQ(values,
+            (std::vector<std::string>{"counter timeline/queue = 3", "counter timeline/queue = 7",
+                                      "counter timeline/queue = 0"}));
+  bool counter_named = false;
+  for (const json& text : answer["texts"]) counter_named |= text["text"] == "  timeline/queue";
+  EXPECT_TRUE(counter_named);
+
+  const json look = Do("look", "[off-cpu: sleeping]", page);
+  const std::vector<json> asleep = Boxes(look, "[off-cpu: sleeping]");
+  ASSERT_FALSE(asleep.empty()) << look.dump();
+  EXPECT_GT(asleep.front()["w"].get<double>(), 10.0);
+}
+
 // The callers view of the hot function lists the functions that call it, with the samples of
 // each call, and what it calls: the folded stacks' frames next to it.
 TEST_F(HtmlReportTest, TheCallersViewListsTheRealCallers) {

@@ -559,6 +559,81 @@ TEST(HtmlWriterTest, OneFileWithTheFramesTheStackTreeAndEachThreadsSamples) {
   EXPECT_EQ(threads["nodes"], nlohmann::json::parse("[[3,3,3,6,3,3,3],[4,4,4]]"));
 }
 
+// The timeline beside the samples: per thread its periods off the CPU (when, how long, why, and
+// the stack tree's node of the off-CPU sample the report kept, whose time is written there alone),
+// its ITT slices in lanes (a task's depth, then one lane for regions and the like) and its
+// markers; a thread with none of its samples kept but a task is a thread of the page; and the
+// counters, named by domain, at their times. Times are microseconds from the first sample.
+TEST(HtmlWriterTest, TheTimelinesPeriodsOffTheCpuSlicesMarkersAndCounters) {
+  Profile profile = TimedSampleProfile();
+  profile.locations.push_back({"[off-cpu: sleeping]", "", "", 0, FrameKind::kOffCpu, false});
+  profile.stacks.push_back({{6, 3, 2}, 2, 2'500'000, 2'500'000});
+  profile.samples.insert(profile.samples.begin() + 2, {2'500'000, 1, 3, 2'000'000, true});
+  Timeline& timeline = profile.timeline;
+  timeline.strings = {"", "conv", "inner", "r", "m", "task", "queue", "d", "f"};
+  auto thread = [](uint32_t tid, const char* name) {
+    TimelineThread t;
+    t.pid = 7;
+    t.tid = tid;
+    t.name = name;
+    return t;
+  };
+  TimelineThread worker = thread(8, "worker");
+  worker.off_cpu = {{.begin_ns = 2'500'000,
+                     .end_ns = 4'500'000,
+                     .reason = session::OffCpuReason::kSleep,
+                     .stack = 3},
+                    {.begin_ns = 6'000'000, .end_ns = 6'300'000, .state = OffCpuState::kPreempted}};
+  worker.slices = {{.begin_ns = 1'500'000, .end_ns = 3'000'000, .name = 1, .domain = 7},
+                   {.begin_ns = 2'000'000, .end_ns = 2'500'000, .name = 2, .domain = 7, .depth = 1},
+                   {.begin_ns = 1'000'000,
+                    .end_ns = 1'200'000,
+                    .name = 3,
+                    .domain = 7,
+                    .kind = trace::IttKind::kRegion}};
+  worker.instants = {{.time_ns = 2'000'000, .kind = InstantKind::kMarker, .name = 4, .domain = 7},
+                     {.time_ns = 2'200'000, .kind = InstantKind::kJitLoad, .name = 8}};
+  TimelineThread tbb = thread(9, "tbb");
+  tbb.slices = {{.begin_ns = 4'000'000, .end_ns = 5'000'000, .name = 5, .domain = 7}};
+  timeline.threads = {thread(7, "jitvm"), worker, tbb};
+  timeline.counters = {
+      {.pid = 7, .name = 6, .domain = 7, .values = {{500'000, 1.0}, {3'000'000, 2.5}}}};
+  const nlohmann::json data = PageData(RenderHtml(profile, {}));
+  const std::vector<std::string> strings = data["strings"];
+  auto names = [&](const nlohmann::json& lists) {
+    std::vector<std::vector<std::string>> out;
+    for (const nlohmann::json& list : lists) {
+      out.emplace_back();
+      for (int64_t i : list) out.back().push_back(strings[static_cast<size_t>(i)]);
+    }
+    return out;
+  };
+  using Names = std::vector<std::vector<std::string>>;
+  const nlohmann::json& threads = data["threads"];
+  EXPECT_EQ(threads["tid"], nlohmann::json({7, 8, 9}));
+  EXPECT_EQ(names(nlohmann::json::array({threads["name"]})), (Names{{"jitvm", "worker", "tbb"}}));
+  EXPECT_EQ(threads["times"], nlohmann::json::parse("[[0,2000,1000,2000,1000,2000,1000],"
+                                                    "[1000,3000,3000],[]]"));
+  EXPECT_EQ(threads["off_at"], nlohmann::json::parse("[[],[1500,5000],[]]"));
+  EXPECT_EQ(threads["off_us"], nlohmann::json::parse("[[],[2000,300],[]]"));
+  EXPECT_EQ(names(threads["off_why"]), (Names{{}, {"sleeping", "preempted"}, {}}));
+  // root; main; hot [opt]; work; hot [base]; write; [kernel]; [off-cpu: sleeping] under hot [base]
+  EXPECT_EQ(data["nodes"]["parent"], nlohmann::json({-1, 0, 1, 2, 1, 1, 5, 4}));
+  EXPECT_EQ(threads["off_node"], nlohmann::json::parse("[[],[7,-1],[]]"));
+  EXPECT_EQ(threads["slice_at"], nlohmann::json::parse("[[],[500,1000,0],[3000]]"));
+  EXPECT_EQ(threads["slice_us"], nlohmann::json::parse("[[],[1500,500,200],[1000]]"));
+  EXPECT_EQ(names(threads["slice_name"]), (Names{{}, {"conv", "inner", "r"}, {"task"}}));
+  EXPECT_EQ(threads["slice_lane"], nlohmann::json::parse("[[],[0,1,2],[0]]"));
+  EXPECT_EQ(threads["mark_at"], nlohmann::json::parse("[[],[1000],[]]"));
+  EXPECT_EQ(names(threads["mark_name"]), (Names{{}, {"m"}, {}}));
+  ASSERT_EQ(data["counters"].size(), 1u);
+  const nlohmann::json& counter = data["counters"][0];
+  EXPECT_EQ(counter["pid"], 7);
+  EXPECT_EQ(strings[counter["name"].get<size_t>()], "d/queue");
+  EXPECT_EQ(counter["at"], nlohmann::json({-500, 2000}));
+  EXPECT_EQ(counter["values"], nlohmann::json({1, 2.5}));
+}
+
 // A name is only ever data: one that would close the script element is written escaped.
 TEST(HtmlWriterTest, HostileNamesCannotLeaveTheData) {
   Profile profile = TimedSampleProfile();

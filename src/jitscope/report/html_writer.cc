@@ -2,6 +2,7 @@
 #include "jitscope/report/html_writer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <string_view>
 #include <tuple>
@@ -73,6 +74,107 @@ void WriteCode(const Profile& profile, const HtmlCode& code, PageData& page) {
   }
   out += ']';
   page.Field("code_note", code.note);
+}
+
+// The page's threads, by pid then tid: those with samples and those the timeline has anything of
+// (tasks, periods off the CPU, markers). Per thread, its samples on a CPU as differences of
+// microseconds and tree nodes; its periods off the CPU (when, how long, why, and the tree node of
+// the off-CPU sample the report kept, else -1), which the page weighs by their time; its ITT
+// slices (when, how long, name, lane: a task's depth, the lane below them for overlapped tasks,
+// regions and frames); its markers. Times are microseconds from the first sample.
+void WriteThreads(const Profile& profile, const StackTree& tree, PageData& page) {
+  const Timeline& timeline = profile.timeline;
+  std::map<std::pair<uint32_t, uint32_t>, size_t> index;
+  for (const ThreadShare& t : profile.threads) index.try_emplace({t.pid, t.tid}, 0);
+  for (const TimelineThread& t : timeline.threads) {
+    if (!t.slices.empty() || !t.off_cpu.empty() || !t.instants.empty()) {
+      index.try_emplace({t.pid, t.tid}, 0);
+    }
+  }
+  size_t n = 0;
+  for (auto& [ids, i] : index) i = n++;
+  std::vector<std::vector<int64_t>> times(n), nodes(n), off_at(n), off_us(n), off_why(n),
+      off_node(n), slice_at(n), slice_us(n), slice_name(n), slice_lane(n), mark_at(n), mark_name(n);
+  std::vector<int64_t> last(n, 0), pid(n), tid(n), name(n, page.Intern(""));
+  for (const TimedSample& sample : profile.samples) {
+    // An off-CPU sample is its period's (below): its time is written once.
+    if (sample.off_cpu) continue;
+    const ThreadShare& t = profile.threads[sample.thread];
+    const size_t i = index.at({t.pid, t.tid});
+    const int64_t at = MicrosecondsFrom(sample.time_ns, profile.start_time_ns);
+    times[i].push_back(at - last[i]);
+    last[i] = at;
+    nodes[i].push_back(tree.leaf[sample.stack]);
+  }
+  for (const TimelineThread& t : timeline.threads) {
+    auto it = index.find({t.pid, t.tid});
+    if (it == index.end()) continue;
+    const size_t i = it->second;
+    name[i] = page.Intern(t.name);
+    for (const OffCpuPeriod& period : t.off_cpu) {
+      off_at[i].push_back(MicrosecondsFrom(period.begin_ns, profile.start_time_ns));
+      off_us[i].push_back(MicrosecondsFrom(period.end_ns, period.begin_ns));
+      off_why[i].push_back(page.Intern(OffCpuWhy(period)));
+      off_node[i].push_back(period.stack < tree.leaf.size()
+                                ? static_cast<int64_t>(tree.leaf[period.stack])
+                                : int64_t{-1});
+    }
+    uint32_t task_lanes = 0;
+    for (const TimelineSlice& slice : t.slices) {
+      if (slice.kind == trace::IttKind::kTask) task_lanes = std::max(task_lanes, slice.depth + 1);
+    }
+    for (const TimelineSlice& slice : t.slices) {
+      slice_at[i].push_back(MicrosecondsFrom(slice.begin_ns, profile.start_time_ns));
+      slice_us[i].push_back(MicrosecondsFrom(slice.end_ns, slice.begin_ns));
+      slice_name[i].push_back(page.Intern(timeline.String(slice.name)));
+      slice_lane[i].push_back(slice.kind == trace::IttKind::kTask ? slice.depth : task_lanes);
+    }
+    for (const TimelineInstant& instant : t.instants) {
+      if (instant.kind != InstantKind::kMarker) continue;
+      mark_at[i].push_back(MicrosecondsFrom(instant.time_ns, profile.start_time_ns));
+      mark_name[i].push_back(page.Intern(timeline.String(instant.name)));
+    }
+  }
+  for (const ThreadShare& t : profile.threads) name[index.at({t.pid, t.tid})] = page.Intern(t.name);
+  for (const auto& [ids, i] : index) {
+    pid[i] = ids.first;
+    tid[i] = ids.second;
+  }
+  page.OpenTable("threads", {{"pid", &pid}, {"tid", &tid}, {"name", &name}});
+  const std::pair<const char*, const std::vector<std::vector<int64_t>>*> lists[] = {
+      {"times", &times},           {"nodes", &nodes},       {"off_at", &off_at},
+      {"off_us", &off_us},         {"off_why", &off_why},   {"off_node", &off_node},
+      {"slice_at", &slice_at},     {"slice_us", &slice_us}, {"slice_name", &slice_name},
+      {"slice_lane", &slice_lane}, {"mark_at", &mark_at},   {"mark_name", &mark_name}};
+  for (const auto& [field, values] : lists) {
+    page.out() += fmt::format(",\"{}\":", field);
+    page.NumberLists(*values);
+  }
+  page.CloseTable();
+}
+
+// The ITT counters, each with its process, its name ("DOMAIN/NAME") and its values at their
+// times (microseconds from the first sample).
+void WriteCounters(const Profile& profile, PageData& page) {
+  std::string& out = page.out();
+  out += ",\"counters\":[";
+  const Timeline& timeline = profile.timeline;
+  for (size_t i = 0; i < timeline.counters.size(); ++i) {
+    const TimelineCounter& counter = timeline.counters[i];
+    const std::string& domain = timeline.String(counter.domain);
+    const std::string& name = timeline.String(counter.name);
+    std::vector<int64_t> at;
+    std::vector<std::string> values;
+    for (const TimelineCounter::Value& value : counter.values) {
+      at.push_back(MicrosecondsFrom(value.time_ns, profile.start_time_ns));
+      values.push_back(fmt::format("{}", std::isfinite(value.value) ? value.value : 0.0));
+    }
+    out += fmt::format("{}{{\"pid\":{},\"name\":{},\"at\":", i > 0 ? "," : "", counter.pid,
+                       page.Intern(domain.empty() ? name : domain + "/" + name));
+    page.Numbers(at);
+    out += fmt::format(",\"values\":[{}]}}", fmt::join(values, ","));
+  }
+  out += ']';
 }
 
 }  // namespace
@@ -163,30 +265,8 @@ std::string RenderHtml(const Profile& profile, const HtmlCode& code) {
     }
     page.Table("processes", {{"pid", &pid}, {"name", &name}});
   }
-  {
-    std::vector<std::vector<int64_t>> times(profile.threads.size());
-    std::vector<std::vector<int64_t>> nodes(profile.threads.size());
-    std::vector<int64_t> last(profile.threads.size(), 0);
-    for (const TimedSample& sample : profile.samples) {
-      if (sample.off_cpu) continue;
-      const int64_t t = MicrosecondsFrom(sample.time_ns, profile.start_time_ns);
-      times[sample.thread].push_back(t - last[sample.thread]);
-      last[sample.thread] = t;
-      nodes[sample.thread].push_back(tree.leaf[sample.stack]);
-    }
-    std::vector<int64_t> pid, tid, name;
-    for (const ThreadShare& t : profile.threads) {
-      pid.push_back(t.pid);
-      tid.push_back(t.tid);
-      name.push_back(page.Intern(t.name));
-    }
-    page.OpenTable("threads", {{"pid", &pid}, {"tid", &tid}, {"name", &name}});
-    out += ",\"times\":";
-    page.NumberLists(times);
-    out += ",\"nodes\":";
-    page.NumberLists(nodes);
-    page.CloseTable();
-  }
+  WriteThreads(profile, tree, page);
+  WriteCounters(profile, page);
   WriteCode(profile, code, page);
   return HtmlPage(profile.command.empty() ? "jitscope report" : "jitscope: " + profile.command,
                   std::move(page).Finish());

@@ -10,9 +10,11 @@
 // What the page is given (the JSON in its #profile-data element): the frames (one per Location,
 // with its label, colour and kind as the SVG flame graph shows them, and its JIT version), the
 // tree of the distinct stacks (node 0 the root; a node's parent comes before it), and per thread
-// its samples as (time, node) pairs, times in microseconds since the first sample, each a
-// difference from the one before. Counts are not stored: the page sums the samples of its
-// selection, so a million samples cost a few bytes each and nothing is counted twice. The
+// its samples on a CPU as (time, node) pairs, times in microseconds since the first sample, each
+// a difference from the one before; from the Timeline (timeline.h), per thread its periods off
+// the CPU (with the node of the off-CPU sample the report kept: its time is written there alone),
+// ITT slices and markers, and the ITT counters. Counts are not stored: the page sums the samples
+// of its selection, so a million samples cost a few bytes each and nothing is counted twice. The
 // profile must be built with BuildOptions::sample_times (and jit_versions, for versions).
 #pragma once
 

@@ -7,8 +7,10 @@
 //   - the callers and callees of one function, merged over all its call sites;
 //   - the annotated code of the versions the report disassembled;
 //   - the timeline: a track per thread (per process when there are several) with the density of
-//     its samples, and the loads and ends of the JIT code versions the samples ran; dragging
-//     across it selects a time range, which every other view then shows alone;
+//     its samples over its periods off the CPU (coloured by why), its ITT tasks and markers, and
+//     per process the loads and ends of the JIT code versions the samples ran and its ITT
+//     counters; dragging across it selects a time range, which every other view then shows
+//     alone (an off-CPU sample weighs the part of its time off the CPU inside it);
 //   - for `jitscope report --diff-base OLD NEW`, a differential flame graph and a table.
 // Every count is of the current selection: the samples of the chosen threads in the chosen time
 // range, aggregated from scratch (per call-tree node, then up the tree), so a view never mixes
@@ -34,12 +36,21 @@
       const times = new Float64Array(deltas.length);
       let t = 0;
       for (let j = 0; j < deltas.length; ++j) times[j] = t += deltas[j];
+      const column = (name) => (data.threads[name] ? data.threads[name][i] : []);
+      const slices = {
+        at: column('slice_at'), us: column('slice_us'), name: column('slice_name'), lane: column('slice_lane'),
+      };
       threads.push({
         pid: data.threads.pid[i],
         tid: data.threads.tid[i],
         name: str(data.threads.name[i]),
         times: times,
         nodes: Int32Array.from(data.threads.nodes[i]),
+        // Periods off the CPU: when, how long, why, and the node of the off-CPU sample kept (-1).
+        off: { at: column('off_at'), us: column('off_us'), why: column('off_why'), node: column('off_node') },
+        slices: slices,
+        lanes: slices.lane.reduce((most, lane) => Math.max(most, lane + 1), 0),
+        marks: { at: column('mark_at'), name: column('mark_name') },
       });
     }
   }
@@ -114,8 +125,25 @@
       const nodes = t.nodes;
       for (let j = lo; j < hi; ++j) nodeSelf[nodes[j]] += 1;
       selectedTotal += hi - lo;
+      // An off-CPU sample weighs the time its thread was off the CPU, as samples of the period: the
+      // part of it in the selected range.
+      const off = t.off;
+      for (let j = 0; j < off.node.length; ++j) {
+        if (off.node[j] < 0) continue;
+        let from = off.at[j];
+        let to = from + off.us[j];
+        if (state.range) {
+          from = Math.max(from, state.range[0]);
+          to = Math.min(to, state.range[1]);
+        }
+        if (to <= from) continue;
+        const weight = (to - from) * 1000 / periodNs;
+        nodeSelf[off.node[j]] += weight;
+        selectedTotal += weight;
+      }
     }
   }
+  const periodNs = Math.max(1, data.period_ns || 1000000);
 
   function lowerBound(array, value) {
     let lo = 0;
@@ -886,6 +914,24 @@
   let tracks = [];  // {thread, y} or {process, y}
   let brush = null;  // [x0, x1] while dragging
 
+  const laneHeight = 14;
+  const counterHeight = 18;
+  // Why a thread was off the CPU, by colour: the band drawn under its samples.
+  const offColours = {
+    preempted: '#e8a8a8', sleeping: '#a8c8ec', lock: '#f0c27a', 'I/O': '#c8a8e8', poll: '#9ed8c0',
+    waiting: '#cfcfcf',
+  };
+  const sliceColour = '#8cc084';
+  const markerColour = '#8e44ad';
+  const counterColour = '#e67e22';
+  const countersOf = new Map();  // pid → indices into data.counters
+  (data.counters || []).forEach((c, i) => {
+    if (!countersOf.has(c.pid)) countersOf.set(c.pid, []);
+    countersOf.get(c.pid).push(i);
+  });
+
+  // A track per process (its JIT events, then a row per counter) and per thread (its samples'
+  // density over its periods off the CPU, then a lane per level of its ITT slices).
   function layoutTracks() {
     tracks = [];
     let y = axisHeight;
@@ -897,12 +943,17 @@
     const names = new Map();
     if (data.processes) data.processes.pid.forEach((pid, i) => names.set(pid, str(data.processes.name[i])));
     for (const [pid, list] of byPid) {
-      tracks.push({ process: pid, y, label: (names.get(pid) || '?') + ' (pid ' + pid + ')' });
+      tracks.push({ process: pid, y, height: trackHeight, label: (names.get(pid) || '?') + ' (pid ' + pid + ')' });
       y += trackHeight;
+      for (const c of countersOf.get(pid) || []) {
+        tracks.push({ counter: c, y, height: counterHeight, label: '  ' + str(data.counters[c].name) });
+        y += counterHeight;
+      }
       for (const i of list) {
         const t = threads[i];
-        tracks.push({ thread: i, y, label: (t.name || '?') + ' ' + t.tid });
-        y += trackHeight;
+        const height = trackHeight + t.lanes * laneHeight;
+        tracks.push({ thread: i, y, height, label: (t.name || '?') + ' ' + t.tid });
+        y += height;
       }
     }
     return y;
@@ -954,6 +1005,10 @@
     const d = densities(columns);
     for (const track of tracks) {
       const y = track.y;
+      if (track.counter !== undefined) {
+        drawCounter(ctx, track, width);
+        continue;
+      }
       if (track.process !== undefined) {
         ctx.fillStyle = '#eee';
         ctx.fillRect(0, y, width, trackHeight);
@@ -966,6 +1021,20 @@
       const dim = state.soloThread >= 0 && state.soloThread !== i;
       ctx.fillStyle = dim ? '#aaa' : '#111';
       ctx.fillText((state.soloThread === i ? '● ' : '  ') + track.label, 4, y + trackHeight / 2);
+      const t = threads[i];
+      for (let j = 0; j < t.off.at.length; ++j) {
+        const x0 = Math.max(labelWidth, xOfTime(t.off.at[j], width));
+        const x1 = Math.min(width, xOfTime(t.off.at[j] + t.off.us[j], width));
+        if (x1 < labelWidth || x0 > width) continue;
+        ctx.fillStyle = offColours[str(t.off.why[j])] || offColours.waiting;
+        ctx.fillRect(x0, y + 2, Math.max(1, x1 - x0), trackHeight - 3);
+      }
+      drawSlices(ctx, t, y + trackHeight, width);
+      for (let j = 0; j < t.marks.at.length; ++j) {
+        if (t.marks.at[j] < 0 || t.marks.at[j] > durationUs) continue;
+        ctx.fillStyle = markerColour;
+        ctx.fillRect(xOfTime(t.marks.at[j], width) - 1, y + 1, 2, track.height - 2);
+      }
       const counts = d.perThread[i];
       ctx.fillStyle = dim ? '#c8d3e0' : '#4a7bd0';
       for (let c = 0; c < columns; ++c) {
@@ -993,6 +1062,85 @@
       ctx.fillRect(from, axisHeight, 1, height - axisHeight);
       ctx.fillRect(to, axisHeight, 1, height - axisHeight);
     }
+  }
+
+  // A thread's ITT slices, a lane per level, each named where it is wide enough.
+  function drawSlices(ctx, t, top, width) {
+    const sl = t.slices;
+    for (let j = 0; j < sl.at.length; ++j) {
+      const x0 = Math.max(labelWidth, xOfTime(sl.at[j], width));
+      const x1 = Math.min(width, xOfTime(sl.at[j] + sl.us[j], width));
+      if (x1 < labelWidth || x0 > width) continue;
+      const y = top + sl.lane[j] * laneHeight;
+      ctx.fillStyle = sliceColour;
+      ctx.fillRect(x0, y + 1, Math.max(1, x1 - x0), laneHeight - 2);
+      const name = fit(str(sl.name[j]), x1 - x0 - 6);
+      if (name) {
+        ctx.fillStyle = '#111';
+        ctx.fillText(name, x0 + 3, y + laneHeight / 2);
+      }
+    }
+  }
+
+  // A counter's values as steps, from its least to its greatest, labelled with its name.
+  function drawCounter(ctx, track, width) {
+    const c = data.counters[track.counter];
+    ctx.fillStyle = '#333';
+    ctx.fillText(track.label, 4, track.y + counterHeight / 2);
+    let lo = 0;
+    let hi = 0;
+    for (const v of c.values) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+    const span = hi - lo || 1;
+    ctx.fillStyle = counterColour;
+    for (let j = 0; j < c.at.length; ++j) {
+      const x0 = Math.max(labelWidth, xOfTime(c.at[j], width));
+      const x1 = Math.min(width, j + 1 < c.at.length ? xOfTime(c.at[j + 1], width) : width);
+      if (x1 <= x0) continue;
+      const h = Math.max(1, (counterHeight - 4) * (c.values[j] - lo) / span);
+      ctx.fillRect(x0, track.y + counterHeight - 2 - h, x1 - x0, h);
+    }
+  }
+
+  // The value a counter had at time `t` (µs), or null before its first.
+  function counterValueAt(c, t) {
+    let found = null;
+    for (let j = 0; j < c.at.length && c.at[j] <= t; ++j) found = c.values[j];
+    return found;
+  }
+
+  // What is at time `t` (µs) on a thread's track at height `dy` below its top: a slice of the lane
+  // there, a marker within `slack` µs, or the period off the CPU around it.
+  function threadThingsAt(th, t, dy, slack) {
+    const lines = [];
+    if (dy >= trackHeight) {
+      const lane = Math.floor((dy - trackHeight) / laneHeight);
+      const sl = th.slices;
+      for (let j = 0; j < sl.at.length; ++j) {
+        if (sl.lane[j] === lane && sl.at[j] <= t && t <= sl.at[j] + sl.us[j]) {
+          lines.push('task ' + str(sl.name[j]) + ': ' + fmtAt(sl.at[j]) + ' for ' + fmtDuration(sl.us[j]));
+        }
+      }
+    }
+    for (let j = 0; j < th.marks.at.length; ++j) {
+      if (Math.abs(th.marks.at[j] - t) <= slack) lines.push('marker ' + str(th.marks.name[j]) + ': ' + fmtAt(th.marks.at[j]));
+    }
+    const off = th.off;
+    for (let j = 0; j < off.at.length; ++j) {
+      if (dy >= trackHeight || off.at[j] > t || t > off.at[j] + off.us[j]) continue;
+      let line = 'off the CPU: ' + str(off.why[j]) + ', ' + fmtAt(off.at[j]) + ' for ' + fmtDuration(off.us[j]);
+      if (off.node[j] >= 0) line += '\n  in ' + stackText(nodeParent[off.node[j]], 4);
+      lines.push(line);
+    }
+    return lines;
+  }
+
+  const fmtDuration = (us) => (us >= 1e6 ? (us / 1e6).toFixed(3) + ' s' : (us / 1e3).toFixed(1) + ' ms');
+
+  // The frames from `node` up, innermost first, at most `most` of them.
+  function stackText(node, most) {
+    const names = [];
+    for (let n = node; n > 0 && names.length < most; n = nodeParent[n]) names.push(str(frames.label[nodeFrame[n]]));
+    return names.join(' \u2190 ') || '?';
   }
 
   // The loads (green) and ends (red) of the process's JIT code versions the samples ran.
@@ -1036,7 +1184,7 @@
   }
 
   function trackAt(y) {
-    for (const t of tracks) if (y >= t.y && y < t.y + trackHeight) return t;
+    for (const t of tracks) if (y >= t.y && y < t.y + t.height) return t;
     return null;
   }
 
@@ -1067,12 +1215,20 @@
     const track = trackAt(y);
     if (!track || x < labelWidth) return hideTooltip();
     const t = timeOfX(x, rect.width);
+    if (track.counter !== undefined) {
+      const c = data.counters[track.counter];
+      const value = counterValueAt(c, t);
+      return showTooltip(event, 'counter ' + str(c.name) + (value === null ? ': no value yet' : ' = ' + value) +
+          ' at ' + fmtAt(t));
+    }
     if (track.process !== undefined) {
       const events = jitEventAt(track.process, x, rect.width);
       if (!events.length) return showTooltip(event, track.label + '\nJIT code loaded (green) and replaced (red) at +' + fmtSeconds(t));
       return showTooltip(event, events.slice(0, 12).map(([what, v]) => what + ': ' + versionName(v) + '\n  ' + describeVersion(v)).join('\n'));
     }
     const th = threads[track.thread];
+    const things = threadThingsAt(th, t, y - track.y, 2 * durationUs / Math.max(1, rect.width - labelWidth));
+    if (things.length) return showTooltip(event, things.join('\n'));
     const columns = Math.max(1, Math.floor(rect.width - labelWidth));
     const c = Math.min(columns - 1, Math.floor((x - labelWidth)));
     const count = densities(columns).perThread[track.thread][c] || 0;
