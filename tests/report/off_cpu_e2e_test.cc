@@ -4,6 +4,9 @@
 // them, on off_cpu_jit.c: a program that spends 40% of its time computing and 60% asleep, both
 // called from JIT code. Its compute is measured in CPU time and its sleeps in wall time, so the
 // shares hold on a fast machine, a slow one and a busy one alike.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -13,6 +16,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "support/files.h"
 #include "support/folded.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
@@ -363,6 +367,44 @@ TEST(OffCpuSystemWideTest, TheCommandsWaitsAreCompleteThroughJitCode) {
   const WalkShare waits = WaitsThrough(session, kSleeping, {"main", "jit_wait_[j]", "WaitHere"});
   EXPECT_EQ(waits.complete, waits.total);
   EXPECT_GE(waits.total, 150u) << "5 waits of 30 ms, at 1 ms a sample";
+}
+
+// record --off-cpu run by an unprivileged user (nobody, with no capability, through setpriv) on
+// this machine's kernel.perf_event_paranoid as it is (read, never changed): at 2 or more the
+// kernel refuses the scheduler's samples, and record says so, what it needs and how to get it;
+// at 1 or less it records.
+TEST(OffCpuPermissionE2eTest, AnUnprivilegedUserIsToldWhatItNeeds) {
+  ASSERT_EQ(::geteuid(), 0u) << "this test must run as root: it runs record as nobody";
+  const std::string level_text = test_support::ReadFile("/proc/sys/kernel/perf_event_paranoid");
+  int level = 0;
+  ASSERT_EQ(std::sscanf(level_text.c_str(), "%d", &level), 1) << level_text;
+  TempDir dir;
+  ASSERT_EQ(::chmod(dir.path().c_str(), 0777), 0);
+  const std::string session = dir.path() + "/session";
+  const ProcessResult record = RunProgram(
+      {SETPRIV_PROGRAM, "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all",
+       JITSCOPE_CLI, "record", "--off-cpu", "-o", session, "--", OFF_CPU_JIT, "5", "5", "1"},
+      {}, {.cwd = dir.path()});
+  if (level <= 1) {
+    EXPECT_TRUE(record.ok()) << "kernel.perf_event_paranoid = " << level << ": "
+                             << record.Describe();
+    EXPECT_NE(record.err.find("jitscope record: wrote " + session), std::string::npos)
+        << record.err;
+    return;
+  }
+  EXPECT_EQ(record.exit_code, 1) << record.Describe();
+  EXPECT_EQ(record.out, "");
+  EXPECT_EQ(record.err,
+            "jitscope record: error: record --off-cpu is not permitted: perf_event_open was "
+            "refused (kernel.perf_event_paranoid = " +
+                std::to_string(level) +
+                "; jitscope has neither CAP_PERFMON nor CAP_SYS_ADMIN). Its samples are the "
+                "kernel's, taken in the scheduler as it switches a thread out, so it needs "
+                "perf_event_paranoid <= 1, or CAP_PERFMON. Fix: 'sudo sysctl "
+                "kernel.perf_event_paranoid=1', or run jitscope with CAP_PERFMON ('sudo setcap "
+                "cap_perfmon+ep $(command -v jitscope)'). Without it, record --switch-events says "
+                "when each thread was off the CPU, without its stack. In a container, the "
+                "runtime's seccomp profile must also allow perf_event_open.\n");
 }
 
 }  // namespace
