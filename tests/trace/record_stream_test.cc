@@ -112,6 +112,16 @@ TEST(RecordStreamTest, ReadsTheRecordsParseTraceReadsInItsOrder) {
   EXPECT_EQ(streamed.records.front(), "0 tid=100 unload id=0");
   EXPECT_EQ(streamed.records.back(), "300 tid=101 unload id=1199");
   ExpectReadAlike(bytes, "intact");
+  // Walked again, twice, after Next() has read some: the same records each time.
+  auto stream = RecordStream::Open(bytes);
+  ASSERT_TRUE(stream.ok());
+  ASSERT_TRUE(stream->Next().has_value());
+  for (int walk = 0; walk < 2; ++walk) {
+    std::vector<std::string> walked;
+    stream->ForEach([&walked](const Record& record) { walked.push_back(Describe(record)); });
+    EXPECT_EQ(walked, streamed.records) << "walk " << walk;
+  }
+  EXPECT_EQ(Describe(*stream->Next()), streamed.records[1]);
 }
 
 TEST(RecordStreamTest, ADamagedTraceReadsAsParseTraceReadsIt) {

@@ -15,23 +15,26 @@ namespace {
 // (op_write_debug_line_info, OProfile's guide), and the trace records the calls as they came. The
 // index takes a load with its lines, as from an OProfile dump (oprofile_dump_reader.h): each
 // debug-lines record goes to the load it names (the agent checked that load was live at its
-// address), a later one replacing an earlier one. Returns, per record index of a load, its lines
-// record.
-std::unordered_map<size_t, size_t> OprofileLinesOfLoads(const trace::ParsedTrace& trace) {
-  std::unordered_map<size_t, size_t> lines_of_load;
+// address), a later one replacing an earlier one. Returns, per record index of a load (in the
+// walk's order), its lines record: views into the trace, as the record's own.
+std::unordered_map<size_t, trace::OprofileDebugLinesEvent> OprofileLinesOfLoads(
+    const RecordWalk& records) {
+  std::unordered_map<size_t, trace::OprofileDebugLinesEvent> lines_of_load;
   std::unordered_map<uint64_t, size_t> live_load;  // address → record index of its load
-  for (size_t i = 0; i < trace.records.size(); ++i) {
-    const trace::Event& event = trace.records[i].event;
+  size_t i = 0;
+  records([&](const trace::Record& record) {
+    const trace::Event& event = record.event;
     if (const auto* load = std::get_if<trace::OprofileCodeLoadEvent>(&event)) {
       live_load[load->address] = i;
     } else if (const auto* lines = std::get_if<trace::OprofileDebugLinesEvent>(&event)) {
       if (auto it = live_load.find(lines->address); it != live_load.end()) {
-        lines_of_load[it->second] = i;
+        lines_of_load[it->second] = *lines;
       }
     } else if (const auto* unload = std::get_if<trace::OprofileUnloadEvent>(&event)) {
       live_load.erase(unload->address);
     }
-  }
+    ++i;
+  });
   return lines_of_load;
 }
 
@@ -41,12 +44,21 @@ CodeArch NativeArch(uint32_t pointer_size) {
   return pointer_size == 4 ? CodeArch::k32 : CodeArch::k64;
 }
 
-void ImportTrace(const trace::ParsedTrace& trace, IndexBuilder& builder, uint32_t id_space) {
-  builder.Reserve(trace.records.size());
-  const std::unordered_map<size_t, size_t> oprofile_lines = OprofileLinesOfLoads(trace);
+RecordWalk WalkOf(const trace::ParsedTrace& trace) {
+  return [&trace](const RecordVisitor& visit) {
+    for (const trace::Record& record : trace.records) visit(record);
+  };
+}
+
+void ImportTrace(const RecordWalk& records, uint64_t count, IndexBuilder& builder,
+                 uint32_t id_space) {
+  builder.Reserve(count);
+  const std::unordered_map<size_t, trace::OprofileDebugLinesEvent> oprofile_lines =
+      OprofileLinesOfLoads(records);
   std::vector<AddressLine> lines;
-  for (size_t i = 0; i < trace.records.size(); ++i) {
-    const trace::Record& record = trace.records[i];
+  size_t i = 0;
+  records([&](const trace::Record& record) {
+    const size_t index = i++;
     if (const auto* load = std::get_if<trace::OprofileCodeLoadEvent>(&record.event)) {
       // OProfile's code has no method id: it is known by its address, as in an OProfile dump.
       CodeReport report;
@@ -55,9 +67,8 @@ void ImportTrace(const trace::ParsedTrace& trace, IndexBuilder& builder, uint32_
       report.size = load->size;
       report.name = load->name;
       lines.clear();
-      if (auto it = oprofile_lines.find(i); it != oprofile_lines.end()) {
-        const auto& debug =
-            std::get<trace::OprofileDebugLinesEvent>(trace.records[it->second].event);
+      if (auto it = oprofile_lines.find(index); it != oprofile_lines.end()) {
+        const trace::OprofileDebugLinesEvent& debug = it->second;
         for (const trace::OprofileLineEntry& entry : debug.lines) {
           lines.push_back({entry.address, entry.line, debug.files[entry.file]});
         }
@@ -98,7 +109,7 @@ void ImportTrace(const trace::ParsedTrace& trace, IndexBuilder& builder, uint32_
     }
     // SHUTDOWN and op_close_agent change no code (OProfile's code lives until unloaded or the
     // profile ends); REJECTED events were refused by the collector.
-  }
+  });
 }
 
 namespace {
@@ -289,14 +300,14 @@ void ImportJvmTable(const formats::ParsedJvmTable& table, const JavaMethods& met
   }
 }
 
-void ImportCode(const trace::ParsedTrace& trace, CodeStore& store) {
-  for (const trace::Record& record : trace.records) {
+void ImportCode(const RecordWalk& records, CodeStore& store) {
+  records([&store](const trace::Record& record) {
     if (const auto* bytes = std::get_if<trace::CodeBytesEvent>(&record.event)) {
       store.Add(record.timestamp, bytes->address, bytes->bytes);
     } else if (const auto* load = std::get_if<trace::OprofileCodeLoadEvent>(&record.event)) {
       store.Add(record.timestamp, load->address, load->code);
     }
-  }
+  });
 }
 
 void ImportCode(const formats::ParsedJitdump& dump, CodeStore& store) {

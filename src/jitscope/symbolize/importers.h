@@ -23,6 +23,9 @@
 //    record's time is left out with those inside it.
 #pragma once
 
+#include <cstdint>
+#include <functional>
+
 #include "jitscope/formats/jitdump_reader.h"
 #include "jitscope/formats/jvm_table.h"
 #include "jitscope/formats/oprofile_dump_reader.h"
@@ -37,9 +40,22 @@ namespace jitscope::symbolize {
 // The architecture iJIT_CA_NATIVE means for a trace written by a `pointer_size`-byte process.
 CodeArch NativeArch(uint32_t pointer_size);
 
+// A trace's records in time order, walked as often as an importer needs: `walk(visit)` calls
+// `visit` on each. A trace too large to hold its records is read again for each walk
+// (trace/record_stream.h); a ParsedTrace's are its vector's (WalkOf).
+using RecordVisitor = std::function<void(const trace::Record&)>;
+using RecordWalk = std::function<void(const RecordVisitor&)>;
+RecordWalk WalkOf(const trace::ParsedTrace& trace);
+
 // `id_space`: the Intel method ids' space, one per program image of the process (0 for its
-// first; a re-exec'd program numbers its methods from the start again).
-void ImportTrace(const trace::ParsedTrace& trace, IndexBuilder& builder, uint32_t id_space = 0);
+// first; a re-exec'd program numbers its methods from the start again). `count`: how many
+// records the walk visits (room is reserved for them).
+void ImportTrace(const RecordWalk& records, uint64_t count, IndexBuilder& builder,
+                 uint32_t id_space = 0);
+inline void ImportTrace(const trace::ParsedTrace& trace, IndexBuilder& builder,
+                        uint32_t id_space = 0) {
+  ImportTrace(WalkOf(trace), trace.records.size(), builder, id_space);
+}
 void ImportJitdump(const formats::ParsedJitdump& dump, IndexBuilder& builder);
 void ImportPerfMap(const formats::ParsedPerfMap& map, IndexBuilder& builder);
 void ImportOprofileDump(const formats::ParsedOprofileDump& dump, IndexBuilder& builder);
@@ -50,7 +66,10 @@ void ImportJvmTable(const formats::ParsedJvmTable& table, const JavaMethods& met
 // The code bytes each format carries, at the times the index places that code: the trace's
 // code-bytes records and OProfile loads, jitdump CODE_LOADs, OProfile dump loads. A perf map has
 // none. jitdump CODE_MOVEs are not followed: the moved code's bytes are not known.
-void ImportCode(const trace::ParsedTrace& trace, CodeStore& store);
+void ImportCode(const RecordWalk& records, CodeStore& store);
+inline void ImportCode(const trace::ParsedTrace& trace, CodeStore& store) {
+  ImportCode(WalkOf(trace), store);
+}
 void ImportCode(const formats::ParsedJitdump& dump, CodeStore& store);
 void ImportCode(const formats::ParsedOprofileDump& dump, CodeStore& store);
 

@@ -14,6 +14,7 @@
 #include "jitscope/symbolize/importers.h"
 #include "jitscope/trace/chain.h"
 #include "jitscope/trace/reader.h"
+#include "jitscope/trace/record_stream.h"
 
 namespace jitscope::symbolize {
 
@@ -37,14 +38,33 @@ const char* SourceFormatName(SourceFormat format) {
   return "?";
 }
 
+// A native trace. Its records are not held: they are read again, in time order, at each walk
+// (trace/record_stream.h). A trace of a million methods held ~370 MB of records, twice the index.
+struct StreamedTrace {
+  trace::RecordStream stream;
+  trace::TraceHeaderInfo header;
+  // The file it continues is among the sources: the records repeating that file's are left out
+  // (ResolveChains).
+  bool drop_repeats = false;
+
+  void ForEach(const RecordVisitor& visit) const {
+    stream.ForEach([&](const trace::Record& record) {
+      if (!(drop_repeats && record.snapshot)) visit(record);
+    });
+  }
+  RecordWalk Walk() const {
+    return [this](const RecordVisitor& visit) { ForEach(visit); };
+  }
+};
+
 struct SourceSet::File {
   std::string path;
   std::string directory;                    // its directory, links resolved (RealDirectory)
   std::optional<base::MappedFile> mapping;  // what `parsed` points into
   std::optional<uint32_t> pid;
-  std::variant<trace::ParsedTrace, formats::ParsedJitdump, formats::ParsedPerfMap,
-               formats::ParsedOprofileDump, formats::ParsedRegisteredFrames,
-               formats::ParsedJvmTable, formats::ParsedCapturedCode>
+  std::variant<formats::ParsedJitdump, formats::ParsedPerfMap, formats::ParsedOprofileDump,
+               formats::ParsedRegisteredFrames, formats::ParsedJvmTable,
+               formats::ParsedCapturedCode, StreamedTrace>
       parsed;
 };
 
@@ -100,12 +120,13 @@ base::Status SourceSet::Add(const std::string& path, bool explicit_path,
   base::Status damage;
   switch (*format) {
     case SourceFormat::kTrace: {
-      ASSIGN_OR_RETURN(trace::ParsedTrace parsed, trace::ParseTrace(bytes));
-      file->pid = parsed.header.pid;
-      if (!parsed.damage.ok()) {
-        damage = base::Status::Error("%s: %s", path.c_str(), parsed.damage.message().c_str());
+      ASSIGN_OR_RETURN(trace::RecordStream stream, trace::RecordStream::Open(bytes));
+      file->pid = stream.header().pid;
+      if (!stream.damage().ok()) {
+        damage = base::Status::Error("%s: %s", path.c_str(), stream.damage().message().c_str());
       }
-      file->parsed = std::move(parsed);
+      const trace::TraceHeaderInfo header = stream.header();
+      file->parsed = StreamedTrace{std::move(stream), header};
       break;
     }
     case SourceFormat::kJitdump: {
@@ -197,18 +218,20 @@ base::StatusOr<SourceSet> SourceSet::Open(const std::vector<std::string>& paths,
 void SourceSet::ResolveChains() {
   std::set<std::tuple<std::string, uint32_t, std::string>> traces;  // (directory, pid, name)
   for (const auto& file : files_) {
-    if (std::holds_alternative<trace::ParsedTrace>(file->parsed) && file->pid) {
+    if (std::holds_alternative<StreamedTrace>(file->parsed) && file->pid) {
       traces.emplace(file->directory, *file->pid,
                      std::filesystem::path(file->path).filename().string());
     }
   }
   for (const auto& file : files_) {
-    auto* parsed = std::get_if<trace::ParsedTrace>(&file->parsed);
+    auto* parsed = std::get_if<StreamedTrace>(&file->parsed);
     if (parsed == nullptr || !file->pid) continue;
-    const trace::ChainPosition position = trace::ChainPositionOf(*parsed);
+    trace::ChainPosition position;
+    parsed->ForEach(
+        [&position](const trace::Record& record) { trace::NoteChainPosition(record, position); });
     if (!position.continues) continue;
     if (traces.contains({file->directory, *file->pid, position.previous_name})) {
-      trace::DropRepeats(*parsed);
+      parsed->drop_repeats = true;
     } else if (!position.snapshot_complete) {
       problems_.push_back(
           base::Status::Error("%s: its snapshot of the live code is incomplete (the process died "
@@ -235,11 +258,11 @@ size_t SourceSet::file_count() const { return files_.size(); }
 std::map<trace::RejectReason, uint64_t> SourceSet::RejectedEvents() const {
   std::map<trace::RejectReason, uint64_t> rejected;
   for (const auto& file : files_) {
-    const auto* parsed = std::get_if<trace::ParsedTrace>(&file->parsed);
+    const auto* parsed = std::get_if<StreamedTrace>(&file->parsed);
     if (parsed == nullptr) continue;
-    for (const trace::Record& record : parsed->records) {
+    parsed->ForEach([&rejected](const trace::Record& record) {
       if (const auto* r = std::get_if<trace::RejectedEvent>(&record.event)) ++rejected[r->reason];
-    }
+    });
   }
   return rejected;
 }
@@ -253,7 +276,7 @@ std::vector<const SourceSet::File*> SourceSet::FilesOf(std::optional<uint32_t> p
   // files that say what the trace does not (registered unwind tables, the JVM table).
   std::set<std::pair<std::string, uint32_t>> traced;  // (directory, pid)
   for (const auto& file : files_) {
-    if (std::holds_alternative<trace::ParsedTrace>(file->parsed) && file->pid) {
+    if (std::holds_alternative<StreamedTrace>(file->parsed) && file->pid) {
       traced.emplace(file->directory, *file->pid);
     }
   }
@@ -284,7 +307,7 @@ SourceSet::Images SourceSet::ImagesOf(std::optional<uint32_t> pid,
   // without a recording's COMM records.
   std::map<std::pair<uint32_t, std::array<uint8_t, 16>>, uint64_t> starts;
   for (const File* file : files) {
-    if (const auto* t = std::get_if<trace::ParsedTrace>(&file->parsed)) {
+    if (const auto* t = std::get_if<StreamedTrace>(&file->parsed)) {
       auto [it, inserted] =
           starts.try_emplace({t->header.pid, t->header.image}, t->header.start_monotonic_ns);
       if (!inserted) it->second = std::min(it->second, t->header.start_monotonic_ns);
@@ -312,7 +335,7 @@ SourceSet::Images SourceSet::ImagesOf(std::optional<uint32_t> pid,
     std::sort(images.exec_times.begin(), images.exec_times.end());
   }
   for (const File* file : files) {
-    if (const auto* t = std::get_if<trace::ParsedTrace>(&file->parsed)) {
+    if (const auto* t = std::get_if<StreamedTrace>(&file->parsed)) {
       const auto key = std::make_pair(t->header.pid, t->header.image);
       const auto it = std::find_if(by_start.begin(), by_start.end(),
                                    [&](const auto& image) { return image.second == key; });
@@ -325,7 +348,7 @@ SourceSet::Images SourceSet::ImagesOf(std::optional<uint32_t> pid,
 SymbolIndex SourceSet::BuildIndex(std::optional<uint32_t> pid) const {
   CodeArch native = CodeArch::k64;
   for (const auto& file : files_) {
-    if (const auto* t = std::get_if<trace::ParsedTrace>(&file->parsed)) {
+    if (const auto* t = std::get_if<StreamedTrace>(&file->parsed)) {
       native = NativeArch(t->header.pointer_size);
     }
   }
@@ -342,8 +365,9 @@ SymbolIndex SourceSet::BuildIndex(std::optional<uint32_t> pid) const {
     std::visit(
         [&](const auto& parsed) {
           using T = std::decay_t<decltype(parsed)>;
-          if constexpr (std::is_same_v<T, trace::ParsedTrace>) {
-            ImportTrace(parsed, builder, id_spaces[images.image_of.at(file)]);
+          if constexpr (std::is_same_v<T, StreamedTrace>) {
+            ImportTrace(parsed.Walk(), parsed.stream.stats().records, builder,
+                        id_spaces[images.image_of.at(file)]);
           } else if constexpr (std::is_same_v<T, formats::ParsedJitdump>) {
             ImportJitdump(parsed, builder);
           } else if constexpr (std::is_same_v<T, formats::ParsedPerfMap>) {
@@ -363,7 +387,7 @@ SymbolIndex SourceSet::BuildIndex(std::optional<uint32_t> pid) const {
 
 uint32_t SourceSet::PointerSize(uint32_t pid) const {
   for (const auto& file : files_) {
-    const auto* t = std::get_if<trace::ParsedTrace>(&file->parsed);
+    const auto* t = std::get_if<StreamedTrace>(&file->parsed);
     if (t != nullptr && file->pid == pid) return t->header.pointer_size == 4 ? 4 : 8;
   }
   return 8;
@@ -374,8 +398,8 @@ std::vector<trace::Record> SourceSet::TraceRecords(uint32_t pid) const {
   // loaded in one file may be unloaded, or get another region, in the next.
   std::vector<trace::Record> records;
   for (const File* file : FilesOf(pid)) {
-    if (const auto* t = std::get_if<trace::ParsedTrace>(&file->parsed)) {
-      records.insert(records.end(), t->records.begin(), t->records.end());
+    if (const auto* t = std::get_if<StreamedTrace>(&file->parsed)) {
+      t->ForEach([&records](const trace::Record& record) { records.push_back(record); });
     }
   }
   std::stable_sort(
@@ -404,9 +428,9 @@ CodeHistory SourceSet::BuildCodeHistory(uint32_t pid) const {
   std::vector<std::vector<trace::Record>> records(images.count);
   std::vector<formats::CodeRange> functions;  // the perf maps', in file order
   for (const File* file : files) {
-    if (const auto* t = std::get_if<trace::ParsedTrace>(&file->parsed)) {
+    if (const auto* t = std::get_if<StreamedTrace>(&file->parsed)) {
       std::vector<trace::Record>& image = records[images.image_of.at(file)];
-      image.insert(image.end(), t->records.begin(), t->records.end());
+      t->ForEach([&image](const trace::Record& record) { image.push_back(record); });
     }
     if (const auto* d = std::get_if<formats::ParsedJitdump>(&file->parsed)) history.Add(*d);
     if (const auto* o = std::get_if<formats::ParsedOprofileDump>(&file->parsed)) history.Add(*o);
@@ -490,10 +514,12 @@ CodeStore SourceSet::BuildCodeStore(std::optional<uint32_t> pid) const {
     std::visit(
         [&](const auto& parsed) {
           using T = std::decay_t<decltype(parsed)>;
-          if constexpr (!std::is_same_v<T, formats::ParsedPerfMap> &&
-                        !std::is_same_v<T, formats::ParsedRegisteredFrames> &&
-                        !std::is_same_v<T, formats::ParsedJvmTable> &&
-                        !std::is_same_v<T, formats::ParsedCapturedCode>) {
+          if constexpr (std::is_same_v<T, StreamedTrace>) {
+            ImportCode(parsed.Walk(), store);
+          } else if constexpr (!std::is_same_v<T, formats::ParsedPerfMap> &&
+                               !std::is_same_v<T, formats::ParsedRegisteredFrames> &&
+                               !std::is_same_v<T, formats::ParsedJvmTable> &&
+                               !std::is_same_v<T, formats::ParsedCapturedCode>) {
             ImportCode(parsed, store);
           }
         },
@@ -531,8 +557,8 @@ std::vector<SourceSet::CodeRange> SourceSet::InterpreterCode(uint32_t pid) const
   std::vector<CodeRange> ranges;
   for (const auto& file : files_) {
     if (file->pid != pid) continue;
-    if (const auto* t = std::get_if<trace::ParsedTrace>(&file->parsed)) {
-      for (const trace::Record& record : t->records) {
+    if (const auto* t = std::get_if<StreamedTrace>(&file->parsed)) {
+      t->ForEach([&ranges](const trace::Record& record) {
         if (const auto* load = std::get_if<trace::OprofileCodeLoadEvent>(&record.event)) {
           if (load->name == kInterpreterName) {
             ranges.push_back({load->address, load->size});
@@ -542,7 +568,7 @@ std::vector<SourceSet::CodeRange> SourceSet::InterpreterCode(uint32_t pid) const
             ranges.push_back({code->address, code->size});
           }
         }
-      }
+      });
     } else if (const auto* d = std::get_if<formats::ParsedJitdump>(&file->parsed)) {
       for (const formats::JitdumpRecord& record : d->records) {
         if (record.kind == formats::JitdumpRecordKind::kCodeLoad &&

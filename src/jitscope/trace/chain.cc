@@ -6,18 +6,19 @@
 
 namespace jitscope::trace {
 
+void NoteChainPosition(const Record& record, ChainPosition& position) {
+  if (record.snapshot) ++position.repeats;
+  if (const auto* link = std::get_if<ChainLinkEvent>(&record.event); link && !position.continues) {
+    position.continues = true;
+    position.sequence = link->sequence;
+    position.previous_name = std::string(link->previous_name);
+  }
+  if (std::holds_alternative<SnapshotEndEvent>(record.event)) position.snapshot_complete = true;
+}
+
 ChainPosition ChainPositionOf(const ParsedTrace& trace) {
   ChainPosition position;
-  for (const Record& record : trace.records) {
-    if (record.snapshot) ++position.repeats;
-    if (const auto* link = std::get_if<ChainLinkEvent>(&record.event);
-        link && !position.continues) {
-      position.continues = true;
-      position.sequence = link->sequence;
-      position.previous_name = std::string(link->previous_name);
-    }
-    if (std::holds_alternative<SnapshotEndEvent>(record.event)) position.snapshot_complete = true;
-  }
+  for (const Record& record : trace.records) NoteChainPosition(record, position);
   return position;
 }
 

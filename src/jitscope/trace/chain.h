@@ -21,6 +21,9 @@ struct ChainPosition {
 };
 
 ChainPosition ChainPositionOf(const ParsedTrace& trace);
+// What one record says of it, for a reader that walks the records itself (ChainPositionOf is
+// this over every record, in order).
+void NoteChainPosition(const Record& record, ChainPosition& position);
 
 // Removes the records that repeat an earlier file's (kRecordFlagSnapshot), for a reader that has
 // that file too. Returns how many.

@@ -28,7 +28,7 @@ base::StatusOr<RecordStream> RecordStream::Open(const std::string& path) {
 
 RecordStream::RecordStream(std::span<const uint8_t> bytes, const TraceLayout& layout,
                            std::optional<base::MappedFile> file)
-    : file_(std::move(file)), bytes_(bytes), layout_(layout), scanner_(bytes, layout) {}
+    : file_(std::move(file)), bytes_(bytes), layout_(layout), merge_(bytes, layout, {}) {}
 
 void RecordStream::Scan() {
   RecordScanner scanner(bytes_, layout_, file_ ? &*file_ : nullptr);
@@ -46,18 +46,26 @@ void RecordStream::Scan() {
   // in file order.
   std::stable_sort(runs_.begin(), runs_.end(),
                    [](const Run& a, const Run& b) { return a.timestamp < b.timestamp; });
+  merge_ = Merge(bytes_, layout_, runs_);
+}
+
+std::optional<Record> RecordStream::Next() { return merge_.Next(file_ ? &*file_ : nullptr); }
+
+void RecordStream::ForEach(const std::function<void(const Record&)>& visit) const {
+  Merge merge(bytes_, layout_, runs_);
+  while (const auto record = merge.Next(nullptr)) visit(*record);
 }
 
 // Whether run `a`'s next record comes after run `b`'s: later, or as early and further on in the
 // file (two records of one time are never of one run and one place).
-bool RecordStream::Later(size_t a, size_t b) const {
+bool RecordStream::Merge::Later(size_t a, size_t b) const {
   const Run& x = runs_[a];
   const Run& y = runs_[b];
   if (x.timestamp != y.timestamp) return x.timestamp > y.timestamp;
   return x.next.record > y.next.record;
 }
 
-std::optional<Record> RecordStream::Next() {
+std::optional<Record> RecordStream::Merge::Next(const base::MappedFile* file) {
   const auto later = [this](size_t a, size_t b) { return Later(a, b); };
   for (;;) {
     // A run that starts no later than the earliest record of the merge joins it: every record of
@@ -77,7 +85,7 @@ std::optional<Record> RecordStream::Next() {
       record = std::move(held_);
     } else {
       scanner_.Seek(run.next);
-      Touched(run.next.chunk, run.next.chunk + sizeof(ChunkHeader));
+      Touched(file, run.next.chunk, run.next.chunk + sizeof(ChunkHeader));
       record = scanner_.Next();
     }
     held_.reset();
@@ -85,7 +93,7 @@ std::optional<Record> RecordStream::Next() {
     // Only a file changed since (by another process: the mapping is of the file) reads otherwise:
     // the run then ends where its records do.
     if (!record) continue;
-    Touched(scanner_.position().record, scanner_.end());
+    Touched(file, scanner_.position().record, scanner_.end());
     if (--run.left > 0) {
       held_ = scanner_.Next();
       if (held_) {
@@ -100,13 +108,13 @@ std::optional<Record> RecordStream::Next() {
   }
 }
 
-void RecordStream::Touched(uint64_t begin, uint64_t end) {
-  if (!file_) return;
+void RecordStream::Merge::Touched(const base::MappedFile* file, uint64_t begin, uint64_t end) {
+  if (file == nullptr) return;
   touched_begin_ = std::min(touched_begin_, begin);
   touched_end_ = std::max(touched_end_, end);
   read_ += end - begin;
   if (read_ < base::MappedFile::kEvictEvery) return;
-  file_->Evict(touched_begin_, touched_end_);
+  file->Evict(touched_begin_, touched_end_);
   touched_begin_ = UINT64_MAX;
   touched_end_ = 0;
   read_ = 0;

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -44,6 +45,9 @@ class RecordStream {
 
   // The next record; nullopt after the last.
   std::optional<Record> Next();
+  // Calls `visit` on every record, in the same order, on a walk of its own (Next() is not moved
+  // on): for a reader that reads the trace more than once. Gives back no pages of the file.
+  void ForEach(const std::function<void(const Record&)>& visit) const;
 
  private:
   // A run's next record: when it arrived, where it is, and how many the run has left.
@@ -52,30 +56,44 @@ class RecordStream {
     ScanPosition next;
     uint64_t left = 0;
   };
+  // One walk over the runs, merging them.
+  class Merge {
+   public:
+    Merge(std::span<const uint8_t> bytes, const TraceLayout& layout, std::vector<Run> runs)
+        : runs_(std::move(runs)), scanner_(bytes, layout) {}
+    // `file`, when the bytes are its: the pages read are given back every so often.
+    std::optional<Record> Next(const base::MappedFile* file);
+
+   private:
+    bool Later(size_t a, size_t b) const;
+    void Touched(const base::MappedFile* file, uint64_t begin, uint64_t end);
+
+    std::vector<Run> runs_;     // by first time, then in file order
+    size_t joined_ = 0;         // runs_[0, joined_) have joined the merge
+    std::vector<size_t> heap_;  // the joined runs with records left: the earliest first
+    RecordScanner scanner_;
+    // The record the scanner read last, of run `held_run_`: the run's next, read to learn its
+    // time and position. When that run's turn comes again, it is this record, and the scanner is
+    // past it.
+    std::optional<Record> held_;
+    size_t held_run_ = 0;
+    // The part of the file read since its pages were last given back.
+    uint64_t touched_begin_ = UINT64_MAX;
+    uint64_t touched_end_ = 0;
+    uint64_t read_ = 0;
+  };
 
   RecordStream(std::span<const uint8_t> bytes, const TraceLayout& layout,
                std::optional<base::MappedFile> file);
   void Scan();
-  bool Later(size_t a, size_t b) const;
-  void Touched(uint64_t begin, uint64_t end);
 
   std::optional<base::MappedFile> file_;
   std::span<const uint8_t> bytes_;
   TraceLayout layout_;
   TraceStats stats_;
   base::Status damage_;
-  std::vector<Run> runs_;     // by first time, then in file order
-  size_t joined_ = 0;         // runs_[0, joined_) have joined the merge
-  std::vector<size_t> heap_;  // the joined runs with records left: the earliest first
-  RecordScanner scanner_;
-  // The record the scanner read last, of run `held_run_`: the run's next, read to learn its time
-  // and position. When that run's turn comes again, it is this record, and the scanner is past it.
-  std::optional<Record> held_;
-  size_t held_run_ = 0;
-  // The part of the file read since its pages were last given back.
-  uint64_t touched_begin_ = UINT64_MAX;
-  uint64_t touched_end_ = 0;
-  uint64_t read_ = 0;
+  std::vector<Run> runs_;  // by first time, then in file order
+  Merge merge_;            // Next()'s
 };
 
 }  // namespace jitscope::trace
