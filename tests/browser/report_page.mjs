@@ -9,6 +9,7 @@
 //   zoom     click FUNCTION's widest box: the boxes drawn after, and what the graph says
 //   brush    drag across the first half of the timeline: the selection, and the graph's totals
 //   events   point at each JIT event the timeline drew: the marks, and the tooltip of each
+//   jit      point at each JIT event drawn on a thread's track: its kind, and its tooltip
 //   timeline point at the middle of each ITT slice, marker, counter step and period off the CPU
 //            the timeline drew: each with its place and its tooltip, and the texts drawn there
 //   callers  open the call tree, click FUNCTION's name: the callers and callees listed
@@ -131,6 +132,18 @@ run(async () => {
             shape.tooltip = await text(page, '#tooltip');
           }
           answer.shapes.push(shape);
+        }
+        break;
+      }
+      case 'jit': {
+        // The JIT engine's events on the threads' tracks, by kind (the page's colours).
+        const kinds = { '#27ae60': 'load', '#16a085': 'new version', '#d4ac0d': 'update', '#922b21': 'unload',
+                        '#7f8c8d': 'move' };
+        const canvas = await page.locator('#timeline').boundingBox();
+        answer.marks = [];
+        for (const m of drawn.filter((d) => d.canvas === 'timeline' && d.op === 'rect' && kinds[d.style])) {
+          await page.mouse.move(canvas.x + m.x + m.w / 2, canvas.y + m.y + m.h / 2);
+          answer.marks.push({ x: m.x, what: kinds[m.style], tooltip: await text(page, '#tooltip') });
         }
         break;
       }

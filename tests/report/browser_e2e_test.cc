@@ -399,6 +399,41 @@ TEST_F(HtmlReportTest, TheTimelineDrawsTasksMarkersCountersAndTimeOffTheCpu) {
   EXPECT_GT(asleep.front()["w"].get<double>(), 10.0);
 }
 
+// Every JIT code event of the recording is a mark on the track of the thread that reported it,
+// sampled or not: the marks' tooltips name the same events (kind and method) as the chrome trace
+// of the session does, and each mark's tooltip names an event of its own kind.
+TEST_F(HtmlReportTest, EveryJitEventIsMarkedOnItsThread) {
+  auto trace = RunProgram({JITSCOPE_CLI, "report", Hotspot(), "--format", "chrome-trace"});
+  ASSERT_EQ(trace.exit_code, 0) << trace.Describe();
+  const json events = json::parse(trace.out)["traceEvents"];
+  std::set<std::string> traced;
+  for (const json& event : events) {
+    if (event.value("cat", "") != "jit") continue;
+    const std::string name = event["name"];  // "load: f"
+    traced.insert("JIT " + name);
+  }
+  ASSERT_FALSE(traced.empty());
+  const json answer = Do("jit", "");
+  ASSERT_TRUE(answer.contains("marks")) << answer.dump();
+  std::set<std::string> shown;
+  for (const json& mark : answer["marks"]) {
+    const std::string tooltip = mark["tooltip"];
+    bool own_kind = false;
+    for (size_t at = 0; at < tooltip.size();) {
+      const size_t end = std::min(tooltip.find('\n', at), tooltip.size());
+      const std::string line = tooltip.substr(at, end - at);
+      at = end + 1;
+      if (!line.starts_with("JIT ")) continue;
+      own_kind |= line.starts_with("JIT " + mark["what"].get<std::string>() + ": ");
+      // "JIT load: f (version 2), 0x7f00, 64 bytes, +0.012 s" → "JIT load: f"
+      const size_t cut = std::min(line.find(" (version "), line.find(", 0x"));
+      shown.insert(line.substr(0, cut));
+    }
+    EXPECT_TRUE(own_kind) << mark["what"] << " mark whose tooltip says " << tooltip;
+  }
+  EXPECT_EQ(shown, traced);
+}
+
 // The callers view of the hot function lists the functions that call it, with the samples of
 // each call, and what it calls: the folded stacks' frames next to it.
 TEST_F(HtmlReportTest, TheCallersViewListsTheRealCallers) {

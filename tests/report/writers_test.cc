@@ -561,9 +561,10 @@ TEST(HtmlWriterTest, OneFileWithTheFramesTheStackTreeAndEachThreadsSamples) {
 
 // The timeline beside the samples: per thread its periods off the CPU (when, how long, why, and
 // the stack tree's node of the off-CPU sample the report kept, whose time is written there alone),
-// its ITT slices in lanes (a task's depth, then one lane for regions and the like) and its
-// markers; a thread with none of its samples kept but a task is a thread of the page; and the
-// counters, named by domain, at their times. Times are microseconds from the first sample.
+// its ITT slices in lanes (a task's depth, then one lane for regions and the like), its
+// markers and its JIT code events; a thread with none of its samples kept but a task is a thread of
+// the page; and the counters, named by domain, at their times. Times are microseconds from the
+// first sample.
 TEST(HtmlWriterTest, TheTimelinesPeriodsOffTheCpuSlicesMarkersAndCounters) {
   Profile profile = TimedSampleProfile();
   profile.locations.push_back({"[off-cpu: sleeping]", "", "", 0, FrameKind::kOffCpu, false});
@@ -592,7 +593,12 @@ TEST(HtmlWriterTest, TheTimelinesPeriodsOffTheCpuSlicesMarkersAndCounters) {
                     .domain = 7,
                     .kind = trace::IttKind::kRegion}};
   worker.instants = {{.time_ns = 2'000'000, .kind = InstantKind::kMarker, .name = 4, .domain = 7},
-                     {.time_ns = 2'200'000, .kind = InstantKind::kJitLoad, .name = 8}};
+                     {.time_ns = 2'200'000,
+                      .kind = InstantKind::kJitNewVersion,
+                      .name = 8,
+                      .address = 0x7f00,
+                      .size = 64,
+                      .version = 2}};
   TimelineThread tbb = thread(9, "tbb");
   tbb.slices = {{.begin_ns = 4'000'000, .end_ns = 5'000'000, .name = 5, .domain = 7}};
   timeline.threads = {thread(7, "jitvm"), worker, tbb};
@@ -626,6 +632,12 @@ TEST(HtmlWriterTest, TheTimelinesPeriodsOffTheCpuSlicesMarkersAndCounters) {
   EXPECT_EQ(threads["slice_lane"], nlohmann::json::parse("[[],[0,1,2],[0]]"));
   EXPECT_EQ(threads["mark_at"], nlohmann::json::parse("[[],[1000],[]]"));
   EXPECT_EQ(names(threads["mark_name"]), (Names{{}, {"m"}, {}}));
+  EXPECT_EQ(threads["jit_at"], nlohmann::json::parse("[[],[1200],[]]"));
+  EXPECT_EQ(names(threads["jit_event"]), (Names{{}, {"new version"}, {}}));
+  EXPECT_EQ(names(threads["jit_name"]), (Names{{}, {"f"}, {}}));
+  EXPECT_EQ(threads["jit_version"], nlohmann::json::parse("[[],[2],[]]"));
+  EXPECT_EQ(threads["jit_address"], nlohmann::json::parse("[[],[32512],[]]"));
+  EXPECT_EQ(threads["jit_size"], nlohmann::json::parse("[[],[64],[]]"));
   ASSERT_EQ(data["counters"].size(), 1u);
   const nlohmann::json& counter = data["counters"][0];
   EXPECT_EQ(counter["pid"], 7);

@@ -81,7 +81,9 @@ void WriteCode(const Profile& profile, const HtmlCode& code, PageData& page) {
 // microseconds and tree nodes; its periods off the CPU (when, how long, why, and the tree node of
 // the off-CPU sample the report kept, else -1), which the page weighs by their time; its ITT
 // slices (when, how long, name, lane: a task's depth, the lane below them for overlapped tasks,
-// regions and frames); its markers. Times are microseconds from the first sample.
+// regions and frames); its markers; the JIT engine's code events it reported, every one (when,
+// which: load, new version, update, unload, move; the method, the version of its name, address
+// and size). Times are microseconds from the first sample.
 void WriteThreads(const Profile& profile, const StackTree& tree, PageData& page) {
   const Timeline& timeline = profile.timeline;
   std::map<std::pair<uint32_t, uint32_t>, size_t> index;
@@ -94,7 +96,8 @@ void WriteThreads(const Profile& profile, const StackTree& tree, PageData& page)
   size_t n = 0;
   for (auto& [ids, i] : index) i = n++;
   std::vector<std::vector<int64_t>> times(n), nodes(n), off_at(n), off_us(n), off_why(n),
-      off_node(n), slice_at(n), slice_us(n), slice_name(n), slice_lane(n), mark_at(n), mark_name(n);
+      off_node(n), slice_at(n), slice_us(n), slice_name(n), slice_lane(n), mark_at(n), mark_name(n),
+      jit_at(n), jit_event(n), jit_name(n), jit_version(n), jit_address(n), jit_size(n);
   std::vector<int64_t> last(n, 0), pid(n), tid(n), name(n, page.Intern(""));
   for (const TimedSample& sample : profile.samples) {
     // An off-CPU sample is its period's (below): its time is written once.
@@ -130,9 +133,18 @@ void WriteThreads(const Profile& profile, const StackTree& tree, PageData& page)
       slice_lane[i].push_back(slice.kind == trace::IttKind::kTask ? slice.depth : task_lanes);
     }
     for (const TimelineInstant& instant : t.instants) {
-      if (instant.kind != InstantKind::kMarker) continue;
-      mark_at[i].push_back(MicrosecondsFrom(instant.time_ns, profile.start_time_ns));
-      mark_name[i].push_back(page.Intern(timeline.String(instant.name)));
+      const int64_t at = MicrosecondsFrom(instant.time_ns, profile.start_time_ns);
+      if (instant.kind == InstantKind::kMarker) {
+        mark_at[i].push_back(at);
+        mark_name[i].push_back(page.Intern(timeline.String(instant.name)));
+        continue;
+      }
+      jit_at[i].push_back(at);
+      jit_event[i].push_back(page.Intern(InstantKindName(instant.kind)));
+      jit_name[i].push_back(page.Intern(timeline.String(instant.name)));
+      jit_version[i].push_back(instant.version);
+      jit_address[i].push_back(static_cast<int64_t>(instant.address));
+      jit_size[i].push_back(static_cast<int64_t>(instant.size));
     }
   }
   for (const ThreadShare& t : profile.threads) name[index.at({t.pid, t.tid})] = page.Intern(t.name);
@@ -142,10 +154,24 @@ void WriteThreads(const Profile& profile, const StackTree& tree, PageData& page)
   }
   page.OpenTable("threads", {{"pid", &pid}, {"tid", &tid}, {"name", &name}});
   const std::pair<const char*, const std::vector<std::vector<int64_t>>*> lists[] = {
-      {"times", &times},           {"nodes", &nodes},       {"off_at", &off_at},
-      {"off_us", &off_us},         {"off_why", &off_why},   {"off_node", &off_node},
-      {"slice_at", &slice_at},     {"slice_us", &slice_us}, {"slice_name", &slice_name},
-      {"slice_lane", &slice_lane}, {"mark_at", &mark_at},   {"mark_name", &mark_name}};
+      {"times", &times},
+      {"nodes", &nodes},
+      {"off_at", &off_at},
+      {"off_us", &off_us},
+      {"off_why", &off_why},
+      {"off_node", &off_node},
+      {"slice_at", &slice_at},
+      {"slice_us", &slice_us},
+      {"slice_name", &slice_name},
+      {"slice_lane", &slice_lane},
+      {"mark_at", &mark_at},
+      {"mark_name", &mark_name},
+      {"jit_at", &jit_at},
+      {"jit_event", &jit_event},
+      {"jit_name", &jit_name},
+      {"jit_version", &jit_version},
+      {"jit_address", &jit_address},
+      {"jit_size", &jit_size}};
   for (const auto& [field, values] : lists) {
     page.out() += fmt::format(",\"{}\":", field);
     page.NumberLists(*values);

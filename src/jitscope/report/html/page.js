@@ -7,7 +7,8 @@
 //   - the callers and callees of one function, merged over all its call sites;
 //   - the annotated code of the versions the report disassembled;
 //   - the timeline: a track per thread (per process when there are several) with the density of
-//     its samples over its periods off the CPU (coloured by why), its ITT tasks and markers, and
+//     its samples over its periods off the CPU (coloured by why), the JIT engine's code events it
+//     reported (every version loaded, updated, unloaded or moved), its ITT tasks and markers, and
 //     per process the loads and ends of the JIT code versions the samples ran and its ITT
 //     counters; dragging across it selects a time range, which every other view then shows
 //     alone (an off-CPU sample weighs the part of its time off the CPU inside it);
@@ -51,8 +52,17 @@
         slices: slices,
         lanes: slices.lane.reduce((most, lane) => Math.max(most, lane + 1), 0),
         marks: { at: column('mark_at'), name: column('mark_name') },
+        // The JIT engine's code events the thread reported: every version loaded, updated,
+        // unloaded or moved, sampled or not.
+        jit: {
+          at: column('jit_at'), event: column('jit_event'), name: column('jit_name'),
+          version: column('jit_version'), address: column('jit_address'), size: column('jit_size'),
+        },
       });
     }
+    // The samples are kept once, in the typed arrays above: the parsed lists go.
+    data.threads.times = null;
+    data.threads.nodes = null;
   }
   const durationUs = Math.max(1, data.duration_us || 1);
   const versions = data.versions;
@@ -923,6 +933,10 @@
   };
   const sliceColour = '#8cc084';
   const markerColour = '#8e44ad';
+  // The JIT engine's events on the thread that reported them, by kind.
+  const jitColours = {
+    load: '#27ae60', 'new version': '#16a085', update: '#d4ac0d', unload: '#922b21', move: '#7f8c8d',
+  };
   const counterColour = '#e67e22';
   const countersOf = new Map();  // pid → indices into data.counters
   (data.counters || []).forEach((c, i) => {
@@ -1035,6 +1049,11 @@
         ctx.fillStyle = markerColour;
         ctx.fillRect(xOfTime(t.marks.at[j], width) - 1, y + 1, 2, track.height - 2);
       }
+      // Events before the first sample or after the last are drawn at the ends.
+      for (let j = 0; j < t.jit.at.length; ++j) {
+        ctx.fillStyle = jitColours[str(t.jit.event[j])] || jitColours.move;
+        ctx.fillRect(xOfTime(clampTime(t.jit.at[j]), width) - 1, y + 1, 2, trackHeight - 2);
+      }
       const counts = d.perThread[i];
       ctx.fillStyle = dim ? '#c8d3e0' : '#4a7bd0';
       for (let c = 0; c < columns; ++c) {
@@ -1124,6 +1143,13 @@
     for (let j = 0; j < th.marks.at.length; ++j) {
       if (Math.abs(th.marks.at[j] - t) <= slack) lines.push('marker ' + str(th.marks.name[j]) + ': ' + fmtAt(th.marks.at[j]));
     }
+    const jit = th.jit;
+    for (let j = 0; j < jit.at.length; ++j) {
+      if (dy >= trackHeight || Math.abs(clampTime(jit.at[j]) - t) > slack) continue;
+      lines.push('JIT ' + str(jit.event[j]) + ': ' + str(jit.name[j]) +
+          (jit.version[j] > 1 ? ' (version ' + jit.version[j] + ')' : '') + ', 0x' + jit.address[j].toString(16) +
+          ', ' + jit.size[j] + ' bytes, ' + fmtAt(jit.at[j]));
+    }
     const off = th.off;
     for (let j = 0; j < off.at.length; ++j) {
       if (dy >= trackHeight || off.at[j] > t || t > off.at[j] + off.us[j]) continue;
@@ -1134,6 +1160,7 @@
     return lines;
   }
 
+  const clampTime = (us) => Math.max(0, Math.min(durationUs, us));
   const fmtDuration = (us) => (us >= 1e6 ? (us / 1e6).toFixed(3) + ' s' : (us / 1e3).toFixed(1) + ' ms');
 
   // The frames from `node` up, innermost first, at most `most` of them.
