@@ -285,6 +285,24 @@ TEST_F(CompactCopyTest, ReadsOnlyTheCodeItKept) {
             (std::vector<std::pair<uint64_t, uint64_t>>{{plus, plus + 8}, {plus - 1, plus + 7}}));
 }
 
+// The functions of code without CFI (unwind/elf_functions.h) are found in a compact copy as in the
+// file, from the symbols and FDEs that bounded them when the session was walked; its code
+// sections, whose bytes it keeps apart, still say where code is.
+TEST_F(CompactCopyTest, FindsTheFunctionsOfCodeWithoutCfiAsTheFileDoes) {
+  const uint64_t plus = FileAddressOf(reinterpret_cast<const void*>(&Plus));
+  auto whole = unwind::CfiModule::Open(kProgram);
+  ASSERT_TRUE(whole.ok());
+  (*whole)->LogReads();
+  const std::optional<formats::CodeRange> function = (*whole)->FunctionWithoutCfiAt(plus + 2);
+  ASSERT_TRUE(function.has_value());
+  EXPECT_EQ(function->begin, plus);
+  EXPECT_EQ((*whole)->function_bounds_read(), (std::vector<uint64_t>{plus + 2, plus}));
+  const std::string path = Copy({.function_bounds = (*whole)->function_bounds_read()});
+  auto compact = unwind::CfiModule::Open(path);
+  ASSERT_TRUE(compact.ok());
+  EXPECT_EQ((*compact)->FunctionWithoutCfiAt(plus + 2), function);
+}
+
 TEST(CodeRangesTest, OverlappingAndTouchingRangesAreOne) {
   CodeRanges ranges;
   AddCodeRange(ranges, 10, 20);

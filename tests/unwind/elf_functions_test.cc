@@ -58,6 +58,29 @@ TEST(ElfFunctionsTest, CodeNoSymbolNamesIsTheGapBetweenDescribedCode) {
   EXPECT_EQ(At(functions, 0x1b00), (CodeRange{0x1a00, 0x2000}));
 }
 
+// What bounds each answer, for a compact copy to keep: the symbol that holds the address, or the
+// described code on either side of the gap (of what comes before, the range that reaches
+// furthest), and from those alone the same functions follow.
+TEST(ElfFunctionsTest, TheSymbolsAndFdesThatBoundAFunctionAreSaid) {
+  const ElfFunctions functions = ElfFunctions::FromRanges(
+      {{0x1000, 0x1400}, {0x1100, 0x1200}, {0x1600, 0x1700}, {0x1900, 0x1a00}}, {{0x1700, 0x1800}},
+      {{0x1000, 0x2000}});
+  std::vector<uint64_t> bounds;
+  EXPECT_EQ(functions.At(0x1300, Code, &bounds), (CodeRange{0x1000, 0x1400}));
+  EXPECT_EQ(bounds, (std::vector<uint64_t>{0x1000}));
+  bounds.clear();
+  EXPECT_EQ(functions.At(0x1500, Code, &bounds), (CodeRange{0x1410, 0x1600}));
+  EXPECT_EQ(bounds, (std::vector<uint64_t>{0x1000, 0x1600}));
+  bounds.clear();
+  EXPECT_EQ(functions.At(0x1850, Code, &bounds), (CodeRange{0x1804, 0x1900}));
+  EXPECT_EQ(bounds, (std::vector<uint64_t>{0x1700, 0x1900}));
+  // Only the ranges that bound them: the same answers.
+  const ElfFunctions kept = ElfFunctions::FromRanges({{0x1000, 0x1400}, {0x1600, 0x1700}},
+                                                     {{0x1700, 0x1800}}, {{0x1000, 0x2000}});
+  EXPECT_EQ(At(kept, 0x1300), (CodeRange{0x1000, 0x1400}));
+  EXPECT_EQ(At(kept, 0x1500), (CodeRange{0x1410, 0x1600}));
+}
+
 TEST(ElfFunctionsTest, NothingOutsideExecutableSectionsOrTooLong) {
   const ElfFunctions functions = ElfFunctions::FromRanges(
       {{0x1000, 0x1000 + ElfFunctions::kMaxFunctionSize + 1}}, {},

@@ -18,6 +18,7 @@ int RunArchive(const ArchiveOptions& options, std::FILE* err, const char* who) {
       record::SessionParts& parts = archive.parts[path];
       for (const auto& [start, end] : file.code) record::AddCodeRange(parts.code, start, end);
       parts.rows = file.rows;
+      parts.function_bounds = file.function_bounds;
       parts.named = file.named;
     }
   }

@@ -177,6 +177,7 @@ base::Status WriteCompactCopy(int source, const std::string& name, const Session
       }
     }
   }
+  named.insert(named.end(), parts.function_bounds.begin(), parts.function_bounds.end());
   std::sort(named.begin(), named.end());
   named.erase(std::unique(named.begin(), named.end()), named.end());
   std::vector<uint64_t> unwound = parts.rows;

@@ -9,7 +9,8 @@
 //  - Of the .eh_frame, the FDEs that hold an address whose row the walks read, or one they name
 //    (eh_frame_subset.h); .eh_frame_hdr, whose table would point at the FDEs left out, is left
 //    out too: libdw then reads the few FDEs in order.
-//  - The bytes of code the walks read.
+//  - The bytes of code the walks read, and the symbols and FDEs that bound the functions of code
+//    without CFI whose rules they derived (so that the copy finds the same functions).
 // What a walk or report of the session looks up is then found as in the file itself, and nothing
 // else is.
 #pragma once
@@ -34,6 +35,9 @@ struct SessionParts {
   CodeRanges code = {};              // addresses whose bytes the walks read
   std::vector<uint64_t> rows = {};   // addresses whose unwind rows the walks read
   std::vector<uint64_t> named = {};  // offsets in the file of addresses report names
+  // Addresses whose symbols and FDEs bound the functions of code without CFI the walks analysed
+  // (unwind/elf_functions.h): kept as for the addresses named and the rows read.
+  std::vector<uint64_t> function_bounds = {};
 };
 
 // Writes the compact copy of the ELF file open as `source` (`name` in messages) to `out`, for a

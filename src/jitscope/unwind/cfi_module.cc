@@ -170,9 +170,13 @@ std::span<uint8_t> CfiModule::ReadCodePrefix(uint64_t address, std::span<uint8_t
 std::optional<formats::CodeRange> CfiModule::FunctionWithoutCfiAt(uint64_t address) {
   if (supplied_by_engine() || elf_ == nullptr) return std::nullopt;
   if (!functions_) functions_ = ElfFunctions::Read(elf_);
-  return functions_->At(address, [this](uint64_t at, std::span<uint8_t> out) {
-    return std::span<const uint8_t>(ReadCodePrefix(at, out));
-  });
+  if (log_reads_) function_bounds_read_.push_back(address);
+  return functions_->At(
+      address,
+      [this](uint64_t at, std::span<uint8_t> out) {
+        return std::span<const uint8_t>(ReadCodePrefix(at, out));
+      },
+      log_reads_ ? &function_bounds_read_ : nullptr);
 }
 
 void CfiRow::Recognize() {

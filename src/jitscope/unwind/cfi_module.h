@@ -105,6 +105,10 @@ class CfiModule {
   void LogReads() { log_reads_ = true; }
   const std::vector<std::pair<uint64_t, uint64_t>>& code_read() const { return code_read_; }
   const std::vector<uint64_t>& rows_read() const { return rows_read_; }
+  // The starts of the symbols and FDEs that bounded the functions FunctionWithoutCfiAt found,
+  // with the addresses it was asked about (logged as LogReads says): a compact copy keeps those
+  // symbols and FDEs, so the functions are the same in it.
+  const std::vector<uint64_t>& function_bounds_read() const { return function_bounds_read_; }
   // The file is a compact copy.
   bool compact() const { return kept_code_.has_value(); }
   // A table of the file's CFI was refused as hostile (cfi_sanity.h): no row comes from it.
@@ -161,6 +165,7 @@ class CfiModule {
   bool log_reads_ = false;
   mutable std::vector<std::pair<uint64_t, uint64_t>> code_read_;
   std::vector<uint64_t> rows_read_;
+  std::vector<uint64_t> function_bounds_read_;
   std::deque<CfiRow> rows_;                          // a deque: rows handed out stay where they are
   std::map<uint64_t, int32_t> row_by_start_;         // a row's start → rows_
   std::unordered_map<uint64_t, int32_t> row_at_pc_;  // -1: no row

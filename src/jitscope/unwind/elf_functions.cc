@@ -51,11 +51,14 @@ ElfFunctions ElfFunctions::Read(Elf* elf) {
   for (Elf_Scn* section = elf_nextscn(elf, nullptr); section != nullptr;
        section = elf_nextscn(elf, section)) {
     GElf_Shdr header;
-    if (gelf_getshdr(section, &header) == nullptr || header.sh_type == SHT_NOBITS) continue;
+    if (gelf_getshdr(section, &header) == nullptr) continue;
+    // Code sections without bytes count too: a compact copy (session/compact_elf.h) keeps its
+    // code's bytes apart, and the sections say where the code is.
     if ((header.sh_flags & SHF_ALLOC) != 0 && (header.sh_flags & SHF_EXECINSTR) != 0 &&
         header.sh_addr + header.sh_size > header.sh_addr) {
       executable.push_back({header.sh_addr, header.sh_addr + header.sh_size});
     }
+    if (header.sh_type == SHT_NOBITS) continue;
     const char* name = names != 0 ? elf_strptr(elf, names, header.sh_name) : nullptr;
     if (name == nullptr || std::strcmp(name, ".eh_frame") != 0) continue;
     Elf_Data* data = elf_getdata(section, nullptr);
@@ -81,10 +84,15 @@ ElfFunctions ElfFunctions::FromRanges(std::vector<formats::CodeRange> symbols,
   functions.symbols_ = std::move(symbols);
   // The furthest end of the described code up to each range, for the start of a gap.
   functions.reach_.reserve(functions.described_.size());
-  uint64_t reach = 0;
+  functions.reached_by_.reserve(functions.described_.size());
+  uint64_t reach = 0, reached_by = 0;
   for (const formats::CodeRange& range : functions.described_) {
-    reach = std::max(reach, range.end);
+    if (range.end > reach) {
+      reach = range.end;
+      reached_by = range.begin;
+    }
     functions.reach_.push_back(reach);
+    functions.reached_by_.push_back(reached_by);
   }
   std::sort(executable.begin(), executable.end(), ByBeginThenLongest);
   functions.executable_ = std::move(executable);
@@ -93,7 +101,8 @@ ElfFunctions ElfFunctions::FromRanges(std::vector<formats::CodeRange> symbols,
 
 std::optional<formats::CodeRange> ElfFunctions::At(
     uint64_t address,
-    const std::function<std::span<const uint8_t>(uint64_t, std::span<uint8_t>)>& code) const {
+    const std::function<std::span<const uint8_t>(uint64_t, std::span<uint8_t>)>& code,
+    std::vector<uint64_t>* bounds) const {
   auto section =
       std::upper_bound(executable_.begin(), executable_.end(), address,
                        [](uint64_t a, const formats::CodeRange& range) { return a < range.begin; });
@@ -112,7 +121,10 @@ std::optional<formats::CodeRange> ElfFunctions::At(
     if (address - it->begin >= longest_symbol_) break;
     // Scanned back from the last start at or before the address, and of equal starts from the
     // shortest: the first that holds it is the innermost.
-    if (address < it->end) return fits(*it);
+    if (address < it->end) {
+      if (bounds != nullptr) bounds->push_back(it->begin);
+      return fits(*it);
+    }
   }
   // A gap: from the furthest end of the code described before the address to the next
   // described start.
@@ -121,11 +133,15 @@ std::optional<formats::CodeRange> ElfFunctions::At(
                        [](uint64_t a, const formats::CodeRange& range) { return a < range.begin; });
   uint64_t begin = text.begin, end = text.end;
   if (next != described_.begin()) {
-    const uint64_t reach = reach_[static_cast<size_t>(next - described_.begin()) - 1];
-    if (reach > address) return std::nullopt;  // described code (an FDE) holds it
-    begin = std::max(begin, reach);
+    const size_t before = static_cast<size_t>(next - described_.begin()) - 1;
+    if (reach_[before] > address) return std::nullopt;  // described code (an FDE) holds it
+    begin = std::max(begin, reach_[before]);
+    if (bounds != nullptr) bounds->push_back(reached_by_[before]);
   }
-  if (next != described_.end()) end = std::min(end, next->begin);
+  if (next != described_.end()) {
+    end = std::min(end, next->begin);
+    if (bounds != nullptr) bounds->push_back(next->begin);
+  }
   // Past the padding before the function: int3 and zero bytes, which are no function's start.
   std::array<uint8_t, 64> head{};
   while (begin < address) {

@@ -43,15 +43,19 @@ class ElfFunctions {
   // The function that holds `address` (a file address), by its symbol or as a gap between
   // described code; nullopt when `address` is in no executable section, or the function is
   // longer than kMaxFunctionSize. `code` reads the file's bytes at an address range (for the
-  // padding at a gap's start; may return fewer).
+  // padding at a gap's start; may return fewer). `bounds`, if given, gets the start of each
+  // symbol or FDE that bounds the answer (the symbol; the described code a gap lies between):
+  // what a compact copy of the file must keep for the same answer.
   std::optional<formats::CodeRange> At(
       uint64_t address,
-      const std::function<std::span<const uint8_t>(uint64_t, std::span<uint8_t>)>& code) const;
+      const std::function<std::span<const uint8_t>(uint64_t, std::span<uint8_t>)>& code,
+      std::vector<uint64_t>* bounds = nullptr) const;
 
  private:
-  std::vector<formats::CodeRange> symbols_;     // sorted by begin, then longest first
-  std::vector<formats::CodeRange> described_;   // symbols and FDEs, sorted by begin
-  std::vector<uint64_t> reach_;                 // reach_[i]: the furthest end of described_[0..i]
+  std::vector<formats::CodeRange> symbols_;    // sorted by begin, then longest first
+  std::vector<formats::CodeRange> described_;  // symbols and FDEs, sorted by begin
+  std::vector<uint64_t> reach_;                // reach_[i]: the furthest end of described_[0..i]
+  std::vector<uint64_t> reached_by_;  // reached_by_[i]: the start of the range that ends there
   std::vector<formats::CodeRange> executable_;  // sorted
   uint64_t longest_symbol_ = 0;
 };

@@ -27,12 +27,14 @@ base::StatusOr<std::map<std::string, WalkedFile>> WalkedFiles(const std::string&
       files[mapping->filename].named.push_back(pc - mapping->start + mapping->file_offset);
     }
   });
-  walker.address_space().ForEachFileModule(
-      [&](const std::string& path, const unwind::CfiModule& module) {
-        WalkedFile& file = files[path];
-        file.code.insert(file.code.end(), module.code_read().begin(), module.code_read().end());
-        file.rows.insert(file.rows.end(), module.rows_read().begin(), module.rows_read().end());
-      });
+  walker.address_space().ForEachFileModule([&](const std::string& path,
+                                               const unwind::CfiModule& module) {
+    WalkedFile& file = files[path];
+    file.code.insert(file.code.end(), module.code_read().begin(), module.code_read().end());
+    file.rows.insert(file.rows.end(), module.rows_read().begin(), module.rows_read().end());
+    file.function_bounds.insert(file.function_bounds.end(), module.function_bounds_read().begin(),
+                                module.function_bounds_read().end());
+  });
   return files;
 }
 

@@ -22,6 +22,9 @@ struct WalkedFile {
   std::vector<std::pair<uint64_t, uint64_t>> code;
   // The file's addresses whose unwind rows the walks read.
   std::vector<uint64_t> rows;
+  // The file's addresses whose symbols and FDEs bound the functions found for code without CFI
+  // (unwind::CfiModule::function_bounds_read).
+  std::vector<uint64_t> function_bounds;
   // The offsets in the file of the addresses of the stacks, as report looks them up (a return
   // address one byte back): what it names.
   std::vector<uint64_t> named;
