@@ -123,6 +123,40 @@ TEST(RecordedSessionsTest, JavaInterpreterFramesAreWalkedAndNamedFromTheJvmTable
                     }));
 }
 
+// Node 20 with only a perf map (`node --perf-basic-prof three_levels.js`): its code named from the
+// perf map kept in the session; TurboFan's code (*outer, holding middle and leaf inlined, and
+// *leaf) unwound by rules derived from the code record read from the running process
+// (captured-PID.jsr), V8's embedded builtins, which node's file has no CFI for, by rules derived
+// from the bytes its compact copy kept. A perf map names no interpreted function: those frames
+// are V8's InterpreterEntryTrampoline (node's own loader's, then the script's). With
+// --mark-guesses a walk the frame-pointer chain carried on would break its chain of JIT frames.
+TEST(RecordedSessionsTest, NodeWithOnlyAPerfMapUnwindsByTheCodeReadWhileRecording) {
+  const std::string dir = kRecorded + "/node-perfmap";
+  const auto text = RunProgram({JITSCOPE_CLI, "report", dir});
+  ASSERT_TRUE(text.ok()) << text.Describe();
+  EXPECT_NE(text.out.find("# stacks unwound from DWARF call-frame information, walks ending in: 47 "
+                          "end of stack, 1 stack copy too short\n"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("\n# 41 walks rest on code read from the running process"),
+            std::string::npos)
+      << text.out;
+  // The chain from JSEntry through `trampolines` interpreted frames to `leaf`.
+  const auto chain = [](int trampolines, const std::string& leaf) {
+    std::string frames = "Builtin:JSEntry;Builtin:JSEntryTrampoline;";
+    for (int i = 0; i < trampolines; ++i) frames += "Builtin:InterpreterEntryTrampoline;";
+    return frames + leaf;
+  };
+  const std::string script = "/tmp/jitscope-recorded/three_levels.js";
+  const auto chains = SamplesByJitChain(Report({dir, "--mark-guesses"}));
+  EXPECT_EQ(chains, (std::map<std::string, uint64_t>{
+                        {"", 6},
+                        {chain(7, "JS:*outer " + script + ":7:15"), 26},
+                        {chain(9, "JS:*leaf " + script + ":5:14"), 15},
+                        {chain(8, "BytecodeHandler:GetNamedProperty"), 1},
+                    }));
+}
+
 // Every file a recorded session's samples need is inside it, so it reports the same on any
 // machine: each ELF file they touched (record::TouchedFiles: the files their walks and names
 // read) has its archived copy (`jitscope archive --compact`), of the build the recording saw, and
@@ -166,7 +200,8 @@ TEST_P(SelfContainedSessionTest, EveryFileItsSamplesNeedIsInside) {
 }
 
 INSTANTIATE_TEST_SUITE_P(RecordedSessions, SelfContainedSessionTest,
-                         ::testing::Values("jitvm-nofp", "lli", "onednn", "java-xint"),
+                         ::testing::Values("jitvm-nofp", "lli", "onednn", "java-xint",
+                                           "node-perfmap"),
                          [](const auto& info) {
                            std::string name = info.param;
                            std::erase(name, '-');
