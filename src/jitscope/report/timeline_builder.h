@@ -35,6 +35,7 @@
 #include "jitscope/session/perf_record.h"
 #include "jitscope/symbolize/source_set.h"
 #include "jitscope/trace/event.h"
+#include "jitscope/trace/record_stream.h"
 #include "jitscope/walk/recording.h"
 
 namespace jitscope::report {
@@ -52,6 +53,9 @@ class TimelineBuilder {
   // its jitdumps.
   void AddProcess(uint32_t pid, std::span<const trace::Record> records,
                   std::span<const formats::JitdumpRecord* const> jitdump_records);
+  // The same, the records walked rather than held.
+  void AddProcessFrom(uint32_t pid, const trace::RecordWalk& records,
+                      std::span<const formats::JitdumpRecord* const> jitdump_records);
 
   // The recording's switch records (record --switch-events), in time order, which must outlive
   // the builder: each thread's periods off the CPU (off_cpu_periods.h).

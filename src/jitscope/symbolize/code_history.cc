@@ -71,25 +71,31 @@ void CodeHistory::Add(const formats::ParsedOprofileDump& dump) {
 }
 
 void CodeHistory::Add(std::span<const trace::Record> records) {
+  Add([records](const trace::RecordVisitor& visit) {
+    for (const trace::Record& record : records) visit(record);
+  });
+}
+
+void CodeHistory::Add(const trace::RecordWalk& records) {
   std::unordered_map<uint32_t, size_t> live;  // method id → its version, while it lives
-  for (const trace::Record& record : records) {
+  records([&](const trace::Record& record) {
     const uint64_t time = record.timestamp;
     if (const auto* code = std::get_if<trace::CodeEvent>(&record.event)) {
-      if (code->api_event == trace::kEventMethodInlineLoadFinished || code->size == 0) continue;
+      if (code->api_event == trace::kEventMethodInlineLoadFinished || code->size == 0) return;
       EndOverlapping(code->address, code->size, time);
-      if (code->api_event == trace::kEventMethodUpdate) continue;  // the code changed
+      if (code->api_event == trace::kEventMethodUpdate) return;  // the code changed
       auto it = live.find(code->method_id);
       if (it == live.end() || versions_[it->second].invalidated_ns <= time) {
         live.insert_or_assign(code->method_id,
                               AddVersion(code->method_id, code->address, code->size, time));
-        continue;
+        return;
       }
       // A further region of a live method: a split function's.
       versions_[it->second].regions.push_back({code->address, code->size, time});
       by_address_.emplace(code->address, it->second);
       max_region_size_ = std::max<uint64_t>(max_region_size_, code->size);
     } else if (const auto* load = std::get_if<trace::OprofileCodeLoadEvent>(&record.event)) {
-      if (load->size == 0) continue;
+      if (load->size == 0) return;
       EndOverlapping(load->address, load->size, time);
       AddVersion(kNoMethodId, load->address, load->size, time);
     } else if (const auto* unload = std::get_if<trace::OprofileUnloadEvent>(&record.event)) {
@@ -102,7 +108,7 @@ void CodeHistory::Add(std::span<const trace::Record> records) {
         live.erase(it);
       }
     }
-  }
+  });
 }
 
 void CodeHistory::AddExec(uint64_t time_ns) {

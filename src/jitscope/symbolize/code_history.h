@@ -38,6 +38,7 @@
 #include "jitscope/formats/jitdump_reader.h"
 #include "jitscope/formats/oprofile_dump_reader.h"
 #include "jitscope/trace/event.h"
+#include "jitscope/trace/record_stream.h"
 
 namespace jitscope::symbolize {
 
@@ -64,6 +65,7 @@ class CodeHistory {
  public:
   // Adds the records of one trace (in time order, as the reader returns them).
   void Add(std::span<const trace::Record> records);
+  void Add(const trace::RecordWalk& records);
   // Adds the records of one jitdump.
   void Add(const formats::ParsedJitdump& dump);
   // Adds the records of one OProfile dump.

@@ -24,7 +24,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 
 #include "jitscope/formats/jitdump_reader.h"
 #include "jitscope/formats/jvm_table.h"
@@ -34,17 +33,17 @@
 #include "jitscope/symbolize/index_builder.h"
 #include "jitscope/symbolize/java_methods.h"
 #include "jitscope/trace/reader.h"
+#include "jitscope/trace/record_stream.h"
 
 namespace jitscope::symbolize {
 
 // The architecture iJIT_CA_NATIVE means for a trace written by a `pointer_size`-byte process.
 CodeArch NativeArch(uint32_t pointer_size);
 
-// A trace's records in time order, walked as often as an importer needs: `walk(visit)` calls
-// `visit` on each. A trace too large to hold its records is read again for each walk
-// (trace/record_stream.h); a ParsedTrace's are its vector's (WalkOf).
-using RecordVisitor = std::function<void(const trace::Record&)>;
-using RecordWalk = std::function<void(const RecordVisitor&)>;
+// A trace's records in time order (trace/record_stream.h): a trace too large to hold its records
+// is read again for each walk; a ParsedTrace's are its vector's (WalkOf).
+using trace::RecordVisitor;
+using trace::RecordWalk;
 RecordWalk WalkOf(const trace::ParsedTrace& trace);
 
 // `id_space`: the Intel method ids' space, one per program image of the process (0 for its

@@ -393,19 +393,36 @@ uint32_t SourceSet::PointerSize(uint32_t pid) const {
   return 8;
 }
 
-std::vector<trace::Record> SourceSet::TraceRecords(uint32_t pid) const {
-  // The native traces of one process (several when they are a chain) are one history: a method
-  // loaded in one file may be unloaded, or get another region, in the next.
+namespace {
+
+// The records of `traces` in time order (of equal times, in the order of the traces). One trace
+// is walked as it is read; the records of several are gathered and sorted.
+void WalkInTimeOrder(const std::vector<const StreamedTrace*>& traces,
+                     const trace::RecordVisitor& visit) {
+  if (traces.size() == 1) {
+    traces.front()->ForEach(visit);
+    return;
+  }
   std::vector<trace::Record> records;
-  for (const File* file : FilesOf(pid)) {
-    if (const auto* t = std::get_if<StreamedTrace>(&file->parsed)) {
-      t->ForEach([&records](const trace::Record& record) { records.push_back(record); });
-    }
+  for (const StreamedTrace* t : traces) {
+    t->ForEach([&records](const trace::Record& record) { records.push_back(record); });
   }
   std::stable_sort(
       records.begin(), records.end(),
       [](const trace::Record& a, const trace::Record& b) { return a.timestamp < b.timestamp; });
-  return records;
+  for (const trace::Record& record : records) visit(record);
+}
+
+}  // namespace
+
+void SourceSet::ForEachTraceRecord(uint32_t pid, const trace::RecordVisitor& visit) const {
+  // The native traces of one process (several when they are a chain) are one history: a method
+  // loaded in one file may be unloaded, or get another region, in the next.
+  std::vector<const StreamedTrace*> traces;
+  for (const File* file : FilesOf(pid)) {
+    if (const auto* t = std::get_if<StreamedTrace>(&file->parsed)) traces.push_back(t);
+  }
+  WalkInTimeOrder(traces, visit);
 }
 
 std::vector<const formats::JitdumpRecord*> SourceSet::JitdumpRecords(uint32_t pid) const {
@@ -425,12 +442,11 @@ CodeHistory SourceSet::BuildCodeHistory(uint32_t pid) const {
   // (after an exec) numbers its methods anew: a history of its own.
   const std::vector<const File*> files = FilesOf(pid);
   const Images images = ImagesOf(pid, files);
-  std::vector<std::vector<trace::Record>> records(images.count);
+  std::vector<std::vector<const StreamedTrace*>> traces(images.count);
   std::vector<formats::CodeRange> functions;  // the perf maps', in file order
   for (const File* file : files) {
     if (const auto* t = std::get_if<StreamedTrace>(&file->parsed)) {
-      std::vector<trace::Record>& image = records[images.image_of.at(file)];
-      t->ForEach([&image](const trace::Record& record) { image.push_back(record); });
+      traces[images.image_of.at(file)].push_back(t);
     }
     if (const auto* d = std::get_if<formats::ParsedJitdump>(&file->parsed)) history.Add(*d);
     if (const auto* o = std::get_if<formats::ParsedOprofileDump>(&file->parsed)) history.Add(*o);
@@ -442,11 +458,8 @@ CodeHistory SourceSet::BuildCodeHistory(uint32_t pid) const {
       }
     }
   }
-  for (std::vector<trace::Record>& image : records) {
-    std::stable_sort(
-        image.begin(), image.end(),
-        [](const trace::Record& a, const trace::Record& b) { return a.timestamp < b.timestamp; });
-    history.Add(image);
+  for (const std::vector<const StreamedTrace*>& image : traces) {
+    history.Add([&image](const trace::RecordVisitor& visit) { WalkInTimeOrder(image, visit); });
   }
   for (uint64_t time : images.exec_times) history.AddExec(time);
   // After AddExec: a captured version's time bounds come from the reads themselves.

@@ -36,6 +36,7 @@
 #include "jitscope/symbolize/java_methods.h"
 #include "jitscope/symbolize/symbol_index.h"
 #include "jitscope/trace/event.h"
+#include "jitscope/trace/record_stream.h"
 
 namespace jitscope::symbolize {
 
@@ -100,8 +101,9 @@ class SourceSet {
   // functions its perf maps name (CodeHistory::AddCaptured).
   CodeHistory BuildCodeHistory(uint32_t pid) const;
   // The records of process `pid`'s native traces among the same files (a chain's files together),
-  // in time order, views into this set's files.
-  std::vector<trace::Record> TraceRecords(uint32_t pid) const;
+  // in time order, views into this set's files. Walking them holds none when the process has one
+  // trace (they are read again from it); the files of a chain are merged in memory.
+  void ForEachTraceRecord(uint32_t pid, const trace::RecordVisitor& visit) const;
   // The CODE_LOAD and CODE_MOVE records of process `pid`'s jitdumps among the same files, in the
   // order of the files and, in each, of the records.
   std::vector<const formats::JitdumpRecord*> JitdumpRecords(uint32_t pid) const;

@@ -51,7 +51,7 @@ void RecordStream::Scan() {
 
 std::optional<Record> RecordStream::Next() { return merge_.Next(file_ ? &*file_ : nullptr); }
 
-void RecordStream::ForEach(const std::function<void(const Record&)>& visit) const {
+void RecordStream::ForEach(const RecordVisitor& visit) const {
   Merge merge(bytes_, layout_, runs_);
   while (const auto record = merge.Next(nullptr)) visit(*record);
 }

@@ -30,6 +30,10 @@
 
 namespace jitscope::trace {
 
+// Records in time order, walked as often as a reader needs: `walk(visit)` calls `visit` on each.
+using RecordVisitor = std::function<void(const Record&)>;
+using RecordWalk = std::function<void(const RecordVisitor&)>;
+
 class RecordStream {
  public:
   // Fails as ParseTrace does, only when `bytes` is not a trace at all. The records' views point
@@ -47,7 +51,7 @@ class RecordStream {
   std::optional<Record> Next();
   // Calls `visit` on every record, in the same order, on a walk of its own (Next() is not moved
   // on): for a reader that reads the trace more than once. Gives back no pages of the file.
-  void ForEach(const std::function<void(const Record&)>& visit) const;
+  void ForEach(const RecordVisitor& visit) const;
 
  private:
   // A run's next record: when it arrived, where it is, and how many the run has left.
