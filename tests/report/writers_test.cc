@@ -646,6 +646,32 @@ TEST(HtmlWriterTest, TheTimelinesPeriodsOffTheCpuSlicesMarkersAndCounters) {
   EXPECT_EQ(counter["values"], nlohmann::json({1, 2.5}));
 }
 
+// The time axis is the recording's, not only its samples': it begins where the timeline does (the
+// session's start, before the first sample) and ends at its last record, so a task that began at
+// start-up and ran past the last sample is drawn whole, and every time counts from that start.
+TEST(HtmlWriterTest, TheTimeAxisIsTheRecordingsNotOnlyItsSamples) {
+  Profile profile = TimedSampleProfile();  // samples from 1 ms to 10 ms
+  Timeline& timeline = profile.timeline;
+  timeline.start_ns = 600'000;
+  timeline.end_ns = 13'000'000;
+  timeline.strings = {"", "startup"};
+  TimelineThread worker;
+  worker.pid = 7;
+  worker.tid = 8;
+  worker.name = "worker";
+  worker.slices = {{.begin_ns = 600'000, .end_ns = 12'500'000, .name = 1}};
+  timeline.threads = {worker};
+  timeline.counters = {{.pid = 7, .name = 1, .values = {{700'000, 1.0}, {12'900'000, 2.0}}}};
+  const nlohmann::json data = PageData(RenderHtml(profile, {}));
+  EXPECT_EQ(data["duration_us"], 12'400);
+  const nlohmann::json& threads = data["threads"];
+  EXPECT_EQ(threads["times"],
+            nlohmann::json::parse("[[400,2000,1000,2000,1000,2000,1000],[1400,3000,3000]]"));
+  EXPECT_EQ(threads["slice_at"], nlohmann::json::parse("[[],[0]]"));
+  EXPECT_EQ(threads["slice_us"], nlohmann::json::parse("[[],[11900]]"));
+  EXPECT_EQ(data["counters"][0]["at"], nlohmann::json({100, 12'300}));
+}
+
 // A name is only ever data: one that would close the script element is written escaped.
 TEST(HtmlWriterTest, HostileNamesCannotLeaveTheData) {
   Profile profile = TimedSampleProfile();

@@ -28,6 +28,24 @@ int64_t MicrosecondsFrom(uint64_t time_ns, uint64_t origin_ns) {
                               : -static_cast<int64_t>((origin_ns - time_ns) / 1000);
 }
 
+// The page's time axis: the recording's, from the timeline's start (the session's) to its last
+// record, which hold every task, period, marker, counter value and JIT event the page draws, and
+// the samples' times; the samples' alone without a timeline. A task begun before the first
+// sample or a counter set after the last is drawn where it was, not cut off at the samples.
+// Times on the page are microseconds from the axis's start.
+struct TimeAxis {
+  uint64_t start_ns = 0;
+  uint64_t end_ns = 0;
+};
+
+TimeAxis AxisOf(const Profile& profile) {
+  const TimeAxis samples{profile.start_time_ns, profile.end_time_ns};
+  const Timeline& timeline = profile.timeline;
+  if (timeline.end_ns == 0) return samples;
+  if (samples.end_ns == 0) return {timeline.start_ns, timeline.end_ns};
+  return {std::min(samples.start_ns, timeline.start_ns), std::max(samples.end_ns, timeline.end_ns)};
+}
+
 // The annotations, as the page's Code view reads them.
 void WriteCode(const Profile& profile, const HtmlCode& code, PageData& page) {
   std::map<std::tuple<uint32_t, uint64_t, uint64_t>, size_t> version_index;
@@ -83,8 +101,8 @@ void WriteCode(const Profile& profile, const HtmlCode& code, PageData& page) {
 // slices (when, how long, name, lane: a task's depth, the lane below them for overlapped tasks,
 // regions and frames); its markers; the JIT engine's code events it reported, every one (when,
 // which: load, new version, update, unload, move; the method, the version of its name, address
-// and size). Times are microseconds from the first sample.
-void WriteThreads(const Profile& profile, const StackTree& tree, PageData& page) {
+// and size). Times are microseconds from the axis's start.
+void WriteThreads(const Profile& profile, const StackTree& tree, TimeAxis axis, PageData& page) {
   const Timeline& timeline = profile.timeline;
   std::map<std::pair<uint32_t, uint32_t>, size_t> index;
   for (const ThreadShare& t : profile.threads) index.try_emplace({t.pid, t.tid}, 0);
@@ -104,7 +122,7 @@ void WriteThreads(const Profile& profile, const StackTree& tree, PageData& page)
     if (sample.off_cpu) continue;
     const ThreadShare& t = profile.threads[sample.thread];
     const size_t i = index.at({t.pid, t.tid});
-    const int64_t at = MicrosecondsFrom(sample.time_ns, profile.start_time_ns);
+    const int64_t at = MicrosecondsFrom(sample.time_ns, axis.start_ns);
     times[i].push_back(at - last[i]);
     last[i] = at;
     nodes[i].push_back(tree.leaf[sample.stack]);
@@ -115,7 +133,7 @@ void WriteThreads(const Profile& profile, const StackTree& tree, PageData& page)
     const size_t i = it->second;
     name[i] = page.Intern(t.name);
     for (const OffCpuPeriod& period : t.off_cpu) {
-      off_at[i].push_back(MicrosecondsFrom(period.begin_ns, profile.start_time_ns));
+      off_at[i].push_back(MicrosecondsFrom(period.begin_ns, axis.start_ns));
       off_us[i].push_back(MicrosecondsFrom(period.end_ns, period.begin_ns));
       off_why[i].push_back(page.Intern(OffCpuWhy(period)));
       off_node[i].push_back(period.stack < tree.leaf.size()
@@ -127,13 +145,13 @@ void WriteThreads(const Profile& profile, const StackTree& tree, PageData& page)
       if (slice.kind == trace::IttKind::kTask) task_lanes = std::max(task_lanes, slice.depth + 1);
     }
     for (const TimelineSlice& slice : t.slices) {
-      slice_at[i].push_back(MicrosecondsFrom(slice.begin_ns, profile.start_time_ns));
+      slice_at[i].push_back(MicrosecondsFrom(slice.begin_ns, axis.start_ns));
       slice_us[i].push_back(MicrosecondsFrom(slice.end_ns, slice.begin_ns));
       slice_name[i].push_back(page.Intern(timeline.String(slice.name)));
       slice_lane[i].push_back(slice.kind == trace::IttKind::kTask ? slice.depth : task_lanes);
     }
     for (const TimelineInstant& instant : t.instants) {
-      const int64_t at = MicrosecondsFrom(instant.time_ns, profile.start_time_ns);
+      const int64_t at = MicrosecondsFrom(instant.time_ns, axis.start_ns);
       if (instant.kind == InstantKind::kMarker) {
         mark_at[i].push_back(at);
         mark_name[i].push_back(page.Intern(timeline.String(instant.name)));
@@ -180,8 +198,8 @@ void WriteThreads(const Profile& profile, const StackTree& tree, PageData& page)
 }
 
 // The ITT counters, each with its process, its name ("DOMAIN/NAME") and its values at their
-// times (microseconds from the first sample).
-void WriteCounters(const Profile& profile, PageData& page) {
+// times (microseconds from the axis's start).
+void WriteCounters(const Profile& profile, TimeAxis axis, PageData& page) {
   std::string& out = page.out();
   out += ",\"counters\":[";
   const Timeline& timeline = profile.timeline;
@@ -192,7 +210,7 @@ void WriteCounters(const Profile& profile, PageData& page) {
     std::vector<int64_t> at;
     std::vector<std::string> values;
     for (const TimelineCounter::Value& value : counter.values) {
-      at.push_back(MicrosecondsFrom(value.time_ns, profile.start_time_ns));
+      at.push_back(MicrosecondsFrom(value.time_ns, axis.start_ns));
       values.push_back(fmt::format("{}", std::isfinite(value.value) ? value.value : 0.0));
     }
     out += fmt::format("{}{{\"pid\":{},\"name\":{},\"at\":", i > 0 ? "," : "", counter.pid,
@@ -244,6 +262,7 @@ std::string HtmlPage(const std::string& title, std::string data) {
 
 std::string RenderHtml(const Profile& profile, const HtmlCode& code) {
   PageData page;
+  const TimeAxis axis = AxisOf(profile);
   std::string& out = page.out();
   out += "{\"format\":1";
   page.Field("title", profile.command.empty() ? "jitscope report" : profile.command);
@@ -252,8 +271,7 @@ std::string RenderHtml(const Profile& profile, const HtmlCode& code) {
   out += ",\"warnings\":";
   page.Strings(profile.warnings);
   out += fmt::format(",\"total\":{},\"period_ns\":{},\"duration_us\":{}", profile.total_samples,
-                     profile.sample_period_ns,
-                     MicrosecondsFrom(profile.end_time_ns, profile.start_time_ns));
+                     profile.sample_period_ns, MicrosecondsFrom(axis.end_ns, axis.start_ns));
   page.Frames(profile.locations, FrameLabels(profile));
 
   // Versions of JIT code.
@@ -263,10 +281,10 @@ std::string RenderHtml(const Profile& profile, const HtmlCode& code) {
       pid.push_back(v.pid);
       start.push_back(static_cast<int64_t>(v.start));
       size.push_back(static_cast<int64_t>(v.size));
-      loaded.push_back(MicrosecondsFrom(v.loaded_ns, profile.start_time_ns));
+      loaded.push_back(MicrosecondsFrom(v.loaded_ns, axis.start_ns));
       invalidated.push_back(v.invalidated_ns == symbolize::kForever
                                 ? -1
-                                : MicrosecondsFrom(v.invalidated_ns, profile.start_time_ns));
+                                : MicrosecondsFrom(v.invalidated_ns, axis.start_ns));
       method.push_back(v.method_id ? static_cast<int64_t>(*v.method_id) : -1);
     }
     page.Table("versions", {{"pid", &pid},
@@ -291,8 +309,8 @@ std::string RenderHtml(const Profile& profile, const HtmlCode& code) {
     }
     page.Table("processes", {{"pid", &pid}, {"name", &name}});
   }
-  WriteThreads(profile, tree, page);
-  WriteCounters(profile, page);
+  WriteThreads(profile, tree, axis, page);
+  WriteCounters(profile, axis, page);
   WriteCode(profile, code, page);
   return HtmlPage(profile.command.empty() ? "jitscope report" : "jitscope: " + profile.command,
                   std::move(page).Finish());

@@ -10,7 +10,8 @@
 // What the page is given (the JSON in its #profile-data element): the frames (one per Location,
 // with its label, colour and kind as the SVG flame graph shows them, and its JIT version), the
 // tree of the distinct stacks (node 0 the root; a node's parent comes before it), and per thread
-// its samples on a CPU as (time, node) pairs, times in microseconds since the first sample, each
+// its samples on a CPU as (time, node) pairs, times in microseconds since the recording began (the
+// timeline's start, else the first sample), each
 // a difference from the one before; from the Timeline (timeline.h), per thread its periods off
 // the CPU (with the node of the off-CPU sample the report kept: its time is written there alone),
 // ITT slices and markers, and the ITT counters. Counts are not stored: the page sums the samples

@@ -70,7 +70,7 @@
   const fmtInt = (n) => Math.round(n).toLocaleString('en-US');
   const fmtPct = (part, whole) => (whole > 0 ? (100 * part / whole).toFixed(2) + '%' : '-');
   const fmtSeconds = (us) => (us / 1e6).toFixed(3) + ' s';
-  // A time from the first sample: "+1.250 s", or "-0.004 s" for code loaded before it.
+  // A time from the start of the recording: "+1.250 s", or "-0.004 s" for code loaded before it.
   const fmtAt = (us) => (us < 0 ? '-' : '+') + fmtSeconds(Math.abs(us));
   const baseName = (path) => (path.startsWith('/') ? path.slice(path.lastIndexOf('/') + 1) : path);
   // A canvas `width` x `height` CSS pixels, sharp on the screen's pixels, cleared; its context
@@ -95,7 +95,7 @@
 
   // ---- Selection: which samples every view counts ---------------------------------------------
   const state = {
-    range: null,          // [from, to] in µs since the first sample, or null: all
+    range: null,          // [from, to] in µs since the start of the recording, or null: all
     soloThread: -1,       // a thread seen alone, or -1: every thread
     grouping: 'tier',
     search: '',
@@ -1006,7 +1006,7 @@
     const ctx = sizeCanvas(timelineCanvas, width, height);
     ctx.font = '11px system-ui, sans-serif';
     ctx.textBaseline = 'middle';
-    // Axis: seconds since the first sample.
+    // Axis: seconds since the start of the recording.
     ctx.fillStyle = '#666';
     const seconds = durationUs / 1e6;
     const step = niceStep(seconds / Math.max(1, (width - labelWidth) / 90));
@@ -1049,7 +1049,8 @@
         ctx.fillStyle = markerColour;
         ctx.fillRect(xOfTime(t.marks.at[j], width) - 1, y + 1, 2, track.height - 2);
       }
-      // Events before the first sample or after the last are drawn at the ends.
+      // Events before the recording began (code an attached process loaded earlier) stand at
+      // its start.
       for (let j = 0; j < t.jit.at.length; ++j) {
         ctx.fillStyle = jitColours[str(t.jit.event[j])] || jitColours.move;
         ctx.fillRect(xOfTime(clampTime(t.jit.at[j]), width) - 1, y + 1, 2, trackHeight - 2);
