@@ -37,13 +37,15 @@ class KilledRecordTest : public ::testing::TestWithParam<const char*> {};
 
 // Killed once its command has used 0.3 s, 1 s and 2.5 s of CPU time (moments of the command's,
 // not of the clock, however busy the machine): the last sample in the session is at most a second
-// older than the kill.
+// older than the kill. A kill within the recording's first second may find no sample in the file
+// (a sanitized recorder's first batch can still be on its way): that second is what may be lost.
 TEST_P(KilledRecordTest, LosesAtMostTheLastSecondAndReportSaysItWasCutShort) {
   for (const long ticks : {30L, 100L, 250L}) {
     SCOPED_TRACE(std::to_string(ticks) + " ticks");
     test_support::TempDir dir;
     const std::string session = dir.path() + "/session";
     const std::string stop = dir.path() + "/stop";
+    const uint64_t started_at = base::MonotonicNowNs();
     test_support::Process record({JITSCOPE_CLI, "record", "-o", session, "--call-graph", GetParam(),
                                   "--", "/bin/sh", "-c", "while [ ! -e \"$0\" ]; do :; done", stop},
                                  {}, {.timeout = std::chrono::seconds(300)});
@@ -63,11 +65,18 @@ TEST_P(KilledRecordTest, LosesAtMostTheLastSecondAndReportSaysItWasCutShort) {
 
     base::StatusOr<Profile> profile = BuildProfile(session, BuildOptions{});
     ASSERT_TRUE(profile.ok()) << profile.status().message();
-    ASSERT_GT(profile->total_samples, 0u);
-    EXPECT_LE(profile->end_time_ns, killed_at);
-    EXPECT_LE(killed_at - std::min(killed_at, profile->end_time_ns), 1'000'000'000u)
-        << "the last sample in the session is " << (killed_at - profile->end_time_ns) / 1'000'000
-        << " ms older than the kill";
+    if (profile->total_samples == 0) {
+      EXPECT_LT(killed_at - started_at, 1'000'000'000u)
+          << "killed " << (killed_at - started_at) / 1'000'000
+          << " ms after the recording began, with no sample in the session";
+      EXPECT_EQ(profile->no_samples_reason,
+                "jitscope record was killed before its first samples reached the file");
+    } else {
+      EXPECT_LE(profile->end_time_ns, killed_at);
+      EXPECT_LE(killed_at - std::min(killed_at, profile->end_time_ns), 1'000'000'000u)
+          << "the last sample in the session is " << (killed_at - profile->end_time_ns) / 1'000'000
+          << " ms older than the kill";
+    }
     EXPECT_TRUE(Warns(*profile, kCutShort));
     EXPECT_FALSE(Warns(*profile, kStillRecording));
   }
