@@ -11,10 +11,12 @@
 #pragma once
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <new>
+#include <type_traits>
 #include <vector>
 
 namespace jitscope::base {
@@ -66,5 +68,22 @@ class HugePageAllocator {
 
 template <typename T>
 using HugeVector = std::vector<T, HugePageAllocator<T>>;
+
+// Gives back the memory of the room `vector` reserved past its last element, without moving it:
+// the whole pages there are dropped (MADV_DONTNEED) and read as zeros again if it grows into
+// them. shrink_to_fit would copy every element into a new block and, for a moment, hold both: at
+// the end of building a large index, that copy was the peak. Blocks under 2 MiB came from
+// operator new and are left as they are.
+template <typename T>
+void ReleaseUnused(HugeVector<T>& vector) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  const size_t bytes = vector.capacity() * sizeof(T);
+  if (bytes < HugePageAllocator<T>::kHugePage) return;
+  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<uintptr_t>(vector.data());
+  const uintptr_t used = (begin + vector.size() * sizeof(T) + page - 1) & ~(page - 1);
+  const uintptr_t end = begin + bytes;
+  if (used < end) ::madvise(reinterpret_cast<void*>(used), end - used, MADV_DONTNEED);
+}
 
 }  // namespace jitscope::base

@@ -45,8 +45,7 @@ class IndexLayout {
     out_.modules_ = history_.module_names;
     reported_.strings.Freeze();
     auto& programs = reported_.line_tables;
-    // Copying costs time; a quarter unused is worth keeping instead.
-    if (programs.capacity() > programs.size() + programs.size() / 4) programs.shrink_to_fit();
+    base::ReleaseUnused(programs);
     out_.programs_ = std::move(programs);
     out_.strings_ = std::move(reported_.strings);
     out_.warnings_ = std::move(reported_.warnings.kept);

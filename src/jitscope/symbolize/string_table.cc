@@ -85,12 +85,8 @@ void StringTable::Grow(size_t count) {
 void StringTable::Freeze() {
   slots_.clear();
   slots_.shrink_to_fit();
-  // Copying a large arena costs time; a quarter unused is worth keeping instead.
-  auto trim = [](auto& v) {
-    if (v.capacity() > v.size() + v.size() / 4) v.shrink_to_fit();
-  };
-  trim(arena_);
-  trim(spans_);
+  base::ReleaseUnused(arena_);
+  base::ReleaseUnused(spans_);
 }
 
 size_t StringTable::MemoryBytes() const {

@@ -46,8 +46,8 @@ class StringTable {
     return {arena_.data() + offset, size};
   }
 
-  // Drops the lookup table (and room reserved but not used); Get() keeps working. Called once
-  // the index is built.
+  // Drops the lookup table and gives back the memory of room reserved but not used; Get() keeps
+  // working. Called once the index is built.
   void Freeze();
 
   // Bytes in use (not the room reserved for more).
