@@ -7,6 +7,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "jitscope/symbolize/region_starts.h"
 #include "jitscope/symbolize/symbol_index.h"
 
 namespace jitscope::symbolize {
@@ -121,20 +122,19 @@ class Replayer {
   }
 
   void Apply(uint64_t t, const op::UnloadCodeAt& unload) {
-    auto it = valid_.find(unload.start);
-    if (it != valid_.end()) EndRegion(it->second, t);
+    if (const auto region = valid_.Find(unload.start)) EndRegion(*region, t);
   }
 
   void Apply(uint64_t t, const op::Move& move) {
-    auto it = valid_.find(move.from);
-    if (it == valid_.end() || history_.regions[it->second].method != move.method) {
+    const auto found = valid_.Find(move.from);
+    if (!found || history_.regions[*found].method != move.method) {
       reported_.warnings.AddFormatted(
           "move of code id %llu from %#llx ignored: no such code is loaded there",
           static_cast<unsigned long long>(reported_.method_ids[move.method]),
           static_cast<unsigned long long>(move.from));
       return;
     }
-    const uint32_t old = it->second;
+    const uint32_t old = *found;
     EndRegion(old, t);
     const Region& o = history_.regions[old];
     ContinueAsNewVersion(old, o.start, o.end(), move.to - move.from, t);
@@ -143,15 +143,12 @@ class Replayer {
   // A perf map's lines have no time (they load at 0 and hold for the whole process): they are
   // not the old program's more than the new one's.
   void Apply(uint64_t t, const op::Exec&) {
-    for (auto it = valid_.begin(); it != valid_.end();) {
-      Region& region = history_.regions[it->second];
-      if (region.loaded == 0 && reported_.method_has_id[region.method] == 0) {
-        ++it;
-        continue;
-      }
+    valid_.EraseIf([&](uint32_t r) {
+      Region& region = history_.regions[r];
+      if (region.loaded == 0 && reported_.method_has_id[region.method] == 0) return false;
       region.invalidated = t;
-      it = valid_.erase(it);
-    }
+      return true;
+    });
   }
 
   // First notification wins for the name, the source file and (the first one registered) the
@@ -189,10 +186,10 @@ class Replayer {
   }
 
   uint32_t ValidRegionContaining(uint64_t address, uint64_t size) const {
-    auto it = valid_.upper_bound(address);
-    if (it == valid_.begin()) return kNone;
-    const Region& r = history_.regions[std::prev(it)->second];
-    return address >= r.start && address + size <= r.end() ? std::prev(it)->second : kNone;
+    const auto last = valid_.AtOrBefore(address);
+    if (!last) return kNone;
+    const Region& r = history_.regions[last->value];
+    return address >= r.start && address + size <= r.end() ? last->value : kNone;
   }
 
   void AttachInline(uint32_t inline_index, uint32_t region) {
@@ -203,21 +200,24 @@ class Replayer {
 
   void EndRegion(uint32_t region, uint64_t t) {
     history_.regions[region].invalidated = t;
-    valid_.erase(history_.regions[region].start);
+    valid_.Erase(history_.regions[region].start);
   }
 
   std::vector<uint32_t> EndOverlapping(uint64_t start, uint64_t end, uint64_t t) {
     std::vector<uint32_t> ended;
     auto& regions = history_.regions;
     // JIT engines mostly allocate upwards: code past every valid region overlaps nothing.
-    if (valid_.empty() || regions[valid_.rbegin()->second].end() <= start) return ended;
-    auto it = valid_.lower_bound(start);
-    if (it != valid_.begin() && regions[std::prev(it)->second].end() > start) --it;
-    while (it != valid_.end() && it->first < end) {
-      regions[it->second].invalidated = t;
-      ended.push_back(it->second);
-      it = valid_.erase(it);
+    if (valid_.empty() || regions[valid_.Last()->value].end() <= start) return ended;
+    // The valid regions are disjoint: of those starting before `start`, only the last can reach
+    // into the range.
+    uint64_t from = start;
+    if (const auto before = valid_.Before(start); before && regions[before->value].end() > start) {
+      from = before->key;
     }
+    valid_.EraseRange(from, end, [&](uint32_t r) {
+      regions[r].invalidated = t;
+      ended.push_back(r);
+    });
     return ended;
   }
 
@@ -230,7 +230,7 @@ class Replayer {
     first_inline_.push_back(kNone);
     previous_of_method_.push_back(latest_region_of_method_[method]);
     latest_region_of_method_[method] = index;
-    valid_.emplace_hint(valid_.end(), start, index);
+    valid_.Insert(start, index);
     if (!waiting_for_root_.empty()) AttachWaitingInlines(index);
     return index;
   }
@@ -294,7 +294,7 @@ class Replayer {
 
   ReportedCode& reported_;
   RegionHistory history_;
-  std::map<uint64_t, uint32_t> valid_;  // start → region, the valid top-level regions
+  RegionStarts valid_;  // start → region, the valid top-level regions
   // Per region: its first inline region (listed through next_sibling_, per inline region), and
   // the method's region before it (listed from latest_region_of_method_, per method).
   base::HugeVector<uint32_t> first_inline_;
