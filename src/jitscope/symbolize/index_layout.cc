@@ -6,6 +6,8 @@
 #include <map>
 #include <tuple>
 
+#include "jitscope/base/reserve.h"
+
 namespace jitscope::symbolize {
 namespace {
 
@@ -36,11 +38,16 @@ class IndexLayout {
   static_assert(kNone == SymbolIndex::kNoModule);
   static_assert(Warnings::kMaxKept == SymbolIndex::kMaxWarnings);
 
-  IndexLayout(ReportedCode& reported, const RegionHistory& history, SymbolIndex& out)
+  IndexLayout(ReportedCode& reported, RegionHistory& history, SymbolIndex& out)
       : reported_(reported), history_(history), out_(out) {}
 
   void Run() {
     WriteMethodRecords();
+    // The regions as reported, the methods' ids and symbols are in the method records now.
+    base::Discard(reported_.regions);
+    base::Discard(reported_.method_ids);
+    base::Discard(reported_.method_has_id);
+    base::Discard(history_.methods);
     LayOutRegions();
     out_.modules_ = history_.module_names;
     reported_.strings.Freeze();
@@ -113,6 +120,8 @@ class IndexLayout {
       regions[i] = {r.start, r.loaded, 0, r.size, r.method, program};
       ends[i] = r.invalidated;
     }
+    base::Discard(order);
+    base::Discard(history_.regions);  // the pieces hold what the layout needs of them
     for (const InlineRegion& in : history_.inlines) {
       if (in.root == kNone || remap[in.root] == kNone) continue;
       Piece& root = regions[remap[in.root]];
@@ -120,6 +129,7 @@ class IndexLayout {
                                in.parent_method, ProgramOf(in.line_table)});
       root.method |= SymbolIndex::kHasInlines;
     }
+    base::Discard(remap);
     std::stable_sort(out_.inlines_.begin(), out_.inlines_.end(), [](const auto& a, const auto& c) {
       return std::tie(a.root_start, a.root_loaded, a.start) <
              std::tie(c.root_start, c.root_loaded, c.start);
@@ -248,11 +258,11 @@ class IndexLayout {
   }
 
   ReportedCode& reported_;
-  const RegionHistory& history_;
+  RegionHistory& history_;
   SymbolIndex& out_;
 };
 
-SymbolIndex LayOutIndex(ReportedCode&& reported, const RegionHistory& history) {
+SymbolIndex LayOutIndex(ReportedCode&& reported, RegionHistory&& history) {
   SymbolIndex index;
   IndexLayout(reported, history, index).Run();
   return index;

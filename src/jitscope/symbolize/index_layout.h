@@ -20,7 +20,8 @@ inline constexpr uint32_t kMaxNameSize = (1u << 30) - 1;
 // a lookup then reads one line where it would read two. Returns where they start.
 uint32_t PutOnOneCacheLine(base::HugeVector<uint8_t>& programs, uint32_t start);
 
-// The index of `reported` (its strings and line tables move into it) and `history`.
-SymbolIndex LayOutIndex(ReportedCode&& reported, const RegionHistory& history);
+// The index of `reported` (its strings and line tables move into it) and `history`. What the
+// layout is done with is freed as it goes, so that it is not held under what comes next.
+SymbolIndex LayOutIndex(ReportedCode&& reported, RegionHistory&& history);
 
 }  // namespace jitscope::symbolize
