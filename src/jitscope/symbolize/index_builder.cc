@@ -220,6 +220,7 @@ SymbolIndex IndexBuilder::Build() && {
   base::Discard(key_slots_);
   RegionHistory history = ReplayRules(reported_);
   base::Discard(reported_.operations);
+  base::Discard(reported_.wide_operations);
   return LayOutIndex(std::move(reported_), std::move(history));
 }
 

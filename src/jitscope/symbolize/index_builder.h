@@ -84,9 +84,7 @@ class IndexBuilder {
   uint32_t MethodFor(const CodeReport& code);
   bool InSparseTable(uint32_t space, uint64_t id) const;
   uint32_t AddRegion(const CodeReport& code, uint32_t method, uint32_t parent_method);
-  void Add(uint64_t time, Operation operation) {
-    reported_.operations.push_back({time, operation});
-  }
+  void Add(uint64_t time, const Operation& operation) { reported_.Add(time, operation); }
 
   CodeArch native_arch_;
   uint32_t next_space_ = 1;

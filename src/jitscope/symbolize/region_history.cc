@@ -26,6 +26,40 @@ void Warnings::AddFormatted(const char* format, ...) {
   Add(buffer);
 }
 
+void ReportedCode::Add(uint64_t time, const Operation& operation) {
+  uint32_t index = 0;
+  if (const auto* load = std::get_if<op::Load>(&operation)) {
+    index = load->region;
+  } else if (const auto* inline_load = std::get_if<op::InlineLoad>(&operation)) {
+    index = inline_load->region;
+  } else if (const auto* update = std::get_if<op::Update>(&operation)) {
+    index = update->region;
+  } else if (const auto* unload = std::get_if<op::UnloadMethod>(&operation)) {
+    index = unload->method;
+  } else if (!std::holds_alternative<op::Exec>(operation)) {
+    index = static_cast<uint32_t>(wide_operations.size());
+    wide_operations.push_back(operation);
+  }
+  operations.push_back({time, index, static_cast<uint8_t>(operation.index())});
+}
+
+Operation ReportedCode::OperationOf(const TimedOperation& timed) const {
+  switch (timed.kind) {
+    case KindOf<op::Load>():
+      return op::Load{timed.index};
+    case KindOf<op::InlineLoad>():
+      return op::InlineLoad{timed.index};
+    case KindOf<op::Update>():
+      return op::Update{timed.index};
+    case KindOf<op::UnloadMethod>():
+      return op::UnloadMethod{timed.index};
+    case KindOf<op::Exec>():
+      return op::Exec{};
+    default:
+      return wide_operations[timed.index];
+  }
+}
+
 namespace {
 
 // Replays the operations in time order against the set of currently valid top-level regions
@@ -52,13 +86,14 @@ class Replayer {
     // Inline regions may come before their parents' code: every inline method's parent is known
     // before the replay starts.
     for (const TimedOperation& timed : operations) {
-      if (const auto* load = std::get_if<op::InlineLoad>(&timed.operation)) {
-        const ReportedRegion& r = reported_.regions[load->region];
+      if (timed.kind == KindOf<op::InlineLoad>()) {
+        const ReportedRegion& r = reported_.regions[timed.index];
         if (inline_parent_[r.method] == kNone) inline_parent_[r.method] = r.parent_method;
       }
     }
     for (const TimedOperation& timed : operations) {
-      std::visit([&](const auto& operation) { Apply(timed.time, operation); }, timed.operation);
+      std::visit([&](const auto& operation) { Apply(timed.time, operation); },
+                 reported_.OperationOf(timed));
     }
     size_t orphans = 0;
     for (const auto& [root, waiting] : waiting_for_root_) orphans += waiting.size();
