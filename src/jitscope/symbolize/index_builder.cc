@@ -101,21 +101,21 @@ uint32_t IndexBuilder::AddRegion(const CodeReport& code, uint32_t method, uint32
   // Names are stored, not interned: nearly every method has its own, and looking each up in a
   // table of a million would cost a cache miss per method. Consecutive regions of one method
   // (a split function reported piece by piece) share theirs.
-  region.name_offset = kNone;
-  region.name_size = 0;
+  ReportedSymbols symbols;
   if (code.name) {
     const ReportedRegion* previous = regions.empty() ? nullptr : &regions.back();
-    if (previous != nullptr && previous->method == method && previous->name_offset != kNone &&
-        strings.Slice(previous->name_offset, previous->name_size) == *code.name) {
-      region.name_offset = previous->name_offset;
-      region.name_size = previous->name_size;
+    const ReportedSymbols before =
+        previous != nullptr ? reported_.SymbolsOf(*previous) : ReportedSymbols{};
+    if (previous != nullptr && previous->method == method && before.name_offset != kNone &&
+        strings.Slice(before.name_offset, before.name_size) == *code.name) {
+      symbols.name_offset = before.name_offset;
+      symbols.name_size = before.name_size;
     } else {
-      region.name_offset = strings.Append(*code.name);
-      region.name_size = static_cast<uint32_t>(std::min<size_t>(code.name->size(), kMaxNameSize));
+      symbols.name_offset = strings.Append(*code.name);
+      symbols.name_size = static_cast<uint32_t>(std::min<size_t>(code.name->size(), kMaxNameSize));
     }
   }
-  region.file = code.source_file ? strings.Intern(*code.source_file) : kInheritFile;
-  region.module = kNone;
+  StringId file = code.source_file ? strings.Intern(*code.source_file) : kInheritFile;
   if (code.module) {
     const StringId name = strings.Intern(*code.module);
     const CodeArch arch = code.arch == CodeArch::kNative ? native_arch_ : code.arch;
@@ -123,9 +123,10 @@ uint32_t IndexBuilder::AddRegion(const CodeReport& code, uint32_t method, uint32
     auto& modules = reported_.modules;
     auto [it, inserted] = modules_by_key_.try_emplace(key, static_cast<uint32_t>(modules.size()));
     if (inserted) modules.emplace_back(name, arch);
-    region.module = it->second;
+    symbols.module = it->second;
   }
-  // Room for the method's record, which the layout writes once the replay has settled it.
+  // Room for the method's record, which the layout writes once the replay has settled it; until
+  // then it holds what the region reported (ReportedSymbols).
   auto& tables = reported_.line_tables;
   const auto record = static_cast<uint32_t>(tables.size());
   tables.resize(tables.size() + kMethodRecordSize);
@@ -134,19 +135,20 @@ uint32_t IndexBuilder::AddRegion(const CodeReport& code, uint32_t method, uint32
     // the first entry's unless the report named one.
     std::vector<StartRow> rows;
     rows.reserve(code.address_lines.size());
-    StringId region_file = region.file;
+    StringId region_file = file;
     for (const AddressLine& line : code.address_lines) {
       if (line.address < code.address || line.address - code.address >= code.size) continue;
-      const StringId file = line.file ? strings.Intern(*line.file) : kInheritFile;
-      if (region_file == kInheritFile) region_file = file;
-      rows.push_back({static_cast<uint32_t>(line.address - code.address), line.line, file});
+      const StringId row_file = line.file ? strings.Intern(*line.file) : kInheritFile;
+      if (region_file == kInheritFile) region_file = row_file;
+      rows.push_back({static_cast<uint32_t>(line.address - code.address), line.line, row_file});
     }
-    if (region.file == kInheritFile) region.file = region_file;
-    AppendStartRows(tables, region.file, rows);
+    if (file == kInheritFile) file = region_file;
+    AppendStartRows(tables, file, rows);
   } else {
-    AppendEndOffsetTable(tables, region.file, code.end_offset_lines);
+    AppendEndOffsetTable(tables, file, code.end_offset_lines);
   }
   region.line_table = PutOnOneCacheLine(tables, record) + static_cast<uint32_t>(kMethodRecordSize);
+  reported_.SetSymbols(region, symbols);
   regions.push_back(region);
   return static_cast<uint32_t>(regions.size() - 1);
 }

@@ -34,6 +34,7 @@ class IndexLayout {
   using Piece = SymbolIndex::Piece;
   using Method = SymbolIndex::Method;
   static_assert(sizeof(Method) == kMethodRecordSize);
+  static_assert(sizeof(ReportedSymbols) <= kMethodRecordSize);
   static_assert(kMaxNameSize == SymbolIndex::kNameSizeMask);
   static_assert(kNone == SymbolIndex::kNoModule);
   static_assert(Warnings::kMaxKept == SymbolIndex::kMaxWarnings);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <unordered_map>
 
@@ -58,6 +59,17 @@ Operation ReportedCode::OperationOf(const TimedOperation& timed) const {
     default:
       return wide_operations[timed.index];
   }
+}
+
+// The symbols end where the line table starts (memcpy: the bytes have no alignment).
+ReportedSymbols ReportedCode::SymbolsOf(const ReportedRegion& region) const {
+  ReportedSymbols symbols;
+  std::memcpy(&symbols, line_tables.data() + region.line_table - sizeof(symbols), sizeof(symbols));
+  return symbols;
+}
+
+void ReportedCode::SetSymbols(const ReportedRegion& region, const ReportedSymbols& symbols) {
+  std::memcpy(line_tables.data() + region.line_table - sizeof(symbols), &symbols, sizeof(symbols));
 }
 
 namespace {
@@ -190,24 +202,26 @@ class Replayer {
   // module; a later, different source file is kept by its region, with a warning.
   void TakeSymbolsIfFirst(const ReportedRegion& r, Nesting nesting) {
     MethodSymbols& m = history_.methods[r.method];
+    const StringId file = reported_.FileOf(r);
     if (!has_first_notification_[r.method]) {
       has_first_notification_[r.method] = 1;
-      m.file = r.file == kInheritFile ? 0 : r.file;
-    } else if (r.file != kInheritFile && m.file != 0 && r.file != m.file) {
+      m.file = file == kInheritFile ? 0 : file;
+    } else if (file != kInheritFile && m.file != 0 && file != m.file) {
       const StringTable& strings = reported_.strings;
       reported_.warnings.AddFormatted(
           "method %llu: %s region at %#llx reports source file \"%s\", but the "
           "method's first region reported \"%s\"; the region keeps its own file",
           static_cast<unsigned long long>(reported_.method_ids[r.method]),
           nesting == Nesting::kInline ? "an inline" : "a",
-          static_cast<unsigned long long>(r.address), std::string(strings.Get(r.file)).c_str(),
+          static_cast<unsigned long long>(r.address), std::string(strings.Get(file)).c_str(),
           std::string(strings.Get(m.file)).c_str());
     }
-    if (m.name_size == 0 && r.name_offset != kNone) {
-      m.name_offset = r.name_offset;
-      m.name_size = r.name_size;
+    const ReportedSymbols own = reported_.SymbolsOf(r);
+    if (m.name_size == 0 && own.name_offset != kNone) {
+      m.name_offset = own.name_offset;
+      m.name_size = own.name_size;
     }
-    if (m.module == kNone) m.module = r.module;
+    if (m.module == kNone) m.module = own.module;
   }
 
   // The top-level method an inline method belongs to, through its parents (cycles end it).

@@ -24,16 +24,25 @@ enum class CodeArch : uint8_t { kNative = 0, k32 = 1, k64 = 2 };
 // "None" for the indices below: no region, no method, no module, no name.
 inline constexpr uint32_t kNone = UINT32_MAX;
 
-// One code region as an engine reported it; its strings and line table are in ReportedCode.
+// One code region as an engine reported it; its line table and what it reported of its method's
+// symbols are in ReportedCode (SymbolsOf, FileOf).
 struct ReportedRegion {
   uint64_t address;
   uint32_t size;
-  uint32_t method;                  // index into ReportedCode::method_ids
-  uint32_t parent_method;           // an inline region's parent; kNone for top-level code
-  uint32_t line_table;              // where its table starts in ReportedCode::line_tables
-  uint32_t name_offset, name_size;  // in the string arena; name_offset kNone when not reported
-  StringId file;                    // kInheritFile when not reported
-  uint32_t module;                  // index into ReportedCode::modules; kNone when not reported
+  uint32_t method;         // index into ReportedCode::method_ids
+  uint32_t parent_method;  // an inline region's parent; kNone for top-level code
+  uint32_t line_table;     // where its table starts in ReportedCode::line_tables
+};
+static_assert(sizeof(ReportedRegion) == 24);
+
+// A region's own name and module, as reported. They are kept in the room left in front of its
+// line table for its method's record, which the layout writes there once the replay has settled
+// the method's symbols (index_layout.h): so a region takes 24 bytes, not 40. Its file is its line
+// table's (ProgramFile).
+struct ReportedSymbols {
+  uint32_t name_offset = kNone;  // in the string arena; kNone when not reported
+  uint32_t name_size = 0;
+  uint32_t module = kNone;  // index into ReportedCode::modules; kNone when not reported
 };
 
 // What happened at a time: one struct per kind of report.
@@ -106,6 +115,13 @@ struct ReportedCode {
 
   void Add(uint64_t time, const Operation& operation);
   Operation OperationOf(const TimedOperation& timed) const;
+
+  ReportedSymbols SymbolsOf(const ReportedRegion& region) const;
+  void SetSymbols(const ReportedRegion& region, const ReportedSymbols& symbols);
+  // The source file the region reported, kInheritFile when none.
+  StringId FileOf(const ReportedRegion& region) const {
+    return ProgramFile(line_tables.data() + region.line_table);
+  }
 };
 
 // One version of top-level code: valid from `loaded` until `invalidated` (kForever: never).
