@@ -2,12 +2,13 @@
 //
 // libFuzzer target for the stack-height analysis (unwind/derived_rules.h) on hostile code bytes:
 // any bytes must give rules (or none) in bounded time, never a crash or a read outside the
-// regions. Input: a 2-byte little-endian split point, then the code. The code before the split is
-// one region at 0x10000 (the entry), the rest a second region 64 KiB further on, so direct jumps
-// between them carry heights as in a split function. Every byte's rule is then looked up, and a
-// walk is run through the rules over a fake stack made of the code bytes themselves. The effect of
-// a call to the last region (unwind/call_effect.h) is found from the same bytes, and is what every
-// direct call of the analysis does.
+// regions, analysed as one function and as functions laid end to end. Input: a 2-byte little-endian
+// split point, then the code. The code before the split is one region at 0x10000 (the entry), the
+// rest a second region 64 KiB further on, so direct jumps between them carry heights as in a split
+// function. Every byte's rule is then looked up, and a walk is run through the rules over a fake
+// stack made of the code bytes themselves. The effect of a call to the last region
+// (unwind/call_effect.h) is found from the same bytes, and is what every direct call of the
+// analysis does.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -64,17 +65,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto effect = jitscope::unwind::CallEffect::Of(*decoder, regions, regions.back().address);
   EveryCallTo targets(effect ? &*effect : nullptr);
   const DerivedRules rules = DerivedRules::Analyze(*decoder, regions, &targets);
-  uint64_t claimed = 0;
-  for (const CodeRegion& region : regions) {
-    for (size_t i = 0; i < region.bytes.size(); ++i) {
-      if (rules.Find(region.address + i) != nullptr) {
-        ++claimed;
-        if (rules.FindRow(region.address + i) == nullptr) __builtin_trap();
+  // The same bytes as functions laid end to end (a perf map's blob of stubs): more entries, the
+  // same bounds.
+  const DerivedRules stubs = DerivedRules::Analyze(*decoder, regions, &targets,
+                                                   jitscope::unwind::CodeBlock::kFunctionsEndToEnd);
+  for (const DerivedRules* analysed : {&rules, &stubs}) {
+    uint64_t claimed = 0;
+    for (const CodeRegion& region : regions) {
+      for (size_t i = 0; i < region.bytes.size(); ++i) {
+        if (analysed->Find(region.address + i) != nullptr) {
+          ++claimed;
+          if (analysed->FindRow(region.address + i) == nullptr) __builtin_trap();
+        }
+        (void)analysed->IsReturnAddress(region.address + i);
       }
-      (void)rules.IsReturnAddress(region.address + i);
     }
+    if (claimed > size) __builtin_trap();
   }
-  if (claimed > size) __builtin_trap();
 
   // A walk from the entry with the code as the stack copy.
   jitscope::unwind::RegisterFile registers = jitscope::unwind::RegisterFile::X86_64();

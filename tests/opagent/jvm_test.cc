@@ -521,6 +521,38 @@ TEST_F(JvmTest, RecordGivesAJvmTheAgentAndEveryJavaFrameOfTheGroundTruthIsWalked
   }
 }
 
+// OpenJDK with only a perf map (-XX:+DumpPerfMapAtExit, record told to leave the agent out): the
+// names come from the map and the rules from the code record reads from the running JVM. Every
+// walk out of Java code passes HotSpot's call stub, which the map names only as part of a blob of
+// many stubs, `StubRoutines (1)`: analysed as stubs laid end to end, the blob gives the call
+// stub's rules and its return address, and the walks go on through it into the VM
+// (JavaCalls::call_helper) and to the thread's entry, every step by a rule. The ground truth
+// runs a fixed amount of work: most of it in b, which C2 compiles with c inlined, called by a and
+// main, which stay interpreted (the map names no interpreted method: Interpreter).
+TEST_F(JvmTest, AJvmWithOnlyAPerfMapIsWalkedByRulesThroughItsCallStub) {
+  const std::string session = dir_ + "/perfmap";
+  const auto record =
+      RunProgram({JITSCOPE_CLI, "record", "--call-graph", "dwarf", "--no-jvm-agent", "-o", session,
+                  "--", JITSCOPE_JAVA, "-XX:+UnlockDiagnosticVMOptions", "-XX:+DumpPerfMapAtExit",
+                  "-cp", JITSCOPE_HOTLOOP_CLASSES, "CallChain", "600000", "60000", "50"});
+  jitscope::test_support::RemovePerfMapsKeptIn(session);
+  ASSERT_EQ(record.exit_code, 0) << record.err;
+
+  const auto folded =
+      RunProgram({JITSCOPE_CLI, "report", session, "--format", "folded", "--mark-guesses"});
+  ASSERT_EQ(folded.exit_code, 0) << folded.err;
+  const std::string leaf = "long CallChain.b(long, int)_[j]";
+  const auto share = jitscope::test_support::ShareWalkedThrough(
+      jitscope::test_support::ParseFolded(folded.out), leaf,
+      {"JavaCalls::call_helper(JavaValue*, methodHandle const&, JavaCallArguments*, JavaThread*)",
+       "StubRoutines (1)_[j]", "Interpreter_[j]", "Interpreter_[j]", leaf},
+      /*from_entry=*/true);
+  ASSERT_GT(share.total, 500u) << folded.out;
+  EXPECT_GE(share.complete * 100, share.total * 95)
+      << share.complete << " of " << share.total << "\n"
+      << folded.out;
+}
+
 // The full perf chain: perf record -k 1 of the JVM writing a perf jitdump through the agent,
 // perf inject --jit, perf report: the hot method is named, with its source lines. -N: no copies
 // in ~/.debug, the build-id cache the perf runs of other tests read at the same time.

@@ -37,6 +37,7 @@ namespace {
 
 using test_support::FoldedStack;
 using test_support::ParseFolded;
+using test_support::RemovePerfMapsKeptIn;
 using test_support::RunProgram;
 using test_support::TempDir;
 
@@ -569,16 +570,6 @@ TEST(JitUnwindE2eTest, NodeBaselineCodeIsUnwoundThroughItsOutOfLinePrologue) {
   ExpectWalksReachTheEntry(dir, 500, 95);
   const LeafStacks stacks = CountExactScriptStacks(dir);
   ExpectMostLeafStacksExact(stacks, 500);
-}
-
-// The session `dir` keeps a copy of each perf map its processes wrote (files/tmp/perf-PID.map):
-// the ones the engine left in /tmp go.
-void RemovePerfMapsKeptIn(const std::string& dir) {
-  std::error_code ec;
-  for (const auto& kept : std::filesystem::directory_iterator(dir + "/files/tmp", ec)) {
-    const std::string name = kept.path().filename().string();
-    if (name.starts_with("perf-") && name.ends_with(".map")) ::unlink(("/tmp/" + name).c_str());
-  }
 }
 
 // Node with only a perf map (`--perf-basic-prof`: names, no code bytes). record reads the code

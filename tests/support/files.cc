@@ -1,8 +1,12 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "support/files.h"
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <system_error>
 
 namespace jitscope::test_support {
 
@@ -18,6 +22,14 @@ bool WriteFile(const std::string& path, const std::string& content) {
   out << content;
   out.close();
   return static_cast<bool>(out);
+}
+
+void RemovePerfMapsKeptIn(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& kept : std::filesystem::directory_iterator(dir + "/files/tmp", ec)) {
+    const std::string name = kept.path().filename().string();
+    if (name.starts_with("perf-") && name.ends_with(".map")) ::unlink(("/tmp/" + name).c_str());
+  }
 }
 
 }  // namespace jitscope::test_support

@@ -1,6 +1,7 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 //
-// Test support: a whole file as a string, and a string as a whole file.
+// Test support: a whole file as a string, and a string as a whole file; the perf maps an engine
+// left in /tmp.
 #pragma once
 
 #include <string>
@@ -13,5 +14,9 @@ std::string ReadFile(const std::string& path);
 
 // Replaces the file at `path` with `content`; false if it cannot be written.
 bool WriteFile(const std::string& path, const std::string& content);
+
+// Removes from /tmp the perf maps (perf-PID.map) of which the session `dir` keeps a copy
+// (files/tmp/perf-PID.map): an engine recorded with one leaves it there.
+void RemovePerfMapsKeptIn(const std::string& dir);
 
 }  // namespace jitscope::test_support

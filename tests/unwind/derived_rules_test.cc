@@ -678,6 +678,139 @@ TEST(CallEffectTest, OnlyADepartureFromTheAbiIsAnEffect) {
   EXPECT_EQ(pops->stack_pointer_change(), 16);
 }
 
+// A block of HotSpot stubs as its perf map names them, one `StubRoutines (1)` (the shapes of
+// OpenJDK 17's, x86-64): the forward-exception stub at the start, which pops its return address
+// and jumps to the handler (an indirect jump, as a switch's table jump looks, but no case of a
+// switch holds together after it); the
+// call stub right after it, which every Java thread's stack passes through (an rbp frame, the
+// caller's registers stored in it, the Java arguments pushed in a loop, then a call into Java);
+// the catch-exception stub, which jumps back to the call stub's return address; padding; a fence
+// stub; blocks of a function's middle; code that runs into bytes that are not code. Analysed as
+// one function, only the first stub has rules; as functions laid end to end, the call stub and
+// the fence too, and the call stub's return address is one its analysis found. The
+// catch-exception stub's own state at its start contradicts the call stub's where it jumps, the
+// middle blocks do not hold together as functions, and the last is not code: none of them gets a
+// rule, nor changes the call stub's.
+TEST(DerivedRulesTest, StubsLaidEndToEndAreAnalysedFromEachEntry) {
+  Code a;
+  a.mov(rsi, a.qword[rsp]);  // forward_exception
+  a.mov(rdi, r15);
+  a.sub(rsp, 8);
+  a.call(a.qword[r11]);
+  const uint64_t forward_call_end = kBase + a.getSize();
+  a.add(rsp, 8);
+  a.mov(rbx, rax);
+  a.pop(rdx);  // the return address, handed to the exception handler
+  a.jmp(rbx);
+
+  Xbyak::Label no_arguments, next_argument, return_address, exit, long_result;
+  const uint64_t call_stub = kBase + a.getSize();
+  a.push(rbp);
+  a.mov(rbp, rsp);
+  a.sub(rsp, 0x60);
+  a.mov(a.qword[rbp - 0x8], r9);
+  a.mov(a.qword[rbp - 0x10], r8);
+  a.mov(a.qword[rbp - 0x38], rbx);
+  a.mov(a.qword[rbp - 0x40], r12);
+  a.mov(a.qword[rbp - 0x58], r15);
+  a.mov(r15, a.qword[rbp + 0x18]);
+  a.mov(ecx, a.dword[rbp + 0x10]);
+  a.test(ecx, ecx);
+  a.je(no_arguments, Xbyak::CodeGenerator::T_NEAR);
+  a.mov(rdx, a.qword[rbp - 0x8]);
+  a.mov(esi, ecx);
+  a.L(next_argument);
+  const uint64_t in_loop = kBase + a.getSize();
+  a.mov(rax, a.qword[rdx]);
+  a.add(rdx, 8);
+  a.dec(esi);
+  a.push(rax);
+  a.jne(next_argument);
+  a.L(no_arguments);
+  a.mov(rbx, a.qword[rbp - 0x18]);
+  a.mov(rsi, a.qword[rbp - 0x10]);
+  a.mov(r13, rsp);
+  a.call(rsi);
+  a.L(return_address);
+  a.mov(rdi, a.qword[rbp - 0x28]);
+  a.cmp(esi, 0xb);
+  a.je(long_result);
+  a.mov(a.dword[rdi], eax);
+  a.L(exit);
+  a.lea(rsp, a.ptr[rbp - 0x60]);
+  a.mov(r15, a.qword[rbp - 0x58]);
+  a.mov(r12, a.qword[rbp - 0x40]);
+  a.mov(rbx, a.qword[rbp - 0x38]);
+  a.add(rsp, 0x60);
+  a.pop(rbp);
+  a.ret();
+  a.L(long_result);
+  a.mov(a.qword[rdi], rax);
+  a.jmp(exit);
+
+  const uint64_t catch_exception = kBase + a.getSize();
+  a.mov(a.qword[r15 + 8], rax);
+  a.mov(r10, 0x12345678);
+  a.mov(a.qword[r15 + 0x10], r10);
+  a.jmp(return_address, Xbyak::CodeGenerator::T_NEAR);
+
+  a.nop(13);  // padding to the next stub
+  const uint64_t fence = kBase + a.getSize();
+  a.lock();
+  a.add(a.dword[rsp - 0x40], 0);
+  a.ret();
+
+  // Two blocks of a function's middle, reached only through a table (a generator's resume points
+  // in V8's baseline code): one leaves through a jump to a builtin and never returns, one tears
+  // down a frame the entry's state does not have before its ret.
+  const uint64_t middles = kBase + a.getSize();
+  a.mov(rax, a.qword[rbp - 0x18]);
+  a.db(0xe9);  // jmp to a builtin outside the block
+  a.dd(static_cast<uint32_t>(0x100000 - (a.getSize() + 4)));
+  a.add(rsp, 0x20);
+  a.pop(rbx);
+  a.ret();
+
+  a.mov(eax, 1);  // code that runs into bytes that are not code
+  a.db(0x06);     // push es: no such instruction in 64-bit mode
+  a.ret();
+
+  const CodeRegion region{kBase, std::span<const uint8_t>(a.getCode(), a.getSize())};
+  auto decoder = disasm::Decoder::Create(disasm::Mode::kX86_64);
+  ASSERT_TRUE(decoder.has_value());
+  const DerivedRule at_entry = Expected(kRsp, 8).rule;
+  const Expected in_frame =
+      Expected(kRbp, 16).At(kRbp, -16).At(kRbx, -0x48).At(kR12, -0x50).At(kR15, -0x68);
+  const DerivedRule in_call_stub = in_frame.rule;
+  constexpr int kR13 = 13;  // the sender's sp, from the call on: the caller's value is lost
+  const DerivedRule after_call = Expected(in_frame).Lost(kR13).rule;
+
+  const DerivedRules one = DerivedRules::Analyze(*decoder, {&region, 1});
+  EXPECT_EQ(Describe(one.Find(kBase)), Describe(&at_entry));
+  EXPECT_TRUE(one.IsReturnAddress(forward_call_end));
+  EXPECT_EQ(Describe(one.Find(call_stub)), "unknown");
+  EXPECT_EQ(Describe(one.Find(a.AddressOf(return_address))), "unknown");
+  EXPECT_FALSE(one.IsReturnAddress(a.AddressOf(return_address)));
+
+  const DerivedRules stubs =
+      DerivedRules::Analyze(*decoder, {&region, 1}, nullptr, CodeBlock::kFunctionsEndToEnd);
+  EXPECT_EQ(Describe(stubs.Find(kBase)), Describe(&at_entry));
+  EXPECT_TRUE(stubs.IsReturnAddress(forward_call_end));
+  EXPECT_EQ(Describe(stubs.Find(call_stub)), Describe(&at_entry));
+  EXPECT_EQ(Describe(stubs.Find(in_loop)), Describe(&in_call_stub));
+  EXPECT_EQ(Describe(stubs.Find(a.AddressOf(return_address))), Describe(&after_call));
+  EXPECT_EQ(Describe(stubs.Find(a.AddressOf(long_result))), Describe(&after_call));
+  EXPECT_TRUE(stubs.IsReturnAddress(a.AddressOf(return_address)));
+  for (uint64_t pc = catch_exception; pc < fence; ++pc) {
+    EXPECT_EQ(stubs.Find(pc), nullptr) << "catch_exception or padding, at +" << pc - kBase;
+  }
+  EXPECT_EQ(Describe(stubs.Find(fence)), Describe(&at_entry));
+  EXPECT_EQ(Describe(stubs.Find(middles - 1)), Describe(&at_entry)) << "the fence's ret";
+  for (uint64_t pc = middles; pc < kBase + a.getSize(); ++pc) {
+    EXPECT_EQ(stubs.Find(pc), nullptr) << "at +" << pc - kBase;
+  }
+}
+
 TEST(CallEffectTest, UnknownWhereTheCalleeMayReturnAnotherWay) {
   // A tail jump with the return address still on the stack: whatever it reaches returns.
   Code a(kPrologue);

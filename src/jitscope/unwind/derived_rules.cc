@@ -79,15 +79,105 @@ std::vector<Dwarf_Op> AtCfa(int64_t offset) {
           Op(DW_OP_plus)};
 }
 
+// Whether `candidate`, explored from an entry taken on trust, holds together as a function that
+// starts there, with what `accepted` knows: it is all code; it returns, and every `ret` finds the
+// return address on top, as does every jump out of the regions (a tail call); and where it meets
+// accepted code it decodes the same instructions with the same rules. Code that is not a
+// function's entry fails: the middle of a function (a stub's tail, a block reached only through a
+// table) meets its function's code in another state, or reaches its epilogue with the stack not
+// as a call left it, or never returns.
+bool Agrees(const disasm::Decoder& decoder, std::span<const CodeRegion> regions,
+            const stack_state::Exploration& candidate, const stack_state::Exploration& accepted) {
+  if (!candidate.complete) return false;
+  size_t returns = 0;
+  for (const auto& [pc, visit] : candidate.visits) {
+    const CodeRegion* region = stack_state::RegionOf(regions, pc);
+    if (!visit.decodes || region == nullptr) return false;
+    const auto known = accepted.visits.find(pc);
+    if (known != accepted.visits.end()) {
+      if (known->second.length != visit.length || !known->second.decodes ||
+          RuleOf(known->second.state) != RuleOf(visit.state)) {
+        return false;
+      }
+    } else if (stack_state::OverlapsKnownInstruction(accepted, pc, visit.length)) {
+      return false;
+    }
+    const auto instruction = decoder.Decode(region->bytes.subspan(pc - region->address), pc);
+    if (!instruction) return false;
+    const bool on_top = visit.state.ReturnAddressOnTop();
+    if (instruction->IsReturn()) {
+      if (!on_top) return false;
+      ++returns;
+    }
+    const std::optional<uint64_t> target = instruction->BranchTarget();
+    if (instruction->IsJump() && target && stack_state::RegionOf(regions, *target) == nullptr &&
+        !on_top) {
+      return false;
+    }
+  }
+  return returns > 0;
+}
+
+// The functions laid end to end after the first (CodeBlock::kFunctionsEndToEnd): a sweep of each
+// region finds the code that follows an instruction after which control never goes on, padding
+// skipped, where no accepted exploration reached; each such entry is explored in address order
+// and kept when it agrees with those before it. `explored` holds the first function's
+// exploration, and receives the kept ones'.
+void ExploreFunctionsEndToEnd(const disasm::Decoder& decoder, std::span<const CodeRegion> regions,
+                              CallTargets* targets, stack_state::Exploration& explored) {
+  uint64_t total_bytes = 0;
+  for (const CodeRegion& region : regions) total_bytes += region.bytes.size();
+  // The instructions the further entries' explorations may visit in all, so that a block of many
+  // entries whose paths run through the same code stays linear in its size.
+  uint64_t budget = 4 * total_bytes + 64;
+  for (const CodeRegion& region : regions) {
+    const uint64_t end = region.address + region.bytes.size();
+    bool after_flow_end = false;
+    for (uint64_t pc = region.address; pc < end;) {
+      const auto known = explored.visits.find(pc);
+      if (known != explored.visits.end() && known->second.decodes && known->second.length > 0) {
+        after_flow_end = known->second.ends_flow;
+        pc += known->second.length;
+        continue;
+      }
+      const auto instruction = decoder.Decode(region.bytes.subspan(pc - region.address), pc);
+      if (!instruction ||
+          stack_state::OverlapsKnownInstruction(explored, pc, instruction->length)) {
+        after_flow_end = false;
+        ++pc;
+        continue;
+      }
+      const bool padding = stack_state::IsPadding(*instruction);
+      if (after_flow_end && !padding && budget > 0) {
+        stack_state::Exploration candidate =
+            stack_state::Explore(decoder, regions, pc, targets, /*switch_cases=*/true);
+        budget -= std::min<uint64_t>(budget, candidate.visits.size());
+        if (Agrees(decoder, regions, candidate, explored)) {
+          for (auto& [at, visit] : candidate.visits) explored.visits.try_emplace(at, visit);
+          explored.call_ends.insert(explored.call_ends.end(), candidate.call_ends.begin(),
+                                    candidate.call_ends.end());
+          continue;  // pc is an accepted instruction now
+        }
+      }
+      if (!padding) after_flow_end = instruction->EndsFlow();
+      pc += instruction->length;
+    }
+  }
+}
+
 }  // namespace
 
 DerivedRules DerivedRules::Analyze(const disasm::Decoder& decoder,
-                                   std::span<const CodeRegion> regions, CallTargets* targets) {
+                                   std::span<const CodeRegion> regions, CallTargets* targets,
+                                   CodeBlock block) {
   DerivedRules result;
   if (regions.empty()) return result;
   stack_state::Exploration explored =
       stack_state::Explore(decoder, regions, regions[0].address, targets, /*switch_cases=*/true);
   if (!explored.complete) return result;
+  if (block == CodeBlock::kFunctionsEndToEnd) {
+    ExploreFunctionsEndToEnd(decoder, regions, targets, explored);
+  }
   const auto& visits = explored.visits;
   std::vector<uint64_t>& call_ends = explored.call_ends;
 
@@ -203,9 +293,9 @@ const DerivedRules* DerivedRulesCache::Find(const void* version) const {
 }
 
 const DerivedRules& DerivedRulesCache::Add(const void* version, std::span<const CodeRegion> regions,
-                                           CallTargets* targets) {
+                                           CallTargets* targets, CodeBlock block) {
   auto& rules = rules_[version];
-  rules = std::make_unique<DerivedRules>(DerivedRules::Analyze(decoder_, regions, targets));
+  rules = std::make_unique<DerivedRules>(DerivedRules::Analyze(decoder_, regions, targets, block));
   return *rules;
 }
 

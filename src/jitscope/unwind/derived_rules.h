@@ -27,6 +27,21 @@
 // decode, whose CFA is not known, or whose return address was overwritten, has no rule: the walk
 // stops there rather than guess.
 //
+// A block of code a perf map names as one may hold several functions laid end to end (HotSpot
+// names a blob of many stubs `StubRoutines (1)`, among them the call stub every Java thread's
+// stack passes through). Analysed as such a block (CodeBlock::kFunctionsEndToEnd), the code that
+// directly follows an instruction after which control never goes on (a return, an unconditional
+// jump, a trap) and that no path reaches, alignment padding skipped, is taken as a further
+// function's entry, in address order. Its state there is a function's at its entry, an
+// assumption kept only while nothing contradicts it: the code it reaches must all decode, must
+// return, with the return address on top at every `ret` and every jump out of the block, and must
+// meet code analysed from another entry only where both give the same rule at the same
+// instruction boundary. Code that is no function's entry fails: a stub's tail that jumps back
+// into another's frame (HotSpot's exception path to the call stub's return address), a block of
+// a function's middle reached only through a table (V8's generator resume points), which never
+// returns or tears down a frame it does not have. A sweep of the bytes finds the candidates; only
+// the analysis gives rules.
+//
 // The rules are offered as CFI rows (cfi_module.h), so the walk steps through JIT code exactly as
 // through ELF code. The analysis also records where its calls end, so a walk can check that a
 // return address it found follows a call (call-consistency): bytes can be stale when an engine
@@ -77,13 +92,19 @@ struct DerivedRule {
 
 inline constexpr int kCalleeSavedDwarf[] = {3, 6, 12, 13, 14, 15};
 
+// What a code version holds: one function whose entry is its start (a JIT file's code load), or
+// functions laid end to end, the first at its start (a perf map's block whose engine may name a
+// blob of several as one).
+enum class CodeBlock : uint8_t { kOneFunction, kFunctionsEndToEnd };
+
 class DerivedRules {
  public:
   // Analyses the code version made of `regions`; regions[0].address is its entry. The bytes are
   // read only during the call.
   // `targets` (may be nullptr: every call keeps to the ABI) names the effects of direct calls.
   static DerivedRules Analyze(const disasm::Decoder& decoder, std::span<const CodeRegion> regions,
-                              CallTargets* targets = nullptr);
+                              CallTargets* targets = nullptr,
+                              CodeBlock block = CodeBlock::kOneFunction);
 
   // The rule for the instruction that holds `address`, or nullptr: unknown.
   const DerivedRule* Find(uint64_t address) const;
@@ -91,7 +112,8 @@ class DerivedRules {
   const CfiRow* FindRow(uint64_t address) const;
   // True when a call instruction the analysis reached ends at `address`.
   bool IsReturnAddress(uint64_t address) const;
-  // Instructions the analysis decoded (reached from the entry), with and without a rule.
+  // Instructions the analysis decoded (reached from the entry, or the entries), with and without
+  // a rule.
   size_t instructions() const { return instructions_; }
   size_t instructions_with_rules() const { return instructions_with_rules_; }
 
@@ -122,7 +144,8 @@ class DerivedRulesCache {
   // Derives the rules of `version` from `regions` and keeps them. The effects `targets` names
   // are taken as they are at this first analysis, which its rules keep.
   const DerivedRules& Add(const void* version, std::span<const CodeRegion> regions,
-                          CallTargets* targets = nullptr);
+                          CallTargets* targets = nullptr,
+                          CodeBlock block = CodeBlock::kOneFunction);
   const disasm::Decoder& decoder() const { return decoder_; }
 
  private:

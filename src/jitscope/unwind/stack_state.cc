@@ -371,12 +371,6 @@ bool IsIndirectJump(const disasm::Instruction& instruction) {
   return instruction.IsJump() && !instruction.BranchTarget();
 }
 
-// Alignment padding between functions' blocks, which never runs.
-bool IsPadding(const disasm::Instruction& instruction) {
-  return instruction.raw.mnemonic == ZYDIS_MNEMONIC_NOP ||
-         instruction.raw.mnemonic == ZYDIS_MNEMONIC_INT3;
-}
-
 // True when `address` is inside (not at the start of) an instruction `result` decoded:
 // instructions are at most 15 bytes long.
 bool InsideKnownInstruction(const Exploration& result, uint64_t address) {
@@ -394,6 +388,20 @@ bool CoversKnownInstruction(const Exploration& result, uint64_t address, uint8_t
   }
   return false;
 }
+
+}  // namespace
+
+bool IsPadding(const disasm::Instruction& instruction) {
+  return instruction.raw.mnemonic == ZYDIS_MNEMONIC_NOP ||
+         instruction.raw.mnemonic == ZYDIS_MNEMONIC_INT3;
+}
+
+bool OverlapsKnownInstruction(const Exploration& explored, uint64_t address, uint8_t length) {
+  return InsideKnownInstruction(explored, address) ||
+         CoversKnownInstruction(explored, address, length);
+}
+
+namespace {
 
 // Explores, from `start` in the state `seed`, code no path reached, without touching `result`:
 // the visits it makes, or nullopt when the code does not hold together as a switch's case in

@@ -105,6 +105,14 @@ struct Exploration {
 Exploration Explore(const disasm::Decoder& decoder, std::span<const CodeRegion> regions,
                     uint64_t entry, CallTargets* targets, bool switch_cases = false);
 
+// Alignment padding between functions or their blocks, which never runs: nops of any length,
+// int3.
+bool IsPadding(const disasm::Instruction& instruction);
+
+// True when the instruction at [address, address + length) overlaps one `explored` decoded
+// without starting where it does: it enters that one's middle, or covers its start.
+bool OverlapsKnownInstruction(const Exploration& explored, uint64_t address, uint8_t length);
+
 // The region that holds `address`, or nullptr.
 const CodeRegion* RegionOf(std::span<const CodeRegion> regions, uint64_t address);
 

@@ -58,7 +58,11 @@ const unwind::DerivedRules& SessionAddressSpace::RulesOf(const symbolize::CodeVe
   if (const unwind::DerivedRules* rules = derived_->Find(&version)) return *rules;
   std::vector<symbolize::CodeBytes> bytes;
   const std::vector<unwind::CodeRegion> regions = RegionsOf(version, *JitCodeOfProcess(), bytes);
-  return derived_->Add(&version, regions, this);
+  // A perf map may name a blob of several functions as one (HotSpot's stub blobs); a JIT file's
+  // code load is one function.
+  const unwind::CodeBlock block =
+      version.captured ? unwind::CodeBlock::kFunctionsEndToEnd : unwind::CodeBlock::kOneFunction;
+  return derived_->Add(&version, regions, this, block);
 }
 
 unwind::CfiModule* SessionAddressSpace::SuppliedCfiOf(const symbolize::CodeVersion& version) {

@@ -10,7 +10,9 @@
 //  - JIT code whose bytes the process's files recorded: the rules derived from the bytes
 //    (unwind/derived_rules.h) of its code version (symbolize::CodeHistory: the function's regions
 //    as loaded; symbolize::CodeStore: their bytes then), computed once per version. A 32-bit
-//    process's code is not analysed (the analysis decodes x86-64).
+//    process's code is not analysed (the analysis decodes x86-64). Code a perf map names, read
+//    while recording, is analysed as functions laid end to end (unwind::CodeBlock): HotSpot
+//    names a blob of many stubs, its call stub among them, as one.
 //  - An ELF file, from the session's MMAP records, with the file's CFI opened once per path. The
 //    vDSO is the image the session kept (session::kVdsoFileName), or for a perf.data the one
 //    perf's build-id cache holds. Code of the file that its CFI does not describe (V8's embedded
