@@ -122,11 +122,14 @@ base::StatusOr<symbolize::SourceSet> OpenJitSources(const std::vector<std::strin
                                                     std::vector<std::string>& warnings,
                                                     std::vector<std::string>* missing) {
   const session::SampleData& data = recording.data;
-  ASSIGN_OR_RETURN(symbolize::SourceSet own,
-                   symbolize::SourceSet::Open(own_paths, recording.copies_of, recording.jit_files));
+  auto open = [&recording](const std::vector<std::string>& paths) {
+    return symbolize::SourceSet::Open(paths, recording.copies_of, recording.jit_files);
+  };
+  std::optional<symbolize::SourceSet> sources;
+  ASSIGN_OR_RETURN(sources, open(own_paths));
   const std::set<uint32_t> sampled = SampledProcesses(data);
   std::vector<uint32_t> without_files;
-  const std::set<uint32_t> described = own.pids();
+  const std::set<uint32_t> described = sources->pids();
   std::set_difference(sampled.begin(), sampled.end(), described.begin(), described.end(),
                       std::back_inserter(without_files));
   std::vector<std::string> paths = own_paths;
@@ -137,12 +140,18 @@ base::StatusOr<symbolize::SourceSet> OpenJitSources(const std::vector<std::strin
   for (std::string& trace : FindAttachedTraces(recording.collector_dirs, without_files)) {
     paths.push_back(std::move(trace));
   }
-  base::StatusOr<symbolize::SourceSet> sources =
-      symbolize::SourceSet::Open(paths, recording.copies_of, recording.jit_files);
-  if (!sources.ok()) {
-    // A foreign file we cannot read must not cost the session's own JIT names.
-    warnings.push_back(sources.status().message());
-    sources = std::move(own);
+  if (paths.size() > own_paths.size()) {
+    // The session's own files are read again with the others, once the first reading of them is
+    // let go: a trace of a million methods held twice took its size again at the peak.
+    sources.reset();
+    base::StatusOr<symbolize::SourceSet> all = open(paths);
+    if (all.ok()) {
+      sources = std::move(all).value();
+    } else {
+      // A foreign file we cannot read must not cost the session's own JIT names.
+      warnings.push_back(all.status().message());
+      ASSIGN_OR_RETURN(sources, open(own_paths));
+    }
   }
   for (const std::string& problem : sources->problems()) {
     warnings.push_back(problem + " (used what was readable before it)");
@@ -150,7 +159,7 @@ base::StatusOr<symbolize::SourceSet> OpenJitSources(const std::vector<std::strin
   if (std::string refused = DescribeRejectedEvents(sources->RejectedEvents()); !refused.empty()) {
     warnings.push_back(std::move(refused));
   }
-  return sources;
+  return std::move(*sources);
 }
 
 namespace {
