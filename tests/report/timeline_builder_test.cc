@@ -273,6 +273,45 @@ TEST(TimelineBuilderTest, AJitdumpsLoadsAndMovesAreEventsOfItsThreads) {
             (std::vector<std::string>{"7: 10 load JS:*fib v1", "7: 20 move JS:*fib"}));
 }
 
+// Without the JIT events (the formats that do not draw them), the same records leave no instant
+// and no name, but the threads are seen when they were: the same threads, over the same times.
+TEST(TimelineBuilderTest, WithoutJitEventsTheThreadsAreSeenAllTheSame) {
+  trace::CodeEvent inline_load;
+  inline_load.api_event = trace::kEventMethodInlineLoadFinished;
+  inline_load.method_id = 9;
+  trace::RangeUpdateEvent range;
+  range.address = 0x1000;
+  range.size = 8;
+  formats::JitdumpRecord jitted;
+  jitted.kind = formats::JitdumpRecordKind::kCodeLoad;
+  jitted.timestamp = 90;
+  jitted.tid = 103;
+  jitted.name = "JS:*fib";
+  const std::vector<const formats::JitdumpRecord*> jitdump = {&jitted};
+  const std::vector<trace::Record> records = {
+      Load(10, 100, 1, "f", 0x1000),      At(20, 101, range),
+      At(30, 100, trace::UnloadEvent{1}), At(40, 102, inline_load),  // no event of its own
+      Begin(50, 100, IttKind::kTask, 1),  End(60, 100, IttKind::kTask),
+  };
+  auto threads = [&](bool jit_events) {
+    TimelineBuilder builder(0, jit_events);
+    builder.AddProcess(kPid, records, jitdump);
+    const Timeline timeline = std::move(builder).Finish({}, {}, {});
+    std::vector<std::string> lines;
+    for (const TimelineThread& thread : timeline.threads) {
+      lines.push_back(fmt::format("{} [{},{}] {} instants", thread.tid, thread.first_ns,
+                                  thread.last_ns, thread.instants.size()));
+    }
+    return lines;
+  };
+  EXPECT_EQ(threads(true),
+            (std::vector<std::string>{"100 [10,60] 2 instants", "101 [20,20] 1 instants",
+                                      "103 [90,90] 1 instants"}));
+  EXPECT_EQ(threads(false),
+            (std::vector<std::string>{"100 [10,60] 0 instants", "101 [20,20] 0 instants",
+                                      "103 [90,90] 0 instants"}));
+}
+
 // What happened before the recording began is not on its timeline; a slice under way then starts
 // at the start, and a counter keeps the value it had.
 TEST(TimelineBuilderTest, WhatHappenedBeforeTheStartIsLeftOut) {

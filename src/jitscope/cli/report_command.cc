@@ -177,8 +177,9 @@ int RunReport(const ReportOptions& options, std::FILE* out, std::FILE* err) {
                                          : report::SortKey::kMethod;
   report::BuildOptions build = options.build;
   build.inline_frames = options.inline_frames;
-  // The formats that draw time want every sample at its time.
+  // The formats that draw time want every sample at its time, and the JIT engine's events.
   build.timeline_samples = options.format == "chrome-trace";
+  build.jit_events = options.format == "chrome-trace" || options.format == "html";
   report::CodeAnnotator annotator(kAnnotatedShare, kAnnotatedInstructions);
   if (format.timed && options.diff_base.empty()) {
     build.sample_times = true;

@@ -685,7 +685,7 @@ base::StatusOr<Profile> Build(walk::Recording recording, const BuildOptions& opt
   ASSIGN_OR_RETURN(symbolize::SourceSet sources,
                    walk::OpenRecordingJitSources(recording, options.jit_sources));
 
-  TimelineBuilder timeline = StartTimeline(recording, sources);
+  TimelineBuilder timeline = StartTimeline(recording, sources, options.jit_events);
   const uint64_t start_ns = RecordingStart(recording, timeline);
   timeline.SetStart(start_ns);
   Builder builder(options, data, sources, recording.vdso_path, recording.latest_code,

@@ -64,6 +64,9 @@ struct BuildOptions {
   // The timeline (Profile::timeline) keeps every sample kept, at its time, for the writers that
   // draw time (chrome-trace); without, each thread's counts only.
   bool timeline_samples = false;
+  // The timeline keeps the JIT engine's code events (loads, new versions, updates, unloads,
+  // moves) as instants, for the formats that draw them (html, chrome-trace).
+  bool jit_events = true;
   // In a recording made of several processes (walk::Recording::of_processes) whose samples of
   // several remain, each stack's outermost frame is its process ("COMM (pid PID)",
   // FrameKind::kProcess), so each process is a tree of its own.

@@ -156,6 +156,10 @@ void TimelineBuilder::AddProcessFrom(
   });
   std::map<uint64_t, StringId> jitdump_names;  // code_index → name
   for (const formats::JitdumpRecord* record : jitdump_records) {
+    if (!jit_events_) {
+      Seen(Thread(pid, record->tid), record->timestamp);
+      continue;
+    }
     if (record->kind == formats::JitdumpRecordKind::kCodeLoad) {
       jitdump_names[record->code_index] = Intern(record->name);
       AddLoad(pid, record->tid, record->timestamp, state, record->name, kNoString, 0,
@@ -336,6 +340,19 @@ void TimelineBuilder::AddLoad(uint32_t pid, uint32_t tid, uint64_t time, Process
 }
 
 void TimelineBuilder::AddJitRecord(uint32_t pid, ProcessState& state, const trace::Record& record) {
+  if (!jit_events_) {
+    // The records below that make an instant, each on its thread.
+    const auto* code = std::get_if<trace::CodeEvent>(&record.event);
+    const bool event =
+        code != nullptr
+            ? IsTopLevelLoad(code->api_event) || code->api_event == trace::kEventMethodUpdate
+            : std::holds_alternative<trace::RangeUpdateEvent>(record.event) ||
+                  std::holds_alternative<trace::UnloadEvent>(record.event) ||
+                  std::holds_alternative<trace::OprofileCodeLoadEvent>(record.event) ||
+                  std::holds_alternative<trace::OprofileUnloadEvent>(record.event);
+    if (event) Seen(Thread(pid, record.tid), record.timestamp);
+    return;
+  }
   if (const auto* code = std::get_if<trace::CodeEvent>(&record.event)) {
     const std::string_view name = code->name.value_or("");
     const StringId module = code->module ? Intern(*code->module) : kNoString;
@@ -534,9 +551,9 @@ Timeline TimelineBuilder::Finish(const std::vector<session::Comm>& comms,
   return std::move(timeline_);
 }
 
-TimelineBuilder StartTimeline(const walk::Recording& recording,
-                              const symbolize::SourceSet& sources) {
-  TimelineBuilder timeline(recording.start_time_ns);
+TimelineBuilder StartTimeline(const walk::Recording& recording, const symbolize::SourceSet& sources,
+                              bool jit_events) {
+  TimelineBuilder timeline(recording.start_time_ns, jit_events);
   timeline.AddSwitches(recording.data.switches);
   std::set<uint32_t> pids = sources.pids();
   pids.insert(recording.data.samples.pids().begin(), recording.data.samples.pids().end());

@@ -43,8 +43,12 @@ namespace jitscope::report {
 class TimelineBuilder {
  public:
   // `start_ns`: when the recording began (session.json's start), 0 when unknown: its first record
-  // then.
-  explicit TimelineBuilder(uint64_t start_ns) { timeline_.start_ns = start_ns; }
+  // then. Without `jit_events`, the JIT engine's events only tell when their threads were seen:
+  // they are kept as instants for the formats that draw them, and a million methods' loads cost
+  // ~300 bytes each (the instants, the names and each name's versions).
+  explicit TimelineBuilder(uint64_t start_ns, bool jit_events = true) : jit_events_(jit_events) {
+    timeline_.start_ns = start_ns;
+  }
   // The recording's start, once known. What the JIT files say happened before it (the traces of
   // processes record -p attached to began before the recording) is left out of the timeline.
   void SetStart(uint64_t start_ns) { timeline_.start_ns = start_ns; }
@@ -123,6 +127,7 @@ class TimelineBuilder {
   void End(uint32_t pid, ProcessState& state, const trace::Record& record,
            const trace::IttEndEvent& end);
 
+  bool jit_events_;
   Timeline timeline_;
   std::unordered_map<std::string, StringId> string_ids_;
   std::map<std::pair<uint32_t, uint32_t>, size_t> thread_index_;  // (pid, tid) → threads
@@ -142,8 +147,8 @@ class TimelineBuilder {
 
 // A builder given the events of every process of `recording` that `sources` has JIT files of,
 // before the samples: the filters read its ITT tasks (sample_filter.h).
-TimelineBuilder StartTimeline(const walk::Recording& recording,
-                              const symbolize::SourceSet& sources);
+TimelineBuilder StartTimeline(const walk::Recording& recording, const symbolize::SourceSet& sources,
+                              bool jit_events = true);
 
 // When the recording began: session.json says, for a session; otherwise its first sample or
 // JIT event.
