@@ -58,8 +58,10 @@ int RunAnnotate(const AnnotateOptions& options, std::FILE* out, std::FILE* err) 
   walk::SampleWalker walker(data, *sources, recording->vdso_path, recording->latest_code);
   walk::DescribeSessionFiles(*recording, walker.files());
   report::SampledCode code(*sources, walker, recording->latest_code);
-  // The samples the filters keep (report/sample_filter.h), as report keeps them.
-  const report::TimelineBuilder timeline = report::StartTimeline(*recording, *sources);
+  // The samples the filters keep (report/sample_filter.h), as report keeps them. The filters read
+  // the ITT tasks and the threads' times, not the JIT engine's events.
+  const report::TimelineBuilder timeline =
+      report::StartTimeline(*recording, *sources, /*jit_events=*/false);
   const report::ProcessNames names(data.comms, data.tasks);
   const report::SampleFilter filter(options.filter, timeline.timeline(),
                                     report::RecordingStart(*recording, timeline), names);
