@@ -7,7 +7,6 @@
 //  - a process with threads created before and after attaching, and a child it forks after:
 //    samples of every thread, each under its name, and the recording ends when the process exits;
 //  - a missing process and a process of another user: the documented messages.
-#include <dirent.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -33,21 +32,10 @@
 namespace jitscope::record {
 namespace {
 
+using test_support::ListDirectory;
 using test_support::Process;
 using test_support::RunProgram;
 using test_support::TempDir;
-
-std::set<std::string> ListDirectory(const std::string& dir) {
-  std::set<std::string> names;
-  if (DIR* d = ::opendir(dir.c_str())) {
-    while (dirent* entry = ::readdir(d)) {
-      const std::string name = entry->d_name;
-      if (name != "." && name != "..") names.insert(name);
-    }
-    ::closedir(d);
-  }
-  return names;
-}
 
 bool Exists(const std::string& path) {
   struct stat st {};
@@ -444,13 +432,16 @@ TEST(AttachTest, MissingProcess) {
 }
 
 // record -a as an unprivileged user (uid 65534 through setpriv when the test runs as root): refused
-// with what system-wide sampling needs; allowed where the machine lets every user (paranoid <= 0).
+// with what system-wide sampling needs, and the earlier session in the directory stays where it
+// was, as it was; allowed where the machine lets every user (paranoid <= 0).
 TEST(AttachTest, SystemWideNeedsPrivilegeAndSaysWhich) {
   const std::string paranoid = test_support::ReadFile("/proc/sys/kernel/perf_event_paranoid");
   ASSERT_FALSE(paranoid.empty()) << "no kernel.perf_event_paranoid";
   const bool everyone_may = std::stoi(paranoid) <= 0;
   TempDir tmp;
   ASSERT_EQ(::chmod(tmp.path().c_str(), 0777), 0);
+  ASSERT_EQ(::mkdir((tmp.path() + "/s").c_str(), 0777), 0);
+  ASSERT_TRUE(test_support::WriteFile(tmp.path() + "/s/earlier", "an earlier session"));
   std::vector<std::string> argv;
   if (::getuid() == 0) {
     ASSERT_TRUE(Exists("/usr/bin/setpriv")) << "setpriv (util-linux) is needed to drop root";
@@ -472,6 +463,9 @@ TEST(AttachTest, SystemWideNeedsPrivilegeAndSaysWhich) {
                             "or CAP_PERFMON."),
             std::string::npos)
       << result.err;
+  EXPECT_EQ(ListDirectory(tmp.path()), (std::set<std::string>{"s"}));
+  EXPECT_EQ(ListDirectory(tmp.path() + "/s"), (std::set<std::string>{"earlier"}));
+  EXPECT_EQ(test_support::ReadFile(tmp.path() + "/s/earlier"), "an earlier session");
 }
 
 // As an unprivileged user (uid 65534 through setpriv when the test runs as root; the test's own

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -20,6 +21,7 @@
 
 #include "jitscope/record/sampler.h"
 #include "jitscope/record/session.h"
+#include "jitscope/record/session_directory.h"
 #include "jitscope/session/samples_file.h"
 #include "jitscope/session/session_info.h"
 #include "support/files.h"
@@ -119,6 +121,53 @@ TEST(RecordSessionTest, APlantedSymlinkAtTheSessionPathIsNeverFollowed) {
   EXPECT_EQ(::rmdir(victim.c_str()), 0) << "the link's target must still be empty";
   ASSERT_EQ(::lstat((dir + "/" + kSamplesFileName).c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0600u);
+}
+
+// A recording that never began gives the directory back as it was: what was made in the new
+// session directory goes, links in it are removed and never followed, and the earlier session
+// returns to its name.
+TEST(SessionDirectoryTest, AbandoningGivesTheEarlierSessionBackAndFollowsNoLink) {
+  TempDir tmp;
+  const std::string dir = tmp.path() + "/s";
+  const std::string outside = tmp.path() + "/outside";
+  ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0);
+  ASSERT_TRUE(test_support::WriteFile(dir + "/earlier", "an earlier session"));
+  ASSERT_TRUE(test_support::WriteFile(outside, "not the session's"));
+  base::StatusOr<PreparedSession> prepared = PrepareSessionDirectory(dir + "/");
+  ASSERT_TRUE(prepared.ok()) << prepared.status().message();
+  EXPECT_EQ(prepared->rotated_to, dir + ".old");
+  ASSERT_TRUE(test_support::WriteFile(dir + "/samples.jss", "half made"));
+  ASSERT_EQ(::mkdir((dir + "/files").c_str(), 0700), 0);
+  ASSERT_TRUE(test_support::WriteFile(dir + "/files/copy", "a copy"));
+  ASSERT_EQ(::symlink(outside.c_str(), (dir + "/link").c_str()), 0);
+  ASSERT_EQ(::symlink(tmp.path().c_str(), (dir + "/files/up").c_str()), 0);
+  const base::Status status = AbandonSessionDirectory(std::move(prepared).value(), dir + "/",
+                                                      base::Status::Error("refused"));
+  EXPECT_EQ(status.message(), "refused");
+  EXPECT_EQ(test_support::ListDirectory(tmp.path()), (std::set<std::string>{"outside", "s"}));
+  EXPECT_EQ(test_support::ListDirectory(dir), (std::set<std::string>{"earlier"}));
+  EXPECT_EQ(test_support::ReadFile(dir + "/earlier"), "an earlier session");
+  EXPECT_EQ(test_support::ReadFile(outside), "not the session's");
+}
+
+// A directory put at the session's name since it was made is not this recorder's: it is left
+// alone, and the error says where the earlier session is.
+TEST(SessionDirectoryTest, AnEarlierSessionThatCannotComeBackIsSaidWhereItIs) {
+  TempDir tmp;
+  const std::string dir = tmp.path() + "/s";
+  ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0);
+  base::StatusOr<PreparedSession> prepared = PrepareSessionDirectory(dir);
+  ASSERT_TRUE(prepared.ok()) << prepared.status().message();
+  ASSERT_EQ(::rename(dir.c_str(), (tmp.path() + "/moved").c_str()), 0);
+  ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0);
+  ASSERT_TRUE(test_support::WriteFile(dir + "/someone", "else's"));
+  const base::Status status =
+      AbandonSessionDirectory(std::move(prepared).value(), dir, base::Status::Error("refused"));
+  EXPECT_EQ(status.message(), "refused (the earlier session in " + dir + " was moved to " + dir +
+                                  ".old, and is still there)");
+  EXPECT_EQ(test_support::ListDirectory(tmp.path()),
+            (std::set<std::string>{"moved", "s", "s.old"}));
+  EXPECT_EQ(test_support::ReadFile(dir + "/someone"), "else's");
 }
 
 // One session directory, one recorder. Started together, exactly one of two `record -o SAME`

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -386,8 +387,8 @@ TEST(OffCpuSystemWideTest, TheCommandsWaitsAreCompleteThroughJitCode) {
 
 // record --off-cpu run by an unprivileged user (nobody, with no capability, through setpriv) on
 // this machine's kernel.perf_event_paranoid as it is (read, never changed): at 2 or more the
-// kernel refuses the scheduler's samples, and record says so, what it needs and how to get it;
-// at 1 or less it records.
+// kernel refuses the scheduler's samples, and record says so, what it needs and how to get it,
+// leaving the earlier session in the directory where it was, as it was; at 1 or less it records.
 TEST(OffCpuPermissionE2eTest, AnUnprivilegedUserIsToldWhatItNeeds) {
   ASSERT_EQ(::geteuid(), 0u) << "this test must run as root: it runs record as nobody";
   const std::string level_text = test_support::ReadFile("/proc/sys/kernel/perf_event_paranoid");
@@ -396,6 +397,8 @@ TEST(OffCpuPermissionE2eTest, AnUnprivilegedUserIsToldWhatItNeeds) {
   TempDir dir;
   ASSERT_EQ(::chmod(dir.path().c_str(), 0777), 0);
   const std::string session = dir.path() + "/session";
+  ASSERT_EQ(::mkdir(session.c_str(), 0777), 0);
+  ASSERT_TRUE(test_support::WriteFile(session + "/earlier", "an earlier session"));
   const ProcessResult record = RunProgram(
       {SETPRIV_PROGRAM, "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all",
        JITSCOPE_CLI, "record", "--off-cpu", "-o", session, "--", OFF_CPU_JIT, "5", "5", "1"},
@@ -420,6 +423,9 @@ TEST(OffCpuPermissionE2eTest, AnUnprivilegedUserIsToldWhatItNeeds) {
                 "cap_perfmon+ep $(command -v jitscope)'). Without it, record --switch-events says "
                 "when each thread was off the CPU, without its stack. In a container, the "
                 "runtime's seccomp profile must also allow perf_event_open.\n");
+  EXPECT_EQ(test_support::ListDirectory(dir.path()), (std::set<std::string>{"session"}));
+  EXPECT_EQ(test_support::ListDirectory(session), (std::set<std::string>{"earlier"}));
+  EXPECT_EQ(test_support::ReadFile(session + "/earlier"), "an earlier session");
 }
 
 }  // namespace

@@ -24,6 +24,15 @@ bool WriteFile(const std::string& path, const std::string& content) {
   return static_cast<bool>(out);
 }
 
+std::set<std::string> ListDirectory(const std::string& dir) {
+  std::set<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    names.insert(entry.path().filename().string());
+  }
+  return names;
+}
+
 void RemovePerfMapsKeptIn(const std::string& dir) {
   std::error_code ec;
   for (const auto& kept : std::filesystem::directory_iterator(dir + "/files/tmp", ec)) {

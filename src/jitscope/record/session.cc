@@ -29,6 +29,7 @@
 #include "jitscope/record/jvm_perf_map.h"
 #include "jitscope/record/kept_files.h"
 #include "jitscope/record/sampler.h"
+#include "jitscope/record/session_directory.h"
 #include "jitscope/record/signal_forwarder.h"
 #include "jitscope/record/stop_signals.h"
 #include "jitscope/record/touched_files.h"
@@ -430,8 +431,9 @@ base::StatusOr<Sampler> OpenOnEveryCpu(const SessionOptions& options) {
 // record -p and record -a (see session.h), in its phases: Inspect the processes, Prepare what
 // goes beside the sampler (the session directory, the command that times the recording, the JVM
 // agents), Start (the events, the session's files and what existed before them), Record until
-// the end, Finish (what is kept of the processes' files, the command, the files flushed). Its
-// members are declared in the order the phases make them, so they end in the reverse order.
+// the end, Finish (what is kept of the processes' files, the command, the files flushed); where
+// Prepare or Start fails, Abandon gives the session directory back as it was. Its members are
+// declared in the order the phases make them, so they end in the reverse order.
 class AttachSession {
  public:
   explicit AttachSession(const SessionOptions& options) : options_(options) {}
@@ -650,6 +652,18 @@ class AttachSession {
 
   SessionResult TakeResult() { return std::move(result_); }
 
+  // Prepare or Start failed, `why`: nothing was recorded. What they began is stopped, then the
+  // session directory is given back as it was (AbandonSessionDirectory).
+  base::Status Abandon(base::Status why) {
+    sink_.reset();
+    sampler_.reset();
+    command_.reset();
+    agents_.reset();
+    return AbandonSessionDirectory(
+        PreparedSession{std::move(result_.rotated_to), std::move(result_.session_lock)},
+        options_.output_dir, std::move(why));
+  }
+
  private:
   const SessionOptions& options_;
   // Inspect.
@@ -679,94 +693,14 @@ class AttachSession {
 base::StatusOr<SessionResult> RunAttachSession(const SessionOptions& options) {
   AttachSession session(options);
   RETURN_IF_ERROR(session.Inspect());
-  RETURN_IF_ERROR(session.Prepare());
-  RETURN_IF_ERROR(session.Start());
+  base::Status begun = session.Prepare();
+  if (begun.ok()) begun = session.Start();
+  if (!begun.ok()) return session.Abandon(std::move(begun));
   if (!session.Record()) return session.TakeResult();
   return session.Finish();
 }
 
 }  // namespace
-
-namespace {
-
-// Moves what is at `dir` (no recorder holds it) to the first free name of `dir`.old, `dir`.1, ...
-base::StatusOr<std::string> MoveAside(const std::string& dir) {
-  for (int n = 0; n <= 10000; ++n) {
-    std::string candidate = dir + (n == 0 ? std::string(".old") : "." + std::to_string(n));
-    struct stat st {};
-    if (::lstat(candidate.c_str(), &st) == 0 || errno != ENOENT) continue;
-    // renameat2(RENAME_NOREPLACE) refuses to overwrite a name created since we looked.
-    if (::renameat2(AT_FDCWD, dir.c_str(), AT_FDCWD, candidate.c_str(), RENAME_NOREPLACE) == 0) {
-      return candidate;
-    }
-    if (errno != EEXIST) {
-      return base::Status::Errno(errno, "moving the previous session %s to %s", dir.c_str(),
-                                 candidate.c_str());
-    }
-  }
-  return base::Status::Error("%s: no free name to move it to", dir.c_str());
-}
-
-}  // namespace
-
-base::StatusOr<PreparedSession> PrepareSessionDirectory(const std::string& path) {
-  // "DIR/" names DIR, whose parent holds the private name.
-  std::string dir = path;
-  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-  // Made and locked under a private name beside `dir`, then renamed into place: two recorders of
-  // one directory could otherwise each move the other's fresh session aside, and write into one
-  // directory (both said they had written it; one of them had not).
-  const size_t slash = dir.rfind('/');
-  const std::string parent =
-      slash == std::string::npos ? "." : dir.substr(0, std::max<size_t>(slash, 1));
-  std::string fresh = parent + "/.jitscope-record-XXXXXX";
-  if (::mkdtemp(fresh.data()) == nullptr) {
-    return base::Status::Errno(errno, "creating the session directory %s", dir.c_str());
-  }
-  PreparedSession prepared;
-  prepared.lock = base::ScopedFd(::open(fresh.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  const auto give_up = [&](base::Status status) {
-    ::rmdir(fresh.c_str());
-    return status;
-  };
-  if (!prepared.lock || ::flock(prepared.lock.get(), LOCK_EX | LOCK_NB) != 0) {
-    return give_up(base::Status::Errno(errno, "locking the session directory %s", dir.c_str()));
-  }
-  for (int attempt = 0; attempt < 100; ++attempt) {
-    if (::renameat2(AT_FDCWD, fresh.c_str(), AT_FDCWD, dir.c_str(), RENAME_NOREPLACE) == 0) {
-      return prepared;
-    }
-    if (errno != EEXIST) {
-      return give_up(base::Status::Errno(errno, "creating the session directory %s", dir.c_str()));
-    }
-    // Something is at `dir`. A session directory a recorder holds stays its; anything else (an
-    // earlier session, a planted link, a file) is moved aside, while it is locked here so that no
-    // one else decides the same of it.
-    base::ScopedFd existing(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (existing) {
-      if (::flock(existing.get(), LOCK_EX | LOCK_NB) != 0) {
-        if (errno == EWOULDBLOCK) {
-          return give_up(base::Status::Error(
-              "%s is being recorded into by another jitscope record; record into another "
-              "directory (-o), or wait for it to end",
-              dir.c_str()));
-        }
-        return give_up(base::Status::Errno(errno, "locking %s", dir.c_str()));
-      }
-      // Still the directory locked, not one renamed into its place meanwhile.
-      struct stat locked {
-      }, named{};
-      if (::fstat(existing.get(), &locked) != 0 || ::lstat(dir.c_str(), &named) != 0 ||
-          locked.st_ino != named.st_ino || locked.st_dev != named.st_dev) {
-        continue;
-      }
-    }
-    base::StatusOr<std::string> moved = MoveAside(dir);
-    if (!moved.ok()) return give_up(moved.status());
-    prepared.rotated_to = std::move(moved).value();
-  }
-  return give_up(base::Status::Error("%s: kept changing while it was created", dir.c_str()));
-}
 
 base::StatusOr<std::string> FindCollector(const char* lib_directory) {
   return FindInstalledLibrary("libjitscope-collector.so", "the collector", lib_directory);
@@ -776,25 +710,33 @@ base::StatusOr<SessionResult> RunSession(const SessionOptions& options) {
   if (!options.attach.empty() || options.system_wide) return RunAttachSession(options);
   if (options.command.empty()) return base::Status::Error("no command to record");
   SessionResult result;
-  ASSIGN_OR_RETURN(PreparedSession prepared, PrepareSessionDirectory(options.output_dir));
-  result.rotated_to = std::move(prepared.rotated_to);
-  result.session_lock = std::move(prepared.lock);
+  // The events are opened on the command, not yet running, before the session directory is made:
+  // a refusal leaves an earlier session where it was.
   ASSIGN_OR_RETURN(PendingCommand command, PendingCommand::Start(options));
   ASSIGN_OR_RETURN(
       Sampler sampler,
       Sampler::Open(SamplerOptionsOf(options), SamplerTarget{{command.pid()}, /*running=*/false}));
   result.kernel_frames = sampler.options().include_kernel;
-  ASSIGN_OR_RETURN(std::unique_ptr<session::RecordSink> sink,
-                   CreateSessionFiles(options.output_dir, sampler, options.record_sink));
-  session::RecordSink& writer = *sink;
-  JitFileWatch jit_files(options.output_dir, SamplesFormatOf(sampler.options()).layout);
+  ASSIGN_OR_RETURN(PreparedSession prepared, PrepareSessionDirectory(options.output_dir));
   session::SessionInfo info{.command = options.command,
                             .pid = static_cast<uint32_t>(command.pid()),
                             .frequency_hz = options.frequency_hz,
                             .start_time_ns = base::MonotonicNowNs(),
                             .end_time_ns = 0,
                             .attached = {}};
-  RETURN_IF_ERROR(session::WriteSessionInfo(options.output_dir, info));
+  base::StatusOr<std::unique_ptr<session::RecordSink>> created =
+      CreateSessionFiles(options.output_dir, sampler, options.record_sink);
+  base::Status begun = created.status();
+  if (begun.ok()) begun = session::WriteSessionInfo(options.output_dir, info);
+  if (!begun.ok()) {
+    if (created.ok()) created->reset();  // its files are closed before the directory goes
+    return AbandonSessionDirectory(std::move(prepared), options.output_dir, std::move(begun));
+  }
+  result.rotated_to = std::move(prepared.rotated_to);
+  result.session_lock = std::move(prepared.lock);
+  std::unique_ptr<session::RecordSink> sink = std::move(created).value();
+  session::RecordSink& writer = *sink;
+  JitFileWatch jit_files(options.output_dir, SamplesFormatOf(sampler.options()).layout);
 
   int wait_status = 0;
   int exec_error = 0;

@@ -98,18 +98,6 @@ struct SessionResult {
   std::vector<std::string> notes;  // what else was done or failed on the way, for the user
 };
 
-// Creates the session directory `dir` (`path` less trailing slashes; mode 0700) for one recorder:
-// it is made under a private name, locked (flock), and only then given its name, so another
-// `jitscope record -o` of the same directory finds it locked from its first moment and is refused,
-// saying so, for as long as the lock is held. An existing `dir` that no recorder holds (an earlier
-// session, a planted link) is moved aside to `dir`.old (or `dir`.1, .2, ... if that is taken;
-// nothing is overwritten).
-struct PreparedSession {
-  std::string rotated_to;  // where the old `dir` went, or ""
-  base::ScopedFd lock;     // held while the session is written: one recorder per directory
-};
-base::StatusOr<PreparedSession> PrepareSessionDirectory(const std::string& path);
-
 // The collector installed next to the running executable: <prefix>/bin/jitscope →
 // <prefix>/lib/libjitscope-collector.so (the build tree mirrors the install prefix), or with
 // `lib_directory` "lib32" the i386 one. Fails if it is not there.
