@@ -554,6 +554,16 @@ LeafStacks CountExactScriptStacks(const std::string& dir, bool top_level = true)
   return counts;
 }
 
+// `jitscope record --call-graph dwarf -o DIR -- node NODE_ARGS...`, run in `tmp` (where V8 writes
+// its jitdumps).
+test_support::ProcessResult RecordNode(const TempDir& tmp, const std::string& dir,
+                                       const std::vector<std::string>& node_args) {
+  std::vector<std::string> argv = {JITSCOPE_CLI, "record", "--call-graph", "dwarf",
+                                   "-o",         dir,      "--",           NODE_PROGRAM};
+  argv.insert(argv.end(), node_args.begin(), node_args.end());
+  return RunProgram(argv, {}, {.cwd = tmp.path()});
+}
+
 // Node's V8 (`node --perf-prof`) with its baseline compiler from the start: the script's top level
 // and its cold functions run as Sparkplug code, whose frame a call to the builtin
 // BaselineOutOfLinePrologue builds (its bytes from node's own file, mapped where V8 runs its
@@ -562,10 +572,7 @@ LeafStacks CountExactScriptStacks(const std::string& dir, bool top_level = true)
 TEST(JitUnwindE2eTest, NodeBaselineCodeIsUnwoundThroughItsOutOfLinePrologue) {
   TempDir tmp;
   const std::string dir = tmp.path() + "/session";
-  auto record =
-      RunProgram({JITSCOPE_CLI, "record", "--call-graph", "dwarf", "-o", dir, "--", NODE_PROGRAM,
-                  "--perf-prof", "--always-sparkplug", THREE_LEVELS_JS, "1.2"},
-                 {}, {.cwd = tmp.path()});
+  auto record = RecordNode(tmp, dir, {"--perf-prof", "--always-sparkplug", THREE_LEVELS_JS, "1.2"});
   ASSERT_EQ(record.exit_code, 0) << record.Describe();
   ExpectWalksReachTheEntry(dir, 500, 95);
   const LeafStacks stacks = CountExactScriptStacks(dir);
@@ -607,6 +614,42 @@ TEST(JitUnwindE2eTest, NodeWithOnlyAPerfMapIsUnwoundByTheCodeRecordReads) {
   const LeafStacks stopped = CountExactScriptStacks(unread, /*top_level=*/false);
   ASSERT_GT(stopped.in_leaf, 500u) << stopped.folded;
   EXPECT_LT(stopped.exact * 2, stopped.in_leaf) << stopped.folded;
+}
+
+// An async function's code after its first await runs from its resume points, which V8's
+// baseline code reaches only through the generator's own table and leaves through a builtin that
+// tears the frame down (await_levels.js, with only a perf map). The analysis takes the resume
+// points as the table's cases, since they leave the way the function's first run does, with the
+// same frame: each sample in leaf is walked through `work` to the thread's entry, every step by a
+// rule. Before, the walks stopped at the return address into `work`.
+TEST(JitUnwindE2eTest, NodeAsyncFunctionsResumePointsAreWalkedByRule) {
+  TempDir tmp;
+  const std::string dir = tmp.path() + "/session";
+  auto record =
+      RecordNode(tmp, dir, {"--perf-basic-prof", "--always-sparkplug", AWAIT_LEVELS_JS, "1.0"});
+  RemovePerfMapsKeptIn(dir);
+  ASSERT_EQ(record.exit_code, 0) << record.Describe();
+  auto folded = RunProgram({JITSCOPE_CLI, "report", dir, "--format", "folded", "--mark-guesses"});
+  ASSERT_EQ(folded.exit_code, 0) << folded.err;
+  const std::string work = std::string("JS:^work ") + AWAIT_LEVELS_JS + ":12:20_[j]";
+  uint64_t in_leaf = 0, complete = 0;
+  for (const FoldedStack& stack : ParseFolded(folded.out)) {
+    const std::string& leaf = stack.leaf();
+    if (!leaf.starts_with("JS:") || leaf.find(" " AWAIT_LEVELS_JS ":6:") == std::string::npos) {
+      continue;
+    }
+    in_leaf += stack.samples;
+    const auto& frames = stack.frames;
+    const bool by_rule = std::none_of(frames.begin(), frames.end(), [](const std::string& frame) {
+      return frame == "[frame-pointer chain]" || frame == "[unknown]";
+    });
+    if (by_rule && test_support::IsThreadEntryFrame(frames.front()) && frames.size() >= 2 &&
+        frames[frames.size() - 2] == work) {
+      complete += stack.samples;
+    }
+  }
+  ASSERT_GT(in_leaf, 300u) << folded.out;
+  EXPECT_GE(complete * 100, in_leaf * 95) << complete << " of " << in_leaf << "\n" << folded.out;
 }
 
 // Mono (`mono --jitmap`: a perf map, no code bytes; its JIT code keeps no frame pointers and
@@ -659,9 +702,7 @@ TEST(JitUnwindE2eTest, MonoWithOnlyAPerfMapIsUnwoundByTheCodeRecordReads) {
 TEST(JitUnwindE2eTest, NodesOwnTablesForTurboFansCodeTakeStepsOfTheWalks) {
   TempDir tmp;
   const std::string dir = tmp.path() + "/session";
-  auto record = RunProgram({JITSCOPE_CLI, "record", "--call-graph", "dwarf", "-o", dir, "--",
-                            NODE_PROGRAM, "--perf-prof", THREE_LEVELS_JS, "1.2"},
-                           {}, {.cwd = tmp.path()});
+  auto record = RecordNode(tmp, dir, {"--perf-prof", THREE_LEVELS_JS, "1.2"});
   ASSERT_EQ(record.exit_code, 0) << record.Describe();
   const std::map<std::string, uint64_t> steps =
       test_support::CountsAfter(record.err, "steps by rule: ");

@@ -418,6 +418,56 @@ TEST(DerivedRulesTest, TheCasesOfASwitchTakeTheTableJumpsFrame) {
   a.AnalyzeAndCheck();
 }
 
+// V8's baseline code of a generator (an async function) resumes through a table of resume
+// points, and leaves through a builtin that tears its frame down (BaselineLeaveFrame): a jump out
+// of the code with the frame still up. A resume point that leaves through the same builtin in the
+// frame the code the analysis reached leaves it in (the builtin goes by the frame pointer, so
+// where rsp is may differ) holds together as a case, and the call it makes ends at a return
+// address the walk can check; one that leaves with another frame, or through another builtin
+// with its frame up, is no case.
+TEST(DerivedRulesTest, ACaseMayLeaveWhereTheFunctionLeavesWithTheSameFrame) {
+  Code a;
+  Xbyak::Label resume, table;
+  constexpr uint64_t kLeaveFrame = kBase + 0x100000;  // the builtin, outside the code
+  const auto jmp_to = [&a](uint64_t target) {
+    a.db(0xe9);
+    a.dd(static_cast<uint32_t>(target - (a.base() + a.getSize() + 4)));
+  };
+  a.Expect(Expected(kRsp, 8));
+  a.push(rbp);
+  a.Expect(Expected(kRsp, 16).At(kRbp, -16));
+  a.mov(rbp, rsp);
+  const Expected framed = Expected(kRbp, 16).At(kRbp, -16);
+  a.Expect(framed);
+  a.sub(rsp, 0x20);
+  a.test(rdi, rdi);
+  a.jne(resume, Xbyak::CodeGenerator::T_NEAR);
+  a.call(a.qword[r11]);
+  jmp_to(kLeaveFrame);
+  a.L(resume);
+  a.jmp(a.qword[r12 + r9 * 8]);
+  a.Unknown();
+  a.int3();
+  a.Expect(framed);  // a resume point
+  a.call(a.qword[r11]);
+  const uint64_t after_call = a.base() + a.getSize();
+  a.mov(rdx, a.qword[rbp - 0x18]);
+  a.push(rdx);  // an argument of the builtin: rsp is not where the function leaves with it
+  jmp_to(kLeaveFrame);
+  a.Unknown();
+  a.int3();
+  a.lea(rbp, a.ptr[rsp + 8]);  // leaves with a frame pointer the function never has
+  jmp_to(kLeaveFrame);
+  a.int3();
+  a.mov(rax, rdx);  // leaves through another builtin, with its frame up
+  jmp_to(kLeaveFrame + 0x40);
+  a.int3();
+  a.L(table);
+  const DerivedRules rules = a.Analyze();
+  a.Check(rules);
+  EXPECT_TRUE(rules.IsReturnAddress(after_call));
+}
+
 // push rbx, then a jump through `table` for edi <= 1, to `fallback` above: the table jump's state
 // is a frame with rbx saved at CFA - 16.
 void EmitTableJumpWithRbxSaved(Code& a, Xbyak::Label& table, Xbyak::Label& fallback) {

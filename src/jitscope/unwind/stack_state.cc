@@ -2,6 +2,7 @@
 #include "jitscope/unwind/stack_state.h"
 
 #include <deque>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -403,16 +404,49 @@ bool OverlapsKnownInstruction(const Exploration& explored, uint64_t address, uin
 
 namespace {
 
+// Where the code the analysis reached leaves its regions by a direct jump, and the states it does
+// so in, by target: V8's baseline code leaves through a builtin that tears its frame down
+// (BaselineLeaveFrame), with the frame still up.
+using Exits = std::map<uint64_t, std::vector<State>>;
+Exits ExitsOf(const disasm::Decoder& decoder, std::span<const CodeRegion> regions,
+              const Exploration& result) {
+  Exits exits;
+  for (const auto& [pc, visit] : result.visits) {
+    if (!visit.decodes || visit.length == 0 || visit.indirect_jump) continue;
+    const auto instruction = DecodeAt(decoder, regions, pc);
+    if (!instruction || !instruction->IsJump()) continue;
+    const std::optional<uint64_t> target = instruction->BranchTarget();
+    if (!target || RegionOf(regions, *target) != nullptr) continue;
+    exits[*target].push_back(visit.state);
+  }
+  return exits;
+}
+
+// Whether two states have the same frame, known: the CFA where the frame pointer says (else
+// where rsp does), the caller's callee-saved registers and the return address where both say.
+// The frame's other slots, the scratch registers and, in a frame-pointer frame, rsp may differ:
+// a builtin that tears the frame down goes by the frame pointer (V8's callees pop their
+// arguments, which the analysis takes on the ABI's word).
+bool SameFrame(const State& a, const State& b) {
+  const int base = IsHeight(a.rel[kRbp]) ? kRbp : kRsp;
+  return IsHeight(a.rel[base]) && a.rel[base] == b.rel[base] && a.saved == b.saved &&
+         a.return_address == b.return_address && a.HoldsReturnAddress() == b.HoldsReturnAddress();
+}
+
 // Explores, from `start` in the state `seed`, code no path reached, without touching `result`:
 // the visits it makes, or nullopt when the code does not hold together as a switch's case in
 // that state. It must decode and stay within the regions, never overlapping an instruction
 // decoded before (entering its middle, or covering its start); a `ret` must find the return
 // address on top; flow that reaches code the analysis knows must arrive in a state the known one
 // already allows (merging changes nothing); a direct jump out of the regions is a tail call, and
-// must leave the return address on top too. `steps` is the budget left.
-std::optional<std::unordered_map<uint64_t, Visit>> ExploreCase(
-    const disasm::Decoder& decoder, std::span<const CodeRegion> regions, CallTargets* targets,
-    const Exploration& result, uint64_t start, const State& seed, uint64_t& steps) {
+// must leave the return address on top too, or leave where the code the analysis reached leaves
+// (`exits`), with the same frame. `steps` is the budget left.
+std::optional<std::unordered_map<uint64_t, Visit>> ExploreCase(const disasm::Decoder& decoder,
+                                                               std::span<const CodeRegion> regions,
+                                                               CallTargets* targets,
+                                                               const Exploration& result,
+                                                               const Exits& exits, uint64_t start,
+                                                               const State& seed, uint64_t& steps) {
   std::unordered_map<uint64_t, Visit> visits;
   std::deque<uint64_t> work;
   visits.emplace(start, Visit{seed});
@@ -437,7 +471,11 @@ std::optional<std::unordered_map<uint64_t, Visit>> ExploreCase(
     bool holds = true;
     auto flow_to = [&](uint64_t target, bool jump) {
       if (RegionOf(regions, target) == nullptr) {
-        holds = holds && jump && visit.state.ReturnAddressOnTop();
+        bool leaves = visit.state.ReturnAddressOnTop();
+        if (const auto exit = exits.find(target); !leaves && exit != exits.end()) {
+          for (const State& state : exit->second) leaves = leaves || SameFrame(state, visit.state);
+        }
+        holds = holds && jump && leaves;
         return;
       }
       if (auto known = result.visits.find(target); known != result.visits.end()) {
@@ -465,7 +503,9 @@ std::optional<std::unordered_map<uint64_t, Visit>> ExploreCase(
 // in the state of the indirect jumps the analysis reached (merged), and kept only where it holds
 // together in that state (ExploreCase). A function's table jump runs inside its frame, its
 // indirect tail calls after it is torn down (the return address on top): the states of jumps
-// inside a frame are tried first. Code after one kept case is the next candidate.
+// inside a frame are tried first. Code after one kept case is the next candidate. A generator's
+// resume points (V8's baseline code of an async function) are such cases: entered through their
+// own table, with the frame up.
 void ExploreJumpTableCases(const disasm::Decoder& decoder, std::span<const CodeRegion> regions,
                            CallTargets* targets, Exploration& result, uint64_t steps) {
   std::optional<State> framed;     // merged states of indirect jumps inside a frame
@@ -488,6 +528,7 @@ void ExploreJumpTableCases(const disasm::Decoder& decoder, std::span<const CodeR
     if (seed) seeds.push_back(*seed);
   }
   if (seeds.empty()) return;
+  const Exits exits = ExitsOf(decoder, regions, result);
   while (!candidates.empty()) {
     uint64_t start = *candidates.begin();
     candidates.erase(candidates.begin());
@@ -502,7 +543,7 @@ void ExploreJumpTableCases(const disasm::Decoder& decoder, std::span<const CodeR
     }
     std::optional<std::unordered_map<uint64_t, Visit>> visits;
     for (size_t i = 0; i < seeds.size() && !visits; ++i) {
-      visits = ExploreCase(decoder, regions, targets, result, start, seeds[i], steps);
+      visits = ExploreCase(decoder, regions, targets, result, exits, start, seeds[i], steps);
     }
     if (!visits) continue;
     for (auto& [pc, visit] : *visits) {
