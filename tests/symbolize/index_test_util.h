@@ -65,7 +65,7 @@ class History {
     if (found == nullptr) return false;
     out.region = {found->start, found->size, found->loaded};
     const auto root = static_cast<uint32_t>(found - h.regions.data());
-    const std::string_view module = ModuleName(h.methods[found->method].module);
+    const std::string_view module = ModuleName(Symbols(found->method).module);
     // The chain of inline regions holding the address, walked down from the top-level method.
     std::vector<const InlineRegion*> inlines;
     for (const InlineRegion& in : h.inlines) {
@@ -125,8 +125,11 @@ class History {
   }
 
  private:
+  MethodSymbols Symbols(uint32_t method) const {
+    return replayed_.reported.MethodSymbolsOf(replayed_.history.first_region[method]);
+  }
   std::string_view Name(uint32_t method) const {
-    const MethodSymbols& m = replayed_.history.methods[method];
+    const MethodSymbols m = Symbols(method);
     return replayed_.reported.strings.Slice(m.name_offset, m.name_size);
   }
   std::string_view ModuleName(uint32_t module) const {
@@ -136,7 +139,7 @@ class History {
   Frame FrameOf(uint32_t method, uint32_t line_table, uint64_t offset, bool inlined,
                 std::string_view fallback_module) const {
     const ReportedCode& reported = replayed_.reported;
-    const MethodSymbols& m = replayed_.history.methods[method];
+    const MethodSymbols m = Symbols(method);
     const LineAt at = LookupLine(reported.line_tables.data() + line_table, offset);
     Frame frame;
     frame.name = Name(method);

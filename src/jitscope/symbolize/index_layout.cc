@@ -2,6 +2,7 @@
 #include "jitscope/symbolize/index_layout.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <map>
 #include <tuple>
@@ -35,6 +36,10 @@ class IndexLayout {
   using Method = SymbolIndex::Method;
   static_assert(sizeof(Method) == kMethodRecordSize);
   static_assert(sizeof(ReportedSymbols) <= kMethodRecordSize);
+  // MethodSymbols are the record's last 16 bytes (ReportedCode::MethodSymbolsOf).
+  static_assert(sizeof(MethodSymbols) == 16 && offsetof(Method, name_offset) == 4 &&
+                offsetof(Method, name_size) == 8 && offsetof(Method, file) == 12 &&
+                offsetof(Method, module) == 16);
   static_assert(kMaxNameSize == SymbolIndex::kNameSizeMask);
   static_assert(kNone == SymbolIndex::kNoModule);
   static_assert(Warnings::kMaxKept == SymbolIndex::kMaxWarnings);
@@ -48,7 +53,7 @@ class IndexLayout {
     base::Discard(reported_.regions);
     base::Discard(reported_.method_ids);
     base::Discard(reported_.method_has_id);
-    base::Discard(history_.methods);
+    base::Discard(history_.first_region);
     LayOutRegions();
     out_.modules_ = history_.module_names;
     reported_.strings.Freeze();
@@ -76,7 +81,9 @@ class IndexLayout {
         out_.wide_ids_.emplace_back(static_cast<uint32_t>(m), ids[m]);
     }
     for (const ReportedRegion& r : reported_.regions) {
-      const MethodSymbols& symbols = history_.methods[r.method];
+      // The method's symbols, in its first region's record room (that record may be written
+      // already: the same bytes, with flags in the name's size, which MethodSymbolsOf drops).
+      const MethodSymbols symbols = reported_.MethodSymbolsOf(history_.first_region[r.method]);
       uint32_t flags = 0;
       if (has_id[r.method]) {
         flags = SymbolIndex::kHasId | (ids[r.method] > UINT32_MAX ? SymbolIndex::kWideId : 0u);

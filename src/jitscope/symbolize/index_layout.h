@@ -12,8 +12,6 @@ namespace jitscope::symbolize {
 
 // The bytes IndexBuilder leaves in front of each line table for its method's record.
 inline constexpr size_t kMethodRecordSize = 20;
-// Names are cut there (the record keeps their size in a word it shares with two flags).
-inline constexpr uint32_t kMaxNameSize = (1u << 30) - 1;
 
 // Moves the method record and line table that end `programs` and start at `start` to the next
 // cache line when they would straddle two and fit in one, if that wastes at most a quarter line:

@@ -72,6 +72,22 @@ void ReportedCode::SetSymbols(const ReportedRegion& region, const ReportedSymbol
   std::memcpy(line_tables.data() + region.line_table - sizeof(symbols), &symbols, sizeof(symbols));
 }
 
+// The method's symbols end where its first region's line table starts, as the record's last 16
+// bytes do; the record's name size carries flags in its top bits (index_layout.cc), dropped here.
+MethodSymbols ReportedCode::MethodSymbolsOf(uint32_t region) const {
+  MethodSymbols symbols;
+  if (region == kNone) return symbols;
+  std::memcpy(&symbols, line_tables.data() + regions[region].line_table - sizeof(symbols),
+              sizeof(symbols));
+  symbols.name_size &= kMaxNameSize;
+  return symbols;
+}
+
+void ReportedCode::SetMethodSymbols(uint32_t region, const MethodSymbols& symbols) {
+  std::memcpy(line_tables.data() + regions[region].line_table - sizeof(symbols), &symbols,
+              sizeof(symbols));
+}
+
 namespace {
 
 // Replays the operations in time order against the set of currently valid top-level regions
@@ -81,9 +97,8 @@ class Replayer {
   explicit Replayer(ReportedCode& reported)
       : reported_(reported),
         latest_region_of_method_(reported.method_ids.size(), kNone),
-        inline_parent_(reported.method_ids.size(), kNone),
-        has_first_notification_(reported.method_ids.size(), 0) {
-    history_.methods.resize(reported.method_ids.size());
+        inline_parent_(reported.method_ids.size(), kNone) {
+    history_.first_region.resize(reported.method_ids.size(), kNone);
   }
 
   RegionHistory Run() && {
@@ -122,7 +137,7 @@ class Replayer {
 
   void Apply(uint64_t t, const op::Load& load) {
     const ReportedRegion& r = reported_.regions[load.region];
-    TakeSymbolsIfFirst(r, Nesting::kTopLevel);
+    TakeSymbolsIfFirst(load.region, Nesting::kTopLevel);
     // A perf map's line (an anonymous method, no time) wins only where it overlaps an earlier
     // line: without times, the rest of the earlier code is still the best name for samples
     // there (they were taken while it lived, or in code nobody reported), as perf names them.
@@ -135,7 +150,7 @@ class Replayer {
 
   void Apply(uint64_t /*t*/, const op::InlineLoad& load) {
     const ReportedRegion& r = reported_.regions[load.region];
-    TakeSymbolsIfFirst(r, Nesting::kInline);
+    TakeSymbolsIfFirst(load.region, Nesting::kInline);
     auto& inlines = history_.inlines;
     inlines.push_back({r.address, r.size, r.method, r.parent_method, r.line_table, kNone});
     next_sibling_.push_back(kNone);
@@ -151,7 +166,7 @@ class Replayer {
 
   void Apply(uint64_t t, const op::Update& update) {
     const ReportedRegion& r = reported_.regions[update.region];
-    TakeSymbolsIfFirst(r, Nesting::kTopLevel);
+    TakeSymbolsIfFirst(update.region, Nesting::kTopLevel);
     StartRegionOver(r, t);
   }
 
@@ -200,11 +215,15 @@ class Replayer {
 
   // First notification wins for the name, the source file and (the first one registered) the
   // module; a later, different source file is kept by its region, with a warning.
-  void TakeSymbolsIfFirst(const ReportedRegion& r, Nesting nesting) {
-    MethodSymbols& m = history_.methods[r.method];
+  void TakeSymbolsIfFirst(uint32_t region, Nesting nesting) {
+    const ReportedRegion& r = reported_.regions[region];
     const StringId file = reported_.FileOf(r);
-    if (!has_first_notification_[r.method]) {
-      has_first_notification_[r.method] = 1;
+    // Read before the method's symbols may take their place (when this is its first region).
+    const ReportedSymbols own = reported_.SymbolsOf(r);
+    uint32_t& first = history_.first_region[r.method];
+    MethodSymbols m = reported_.MethodSymbolsOf(first);
+    if (first == kNone) {
+      first = region;
       m.file = file == kInheritFile ? 0 : file;
     } else if (file != kInheritFile && m.file != 0 && file != m.file) {
       const StringTable& strings = reported_.strings;
@@ -216,12 +235,12 @@ class Replayer {
           static_cast<unsigned long long>(r.address), std::string(strings.Get(file)).c_str(),
           std::string(strings.Get(m.file)).c_str());
     }
-    const ReportedSymbols own = reported_.SymbolsOf(r);
     if (m.name_size == 0 && own.name_offset != kNone) {
       m.name_offset = own.name_offset;
       m.name_size = own.name_size;
     }
     if (m.module == kNone) m.module = own.module;
+    reported_.SetMethodSymbols(first, m);
   }
 
   // The top-level method an inline method belongs to, through its parents (cycles end it).
@@ -350,8 +369,7 @@ class Replayer {
   std::vector<uint32_t> next_sibling_;
   base::HugeVector<uint32_t> previous_of_method_;
   std::vector<uint32_t> latest_region_of_method_;
-  std::vector<uint32_t> inline_parent_;          // method → parent method, for inline methods
-  std::vector<uint8_t> has_first_notification_;  // per method
+  std::vector<uint32_t> inline_parent_;  // method → parent method, for inline methods
   std::map<uint32_t, std::vector<uint32_t>> waiting_for_root_;  // root method → inline regions
 };
 

@@ -23,6 +23,9 @@ enum class CodeArch : uint8_t { kNative = 0, k32 = 1, k64 = 2 };
 
 // "None" for the indices below: no region, no method, no module, no name.
 inline constexpr uint32_t kNone = UINT32_MAX;
+// Names are cut there (the index's method record keeps their size in a word it shares with two
+// flags, index_layout.h).
+inline constexpr uint32_t kMaxNameSize = (1u << 30) - 1;
 
 // One code region as an engine reported it; its line table and what it reported of its method's
 // symbols are in ReportedCode (SymbolsOf, FileOf).
@@ -43,6 +46,16 @@ struct ReportedSymbols {
   uint32_t name_offset = kNone;  // in the string arena; kNone when not reported
   uint32_t name_size = 0;
   uint32_t module = kNone;  // index into ReportedCode::modules; kNone when not reported
+};
+
+// A method's symbols, from its first notification. The replay keeps them in the room for the
+// method record in front of the line table of the method's first region (RegionHistory::
+// first_region), laid out as the record's last 16 bytes (index_layout.h), so a method costs 4
+// bytes there, not 17: the layout writes each region's record from them, that one's in place.
+struct MethodSymbols {
+  uint32_t name_offset = 0, name_size = 0;  // name_size 0: no name
+  StringId file = 0;                        // 0 (""): none
+  uint32_t module = kNone;
 };
 
 // What happened at a time: one struct per kind of report.
@@ -118,6 +131,10 @@ struct ReportedCode {
 
   ReportedSymbols SymbolsOf(const ReportedRegion& region) const;
   void SetSymbols(const ReportedRegion& region, const ReportedSymbols& symbols);
+  // The symbols of the method whose first region is `region` (RegionHistory::first_region; kNone:
+  // none reported).
+  MethodSymbols MethodSymbolsOf(uint32_t region) const;
+  void SetMethodSymbols(uint32_t region, const MethodSymbols& symbols);
   // The source file the region reported, kInheritFile when none.
   StringId FileOf(const ReportedRegion& region) const {
     return ProgramFile(line_tables.data() + region.line_table);
@@ -147,18 +164,13 @@ struct InlineRegion {
   uint64_t end() const { return start + size; }
 };
 
-// A method's symbols, from its first notification.
-struct MethodSymbols {
-  uint32_t name_offset = 0, name_size = 0;  // name_size 0: no name
-  StringId file = 0;                        // 0 (""): none
-  uint32_t module = kNone;
-};
-
 struct RegionHistory {
   base::HugeVector<Region> regions;  // in load order
   std::vector<InlineRegion> inlines;
-  base::HugeVector<MethodSymbols> methods;  // per method
-  std::vector<StringId> module_names;       // per module: its display name
+  // Per method: the reported region of its first notification, whose record room holds the
+  // method's symbols (ReportedCode::MethodSymbolsOf); kNone for a method with no region.
+  base::HugeVector<uint32_t> first_region;
+  std::vector<StringId> module_names;  // per module: its display name
 };
 
 // Replays `reported.operations` in time order (ties keep the order they were added in; the
