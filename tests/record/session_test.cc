@@ -277,13 +277,30 @@ TEST(RecordSessionTest, ForwardsSigtermAndKeepsTheSession) {
   EXPECT_GT(data->samples.size(), 20u);
 }
 
+// A command that cannot run, whether it is the one recorded or the one that times a recording of
+// running processes (-p): one line, exit 127, and the session directory as it was, the earlier
+// session at its name (nothing was recorded).
 TEST(RecordSessionTest, UnrunnableCommandExits127WithOneLine) {
   TempDir tmp;
-  auto result =
-      RunProgram({JITSCOPE_CLI, "record", "-o", tmp.path() + "/s", "--", "/nonexistent/x"});
-  EXPECT_EQ(result.exit_code, 127);
-  EXPECT_EQ(result.err,
-            "jitscope record: error: cannot run '/nonexistent/x': No such file or directory\n");
+  const std::string dir = tmp.path() + "/s";
+  ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0);
+  ASSERT_TRUE(test_support::WriteFile(dir + "/earlier", "an earlier session"));
+  test_support::Process target({"/bin/sleep", "60"});
+  ASSERT_GT(target.pid(), 0);
+  for (const std::vector<std::string>& attach :
+       {std::vector<std::string>{}, std::vector<std::string>{"-p", std::to_string(target.pid())}}) {
+    std::vector<std::string> argv = {JITSCOPE_CLI, "record"};
+    argv.insert(argv.end(), attach.begin(), attach.end());
+    argv.insert(argv.end(), {"-o", dir, "--", "/nonexistent/x"});
+    SCOPED_TRACE(attach.empty() ? "record -- CMD" : "record -p PID -- CMD");
+    auto result = RunProgram(argv);
+    EXPECT_EQ(result.exit_code, 127);
+    EXPECT_EQ(result.err,
+              "jitscope record: error: cannot run '/nonexistent/x': No such file or directory\n");
+    EXPECT_EQ(test_support::ListDirectory(tmp.path()), (std::set<std::string>{"s"}));
+    EXPECT_EQ(test_support::ListDirectory(dir), (std::set<std::string>{"earlier"}));
+  }
+  ::kill(target.pid(), SIGKILL);
 }
 
 }  // namespace

@@ -432,8 +432,9 @@ base::StatusOr<Sampler> OpenOnEveryCpu(const SessionOptions& options) {
 // goes beside the sampler (the session directory, the command that times the recording, the JVM
 // agents), Start (the events, the session's files and what existed before them), Record until
 // the end, Finish (what is kept of the processes' files, the command, the files flushed); where
-// Prepare or Start fails, Abandon gives the session directory back as it was. Its members are
-// declared in the order the phases make them, so they end in the reverse order.
+// Prepare or Start fails, or the command cannot run, Abandon gives the session directory back as
+// it was. Its members are declared in the order the phases make them, so they end in the reverse
+// order.
 class AttachSession {
  public:
   explicit AttachSession(const SessionOptions& options) : options_(options) {}
@@ -560,16 +561,18 @@ class AttachSession {
   }
 
   // Releases the command and drains the rings until the recording ends. False when the command
-  // could not be run: the result says why, and there is nothing to finish.
+  // could not be run: the result says why, the directory is as it was, and there is nothing to
+  // finish.
   bool Record() {
     // The processes those in other namespaces start while recorded, followed as the records come.
     children_.emplace(containers_, SamplesFormatOf(sampler_->options()).layout);
     StopSignals stop;
     if (command_) {
       if (const int exec_error = command_->Release(); exec_error != 0) {
+        // It never ran, so nothing was recorded: the directory is given back as it was.
         ::waitpid(command_->pid(), &wait_status_, 0);
-        result_.exec_error =
-            base::Status::Errno(exec_error, "cannot run '%s'", options_.command[0].c_str());
+        result_.exec_error = Abandon(
+            base::Status::Errno(exec_error, "cannot run '%s'", options_.command[0].c_str()));
         result_.exit_code = 127;
         return false;
       }
@@ -652,8 +655,9 @@ class AttachSession {
 
   SessionResult TakeResult() { return std::move(result_); }
 
-  // Prepare or Start failed, `why`: nothing was recorded. What they began is stopped, then the
-  // session directory is given back as it was (AbandonSessionDirectory).
+  // The recording never began (Prepare or Start failed, or the command could not run), `why`:
+  // what they began is stopped, then the session directory is given back as it was
+  // (AbandonSessionDirectory).
   base::Status Abandon(base::Status why) {
     sink_.reset();
     sampler_.reset();
@@ -732,8 +736,6 @@ base::StatusOr<SessionResult> RunSession(const SessionOptions& options) {
     if (created.ok()) created->reset();  // its files are closed before the directory goes
     return AbandonSessionDirectory(std::move(prepared), options.output_dir, std::move(begun));
   }
-  result.rotated_to = std::move(prepared.rotated_to);
-  result.session_lock = std::move(prepared.lock);
   std::unique_ptr<session::RecordSink> sink = std::move(created).value();
   session::RecordSink& writer = *sink;
   JitFileWatch jit_files(options.output_dir, SamplesFormatOf(sampler.options()).layout);
@@ -748,21 +750,29 @@ base::StatusOr<SessionResult> RunSession(const SessionOptions& options) {
       const pid_t done = ::waitpid(command.pid(), &wait_status, WNOHANG);
       return done == command.pid() || (done < 0 && errno != EINTR);
     };
-    DrainUntil(sampler, exited, writer, write_status,
-               [&jit_files](std::string_view record) { jit_files.Observe(record); });
+    if (exec_error == 0) {
+      DrainUntil(sampler, exited, writer, write_status,
+                 [&jit_files](std::string_view record) { jit_files.Observe(record); });
+    }
   }
+  if (exec_error != 0) {
+    // The command never ran, so nothing was recorded: the directory is given back as it was.
+    ::waitpid(command.pid(), &wait_status, 0);
+    sink.reset();
+    result.exec_error = AbandonSessionDirectory(
+        std::move(prepared), options.output_dir,
+        base::Status::Errno(exec_error, "cannot run '%s'", options.command[0].c_str()));
+    result.exit_code = 127;  // what a shell returns for a command it cannot run
+    return result;
+  }
+  result.rotated_to = std::move(prepared.rotated_to);
+  result.session_lock = std::move(prepared.lock);
   if (write_status.ok()) write_status = writer.Flush();
   result.records_bytes = writer.records_bytes();
   RETURN_IF_ERROR(write_status);
   KeepJitFiles(jit_files, {}, {}, options.output_dir, result.notes);
   info.end_time_ns = base::MonotonicNowNs();
   RETURN_IF_ERROR(session::WriteSessionInfo(options.output_dir, info));
-  if (exec_error != 0) {
-    result.exec_error =
-        base::Status::Errno(exec_error, "cannot run '%s'", options.command[0].c_str());
-    result.exit_code = 127;  // what a shell returns for a command it cannot run
-    return result;
-  }
   result.exit_code = ExitCodeOf(wait_status);
   return result;
 }
