@@ -135,10 +135,26 @@ static void release_buffer(struct buffer* b) {
 /* ---- What is known: the classes and methods named so far. Guarded by work_lock. ---- */
 
 static pthread_mutex_t work_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct bytecode_layout layout;
+static struct method_layout layout;
+/* Whether this JVM's interpreter gives a method its counters on its first call (decided once,
+ * when the naming thread starts): then only the methods that ran are named. */
+static int interpreter_counts;
+
+/* `array` (`count` elements of `size` bytes), grown if need be to hold one more (to `first`
+ * elements at first, then twice as many): NULL when memory is short, `array` left as it was. */
+static void* room_for_one(void* array, size_t* capacity, size_t count, size_t size, size_t first) {
+  if (count == *capacity) {
+    const size_t grown_capacity = *capacity != 0 ? *capacity * 2 : first;
+    void* grown = realloc(array, grown_capacity * size);
+    if (grown == NULL) return NULL;
+    *capacity = grown_capacity;
+    return grown;
+  }
+  return array;
+}
 
 struct class_names {
-  char* name; /* "pkg.Outer$Inner" */
+  char* name; /* "pkg.Outer$Inner"; NULL until a method of the class is named */
   char* file; /* "pkg/Outer.java", or NULL */
 };
 static struct class_names* classes;
@@ -147,11 +163,21 @@ static size_t class_count, class_capacity;
 struct known_method {
   jmethodID id;
   const void* method; /* what its slot held when last read; NULL once it is gone */
+  uint64_t since;     /* from when the slot held it */
   uint32_t class_index;
+  uint32_t state; /* enum naming */
+};
+enum naming {
+  kUnnamed, /* not named yet (it has not run): in `unnamed` */
+  kNamed,   /* its METHOD record is written */
+  kNotNamed /* abstract (it never runs), or JVMTI could not describe it */
 };
 static struct known_method* known;
 static size_t known_count, known_capacity;
-/* The Method*s named and not ended, for finding one fast: open addressing over `known` indexes
+/* The known methods not named yet, by index into `known`. */
+static uint32_t* unnamed;
+static size_t unnamed_count, unnamed_capacity;
+/* The Method*s known and not gone, for finding one fast: open addressing over `known` indexes
  * + 1 (0: empty); erased entries are kTombstone. */
 static uint32_t* by_method;
 static size_t by_method_capacity, by_method_used;
@@ -163,13 +189,14 @@ static size_t slot_of(const void* method) {
   return (size_t)(h >> 20) & (by_method_capacity - 1);
 }
 
-static int is_named(const void* method) {
+/* The index + 1 in `known` of `method`, 0 when it is not known. */
+static uint32_t find_known(const void* method) {
   size_t i;
   if (by_method_capacity == 0) return 0;
   for (i = slot_of(method);; i = (i + 1) & (by_method_capacity - 1)) {
     const uint32_t v = by_method[i];
     if (v == 0) return 0;
-    if (v != TOMBSTONE && known[v - 1].method == method) return 1;
+    if (v != TOMBSTONE && known[v - 1].method == method) return v;
   }
 }
 
@@ -229,6 +256,9 @@ static void forget_everything(void) {
   free(known);
   known = NULL;
   known_count = known_capacity = 0;
+  free(unnamed);
+  unnamed = NULL;
+  unnamed_count = unnamed_capacity = 0;
   free(by_method);
   by_method = NULL;
   by_method_capacity = by_method_used = 0;
@@ -310,59 +340,66 @@ static int put_method(jvmtiEnv* jvmti, struct buffer* out, jmethodID id, const v
   return 1;
 }
 
-static int add_class(jvmtiEnv* jvmti, jclass klass, uint32_t* index) {
-  char *signature = NULL, *file = NULL;
-  struct class_names names;
-  if ((*jvmti)->GetClassSignature(jvmti, klass, &signature, NULL) != JVMTI_ERROR_NONE) return 0;
-  names.name = class_name_of(signature);
-  names.file = NULL;
-  if ((*jvmti)->GetSourceFileName(jvmti, klass, &file) == JVMTI_ERROR_NONE) {
-    names.file = source_path_of(signature, file);
-  }
-  deallocate(jvmti, file);
-  deallocate(jvmti, signature);
-  if (names.name == NULL) {
-    free(names.file);
-    return 0;
-  }
-  if (class_count == class_capacity) {
-    const size_t capacity = class_capacity != 0 ? class_capacity * 2 : 1024;
-    struct class_names* grown = realloc(classes, capacity * sizeof(*classes));
-    if (grown == NULL) {
-      free(names.name);
-      free(names.file);
-      return 0;
-    }
-    classes = grown;
-    class_capacity = capacity;
-  }
-  classes[class_count] = names;
+/* A class whose names are read when the first of its methods is named. */
+static int add_class(uint32_t* index) {
+  struct class_names* grown =
+      room_for_one(classes, &class_capacity, class_count, sizeof(*classes), 1024);
+  if (grown == NULL) return 0;
+  classes = grown;
+  classes[class_count].name = NULL;
+  classes[class_count].file = NULL;
   *index = (uint32_t)class_count++;
   return 1;
 }
 
-static int add_known(jmethodID id, const void* method, uint32_t class_index) {
-  if (known_count == known_capacity) {
-    const size_t capacity = known_capacity != 0 ? known_capacity * 2 : 8192;
-    struct known_method* grown = realloc(known, capacity * sizeof(*known));
-    if (grown == NULL) return 0;
-    known = grown;
-    known_capacity = capacity;
+/* Reads the names of the class that declares `id` (its class_index's), unless they are read. */
+static int read_class_names(jvmtiEnv* jvmti, JNIEnv* jni, jmethodID id, uint32_t class_index) {
+  struct class_names* names = &classes[class_index];
+  char *signature = NULL, *file = NULL;
+  jclass klass = NULL;
+  if (names->name != NULL) return 1;
+  if ((*jvmti)->GetMethodDeclaringClass(jvmti, id, &klass) != JVMTI_ERROR_NONE) return 0;
+  if ((*jvmti)->GetClassSignature(jvmti, klass, &signature, NULL) == JVMTI_ERROR_NONE) {
+    names->name = class_name_of(signature);
+    if (names->name != NULL && (*jvmti)->GetSourceFileName(jvmti, klass, &file) == JVMTI_ERROR_NONE)
+      names->file = source_path_of(signature, file);
   }
+  deallocate(jvmti, file);
+  deallocate(jvmti, signature);
+  (*jni)->DeleteLocalRef(jni, klass);
+  return names->name != NULL;
+}
+
+static int add_unnamed(size_t k) {
+  uint32_t* grown = room_for_one(unnamed, &unnamed_capacity, unnamed_count, sizeof(*unnamed), 8192);
+  if (grown == NULL) return 0;
+  unnamed = grown;
+  unnamed[unnamed_count++] = (uint32_t)k;
+  return 1;
+}
+
+/* A method whose slot holds `method` from `since` on, to be named once it has run. */
+static int add_known(jmethodID id, const void* method, uint32_t class_index, uint64_t since) {
+  struct known_method* grown =
+      room_for_one(known, &known_capacity, known_count, sizeof(*known), 8192);
+  if (grown == NULL) return 0;
+  known = grown;
   known[known_count].id = id;
   known[known_count].method = method;
+  known[known_count].since = since;
   known[known_count].class_index = class_index;
+  known[known_count].state = kUnnamed;
   index_method(known_count++);
-  return 1;
+  return add_unnamed(known_count - 1);
 }
 
 static const void* slot_value(jmethodID id) {
   return *(const void* const volatile*)(const void*)id;
 }
 
-/* Names the methods of a prepared class (one not yet prepared has none to list: its ClassPrepare
- * comes later). */
-static void name_class(jvmtiEnv* jvmti, jclass klass, uint64_t since, struct buffer* out) {
+/* Lists the methods of a prepared class (one not yet prepared has none to list: its ClassPrepare
+ * comes later), to be named once they have run. */
+static void list_class(jvmtiEnv* jvmti, jclass klass, uint64_t since) {
   jint count = 0, i;
   jmethodID* methods = NULL;
   uint32_t class_index = 0;
@@ -370,50 +407,88 @@ static void name_class(jvmtiEnv* jvmti, jclass klass, uint64_t since, struct buf
   if ((*jvmti)->GetClassMethods(jvmti, klass, &count, &methods) != JVMTI_ERROR_NONE) return;
   for (i = 0; i < count; ++i) {
     const void* method = slot_value(methods[i]);
-    if ((uintptr_t)method < FIRST_POINTER || is_named(method)) continue;
+    if ((uintptr_t)method < FIRST_POINTER || find_known(method) != 0) continue;
     if (!added) {
-      if (!add_class(jvmti, klass, &class_index)) {
+      if (!add_class(&class_index)) {
         count_failure();
         break;
       }
       added = 1;
     }
-    if (put_method(jvmti, out, methods[i], method, class_index, since) &&
-        !add_known(methods[i], method, class_index)) {
-      count_failure();
-    }
+    if (!add_known(methods[i], method, class_index, since)) count_failure();
   }
   deallocate(jvmti, methods);
-  if (out->size >= FLUSH_BYTES) flush(out);
 }
 
-/* Reads every known method's slot again: a method whose slot changed is ended at the last check,
- * and named again if the slot holds another Method* (redefined). */
-static void check_slots(jvmtiEnv* jvmti, struct buffer* out) {
+/* Reads every known method's slot again: a named method whose slot changed is ended at the last
+ * check; if the slot holds another Method* (redefined), that one is known from now on, to be
+ * named once it has run. */
+static void check_slots(struct buffer* out) {
   const uint64_t now = now_ns();
   size_t k;
   for (k = 0; k < known_count; ++k) {
     struct known_method* m = &known[k];
     const void* current;
-    size_t at;
-    struct JitscopeJvmEnd end;
     if (m->method == NULL) continue;
     current = slot_value(m->id);
     if (current == m->method) continue;
-    end.method = (uint64_t)(uintptr_t)m->method;
-    end.valid_until_ns = last_check_ns;
-    at = start_record(out, JITSCOPE_JVM_RECORD_END, now);
-    put(out, &end, sizeof(end));
-    finish_record(out, at);
+    if (m->state == kNamed) {
+      struct JitscopeJvmEnd end;
+      const size_t at = start_record(out, JITSCOPE_JVM_RECORD_END, now);
+      end.method = (uint64_t)(uintptr_t)m->method;
+      end.valid_until_ns = last_check_ns;
+      put(out, &end, sizeof(end));
+      finish_record(out, at);
+    }
     unindex_method(k);
     m->method = NULL;
-    if ((uintptr_t)current >= FIRST_POINTER && !is_named(current) &&
-        put_method(jvmti, out, m->id, current, m->class_index, now)) {
+    if ((uintptr_t)current >= FIRST_POINTER && find_known(current) == 0) {
+      const uint32_t was = m->state;
       m->method = current;
+      m->since = now;
+      m->state = kUnnamed;
       index_method(k);
+      if (was != kUnnamed && !add_unnamed(k)) count_failure(); /* an unnamed one is there still */
     }
   }
   last_check_ns = now;
+}
+
+/* Whether the method of `m` may have run: it has counters, or calls are not counted (-Xint). A
+ * method that has not, and that no compiled code inlined, is in no frame. Its slot is read again
+ * first, as close as can be to reading the Method*: one gone since the last check may be freed. */
+static int may_have_run(const struct known_method* m) {
+  if (!interpreter_counts) return 1;
+  return slot_value(m->id) == m->method && method_has_counters(&layout, m->method) != 0;
+}
+
+/* Writes the METHOD record of known method k (its slot read again first: a method gone since the
+ * last check is not named). Returns 1 when it is named, or never will be. */
+static int name_known(jvmtiEnv* jvmti, JNIEnv* jni, size_t k, struct buffer* out) {
+  struct known_method* m = &known[k];
+  if (m->state != kUnnamed || m->method == NULL) return 1;
+  if (slot_value(m->id) != m->method) return 0; /* the next check sees why */
+  if (!read_class_names(jvmti, jni, m->id, m->class_index)) {
+    count_failure();
+    m->state = kNotNamed;
+    return 1;
+  }
+  m->state =
+      put_method(jvmti, out, m->id, m->method, m->class_index, m->since) ? kNamed : kNotNamed;
+  if (out->size >= FLUSH_BYTES) flush(out);
+  return 1;
+}
+
+/* Names the unnamed methods that may be met in a frame now; keeps the others for later. */
+static void name_what_ran(jvmtiEnv* jvmti, JNIEnv* jni, struct buffer* out) {
+  size_t i, kept = 0;
+  for (i = 0; i < unnamed_count; ++i) {
+    const uint32_t k = unnamed[i];
+    const struct known_method* m = &known[k];
+    if (m->state != kUnnamed || m->method == NULL) continue;
+    if (!may_have_run(m) || !name_known(jvmti, jni, k, out)) unnamed[kept++] = k;
+  }
+  unnamed_count = kept;
 }
 
 /* ---- The queue of prepared classes, and the naming thread. ---- */
@@ -422,102 +497,156 @@ struct queued {
   jclass klass; /* a global reference */
   uint64_t since;
 };
+/* Guarded by queue_monitor: the classes prepared, and the Method*s compiled code's inline scopes
+ * name, since the naming thread last took them. */
 static jrawMonitorID queue_monitor;
 static struct queued* queue;
 static size_t queue_size, queue_capacity;
+static const void** inlined;
+static size_t inlined_size, inlined_capacity;
 static volatile int table_open;
 static int thread_started;
 
 static void enqueue(JNIEnv* jni, jclass klass, uint64_t since) {
   jclass global = (*jni)->NewGlobalRef(jni, klass);
+  struct queued* grown;
   if (global == NULL) {
     count_failure();
     return;
   }
-  if (queue_size == queue_capacity) {
-    const size_t capacity = queue_capacity != 0 ? queue_capacity * 2 : 1024;
-    struct queued* grown = realloc(queue, capacity * sizeof(*queue));
-    if (grown == NULL) {
-      (*jni)->DeleteGlobalRef(jni, global);
-      count_failure();
-      return;
-    }
-    queue = grown;
-    queue_capacity = capacity;
+  grown = room_for_one(queue, &queue_capacity, queue_size, sizeof(*queue), 1024);
+  if (grown == NULL) {
+    (*jni)->DeleteGlobalRef(jni, global);
+    count_failure();
+    return;
   }
+  queue = grown;
   queue[queue_size].klass = global;
   queue[queue_size].since = since;
   ++queue_size;
 }
 
-/* Takes the queue out from under the monitor. */
-static struct queued* take_queue(jvmtiEnv* jvmti, size_t* size) {
+/* Takes the queues out from under the monitor. */
+static struct queued* take_queue(jvmtiEnv* jvmti, size_t* size, const void*** methods,
+                                 size_t* method_count) {
   struct queued* taken;
   (*jvmti)->RawMonitorEnter(jvmti, queue_monitor);
   taken = queue;
   *size = queue_size;
   queue = NULL;
   queue_size = queue_capacity = 0;
+  *methods = inlined;
+  *method_count = inlined_size;
+  inlined = NULL;
+  inlined_size = inlined_capacity = 0;
   (*jvmti)->RawMonitorExit(jvmti, queue_monitor);
   return taken;
 }
 
+/* The Method*s inline scopes named whose classes were not listed yet (they wait for their
+ * initialization, or for the naming thread). Guarded by work_lock. */
+static const void** inlined_later;
+static size_t inlined_later_size, inlined_later_capacity;
+
+/* Names the methods compiled code inlined: they run there without counting their calls, so that
+ * the code's samples and the interpreter frames its deoptimization leaves hold methods that may
+ * never have run on their own. Those whose classes are not listed yet wait for them; at `last`
+ * they are dropped. */
+static void name_inlined(jvmtiEnv* jvmti, JNIEnv* jni, const void** methods, size_t count, int last,
+                         struct buffer* out) {
+  size_t i;
+  for (i = 0; i < count; ++i) {
+    const uint32_t v = find_known(methods[i]);
+    if (v != 0) {
+      name_known(jvmti, jni, v - 1, out);
+    } else if (!last) {
+      const void** grown = room_for_one(inlined_later, &inlined_later_capacity, inlined_later_size,
+                                        sizeof(*inlined_later), 256);
+      if (grown == NULL) {
+        count_failure();
+        continue;
+      }
+      inlined_later = grown;
+      inlined_later[inlined_later_size++] = methods[i];
+    }
+  }
+}
+
 /* Classes prepared but not initialized yet: none of their methods has run (JVMS 5.5: a class is
- * initialized before its static methods run or an instance exists), so they are named once they
- * are. Most classes a JVM loads at start are never initialized; naming them would be most of the
- * table's cost. Guarded by work_lock. */
+ * initialized before its static methods run or an instance exists), so they are listed once they
+ * are. Most classes a JVM loads at start are never initialized; listing their methods would cost
+ * as much as listing those of the others. Guarded by work_lock. */
 static struct queued* waiting;
 static size_t waiting_size, waiting_capacity;
 
 static int keep_waiting(const struct queued* q) {
-  if (waiting_size == waiting_capacity) {
-    const size_t capacity = waiting_capacity != 0 ? waiting_capacity * 2 : 1024;
-    struct queued* grown = realloc(waiting, capacity * sizeof(*waiting));
-    if (grown == NULL) return 0;
-    waiting = grown;
-    waiting_capacity = capacity;
-  }
+  struct queued* grown =
+      room_for_one(waiting, &waiting_capacity, waiting_size, sizeof(*waiting), 1024);
+  if (grown == NULL) return 0;
+  waiting = grown;
   waiting[waiting_size++] = *q;
   return 1;
 }
 
-/* Names `q`'s class if it was initialized (or failed to be), keeps it waiting if it may still
- * be, and lets it go otherwise (an array, or `last`: the table closes). Returns 1 when done. */
-static int name_if_initialized(jvmtiEnv* jvmti, JNIEnv* jni, const struct queued* q, int last,
-                               struct buffer* out) {
+/* Lists `q`'s class if it was initialized (or failed to be) and keeps it waiting if it may still
+ * be (its reference moves to `waiting`, and `q`'s is NULL); the caller lets the others go (an
+ * array, or `last`: the table closes). */
+static void list_if_initialized(jvmtiEnv* jvmti, struct queued* q, int last) {
   jint status = 0;
   if ((*jvmti)->GetClassStatus(jvmti, q->klass, &status) != JVMTI_ERROR_NONE) status = 0;
   if ((status & (JVMTI_CLASS_STATUS_INITIALIZED | JVMTI_CLASS_STATUS_ERROR)) != 0) {
-    name_class(jvmti, q->klass, q->since, out);
+    list_class(jvmti, q->klass, q->since);
   } else if (!last && (status & (JVMTI_CLASS_STATUS_ARRAY | JVMTI_CLASS_STATUS_PRIMITIVE)) == 0 &&
              keep_waiting(q)) {
-    return 0;
+    q->klass = NULL;
   }
-  (*jni)->DeleteGlobalRef(jni, q->klass);
-  return 1;
 }
 
-/* Checks the slots, then names what is queued and what waited for its initialization (in that
- * order: a Method* freed and reused by a class queued meanwhile must be ended before the new
- * class's method can be named). Under work_lock. `last`: the table closes, and what has not been
- * initialized by then never ran. `jni` NULL: the classes are dropped (VM exit, JNI gone). */
+/* Lets the classes of `queued` go (those not kept waiting). */
+static void release_classes(JNIEnv* jni, struct queued* queued, size_t count) {
+  size_t i;
+  for (i = 0; i < count; ++i) {
+    if (queued[i].klass != NULL) (*jni)->DeleteGlobalRef(jni, queued[i].klass);
+  }
+  free(queued);
+}
+
+/* Checks the slots, lists what is queued and what waited for its initialization, then names the
+ * methods inline scopes named and those that ran (in that order: a Method* freed and reused by a
+ * class queued meanwhile must be ended before the new class's method can be named), and only
+ * then lets the classes listed go (no class can be unloaded while its methods are named). Under
+ * work_lock. `last`: the table closes, and what has not been initialized by then never ran.
+ * `jni` NULL: nothing more is named (VM exit, JNI gone). */
 static void work(jvmtiEnv* jvmti, JNIEnv* jni, int last) {
   struct buffer out = {NULL, 0, 0, 0};
-  size_t count = 0, i;
+  size_t count = 0, method_count = 0, i;
   struct queued* taken;
+  const void** methods;
   struct queued* earlier = waiting;
   const size_t earlier_size = waiting_size;
+  const void** inlined_earlier = inlined_later;
+  const size_t inlined_earlier_size = inlined_later_size;
   if (!table_open) return;
-  check_slots(jvmti, &out);
+  check_slots(&out);
   waiting = NULL;
   waiting_size = waiting_capacity = 0;
-  taken = take_queue(jvmti, &count);
+  inlined_later = NULL;
+  inlined_later_size = inlined_later_capacity = 0;
+  taken = take_queue(jvmti, &count, &methods, &method_count);
   if (jni != NULL) {
-    for (i = 0; i < earlier_size; ++i) name_if_initialized(jvmti, jni, &earlier[i], last, &out);
-    for (i = 0; i < count; ++i) name_if_initialized(jvmti, jni, &taken[i], last, &out);
+    for (i = 0; i < earlier_size; ++i) list_if_initialized(jvmti, &earlier[i], last);
+    for (i = 0; i < count; ++i) list_if_initialized(jvmti, &taken[i], last);
+    name_inlined(jvmti, jni, inlined_earlier, inlined_earlier_size, last, &out);
+    name_inlined(jvmti, jni, methods, method_count, last, &out);
+    name_what_ran(jvmti, jni, &out);
+    release_classes(jni, earlier, earlier_size);
+    release_classes(jni, taken, count);
+  } else {
+    free(earlier);
+    free(taken);
   }
-  free(earlier);
-  free(taken);
+  free(inlined_earlier);
+  free(methods);
   flush(&out);
   release_buffer(&out);
 }
@@ -534,8 +663,9 @@ static void JNICALL naming_thread(jvmtiEnv* jvmti, JNIEnv* jni, void* arg) {
   }
 }
 
-/* A daemon Java thread running naming_thread (JVMTI RunAgentThread needs its Thread object). */
-static int start_thread(jvmtiEnv* jvmti, JNIEnv* jni) {
+/* A daemon Java thread running naming_thread (JVMTI RunAgentThread needs its Thread object).
+ * `ran`: the Thread constructor it called. */
+static int start_thread(jvmtiEnv* jvmti, JNIEnv* jni, jmethodID* ran) {
   jclass thread_class = (*jni)->FindClass(jni, "java/lang/Thread");
   jmethodID init = NULL;
   jstring name = NULL;
@@ -544,6 +674,7 @@ static int start_thread(jvmtiEnv* jvmti, JNIEnv* jni) {
     init = (*jni)->GetMethodID(jni, thread_class, "<init>", "(Ljava/lang/String;)V");
   if (init != NULL) name = (*jni)->NewStringUTF(jni, "jitscope JVM table");
   if (name != NULL) thread = (*jni)->NewObject(jni, thread_class, init, name);
+  *ran = init;
   if (thread == NULL) {
     if ((*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni);
     return 0;
@@ -575,7 +706,7 @@ int method_table_open(jvmtiEnv* jvmti, JNIEnv* jni, const char* dir, int since_s
     return EIO;
   }
   pthread_mutex_lock(&work_lock);
-  if (!layout.known) read_bytecode_layout(&layout);
+  if (!layout.known) read_method_layout(&layout);
   fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) {
     error = errno;
@@ -612,7 +743,16 @@ int method_table_open(jvmtiEnv* jvmti, JNIEnv* jni, const char* dir, int since_s
   } else {
     count_failure();
   }
-  if (!thread_started) thread_started = start_thread(jvmti, jni);
+  if (!thread_started) {
+    jmethodID ran = NULL;
+    thread_started = start_thread(jvmti, jni, &ran);
+    /* HotSpot's interpreter counts calls when a compiler may want them (not under -Xint; the code
+     * it generated at start does so or not for good). The Thread constructor just ran through
+     * JNI, on the interpreter or compiled: it has counters if the interpreter counts. If not,
+     * every method must be named, as any may have run without leaving a trace. */
+    interpreter_counts =
+        thread_started && ran != NULL && method_has_counters(&layout, slot_value(ran)) == 1;
+  }
   if (!thread_started) count_failure();
   pthread_mutex_unlock(&work_lock);
   return 0;
@@ -626,16 +766,32 @@ void method_table_class_prepared(jvmtiEnv* jvmti, JNIEnv* jni, jclass klass) {
   (*jvmti)->RawMonitorExit(jvmti, queue_monitor);
 }
 
+/* Queues `method` for naming, unless one of the last few queued since `first` (this code's) is it:
+ * most pcs repeat the frames of the pc before. Under queue_monitor. */
+static void queue_inlined(const void* method, size_t first) {
+  const void** grown;
+  size_t i;
+  for (i = inlined_size; i > first && i + 8 > inlined_size; --i) {
+    if (inlined[i - 1] == method) return;
+  }
+  grown = room_for_one(inlined, &inlined_capacity, inlined_size, sizeof(*inlined), 256);
+  if (grown == NULL) {
+    count_failure();
+    return;
+  }
+  inlined = grown;
+  inlined[inlined_size++] = method;
+}
+
 void method_table_compiled(jvmtiEnv* jvmti, const void* code, jint size, const void* compile_info) {
   const jvmtiCompiledMethodLoadRecordHeader* header = compile_info;
   const jvmtiCompiledMethodLoadInlineRecord* record = NULL;
   struct JitscopeJvmCompiled compiled;
   struct buffer out = {NULL, 0, 0, 0};
   uint32_t frames = 0;
-  size_t at;
+  size_t at, first_queued;
   jint p, f;
-  (void)jvmti;
-  if (!__atomic_load_n(&table_open, __ATOMIC_ACQUIRE)) return;
+  if (!__atomic_load_n(&table_open, __ATOMIC_ACQUIRE) || queue_monitor == NULL) return;
   for (; header != NULL; header = header->next) {
     if (header->kind == JVMTI_CMLR_INLINE_INFO) {
       record = (const jvmtiCompiledMethodLoadInlineRecord*)header;
@@ -663,17 +819,21 @@ void method_table_compiled(jvmtiEnv* jvmti, const void* code, jint size, const v
     frames += pc.frames;
     put(&out, &pc, sizeof(pc));
   }
+  (*jvmti)->RawMonitorEnter(jvmti, queue_monitor);
+  first_queued = inlined_size;
   for (p = 0; p < record->numpcs; ++p) {
     const PCStackInfo* info = &record->pcinfo[p];
     for (f = 0; f < info->numstackframes; ++f) {
       struct JitscopeJvmFrame frame;
-      frame.method =
-          info->methods[f] != NULL ? (uint64_t)(uintptr_t)slot_value(info->methods[f]) : 0;
+      const void* method = info->methods[f] != NULL ? slot_value(info->methods[f]) : NULL;
+      frame.method = (uint64_t)(uintptr_t)method;
       frame.bci = info->bcis[f];
       frame.reserved = 0;
       put(&out, &frame, sizeof(frame));
+      if ((uintptr_t)method >= FIRST_POINTER) queue_inlined(method, first_queued);
     }
   }
+  (*jvmti)->RawMonitorExit(jvmti, queue_monitor);
   finish_record(&out, at);
   flush(&out);
   release_buffer(&out);

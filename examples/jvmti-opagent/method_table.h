@@ -9,12 +9,19 @@
  * opens (GetLoadedClasses: those the JVM loaded before, at start or before a late attach) and as
  * they are prepared (ClassPrepare: a class's methods cannot run before). A class is only pinned
  * (a global reference) and queued by the thread that prepares it; a thread of the agent's own
- * names its methods, so class loading pays a queue push and nothing more. The same thread reads
+ * lists its methods once it is initialized, so class loading pays a queue push and nothing more.
+ * Only the methods a frame can hold are named (JVMTI's questions about a method, ~1 us each, were
+ * nearly all of the table's cost at a JVM's start, and most methods listed never run): those that
+ * ran, which HotSpot's interpreter gave counters on their first call (vm_structs.h), and those
+ * compiled code inlined (they run there without counting, and deoptimization turns them into
+ * interpreter frames). Each is named as from when its class was listed, however much later the
+ * thread sees that it ran; the others are looked at again every 100 ms and when the table closes.
+ * Under -Xint the interpreter counts nothing, and every method is named. The same thread reads
  * every known method's slot again every 100 ms: a slot that changed means the method is gone (its
  * class was unloaded: HotSpot clears the slot when it frees the method) or replaced (redefined:
- * the slot then holds the new Method*, which is named again). The old Method* is ended at the last
- * time its slot still held it, so a frame sampled after that is never named from it: the memory
- * may hold another method by then.
+ * the slot then holds the new Method*, named once it has run). The old Method* is ended at the
+ * last time its slot still held it, so a frame sampled after that is never named from it: the
+ * memory may hold another method by then.
  *
  * Compiled code. CompiledMethodLoad's compile_info carries jvmtiCompiledMethodLoadInlineRecord:
  * for each debug pc of the code, the methods inlined there (innermost first) and their bytecode

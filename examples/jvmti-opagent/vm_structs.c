@@ -67,24 +67,39 @@ static int type_size(const char* type, size_t* size) {
   return 0;
 }
 
-void read_bytecode_layout(struct bytecode_layout* layout) {
+void read_method_layout(struct method_layout* layout) {
   memset(layout, 0, sizeof(*layout));
   layout->known = field_offset("Method", "_constMethod", &layout->const_method_offset) &&
                   field_offset("ConstMethod", "_code_size", &layout->code_size_offset) &&
                   type_size("ConstMethod", &layout->const_method_size) &&
                   layout->const_method_size != 0;
+  layout->counters_known =
+      field_offset("Method", "_method_counters", &layout->method_counters_offset) &&
+      field_offset("Method", "_method_data", &layout->method_data_offset);
 }
 
-void bytecodes_of(const struct bytecode_layout* layout, const void* method, uint64_t* base,
+static const void* pointer_at(const void* base, size_t offset) {
+  const void* value;
+  memcpy(&value, (const char*)base + offset, sizeof(value));
+  return value;
+}
+
+void bytecodes_of(const struct method_layout* layout, const void* method, uint64_t* base,
                   uint32_t* size) {
   const char* const_method;
   uint16_t code_size;
   *base = 0;
   *size = 0;
   if (!layout->known || method == NULL) return;
-  memcpy(&const_method, (const char*)method + layout->const_method_offset, sizeof(const_method));
+  const_method = pointer_at(method, layout->const_method_offset);
   if (const_method == NULL) return;
   memcpy(&code_size, const_method + layout->code_size_offset, sizeof(code_size));
   *base = (uint64_t)(uintptr_t)(const_method + layout->const_method_size);
   *size = code_size;
+}
+
+int method_has_counters(const struct method_layout* layout, const void* method) {
+  if (!layout->counters_known || method == NULL) return -1;
+  return pointer_at(method, layout->method_counters_offset) != NULL ||
+         pointer_at(method, layout->method_data_offset) != NULL;
 }
