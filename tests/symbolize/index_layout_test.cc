@@ -309,10 +309,9 @@ TEST(IndexLayout, ThousandsOfMethodsWithTablesOfEveryLengthAnswerExactly) {
 // and re-JITed methods, ties in time and events out of order): every address around the code, at
 // every time that matters, resolves through the index to the frames and region that the regions
 // themselves give.
-IndexBuilder RandomHistory(uint32_t seed, std::vector<uint64_t>& times) {
+void RandomHistory(uint32_t seed, std::vector<uint64_t>& times, IndexBuilder& b) {
   std::mt19937 random(seed);
   auto pick = [&random](uint64_t n) { return static_cast<uint64_t>(random() % n); };
-  IndexBuilder b;
   std::vector<std::pair<uint64_t, uint64_t>> loaded;  // (method id, address)
   const char* names[] = {"a", "b", "c", "d", "e", "f", "g"};
   const char* files[] = {nullptr, "x.c", "y.c"};
@@ -359,21 +358,33 @@ IndexBuilder RandomHistory(uint32_t seed, std::vector<uint64_t>& times) {
       loaded.emplace_back(method, to);
     }
   }
-  return b;
 }
 
-TEST(IndexLayout, AnswersWhatTheRegionsSay) {
+// Every address from 0xffe to `end` (around the code of the history `make` gives for each seed),
+// at every time that matters, resolves through the index to the frames and region that the
+// replayed regions give.
+void ExpectAnswersOfTheRegions(void (*make)(uint32_t seed, std::vector<uint64_t>& times,
+                                            IndexBuilder& builder),
+                               uint32_t seeds, uint64_t end) {
   size_t resolved = 0, compared = 0;
-  for (uint32_t seed = 1; seed <= 200; ++seed) {
+  for (uint32_t seed = 1; seed <= seeds; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     std::vector<uint64_t> times;
-    const History history(RandomHistory(seed, times));
+    IndexBuilder replayed;
+    // An update of code never loaded, before all else, changes no region; but no load after it
+    // goes straight into the index (index_builder.h), so the regions compared with are all the
+    // replay's, whatever the index streamed.
+    replayed.AddRangeUpdate(0, 0x10, 1);
+    make(seed, times, replayed);
+    const History history(std::move(replayed));
     times.clear();
-    const SymbolIndex index = RandomHistory(seed, times).Build();
+    IndexBuilder streamed;
+    make(seed, times, streamed);
+    const SymbolIndex index = std::move(streamed).Build();
     std::vector<uint64_t> at = {kLatest};
     for (uint64_t t : times) at.insert(at.end(), {t == 0 ? 0 : t - 1, t, t + 1});
     std::vector<Query> queries;
-    for (uint64_t address = 0xffe; address < 0x1400; address += 3) {
+    for (uint64_t address = 0xffe; address < end; address += 3) {
       for (uint64_t time : at) queries.push_back({address, time});
     }
     BatchResolution batch;
@@ -396,10 +407,104 @@ TEST(IndexLayout, AnswersWhatTheRegionsSay) {
       EXPECT_EQ(batch.regions[q].loaded, expected.region.loaded);
     }
     EXPECT_EQ(index.warnings(), history.warnings());
+    EXPECT_EQ(index.method_count(), history.method_count());
   }
   // Both resolved and unresolved addresses are compared, many of each.
   EXPECT_GT(resolved, compared / 10);
   EXPECT_LT(resolved, compared * 9 / 10);
+}
+
+TEST(IndexLayout, AnswersWhatTheRegionsSay) {
+  ExpectAnswersOfTheRegions(RandomHistory, 200, 0x1400);
+}
+
+// Histories whose loads the builder takes straight into pieces (index_builder.h: in time order,
+// ties included, each at or past the end of the code before it, each of a method of its own),
+// with names, files, modules of both architectures and line tables at random; before a random
+// load (or none), a report that ends that: a second region of a method, code over the code
+// before, a load earlier in time, one without a name, without an id or with a 64-bit id, an
+// inline load, an update, an unload, an exec. The streamed loads then go to the replay as if
+// they had been collected; either way the index answers what the replayed regions say.
+void StreamedHistory(uint32_t seed, std::vector<uint64_t>& times, IndexBuilder& b) {
+  std::mt19937 random(seed);
+  auto pick = [&random](uint64_t n) { return static_cast<uint64_t>(random() % n); };
+  const char* names[] = {"a", "b", "c", "d", "e", "f", "g"};
+  const char* files[] = {nullptr, "x.c", "y.c"};
+  const char* modules[] = {nullptr, "m1", "m2"};
+  const size_t loads = 2 + pick(14);
+  const size_t stop = pick(loads + 1);  // `loads`: none
+  uint64_t time = 1 + pick(3);
+  uint64_t address = 0x1000;
+  uint64_t previous = 0x1000;  // the last load's address
+  for (uint64_t i = 0; i < loads; ++i) {
+    std::vector<trace::LineEntry> lines;
+    for (uint32_t k = 0, rows = static_cast<uint32_t>(pick(5)); k < rows; ++k) {
+      lines.push_back({static_cast<uint32_t>(1 + pick(0x40)), static_cast<uint32_t>(1 + pick(50))});
+    }
+    Load load{.time = time,
+              .id = i + 1,
+              .name = names[pick(7)],
+              .address = address,
+              .size = 0x10 * (1 + pick(4)),
+              .file = files[pick(3)],
+              .lines = lines,
+              .module = modules[pick(3)],
+              .arch = static_cast<CodeArch>(pick(3))};
+    if (i == stop) {
+      const uint64_t id = 1 + pick(i + 1);  // a method loaded before, or this one
+      switch (pick(11)) {
+        case 0:
+          load.id = id;
+          break;
+        case 1:
+          load.address = previous + 0x8;
+          break;
+        case 2:
+          load.time = 0;
+          break;
+        case 3:
+          load.name = nullptr;
+          break;
+        case 4:
+          load.id = (uint64_t{1} << 32) + i;
+          break;
+        case 5: {
+          CodeReport anonymous = Report(load);
+          anonymous.method_id.reset();
+          b.AddLoad(anonymous);
+          break;
+        }
+        case 6:
+          load.address = previous + 0x4;
+          load.size = 0x8;
+          b.AddInlineLoad(Report(load), id);
+          break;
+        case 7:
+          load.address = previous;
+          b.AddUpdate(Report(load));
+          break;
+        case 8:
+          b.AddUnloadMethod(time, 0, id);
+          break;
+        case 9:
+          b.AddExec(time);
+          break;
+        default:
+          b.AddRangeUpdate(time, previous, 0x10);
+          break;
+      }
+      times.push_back(load.time);
+    }
+    b.AddLoad(Report(load));
+    times.push_back(load.time);
+    previous = load.address;
+    address = std::max(address, load.address + load.size) + 0x10 * pick(2);
+    time += pick(3);
+  }
+}
+
+TEST(IndexLayout, StreamedLoadsAnswerWhatTheRegionsSay) {
+  ExpectAnswersOfTheRegions(StreamedHistory, 120, 0x1600);
 }
 
 }  // namespace

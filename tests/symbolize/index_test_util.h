@@ -99,6 +99,7 @@ class History {
   }
 
   const std::vector<std::string>& warnings() const { return replayed_.reported.warnings.kept; }
+  size_t method_count() const { return replayed_.reported.method_ids.size(); }
   const RegionHistory& history() const { return replayed_.history; }
 
   // Every region: "name start+size [loaded,invalidated)" ("…,)" never ended), then its inline

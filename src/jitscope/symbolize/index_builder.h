@@ -2,8 +2,11 @@
 //
 // Builds the SymbolIndex of one process from what JIT engines reported, in any order of arrival:
 // the Add* calls collect the reports (ReportedCode); Build() replays them in time order under the
-// API's rules (region_history.h) and lays the result out (index_layout.h). The rules, and where
-// each comes from: docs/symbol-index.md.
+// API's rules (region_history.h) and lays the result out (index_layout.h). Loads that the replay
+// would leave as they are (in time order, each past the code before it, of a method of its own)
+// skip it: they become the index's pieces as they arrive, until a report that is not such a load
+// hands them to the replay (StopStreaming). The rules, and where each comes from:
+// docs/symbol-index.md.
 #pragma once
 
 #include <cstdint>
@@ -82,9 +85,22 @@ class IndexBuilder {
 
  private:
   uint32_t MethodFor(const CodeReport& code);
-  bool InSparseTable(uint32_t space, uint64_t id) const;
+  uint32_t FindMethod(uint32_t space, uint64_t id) const;  // kNone: none yet
+  size_t MethodCount() const { return streaming_ ? streamed_.size() : reported_.method_ids.size(); }
+  // The line table of `code` with room in front of it for its method's record; returns where it
+  // starts, and what the code reported of its method's symbols in `symbols`.
+  uint32_t AddLineTable(const CodeReport& code, uint32_t method, ReportedSymbols& symbols);
   uint32_t AddRegion(const CodeReport& code, uint32_t method, uint32_t parent_method);
-  void Add(uint64_t time, const Operation& operation) { reported_.Add(time, operation); }
+  // Every report before it a streamed load, `code` one too: whether the replay would leave it
+  // as it is (it overlaps nothing and ends nothing; its symbols are its method's first).
+  bool Streamable(const CodeReport& code) const;
+  void StreamLoad(const CodeReport& code);
+  // The streamed loads become reports and operations for the replay, as if collected so.
+  void StopStreaming();
+  void Add(uint64_t time, const Operation& operation) {
+    StopStreaming();
+    reported_.Add(time, operation);
+  }
 
   CodeArch native_arch_;
   uint32_t next_space_ = 1;
@@ -102,6 +118,11 @@ class IndexBuilder {
   // than the number of methods.
   std::vector<std::vector<uint32_t>> dense_;
   std::unordered_map<uint64_t, uint32_t> modules_by_key_;  // name << 8 | arch → module
+  // Until the first report that is not a streamable load: per method, its piece, its record
+  // written (the 24-byte region, 16-byte operation and 9 bytes of id of a collected report and
+  // the replay's ~70 bytes per region are never made).
+  bool streaming_ = true;
+  base::HugeVector<SymbolIndex::Piece> streamed_;
 };
 
 }  // namespace jitscope::symbolize

@@ -37,9 +37,9 @@ class IndexLayout {
   static_assert(sizeof(Method) == kMethodRecordSize);
   static_assert(sizeof(ReportedSymbols) <= kMethodRecordSize);
   // MethodSymbols are the record's last 16 bytes (ReportedCode::MethodSymbolsOf).
-  static_assert(sizeof(MethodSymbols) == 16 && offsetof(Method, name_offset) == 4 &&
-                offsetof(Method, name_size) == 8 && offsetof(Method, file) == 12 &&
-                offsetof(Method, module) == 16);
+  static_assert(sizeof(MethodSymbols) == 16 && offsetof(Method, id) == 0 &&
+                offsetof(Method, name_offset) == 4 && offsetof(Method, name_size) == 8 &&
+                offsetof(Method, file) == 12 && offsetof(Method, module) == 16);
   static_assert(kMaxNameSize == SymbolIndex::kNameSizeMask);
   static_assert(kNone == SymbolIndex::kNoModule);
   static_assert(Warnings::kMaxKept == SymbolIndex::kMaxWarnings);
@@ -55,7 +55,37 @@ class IndexLayout {
     base::Discard(reported_.method_has_id);
     base::Discard(history_.first_region);
     LayOutRegions();
-    out_.modules_ = history_.module_names;
+    Finish(history_.module_names);
+  }
+
+  // Loads that needed no replay: their records are written, each is a piece.
+  void RunLoads(base::HugeVector<Piece>&& pieces) {
+    out_.method_count_ = pieces.size();
+    out_.program_count_ = pieces.size();
+    out_.region_count_ = pieces.size();
+    std::vector<CodeArea> areas;
+    TakeAsPieces(std::move(pieces), areas);
+    LayOutBuckets(areas);
+    Finish(ModuleNames(reported_));
+  }
+
+  static void WriteRecord(base::HugeVector<uint8_t>& programs, uint32_t line_table, uint32_t id,
+                          uint32_t flags, const MethodSymbols& symbols) {
+    const Method record = {id, symbols.name_offset, symbols.name_size | flags, symbols.file,
+                           symbols.module};
+    std::memcpy(programs.data() + ProgramOf(line_table), &record, sizeof(Method));
+  }
+  static constexpr uint32_t kHasId = SymbolIndex::kHasId;
+
+ private:
+  // Where the method record in front of a line table starts: what pieces, buckets and inline
+  // regions point at.
+  static uint32_t ProgramOf(uint32_t line_table) {
+    return line_table - static_cast<uint32_t>(sizeof(Method));
+  }
+
+  void Finish(const std::vector<StringId>& module_names) {
+    out_.modules_ = module_names;
     reported_.strings.Freeze();
     auto& programs = reported_.line_tables;
     base::ReleaseUnused(programs);
@@ -63,13 +93,6 @@ class IndexLayout {
     out_.strings_ = std::move(reported_.strings);
     out_.warnings_ = std::move(reported_.warnings.kept);
     out_.warning_count_ = reported_.warnings.count;
-  }
-
- private:
-  // Where the method record in front of a line table starts: what pieces, buckets and inline
-  // regions point at.
-  static uint32_t ProgramOf(uint32_t line_table) {
-    return line_table - static_cast<uint32_t>(sizeof(Method));
   }
 
   // Every region's line table gets its method's record in front of it.
@@ -88,9 +111,8 @@ class IndexLayout {
       if (has_id[r.method]) {
         flags = SymbolIndex::kHasId | (ids[r.method] > UINT32_MAX ? SymbolIndex::kWideId : 0u);
       }
-      const Method record = {static_cast<uint32_t>(ids[r.method]), symbols.name_offset,
-                             symbols.name_size | flags, symbols.file, symbols.module};
-      std::memcpy(reported_.line_tables.data() + ProgramOf(r.line_table), &record, sizeof(Method));
+      WriteRecord(reported_.line_tables, r.line_table, static_cast<uint32_t>(ids[r.method]), flags,
+                  symbols);
     }
     out_.method_count_ = ids.size();
     out_.program_count_ = reported_.regions.size();
@@ -158,34 +180,44 @@ class IndexLayout {
     return PutOnOneCacheLine(programs, copy);
   }
 
+  // Areas of code: (first piece, end), split where no code lies for kAreaGap bytes or more.
+  using CodeArea = std::pair<size_t, uint64_t>;
+
   // Cuts the address space at every region boundary; each piece holds the region covering it,
   // or lists the regions that covered it over time (or the one that covered it until it ended).
   void LayOutPieces(base::HugeVector<Piece>&& regions, const std::vector<uint64_t>& ends) {
     auto end_of = [&](size_t r) { return regions[r].start + regions[r].size; };
     std::vector<CodeArea> areas;
-    // The usual case, regions that never overlap and were never ended, are the pieces as they are.
     bool disjoint = true;
     for (size_t r = 0; r < regions.size() && disjoint; ++r) {
       disjoint =
           ends[r] == kForever && (r + 1 == regions.size() || end_of(r) <= regions[r + 1].start);
     }
     if (disjoint) {
-      for (size_t r = 0; r < regions.size(); ++r)
-        ExtendAreas(areas, r, regions[r].start, end_of(r));
-      out_.pieces_ = std::move(regions);
+      TakeAsPieces(std::move(regions), areas);
     } else {
       CutPieces(regions, ends, areas);
     }
+    LayOutBuckets(areas);
+  }
+
+  // The usual case, regions that never overlap and were never ended, are the pieces as they are.
+  void TakeAsPieces(base::HugeVector<Piece>&& regions, std::vector<CodeArea>& areas) {
+    for (size_t r = 0; r < regions.size(); ++r) {
+      ExtendAreas(areas, r, regions[r].start, regions[r].start + regions[r].size);
+    }
+    out_.pieces_ = std::move(regions);
+  }
+
+  void LayOutBuckets(const std::vector<CodeArea>& areas) {
     // An area of n pieces has at most n + 1 buckets and a closing one.
     out_.buckets_.reserve(out_.pieces_.size() + 2 * areas.size());
     for (size_t a = 0; a < areas.size(); ++a) {
       const size_t end_piece = a + 1 < areas.size() ? areas[a + 1].first : out_.pieces_.size();
-      LayOutBuckets(areas[a].first, end_piece, areas[a].second);
+      LayOutAreaBuckets(areas[a].first, end_piece, areas[a].second);
     }
   }
 
-  // Areas of code: (first piece, end), split where no code lies for kAreaGap bytes or more.
-  using CodeArea = std::pair<size_t, uint64_t>;
   // Adds piece `piece`, covering [start, end), to the last area or, after a gap, to a new one.
   static void ExtendAreas(std::vector<CodeArea>& areas, size_t piece, uint64_t start,
                           uint64_t end) {
@@ -240,7 +272,7 @@ class IndexLayout {
   // piece, so a lookup reads its bucket and then one piece or two. Each bucket holds the number
   // of pieces that start before it (SymbolIndex::FindPiece) and the record of the last of them;
   // a last one closes the area.
-  void LayOutBuckets(size_t first, size_t last, uint64_t end) {
+  void LayOutAreaBuckets(size_t first, size_t last, uint64_t end) {
     SymbolIndex::Area area;
     area.base = out_.pieces_[first].start;
     area.end = end;
@@ -274,6 +306,24 @@ SymbolIndex LayOutIndex(ReportedCode&& reported, RegionHistory&& history) {
   SymbolIndex index;
   IndexLayout(reported, history, index).Run();
   return index;
+}
+
+SymbolIndex LayOutLoads(ReportedCode&& reported, base::HugeVector<SymbolIndex::Piece>&& pieces) {
+  SymbolIndex index;
+  RegionHistory none;
+  IndexLayout(reported, none, index).RunLoads(std::move(pieces));
+  return index;
+}
+
+void WriteMethodRecord(base::HugeVector<uint8_t>& programs, uint32_t line_table, uint32_t id,
+                       const MethodSymbols& symbols) {
+  IndexLayout::WriteRecord(programs, line_table, id, IndexLayout::kHasId, symbols);
+}
+
+uint32_t MethodRecordId(const base::HugeVector<uint8_t>& programs, uint32_t line_table) {
+  uint32_t id = 0;
+  std::memcpy(&id, programs.data() + line_table - kMethodRecordSize, sizeof(id));
+  return id;
 }
 
 }  // namespace jitscope::symbolize

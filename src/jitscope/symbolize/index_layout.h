@@ -22,4 +22,15 @@ uint32_t PutOnOneCacheLine(base::HugeVector<uint8_t>& programs, uint32_t start);
 // layout is done with is freed as it goes, so that it is not held under what comes next.
 SymbolIndex LayOutIndex(ReportedCode&& reported, RegionHistory&& history);
 
+// The index of loads that needed no replay (IndexBuilder): `pieces` in address order, none
+// overlapping another, each of a method of its own whose record is written in front of its line
+// table (WriteMethodRecord).
+SymbolIndex LayOutLoads(ReportedCode&& reported, base::HugeVector<SymbolIndex::Piece>&& pieces);
+
+// The record of a method whose id takes at most 32 bits, written in front of `line_table` as the
+// layout writes every record; MethodRecordId reads its id back (MethodSymbolsOf, its symbols).
+void WriteMethodRecord(base::HugeVector<uint8_t>& programs, uint32_t line_table, uint32_t id,
+                       const MethodSymbols& symbols);
+uint32_t MethodRecordId(const base::HugeVector<uint8_t>& programs, uint32_t line_table);
+
 }  // namespace jitscope::symbolize

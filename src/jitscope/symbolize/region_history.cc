@@ -128,7 +128,7 @@ class Replayer {
       reported_.warnings.AddFormatted(
           "%zu inline region(s) never found their parent's code and are ignored", orphans);
     }
-    NameModules();
+    history_.module_names = ModuleNames(reported_);
     return std::move(history_);
   }
 
@@ -347,19 +347,6 @@ class Replayer {
     }
   }
 
-  // Module display names: "NAME (64)" for the 64-bit code of a name also reported as 32-bit.
-  void NameModules() {
-    std::unordered_map<StringId, uint8_t> arches;
-    for (const auto& [name, arch] : reported_.modules) arches[name] |= 1u << static_cast<int>(arch);
-    for (const auto& [name, arch] : reported_.modules) {
-      const bool both = arches[name] == ((1u << 1) | (1u << 2));
-      StringTable& strings = reported_.strings;
-      history_.module_names.push_back(both && arch == CodeArch::k64
-                                          ? strings.Intern(std::string(strings.Get(name)) + " (64)")
-                                          : name);
-    }
-  }
-
   ReportedCode& reported_;
   RegionHistory history_;
   RegionStarts valid_;  // start → region, the valid top-level regions
@@ -374,6 +361,21 @@ class Replayer {
 };
 
 }  // namespace
+
+std::vector<StringId> ModuleNames(ReportedCode& reported) {
+  std::unordered_map<StringId, uint8_t> arches;
+  for (const auto& [name, arch] : reported.modules) arches[name] |= 1u << static_cast<int>(arch);
+  std::vector<StringId> names;
+  names.reserve(reported.modules.size());
+  StringTable& strings = reported.strings;
+  for (const auto& [name, arch] : reported.modules) {
+    const bool both = arches[name] == ((1u << 1) | (1u << 2));
+    names.push_back(both && arch == CodeArch::k64
+                        ? strings.Intern(std::string(strings.Get(name)) + " (64)")
+                        : name);
+  }
+  return names;
+}
 
 RegionHistory ReplayRules(ReportedCode& reported) { return Replayer(reported).Run(); }
 

@@ -177,4 +177,8 @@ struct RegionHistory {
 // operations are sorted in place), adding what the rules notice to `reported.warnings`.
 RegionHistory ReplayRules(ReportedCode& reported);
 
+// Per module of `reported`: its display name, "NAME (64)" for the 64-bit code of a name also
+// reported as 32-bit (interned in reported.strings).
+std::vector<StringId> ModuleNames(ReportedCode& reported);
+
 }  // namespace jitscope::symbolize

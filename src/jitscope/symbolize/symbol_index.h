@@ -70,6 +70,26 @@ class SymbolIndex {
   SymbolIndex(SymbolIndex&&) = default;
   SymbolIndex& operator=(SymbolIndex&&) = default;
 
+  // One piece of the address space (public for IndexBuilder, which makes the pieces of loads that
+  // need no replay itself: index_builder.h). For a piece covered by one region that is never ended,
+  // that region: it starts `back` bytes before the piece and spans `size` bytes, valid from
+  // `loaded` on. Every other piece is kMulti: only `start` and `program` (the place of its list in
+  // multi_) mean anything, and the regions that covered it are in overlaps_, where `start` is the
+  // region's own start, `back` is 0, and overlap_ends_ holds when each was ended. Keeping the
+  // end out of the piece makes it 32 bytes, so it never straddles two cache lines; only
+  // overwritten, updated, moved or unloaded code pays the extra read.
+  struct Piece {
+    uint64_t start;
+    uint64_t loaded;  // time the code became valid
+    uint32_t back;
+    uint32_t size;
+    uint32_t method;   // | kHasInlines when inline regions belong to the region, | kMulti
+    uint32_t program;  // the method record and line table, or for kMulti the list: a count, then
+                       // overlaps_ indices
+    uint64_t region_start() const { return start - back; }
+  };
+  static_assert(sizeof(Piece) == 32);
+
   // Fills `out` (reusing its storage) and returns true if `address` was JIT code at `time`
   // (kLatest: the latest code loaded there). Frames point into the index.
   bool Resolve(uint64_t address, uint64_t time, Resolution& out) const;
@@ -94,24 +114,6 @@ class SymbolIndex {
  private:
   friend class IndexLayout;  // index_layout.cc
 
-  // One piece of the address space. For a piece covered by one region that is never ended, that
-  // region: it starts `back` bytes before the piece and spans `size` bytes, valid from `loaded` on.
-  // Every other piece is kMulti: only `start` and `program` (the place of its list in multi_)
-  // mean anything, and the regions that covered it are in overlaps_, where `start` is the
-  // region's own start, `back` is 0, and overlap_ends_ holds when each was ended. Keeping the
-  // end out of the piece makes it 32 bytes, so it never straddles two cache lines; only
-  // overwritten, updated, moved or unloaded code pays the extra read.
-  struct Piece {
-    uint64_t start;
-    uint64_t loaded;  // time the code became valid
-    uint32_t back;
-    uint32_t size;
-    uint32_t method;   // | kHasInlines when inline regions belong to the region, | kMulti
-    uint32_t program;  // the method record and line table, or for kMulti the list: a count, then
-                       // overlaps_ indices
-    uint64_t region_start() const { return start - back; }
-  };
-  static_assert(sizeof(Piece) == 32);
   static constexpr uint32_t kHasInlines = 0x80000000u;
   static constexpr uint32_t kMulti = 0x40000000u;
   static constexpr uint32_t kMethodMask = ~(kHasInlines | kMulti);
