@@ -530,7 +530,11 @@ TEST_F(JvmTest, RecordGivesAJvmTheAgentAndEveryJavaFrameOfTheGroundTruthIsWalked
 // stub's rules and its return address, and the walks go on through it into the VM
 // (JavaCalls::call_helper) and to the thread's entry, every step by a rule. The ground truth
 // runs a fixed amount of work: most of it in b, which C2 compiles with c inlined, called by a and
-// main, which stay interpreted (the map names no interpreted method: Interpreter).
+// main, which stay interpreted (the map names no interpreted method: Interpreter). Before that,
+// c runs called from b's code by C1, which HotSpot makes not entrant once C2's is installed, with
+// a jump over its entry; the read of that code after the patch answers for the samples since the
+// read before it, and the walks of c's samples go on through b by the rules of the code after
+// the jump.
 TEST_F(JvmTest, AJvmWithOnlyAPerfMapIsWalkedByRulesThroughItsCallStub) {
   const std::string session = dir_ + "/perfmap";
   const auto record =
@@ -543,15 +547,26 @@ TEST_F(JvmTest, AJvmWithOnlyAPerfMapIsWalkedByRulesThroughItsCallStub) {
   const auto folded =
       RunProgram({JITSCOPE_CLI, "report", session, "--format", "folded", "--mark-guesses"});
   ASSERT_EQ(folded.exit_code, 0) << folded.err;
+  const auto stacks = jitscope::test_support::ParseFolded(folded.out);
+  const std::string call_helper =
+      "JavaCalls::call_helper(JavaValue*, methodHandle const&, JavaCallArguments*, JavaThread*)";
   const std::string leaf = "long CallChain.b(long, int)_[j]";
   const auto share = jitscope::test_support::ShareWalkedThrough(
-      jitscope::test_support::ParseFolded(folded.out), leaf,
-      {"JavaCalls::call_helper(JavaValue*, methodHandle const&, JavaCallArguments*, JavaThread*)",
-       "StubRoutines (1)_[j]", "Interpreter_[j]", "Interpreter_[j]", leaf},
+      stacks, leaf,
+      {call_helper, "StubRoutines (1)_[j]", "Interpreter_[j]", "Interpreter_[j]", leaf},
       /*from_entry=*/true);
   ASSERT_GT(share.total, 500u) << folded.out;
   EXPECT_GE(share.complete * 100, share.total * 95)
       << share.complete << " of " << share.total << "\n"
+      << folded.out;
+  // c called from b, interpreted or compiled by C1 (whichever, the walk passes a and main).
+  const auto callee = jitscope::test_support::ShareWalkedThrough(
+      stacks, "long CallChain.c(long, int)_[j]",
+      {call_helper, "StubRoutines (1)_[j]", "Interpreter_[j]", "Interpreter_[j]"},
+      /*from_entry=*/true);
+  ASSERT_GT(callee.total, 100u) << folded.out;
+  EXPECT_GE(callee.complete * 100, callee.total * 95)
+      << callee.complete << " of " << callee.total << "\n"
       << folded.out;
 }
 

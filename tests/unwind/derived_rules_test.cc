@@ -94,11 +94,11 @@ class Code : public Xbyak::CodeGenerator {
     return regions;
   }
 
-  DerivedRules Analyze(CallTargets* targets = nullptr) {
+  DerivedRules Analyze(CallTargets* targets = nullptr, CodeBlock block = CodeBlock::kOneFunction) {
     const std::vector<CodeRegion> regions = Regions();
     auto decoder = disasm::Decoder::Create(disasm::Mode::kX86_64);
     EXPECT_TRUE(decoder.has_value());
-    return DerivedRules::Analyze(*decoder, regions, targets);
+    return DerivedRules::Analyze(*decoder, regions, targets, block);
   }
 
   // The effect of calling this code at its start.
@@ -858,6 +858,65 @@ TEST(DerivedRulesTest, StubsLaidEndToEndAreAnalysedFromEachEntry) {
   EXPECT_EQ(Describe(stubs.Find(middles - 1)), Describe(&at_entry)) << "the fence's ret";
   for (uint64_t pc = middles; pc < kBase + a.getSize(); ++pc) {
     EXPECT_EQ(stubs.Find(pc), nullptr) << "at +" << pc - kBase;
+  }
+}
+
+// HotSpot makes compiled code not entrant, once better code replaces it, by writing a 5-byte jmp
+// to a VM stub over the first instruction of its verified entry, a 7-byte stack bang (mov
+// [rsp - 0x14000], eax); frames already in the code stay, and return into it. Read from the
+// process after the patch (a perf map's code), the code from its start reaches the jump and
+// nothing else: analysed as functions laid end to end, the function's code is found again where
+// it resumes after what is left of the bang (bytes that do not decode, or that do), and its calls
+// and rules are the unpatched code's. Analysed as one function (a JIT file's code), nothing
+// changes. Both shapes: an instance method's (the inline-cache check first) and a static one's.
+TEST(DerivedRulesTest, CodeAfterAJumpPatchedOverItsEntryIsAnalysedWhereItResumes) {
+  struct Shape {
+    bool inline_cache_check;
+    std::array<uint8_t, 2> bang_tail;
+  };
+  for (const Shape shape : {Shape{true, {0xfe, 0xff}}, Shape{false, {0xfd, 0xff}}}) {
+    SCOPED_TRACE(shape.inline_cache_check ? "instance method" : "static method");
+    Code a;
+    a.Expect(Expected(kRsp, 8));
+    if (shape.inline_cache_check) {
+      a.mov(r10d, a.dword[rsi + 8]);
+      a.shl(r10, 3);
+      a.cmp(rax, r10);
+      a.db(0x0f);  // jne to the inline-cache miss stub, outside the code
+      a.db(0x85);
+      a.dd(0x10000);
+      a.nop(4);
+    }
+    a.db(0xe9);  // jmp to the VM's stub: the patch
+    a.dd(0x20000);
+    a.Unknown();
+    a.db(shape.bang_tail[0]);
+    a.db(shape.bang_tail[1]);
+    const uint64_t resumes = kBase + a.getSize();
+    a.Expect(Expected(kRsp, 8));
+    a.push(rbp);
+    a.Expect(Expected(kRsp, 16).At(kRbp, -16));
+    a.sub(rsp, 0x30);
+    a.Expect(Expected(kRsp, 0x40).At(kRbp, -16));
+    a.mov(a.qword[rsp + 8], rdx);
+    a.db(0xe8);  // call the callee, outside the code
+    a.dd(0x30000);
+    const uint64_t return_address = kBase + a.getSize();
+    a.add(rax, 1);
+    a.add(rsp, 0x30);
+    a.Expect(Expected(kRsp, 16).At(kRbp, -16));
+    a.pop(rbp);
+    a.Expect(Expected(kRsp, 8));
+    a.ret();
+
+    const DerivedRules laid_end_to_end = a.Analyze(nullptr, CodeBlock::kFunctionsEndToEnd);
+    a.Check(laid_end_to_end);
+    EXPECT_TRUE(laid_end_to_end.IsReturnAddress(return_address));
+
+    const DerivedRules one = a.Analyze();
+    EXPECT_EQ(one.Find(resumes), nullptr);
+    EXPECT_EQ(one.Find(return_address), nullptr);
+    EXPECT_FALSE(one.IsReturnAddress(return_address));
   }
 }
 

@@ -118,15 +118,49 @@ bool Agrees(const disasm::Decoder& decoder, std::span<const CodeRegion> regions,
   return returns > 0;
 }
 
+// Where the code the analysis from the block's start reached does nothing but leave the block by
+// jumps, with the stack as the call left it (no call, no return), and what follows such a jump
+// (direct, unconditional) is unreached: the ends of those jumps, sorted. An engine that patches a
+// jump over a function's first instruction leaves the rest of that instruction after the jump,
+// and the function's code after that: HotSpot makes compiled code not entrant, once better code
+// replaces it, with a 5-byte jmp to a VM stub over its verified entry's stack bang, and the frames
+// already in that code return into it.
+std::vector<uint64_t> EntryJumpsOut(const disasm::Decoder& decoder,
+                                    std::span<const CodeRegion> regions,
+                                    const stack_state::Exploration& explored) {
+  std::vector<uint64_t> ends;
+  for (const auto& [pc, visit] : explored.visits) {
+    if (!visit.decodes || visit.call || !visit.state.ReturnAddressOnTop()) return {};
+    if (!visit.ends_flow) continue;
+    const CodeRegion* region = stack_state::RegionOf(regions, pc);
+    if (region == nullptr) return {};
+    const auto instruction = decoder.Decode(region->bytes.subspan(pc - region->address), pc);
+    if (!instruction || !instruction->IsJump()) return {};
+    const std::optional<uint64_t> target = instruction->BranchTarget();
+    if (target && stack_state::RegionOf(regions, *target) == nullptr &&
+        !explored.visits.contains(instruction->End())) {
+      ends.push_back(instruction->End());
+    }
+  }
+  std::sort(ends.begin(), ends.end());
+  return ends;
+}
+
 // The functions laid end to end after the first (CodeBlock::kFunctionsEndToEnd): a sweep of each
 // region finds the code that follows an instruction after which control never goes on, padding
 // skipped, where no accepted exploration reached; each such entry is explored in address order
-// and kept when it agrees with those before it. `explored` holds the first function's
-// exploration, and receives the kept ones'.
+// and kept when it agrees with those before it. After a jump by which the first function's code
+// leaves the block (EntryJumpsOut: it may be a jump patched over that function's first
+// instruction), each of the next bytes within one instruction's length is such an entry in turn,
+// until one is kept: the instruction the jump overwrote may run past it. `explored` holds the
+// first function's exploration, and receives the kept ones'.
 void ExploreFunctionsEndToEnd(const disasm::Decoder& decoder, std::span<const CodeRegion> regions,
                               CallTargets* targets, stack_state::Exploration& explored) {
   uint64_t total_bytes = 0;
   for (const CodeRegion& region : regions) total_bytes += region.bytes.size();
+  const std::vector<uint64_t> entry_jumps_out = EntryJumpsOut(decoder, regions, explored);
+  // Below this address, every byte is tried as an entry (after an entry's jump out).
+  uint64_t resume_before = 0;
   // The instructions the further entries' explorations may visit in all, so that a block of many
   // entries whose paths run through the same code stays linear in its size.
   uint64_t budget = 4 * total_bytes + 64;
@@ -138,6 +172,9 @@ void ExploreFunctionsEndToEnd(const disasm::Decoder& decoder, std::span<const Co
       if (known != explored.visits.end() && known->second.decodes && known->second.length > 0) {
         after_flow_end = known->second.ends_flow;
         pc += known->second.length;
+        if (std::binary_search(entry_jumps_out.begin(), entry_jumps_out.end(), pc)) {
+          resume_before = pc + ZYDIS_MAX_INSTRUCTION_LENGTH;
+        }
         continue;
       }
       const auto instruction = decoder.Decode(region.bytes.subspan(pc - region.address), pc);
@@ -148,7 +185,8 @@ void ExploreFunctionsEndToEnd(const disasm::Decoder& decoder, std::span<const Co
         continue;
       }
       const bool padding = stack_state::IsPadding(*instruction);
-      if (after_flow_end && !padding && budget > 0) {
+      const bool resuming = pc < resume_before;
+      if ((after_flow_end || resuming) && !padding && budget > 0) {
         stack_state::Exploration candidate =
             stack_state::Explore(decoder, regions, pc, targets, /*switch_cases=*/true);
         budget -= std::min<uint64_t>(budget, candidate.visits.size());
@@ -156,8 +194,14 @@ void ExploreFunctionsEndToEnd(const disasm::Decoder& decoder, std::span<const Co
           for (auto& [at, visit] : candidate.visits) explored.visits.try_emplace(at, visit);
           explored.call_ends.insert(explored.call_ends.end(), candidate.call_ends.begin(),
                                     candidate.call_ends.end());
+          resume_before = 0;
           continue;  // pc is an accepted instruction now
         }
+      }
+      if (resuming) {
+        after_flow_end = false;
+        ++pc;
+        continue;
       }
       if (!padding) after_flow_end = instruction->EndsFlow();
       pc += instruction->length;

@@ -40,7 +40,12 @@
 // into another's frame (HotSpot's exception path to the call stub's return address), a block of
 // a function's middle reached only through a table (V8's generator resume points), which never
 // returns or tears down a frame it does not have. A sweep of the bytes finds the candidates; only
-// the analysis gives rules.
+// the analysis gives rules. Where the code at the block's start only leaves it by a jump (no
+// call, no return: an engine patched a jump over the function's first instruction, as HotSpot
+// does to compiled code it makes not entrant, whose frames still return into it), each of the
+// bytes within one instruction's length after that jump is a candidate in turn, until one holds
+// together: the rest of the instruction the jump overwrote lies between them. An overwritten
+// instruction that moved the stack leaves no candidate that returns as a function must.
 //
 // The rules are offered as CFI rows (cfi_module.h), so the walk steps through JIT code exactly as
 // through ELF code. The analysis also records where its calls end, so a walk can check that a
