@@ -217,6 +217,14 @@ def derived_rules_prologue_call():
     cold = b'\x41\x5f' + b'\x55' + b'\x48\x89\xe5' + b'\x56' + b'\x41\x57' + b'\xc3'
     return struct.pack('<H', len(hot)) + hot + cold
 
+def derived_rules_patched_entry():
+    # Compiled code whose entry a jump was patched over (HotSpot's code made not entrant): jmp out
+    # of the code, what is left of the 7-byte stack bang (fe ff), then push rbp; sub rsp, 0x30;
+    # call out; add rsp, 0x30; pop rbp; ret.
+    code = (b'\xe9' + struct.pack('<i', 0x10000) + b'\xfe\xff' + b'\x55' + b'\x48\x83\xec\x30' +
+            b'\xe8' + struct.pack('<i', 0x20000) + b'\x48\x83\xc4\x30' + b'\x5d' + b'\xc3')
+    return struct.pack('<H', len(code)) + code
+
 def disasm_i386():
     # Mode byte 1: push %ebp; mov %esp,%ebp; push %es; call; pop %ebp; ret; lock-prefixed garbage.
     return bytes([1]) + bytes.fromhex('5589e506e80b0000005dc3f0f0f0f0f0f0f0f0f0f0f0f0f0f0f090')
@@ -312,6 +320,7 @@ os.makedirs(os.path.join(here, 'corpus', 'derived_rules'), exist_ok=True)
 write('derived_rules/synthetic_split_function', derived_rules_split_function())
 write('derived_rules/synthetic_frames', derived_rules_frames())
 write('derived_rules/synthetic_prologue_call', derived_rules_prologue_call())
+write('derived_rules/synthetic_patched_entry', derived_rules_patched_entry())
 write('oprofile_dump/synthetic_i386.dump', oprofile(i386=True))
 os.makedirs(os.path.join(here, 'corpus', 'registered_frames'), exist_ok=True)
 write('registered_frames/synthetic.jsf', registered_frames())
