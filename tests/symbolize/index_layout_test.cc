@@ -420,11 +420,12 @@ TEST(IndexLayout, AnswersWhatTheRegionsSay) {
 
 // Histories whose loads the builder takes straight into pieces (index_builder.h: in time order,
 // ties included, each at or past the end of the code before it, each of a method of its own),
-// with names, files, modules of both architectures and line tables at random; before a random
-// load (or none), a report that ends that: a second region of a method, code over the code
-// before, a load earlier in time, one without a name, without an id or with a 64-bit id, an
-// inline load, an update, an unload, an exec. The streamed loads then go to the replay as if
-// they had been collected; either way the index answers what the replayed regions say.
+// after an exec or not, with names, files, modules of both architectures and line tables at
+// random; before a random load (or none), a report that ends that: a second region of a method,
+// code over the code before, a load earlier in time, one without a name, without an id or with
+// a 64-bit id, an inline load, an update, an unload, an exec. The streamed loads then go to the
+// replay as if they had been collected; either way the index answers what the replayed regions
+// say.
 void StreamedHistory(uint32_t seed, std::vector<uint64_t>& times, IndexBuilder& b) {
   std::mt19937 random(seed);
   auto pick = [&random](uint64_t n) { return static_cast<uint64_t>(random() % n); };
@@ -436,6 +437,11 @@ void StreamedHistory(uint32_t seed, std::vector<uint64_t>& times, IndexBuilder& 
   uint64_t time = 1 + pick(3);
   uint64_t address = 0x1000;
   uint64_t previous = 0x1000;  // the last load's address
+  if (pick(3) == 0) {  // an exec before every load, as SourceSet reports them; or after some
+    const uint64_t exec = pick(6);
+    b.AddExec(exec);
+    times.push_back(exec);
+  }
   for (uint64_t i = 0; i < loads; ++i) {
     std::vector<trace::LineEntry> lines;
     for (uint32_t k = 0, rows = static_cast<uint32_t>(pick(5)); k < rows; ++k) {

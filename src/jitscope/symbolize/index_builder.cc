@@ -157,14 +157,15 @@ uint32_t IndexBuilder::AddRegion(const CodeReport& code, uint32_t method, uint32
 
 // A load with a name (an anonymous one, a perf map's line, wins only where it overlaps) of a
 // method with a 32-bit id (the record's) not seen before (no first notification to keep), at or
-// after the time of the one before (the replay's order is the arrival order) and at or past the
-// end of its code (so it ends no valid region: the streamed ones lie in address order, disjoint,
-// as the layout's pieces must).
+// after the time of the one before (the replay's order is the arrival order) and of every exec,
+// and at or past the end of its code (so it ends no valid region: the streamed ones lie in address
+// order, disjoint, as the layout's pieces must).
 bool IndexBuilder::Streamable(const CodeReport& code) const {
   if (!code.method_id || *code.method_id > UINT32_MAX || !code.name || code.name->empty() ||
       code.time == kForever) {  // loaded at kForever: never valid, left out by the layout
     return false;
   }
+  if (code.time < streamed_from_) return false;  // an exec after it would end it
   if (!streamed_.empty()) {
     const SymbolIndex::Piece& last = streamed_.back();
     if (code.time < last.loaded || code.address < last.start + last.size) return false;
@@ -194,6 +195,9 @@ void IndexBuilder::StopStreaming() {
   if (!streaming_) return;
   streaming_ = false;
   ReportedCode& r = reported_;
+  // The execs came first: a load at an exec's very time is the new program's.
+  for (uint64_t time : streamed_execs_) r.Add(time, op::Exec{});
+  base::Discard(streamed_execs_);
   base::ReserveMore(r.regions, streamed_.size());
   base::ReserveMore(r.operations, streamed_.size());
   base::ReserveMore(r.method_ids, streamed_.size());
@@ -275,7 +279,16 @@ void IndexBuilder::AddMove(uint64_t time, uint32_t id_space, uint64_t method_id,
   Add(time, op::Move{MethodFor(key), old_address, new_address});
 }
 
-void IndexBuilder::AddExec(uint64_t time) { Add(time, op::Exec{}); }
+void IndexBuilder::AddExec(uint64_t time) {
+  // Before any load nothing is valid for an exec to end; the loads at or after its time are
+  // the new program's, and those may still skip the replay.
+  if (streaming_ && streamed_.empty()) {
+    streamed_execs_.push_back(time);
+    streamed_from_ = std::max(streamed_from_, time);
+    return;
+  }
+  Add(time, op::Exec{});
+}
 
 IndexBuilder::Replayed IndexBuilder::Replay() && {
   StopStreaming();

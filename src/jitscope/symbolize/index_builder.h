@@ -123,6 +123,10 @@ class IndexBuilder {
   // the replay's ~70 bytes per region are never made).
   bool streaming_ = true;
   base::HugeVector<SymbolIndex::Piece> streamed_;
+  // Execs reported before any load (as SourceSet reports them): they end no streamed code, and
+  // only loads from the latest one's time on are streamed.
+  std::vector<uint64_t> streamed_execs_;
+  uint64_t streamed_from_ = 0;
 };
 
 }  // namespace jitscope::symbolize
