@@ -382,7 +382,10 @@ TEST(OffCpuSystemWideTest, TheCommandsWaitsAreCompleteThroughJitCode) {
   ASSERT_TRUE(record.ok()) << record.Describe();
   const WalkShare waits = WaitsThrough(session, kSleeping, {"main", "jit_wait_[j]", "WaitHere"});
   EXPECT_EQ(waits.complete, waits.total);
-  EXPECT_GE(waits.total, 150u) << "5 waits of 30 ms, at 1 ms a sample";
+  // 150 when the kernel kept every record; on a busy machine every switch of every thread
+  // outruns the ring at times, and the kernel drops records (PERF_RECORD_LOST), waits among them
+  // (123 seen at load 6).
+  EXPECT_GE(waits.total, 100u) << "5 waits of 30 ms, at 1 ms a sample";
 }
 
 // record --off-cpu run by an unprivileged user (nobody, with no capability, through setpriv) on
