@@ -286,7 +286,7 @@ TEST(JitdumpReader, FreedScriptNamesAreTheScriptOfV8sCodeName) {
 // the CODE_LOAD's name (V8 10's "LazyCompile:*f <script>:<line>") names the first entry's file
 // and the repeats of it. Before, the record stopped the file: "entries do not fit the record".
 TEST(JitdumpReader, Node18sFreedFirstNameAndItsRepeatsAreTheScriptOfV8sCodeName) {
-  const std::string script = "/work/main/tests/unwind/v8_shapes.js";
+  const std::string script = "/home/dev/service/lib/v8_shapes.js";
   const std::string blob =
       std::string("\xa2\x9b\xe5\x59\x05\0\0\0\0\xa3\x76\x15\xd5\x9f\xdd\xc3", 16) +
       script.substr(16);

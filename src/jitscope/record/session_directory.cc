@@ -17,6 +17,12 @@ namespace jitscope::record {
 
 namespace {
 
+// The directory `path` names: "DIR/" names DIR.
+std::string DirectoryNamed(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  return path;
+}
+
 // Moves what is at `dir` (no recorder holds it) to the first free name of `dir`.old, `dir`.1, ...
 base::StatusOr<std::string> MoveAside(const std::string& dir) {
   for (int n = 0; n <= 10000; ++n) {
@@ -39,8 +45,7 @@ base::StatusOr<std::string> MoveAside(const std::string& dir) {
 
 base::StatusOr<PreparedSession> PrepareSessionDirectory(const std::string& path) {
   // "DIR/" names DIR, whose parent holds the private name.
-  std::string dir = path;
-  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  const std::string dir = DirectoryNamed(path);
   // Made and locked under a private name beside `dir`, then renamed into place: two recorders of
   // one directory could otherwise each move the other's fresh session aside, and write into one
   // directory (both said they had written it; one of them had not).
@@ -129,8 +134,7 @@ bool RemoveEntries(int dir) {
 
 base::Status AbandonSessionDirectory(PreparedSession prepared, const std::string& path,
                                      base::Status why) {
-  std::string dir = path;
-  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  const std::string dir = DirectoryNamed(path);
   // Only the directory this recorder made and still holds is removed, and only if `dir` still
   // names it.
   struct stat held {
