@@ -248,7 +248,7 @@ TEST(HotspotInterpreterTest, AFrameStillBeingBuiltIsNotAFrame) {
 
 TEST(HotspotInterpreterTest, SendersSpBelowTheFrameOrFarAboveItIsNotAFrame) {
   JvmSpace space;
-  for (uint64_t sender_sp : {kLeafRbp + 8, kLeafRbp + (uint64_t{1} << 22), kLeafRbp + 0x21}) {
+  for (uint64_t sender_sp : {kLeafRbp, kLeafRbp + (uint64_t{1} << 22), kLeafRbp + 0x21}) {
     Walk walk = InterpreterLeaf(space);
     walk.stack.Put(kLeafRbp - 8, sender_sp);
     EXPECT_EQ(walk.Run(space).reason, StopReason::kBadInterpreterFrame) << sender_sp;
@@ -256,6 +256,21 @@ TEST(HotspotInterpreterTest, SendersSpBelowTheFrameOrFarAboveItIsNotAFrame) {
   Walk walk = InterpreterLeaf(space);
   walk.registers.Set(kRbp, kLeafRbp + 4);  // not a word address
   EXPECT_EQ(walk.Run(space).reason, StopReason::kBadInterpreterFrame);
+}
+
+// A method invoked through a method handle's linkTo* entry (a lambda's bootstrap, a
+// LambdaForm's call): the entry popped the trailing MemberName argument and pushed the return
+// address back a word higher, so the sender sp the callee saved (r13, unchanged) is the return
+// address's own slot, rbp + 8 once the frame is built.
+TEST(HotspotInterpreterTest, AFrameEnteredThroughALinkToEntryHasItsSenderSpAtItsReturnAddress) {
+  JvmSpace space;
+  Walk walk = InterpreterLeaf(space);
+  walk.stack.Put(kLeafRbp - 8, kLeafRbp + 8);
+  const UnwindResult result = walk.Run(space);
+  ASSERT_EQ(result.frames.size(), 3u);
+  EXPECT_EQ(result.frames[1].pc, kReturnEntry);
+  EXPECT_EQ(result.frames[1].interpreter, (InterpreterFrame{kMethod2, kBcp2}));
+  EXPECT_EQ(result.reason, StopReason::kOutermost);
 }
 
 TEST(HotspotInterpreterTest, AnInterpreterFramesReturnAddressMustFollowACall) {

@@ -52,7 +52,10 @@ InterpreterStep StepInterpreterFrame(const RegisterFile& callee, const StackMemo
         return InterpreterStep::kNotAFrame;
     }
   }
-  if (return_address == 0 || sender_sp < rbp + 16 || sender_sp - rbp > kMaxSenderSpReach ||
+  // The sender sp is at least rbp + 8, not + 16: a method handle's linkTo* entry pops its trailing
+  // MemberName argument and moves the return address up a word over it, leaving r13, the sender
+  // sp the callee saves, at the return address's new slot.
+  if (return_address == 0 || sender_sp < rbp + 8 || sender_sp - rbp > kMaxSenderSpReach ||
       sender_sp % 8 != 0) {
     return InterpreterStep::kNotAFrame;
   }

@@ -25,8 +25,10 @@
 // templates jump out after `leave`, and intrinsic entries (java.lang.Math, CRC32) build no frame.
 // A frame is therefore checked before the layout is applied:
 //  - any frame: rbp 8-aligned, at least the nine fixed slots above rsp (the frame is complete:
-//    generate_fixed_frame pushes them all before anything else runs), a sender sp at or above
-//    rbp + 16 and within a frame's reach of it, a return address that is not 0;
+//    generate_fixed_frame pushes them all before anything else runs), a sender sp above rbp (at
+//    rbp + 16 or higher as invokes leave it, at rbp + 8 when a method handle's linkTo* entry
+//    dropped its MemberName argument and moved the return address up over it) and within a
+//    frame's reach of it, a return address that is not 0;
 //  - the frame that was running (the sampled one, or one a signal interrupted), whose rbp may be
 //    its caller's: its last sp is 0 (a caller is at an invoke, whose last sp is set, and so is the
 //    call stub's slot there), and r13, the bcp register, is not an address of the frame's own
