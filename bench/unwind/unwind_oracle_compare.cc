@@ -12,9 +12,13 @@
 // called, makes the chain skip its caller); it matches when the walk found the chain's frames, in
 // order, from the sampled pc through the native caller of the outermost JIT frame (beyond that,
 // native code without frame pointers, Debian's libc for one, makes the chain itself wrong). Prints
-// one JSON object.
+// one JSON object; with --list, each sample that does not match first, on stderr: its class, the
+// walk's end, the registers, and the chain's and the walk's frames, named.
+#include <asm/perf_regs.h>
+#include <fmt/format.h>
 #include <linux/perf_event.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -39,7 +43,42 @@ struct Counts {
   uint64_t differ_native = 0;  // ... in native frames below the JIT part
 };
 
-int Compare(const std::string& directory) {
+// An address as the list names it: JIT code by its outermost frame, anything else by its mapping.
+std::string Describe(uint64_t address, const symbolize::SymbolIndex& index, uint64_t jit_time,
+                     const ProcessMaps& maps, uint32_t pid, uint64_t time_ns) {
+  symbolize::Resolution resolution;
+  if (index.Resolve(address, jit_time, resolution) && !resolution.frames.empty()) {
+    return fmt::format("{:#x} {}+{:#x}", address, resolution.frames.back().name,
+                       address - resolution.region.start);
+  }
+  if (const session::Mapping* mapping = maps.Find(pid, address, time_ns)) {
+    return fmt::format("{:#x} {}@{:#x}", address, mapping->filename,
+                       address - mapping->start + mapping->file_offset);
+  }
+  return fmt::format("{:#x} ?", address);
+}
+
+void List(const char* what, const session::Sample& sample, unwind::StopReason end,
+          const std::vector<uint64_t>& chain, const std::vector<uint64_t>& walk,
+          const symbolize::SymbolIndex& index, uint64_t jit_time, const ProcessMaps& maps) {
+  const auto& regs = sample.regs.values;
+  std::fprintf(stderr, "%s: pid %u tid %u time %llu, walk ended '%s', rsp %#llx rbp %#llx\n", what,
+               sample.pid, sample.tid, static_cast<unsigned long long>(sample.time_ns),
+               unwind::StopReasonName(end), static_cast<unsigned long long>(regs[PERF_REG_X86_SP]),
+               static_cast<unsigned long long>(regs[PERF_REG_X86_BP]));
+  const size_t frames = std::max(chain.size(), walk.size());
+  for (size_t i = 0; i < frames; ++i) {
+    auto name = [&](const std::vector<uint64_t>& stack) {
+      if (i >= stack.size()) return std::string("-");
+      return Describe(i == 0 ? stack[i] : stack[i] - 1, index, jit_time, maps, sample.pid,
+                      sample.time_ns);
+    };
+    std::fprintf(stderr, "  %2zu  chain %-60s walk %s\n", i, name(chain).c_str(),
+                 name(walk).c_str());
+  }
+}
+
+int Compare(const std::string& directory, bool list) {
   auto recording = ReadRecording(directory);
   if (!recording.ok()) {
     std::fprintf(stderr, "unwind_oracle_compare: %s\n", recording.status().message().c_str());
@@ -108,14 +147,22 @@ int Compare(const std::string& directory) {
     }
     size_t same = 0;
     while (same <= last && same < walk.size() && walk[same] == chain[same]) ++same;
+    const char* what = nullptr;
     if (same > last) {
       ++counts.match;
     } else if (same == walk.size()) {
       ++counts.walk_stopped;
+      what = "walk stopped";
     } else if (same <= outermost_jit + 1) {
       ++counts.differ_in_jit;
+      what = "differs in the JIT part";
     } else {
       ++counts.differ_native;
+      what = "differs below the JIT part";
+    }
+    if (list && what != nullptr) {
+      List(what, sample, walker.last_walk_end(), chain, walk, index->second, jit_time,
+           walker.maps());
     }
   }
   std::printf(
@@ -133,9 +180,10 @@ int Compare(const std::string& directory) {
 }  // namespace jitscope::walk
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: unwind_oracle_compare SESSION\n");
+  const bool list = argc == 3 && std::strcmp(argv[1], "--list") == 0;
+  if (argc != 2 && !list) {
+    std::fprintf(stderr, "usage: unwind_oracle_compare [--list] SESSION\n");
     return 2;
   }
-  return jitscope::walk::Compare(argv[1]);
+  return jitscope::walk::Compare(argv[argc - 1], list);
 }
