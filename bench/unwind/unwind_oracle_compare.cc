@@ -11,7 +11,12 @@
 // (code a JIT file names: a native leaf without a frame pointer, a libc function the JIT code
 // called, makes the chain skip its caller); it matches when the walk found the chain's frames, in
 // order, from the sampled pc through the native caller of the outermost JIT frame (beyond that,
-// native code without frame pointers, Debian's libc for one, makes the chain itself wrong). Prints
+// native code without frame pointers, Debian's libc for one, makes the chain itself wrong). A
+// sample whose walk found the chain's frames and one more, the sampled frame's caller, matches as
+// well where the chain skipped that caller by its own blind spot: the rule the walk took at the
+// sampled pc says rbp still held the caller's value there (unwind::ChainSkipsCaller: a stub that
+// builds no frame, a prologue before `mov rbp, rsp`, an epilogue after `pop rbp`), so the kernel
+// read the caller's return address for the sampled frame's; those are counted apart. Prints
 // one JSON object; with --list, each sample that does not match first, on stderr: its class, the
 // walk's end, the registers, and the chain's and the walk's frames, named.
 #include <asm/perf_regs.h>
@@ -28,6 +33,7 @@
 
 #include "jitscope/session/samples_file.h"
 #include "jitscope/symbolize/symbol_index.h"
+#include "jitscope/unwind/frame_records.h"
 #include "jitscope/walk/recording.h"
 #include "jitscope/walk/sample_walker.h"
 
@@ -38,6 +44,7 @@ struct Counts {
   uint64_t samples = 0;        // with user registers
   uint64_t in_jit = 0;         // taken in JIT code
   uint64_t match = 0;          // the walk found the chain's frames through the JIT part
+  uint64_t chain_skipped = 0;  // ... of them, and the caller the chain's blind spot skipped
   uint64_t walk_stopped = 0;   // the walk agreed as far as it went, and stopped before
   uint64_t differ_in_jit = 0;  // the first difference is at a JIT frame or its caller
   uint64_t differ_native = 0;  // ... in native frames below the JIT part
@@ -76,6 +83,26 @@ void List(const char* what, const session::Sample& sample, unwind::StopReason en
     std::fprintf(stderr, "  %2zu  chain %-60s walk %s\n", i, name(chain).c_str(),
                  name(walk).c_str());
   }
+}
+
+// Whether `walk` is `chain` through `last` with one frame more, the sampled frame's caller, which
+// the chain skipped by its own blind spot: the rule at the sampled pc (the walk's, looked up as
+// the walk looks it up) says rbp still held the caller's value.
+bool ChainSkippedCaller(const session::Sample& sample, const std::vector<uint64_t>& chain,
+                        const std::vector<uint64_t>& walk, size_t last, SampleWalker& walker) {
+  if (walk.size() < last + 2 || chain.size() < 2) return false;
+  for (size_t i = 1; i <= last; ++i) {
+    if (walk[i + 1] != chain[i]) return false;
+  }
+  unwind::ModuleAt at;
+  if (!walker.address_space().Find(chain[0], at) || at.interpreter) return false;
+  const unwind::CfiRow* row = at.module != nullptr ? at.module->Find(chain[0] - at.bias) : nullptr;
+  if (row == nullptr && at.derived != nullptr) row = at.derived->FindRow(chain[0]);
+  if (row == nullptr) return false;
+  const unwind::RegisterFile registers = unwind::RegisterFile::FromPerf(sample.regs);
+  uint64_t sp = 0;
+  registers.Get(registers.sp_register(), sp);
+  return unwind::ChainSkipsCaller(*row, registers, unwind::StackMemory(sp, sample.stack));
 }
 
 int Compare(const std::string& directory, bool list) {
@@ -150,6 +177,9 @@ int Compare(const std::string& directory, bool list) {
     const char* what = nullptr;
     if (same > last) {
       ++counts.match;
+    } else if (same == 1 && ChainSkippedCaller(sample, chain, walk, last, walker)) {
+      ++counts.match;
+      ++counts.chain_skipped;
     } else if (same == walk.size()) {
       ++counts.walk_stopped;
       what = "walk stopped";
@@ -166,10 +196,11 @@ int Compare(const std::string& directory, bool list) {
     }
   }
   std::printf(
-      "{\"samples\": %llu, \"in_jit\": %llu, \"match\": %llu, \"walk_stopped\": %llu, "
-      "\"differ_in_jit\": %llu, \"differ_native\": %llu}\n",
+      "{\"samples\": %llu, \"in_jit\": %llu, \"match\": %llu, \"chain_skipped\": %llu, "
+      "\"walk_stopped\": %llu, \"differ_in_jit\": %llu, \"differ_native\": %llu}\n",
       static_cast<unsigned long long>(counts.samples),
       static_cast<unsigned long long>(counts.in_jit), static_cast<unsigned long long>(counts.match),
+      static_cast<unsigned long long>(counts.chain_skipped),
       static_cast<unsigned long long>(counts.walk_stopped),
       static_cast<unsigned long long>(counts.differ_in_jit),
       static_cast<unsigned long long>(counts.differ_native));

@@ -30,6 +30,22 @@ const CfiRow* ElfRowAt(AddressSpace& space, uint64_t lookup, ModuleAt& at) {
 
 }  // namespace
 
+bool ChainSkipsCaller(const CfiRow& row, const RegisterFile& registers, const StackMemory& stack) {
+  constexpr int kFramePointer = 6;
+  uint64_t rbp = 0;
+  if (registers.address_size() != 8 || !registers.Get(kFramePointer, rbp) ||
+      row.cfa_form.kind != CommonForm::Kind::kRegisterPlus || row.cfa_form.reg == kFramePointer) {
+    return false;
+  }
+  const RegisterRule& saved = row.registers[kFramePointer];
+  if (saved.kind == RegisterRule::Kind::kSameValue) return true;
+  uint64_t cfa = 0, slot = 0;
+  return saved.kind == RegisterRule::Kind::kLocation &&
+         saved.form.kind == CommonForm::Kind::kAtCfaPlus && registers.Get(row.cfa_form.reg, cfa) &&
+         stack.Read(cfa + row.cfa_form.offset + saved.form.offset, 8, slot) == ReadResult::kOk &&
+         slot == rbp;
+}
+
 bool ContinueThroughFrameRecords(const RegisterFile& registers, const StackMemory& stack,
                                  std::span<const uint64_t> chain, AddressSpace& space,
                                  const UnwindLimits& limits, UnwindResult& result) {

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <span>
 
+#include "jitscope/unwind/cfi_module.h"
 #include "jitscope/unwind/registers.h"
 #include "jitscope/unwind/stack_memory.h"
 #include "jitscope/unwind/unwinder.h"
@@ -31,6 +32,17 @@ namespace jitscope::unwind {
 // kStackCopyTooShort, through `chain`: the kernel's user frame-pointer chain of the same sample
 // (the sampled pc first, then the return addresses). Adds frames and sets the walk's new end;
 // returns false, changing nothing, when the chain does not carry it on.
+// Whether the kernel's frame-pointer chain of a sample skips the sampled frame's caller, by `row`,
+// the rule at the sampled pc (`registers`, `stack`: the sample's). The chain takes the word at
+// rbp + 8 for the sampled frame's return address, which it is only once the function has made
+// rbp its frame pointer. Where rbp still holds the caller's value — the rule calls rbp unchanged
+// (a stub that builds no frame, code before `push rbp` or after `pop rbp`), or saved in a slot
+// that holds what rbp holds (between `push rbp` and `mov rbp, rsp`) — the word at rbp + 8 is the
+// caller's return address, and the caller is missing from the chain: the chain's own blind spot,
+// not a wrong walk. False where the rule does not say so (the CFA based on rbp, rbp lost, a slot
+// that holds another value or lies outside the copy), and for any but x86-64 registers.
+bool ChainSkipsCaller(const CfiRow& row, const RegisterFile& registers, const StackMemory& stack);
+
 bool ContinueThroughFrameRecords(const RegisterFile& registers, const StackMemory& stack,
                                  std::span<const uint64_t> chain, AddressSpace& space,
                                  const UnwindLimits& limits, UnwindResult& result);
