@@ -85,12 +85,23 @@ class JvmSpace : public AddressSpace {
     return false;
   }
 
+  // The interpreter's code the test wrote, by address.
+  size_t ReadCode(uint64_t address, std::span<uint8_t> out) override {
+    size_t known = 0;
+    while (known < out.size() && code.count(address + known) != 0) {
+      out[known] = code.at(address + known);
+      ++known;
+    }
+    return known;
+  }
+
   uint64_t after_stub_call() const { return after_stub_call_; }
   uint64_t compiled_sampled() const { return compiled_sampled_; }
   // Whether the address space recognises the interpreter's code, or (as before the rule) hands
   // it out as JIT code with no rules.
   bool interpreter_known = true;
   bool interpreter_as_jit_code = false;
+  std::map<uint64_t, uint8_t> code;
 
  private:
   Xbyak::CodeGenerator stub_, compiled_;
@@ -235,6 +246,32 @@ TEST(HotspotInterpreterTest, AMethodEntryBeforeItsFrameIsNotTakenForItsCaller) {
   walk.registers.Set(kR13, kLeafRbp + 8);
   result = walk.Run(space);
   EXPECT_EQ(result.reason, StopReason::kBadInterpreterFrame);
+}
+
+// A return entry (where an invoke returns to) starts `mov rsp, [rbp - 16]`, then
+// `mov qword ptr [rbp - 16], 0`: until the second has run, the frame returned into, which runs
+// there, still has its last sp set, and r13 holds what the callee left (here an address of the
+// frame's stack). Known by those bytes, the frame is walked, its bcp the slot's.
+TEST(HotspotInterpreterTest, AReturnEntrysFirstInstructionsRunInTheFrameReturnedInto) {
+  JvmSpace space;
+  const uint8_t entry[] = {0x48, 0x8b, 0x65, 0xf0, 0x48, 0xc7, 0x45, 0xf0, 0, 0, 0, 0};
+  for (size_t i = 0; i < sizeof(entry); ++i) space.code[kReturnEntry + 0x40 + i] = entry[i];
+  for (uint64_t pc : {kReturnEntry + 0x40, kReturnEntry + 0x44}) {
+    Walk walk = InterpreterLeaf(space);
+    walk.registers.Set(kPc, pc);
+    walk.registers.Set(kR13, kLeafRbp + 8);
+    walk.stack.Put(kLeafRbp - 16, kSp + 0x10);  // the last sp
+    const UnwindResult result = walk.Run(space);
+    ASSERT_EQ(result.frames.size(), 3u) << pc;
+    EXPECT_EQ(result.frames[0].interpreter, (InterpreterFrame{kMethod1, kBcp1 - 0x30}));
+    EXPECT_EQ(result.frames[1].pc, kReturnEntry);
+    EXPECT_EQ(result.reason, StopReason::kOutermost);
+  }
+  // The same frame anywhere else: refused, as a method entry's caller is.
+  Walk walk = InterpreterLeaf(space);
+  walk.registers.Set(kPc, kReturnEntry + 0x48);  // inside the second instruction
+  walk.stack.Put(kLeafRbp - 16, kSp + 0x10);
+  EXPECT_EQ(walk.Run(space).reason, StopReason::kBadInterpreterFrame);
 }
 
 TEST(HotspotInterpreterTest, AFrameStillBeingBuiltIsNotAFrame) {

@@ -1,6 +1,7 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "jitscope/unwind/hotspot_interpreter.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace jitscope::unwind {
@@ -26,10 +27,21 @@ constexpr uint64_t kFixedFrameBytes = 72;
 // local slots) and a word of alignment.
 constexpr uint64_t kMaxSenderSpReach = 16 + (uint64_t{65535} + 2) * 8;
 
+// A return or deoptimization entry's first two instructions, where the running frame's last sp is
+// still set: `mov rsp, [rbp - 16]` and `mov qword ptr [rbp - 16], 0`.
+constexpr uint8_t kRestoreSpFromLastSp[] = {0x48, 0x8b, 0x65, 0xf0};
+constexpr uint8_t kClearLastSp[] = {0x48, 0xc7, 0x45, 0xf0, 0x00, 0x00, 0x00, 0x00};
+
+bool StartsWith(std::span<const uint8_t> code, std::span<const uint8_t> instruction) {
+  return code.size() >= instruction.size() &&
+         std::equal(instruction.begin(), instruction.end(), code.begin());
+}
+
 }  // namespace
 
 InterpreterStep StepInterpreterFrame(const RegisterFile& callee, const StackMemory& stack,
-                                     bool running, RegisterFile& caller, InterpreterFrame& frame) {
+                                     bool running, std::span<const uint8_t> code,
+                                     RegisterFile& caller, InterpreterFrame& frame) {
   uint64_t rbp = 0, rsp = 0;
   if (callee.address_size() != 8 || !callee.Get(kFramePointerRegister, rbp) ||
       !callee.Get(kStackPointerRegister, rsp)) {
@@ -60,7 +72,9 @@ InterpreterStep StepInterpreterFrame(const RegisterFile& callee, const StackMemo
     return InterpreterStep::kNotAFrame;
   }
   uint64_t bcp = bcp_slot;
-  if (running) {
+  const bool returned_into =
+      StartsWith(code, kRestoreSpFromLastSp) || StartsWith(code, kClearLastSp);
+  if (running && !returned_into) {
     uint64_t last_sp = 0;
     if (stack.Read(rbp + static_cast<uint64_t>(kLastSpSlot), 8, last_sp) != ReadResult::kOk ||
         last_sp != 0) {

@@ -33,6 +33,11 @@
 //    its caller's: its last sp is 0 (a caller is at an invoke, whose last sp is set, and so is the
 //    call stub's slot there), and r13, the bcp register, is not an address of the frame's own
 //    stack (inside a method entry and an invoke's last instructions r13 holds the sender sp).
+//    But for the first two instructions of a return or deoptimization entry, known by their
+//    bytes: there rbp is the frame returned into, which runs from then on, and its last sp is
+//    still set: `mov rsp, [rbp - 16]` restores the expression stack from it and
+//    `mov qword ptr [rbp - 16], 0` clears it (HotSpot's assembler encodes both so). r13 then holds
+//    what the callee left; the frame's bcp is its slot's, which the entry reloads next.
 // A frame that fails is not unwound ("interpreter frame not valid"): nothing past it is trusted.
 //
 // The frame's Method* and bcp are kept with it, for naming the Java method it runs: the bcp is r13
@@ -40,7 +45,9 @@
 // raw words, checked by whoever names the frame (a Method* the JVM never reported names nothing).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include "jitscope/unwind/registers.h"
 #include "jitscope/unwind/stack_memory.h"
@@ -60,10 +67,16 @@ enum class InterpreterStep : uint8_t {
   kStackCopyTooShort,  // a slot lies past the end of the stack copy
 };
 
+// How many bytes of the code at a running frame's pc the step looks at.
+inline constexpr size_t kInterpreterInstructionBytes = 8;
+
 // The caller of the interpreter frame whose registers are `callee` (x86-64 only). `running`: the
-// frame's pc is the instruction that ran, not a return address. Fills `caller` with the caller's
-// pc, rsp and rbp (every other register is unknown: HotSpot's Java calls save none) and `frame`.
+// frame's pc is the instruction that ran, not a return address; `code`, the bytes there as far as
+// they are known (up to kInterpreterInstructionBytes; none is allowed). Fills `caller` with the
+// caller's pc, rsp and rbp (every other register is unknown: HotSpot's Java calls save none) and
+// `frame`.
 InterpreterStep StepInterpreterFrame(const RegisterFile& callee, const StackMemory& stack,
-                                     bool running, RegisterFile& caller, InterpreterFrame& frame);
+                                     bool running, std::span<const uint8_t> code,
+                                     RegisterFile& caller, InterpreterFrame& frame);
 
 }  // namespace jitscope::unwind

@@ -36,6 +36,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -100,6 +101,14 @@ class AddressSpace {
  public:
   virtual ~AddressSpace() = default;
   virtual bool Find(uint64_t pc, ModuleAt& found) = 0;
+  // The code at `address` as the walk's sample ran it, into `out`: how many bytes are known from
+  // `address` on (0: none, the default). The interpreter's step reads the instruction a running
+  // frame is at.
+  virtual size_t ReadCode(uint64_t address, std::span<uint8_t> out) {
+    (void)address;
+    (void)out;
+    return 0;
+  }
 };
 
 struct UnwoundFrame {

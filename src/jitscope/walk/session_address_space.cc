@@ -54,6 +54,22 @@ const symbolize::CodeVersion* SessionAddressSpace::JitVersionAt(uint64_t pc) {
   return code->history.Find(pc, jit_time_ns_);
 }
 
+size_t SessionAddressSpace::ReadCode(uint64_t address, std::span<uint8_t> out) {
+  const symbolize::CodeVersion* version = JitVersionAt(address);
+  if (version == nullptr) return 0;
+  for (const symbolize::CodeVersion::Region& region : version->regions) {
+    if (address - region.address >= region.size) continue;
+    const uint64_t size = std::min<uint64_t>(out.size(), region.address + region.size - address);
+    const symbolize::CodeBytes bytes =
+        JitCodeOfProcess()->store.Read(address, size, region.loaded_ns);
+    const size_t known = static_cast<size_t>(
+        std::find(bytes.known.begin(), bytes.known.end(), false) - bytes.known.begin());
+    std::copy_n(bytes.bytes.begin(), known, out.begin());
+    return known;
+  }
+  return 0;
+}
+
 const unwind::DerivedRules& SessionAddressSpace::RulesOf(const symbolize::CodeVersion& version) {
   if (const unwind::DerivedRules* rules = derived_->Find(&version)) return *rules;
   std::vector<symbolize::CodeBytes> bytes;

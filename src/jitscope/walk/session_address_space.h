@@ -35,6 +35,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -74,6 +75,8 @@ class SessionAddressSpace : public unwind::AddressSpace, private unwind::CallTar
   }
 
   bool Find(uint64_t pc, unwind::ModuleAt& found) override;
+  // JIT code's bytes, as the code version at the time the lookups are for holds them.
+  size_t ReadCode(uint64_t address, std::span<uint8_t> out) override;
 
   // Has the ELF files' modules opened from now on log what the walks read of them
   // (unwind::CfiModule::LogReads).
