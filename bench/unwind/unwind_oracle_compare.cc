@@ -87,7 +87,9 @@ void List(const char* what, const session::Sample& sample, unwind::StopReason en
 
 // Whether `walk` is `chain` through `last` with one frame more, the sampled frame's caller, which
 // the chain skipped by its own blind spot: the rule at the sampled pc (the walk's, looked up as
-// the walk looks it up) says rbp still held the caller's value.
+// the walk looks it up) says rbp still held the caller's value. The caller's return address may
+// equal the chain's next one (HotSpot's interpreter returns every invoke of a kind to one entry),
+// so the walk can agree with the chain beyond the sampled pc before it differs.
 bool ChainSkippedCaller(const session::Sample& sample, const std::vector<uint64_t>& chain,
                         const std::vector<uint64_t>& walk, size_t last, SampleWalker& walker) {
   if (walk.size() < last + 2 || chain.size() < 2) return false;
@@ -177,7 +179,7 @@ int Compare(const std::string& directory, bool list) {
     const char* what = nullptr;
     if (same > last) {
       ++counts.match;
-    } else if (same == 1 && ChainSkippedCaller(sample, chain, walk, last, walker)) {
+    } else if (same >= 1 && ChainSkippedCaller(sample, chain, walk, last, walker)) {
       ++counts.match;
       ++counts.chain_skipped;
     } else if (same == walk.size()) {
