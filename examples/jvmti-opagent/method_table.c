@@ -288,56 +288,154 @@ static char* source_path_of(const char* signature, const char* file) {
   return path;
 }
 
-/* Appends a METHOD record for `id`, whose slot holds `method`, of class `class_index`. Returns 0
- * when the method is not one to name (abstract: it never runs) or JVMTI cannot describe it. */
-static int put_method(jvmtiEnv* jvmti, struct buffer* out, jmethodID id, const void* method,
-                      uint32_t class_index, uint64_t since) {
-  char *name = NULL, *signature = NULL;
-  jint modifiers = 0, line_count = 0;
-  jvmtiLineNumberEntry* lines = NULL;
+static const void* slot_value(jmethodID id) {
+  return *(const void* const volatile*)(const void*)id;
+}
+
+/* A method's names and lines, as a METHOD record says them: from HotSpot's structures
+ * (describe_method) or from JVMTI. */
+struct method_names {
+  uint32_t access_flags;
+  const char* name;
+  size_t name_size;
+  const char* signature;
+  size_t signature_size;
+  const struct method_line* lines;
+  size_t line_count;
+};
+
+static void put_method_record(struct buffer* out, const void* method,
+                              const struct class_names* owner, const struct method_names* names,
+                              uint64_t since) {
   struct JitscopeJvmMethod m;
-  const struct class_names* owner = &classes[class_index];
-  size_t at;
-  jint i;
-  if ((*jvmti)->GetMethodModifiers(jvmti, id, &modifiers) != JVMTI_ERROR_NONE ||
-      (modifiers & JVM_ACC_ABSTRACT) != 0) {
-    return 0;
-  }
-  if ((*jvmti)->GetMethodName(jvmti, id, &name, &signature, NULL) != JVMTI_ERROR_NONE) {
-    count_failure();
-    return 0;
-  }
-  if ((modifiers & JVM_ACC_NATIVE) != 0 ||
-      (*jvmti)->GetLineNumberTable(jvmti, id, &line_count, &lines) != JVMTI_ERROR_NONE) {
-    line_count = 0;
-    lines = NULL;
-  }
+  size_t at, i;
   memset(&m, 0, sizeof(m));
   m.method = (uint64_t)(uintptr_t)method;
   bytecodes_of(&layout, method, &m.code_base, &m.code_size);
-  m.flags = (modifiers & JVM_ACC_NATIVE) != 0 ? JITSCOPE_JVM_METHOD_NATIVE : 0;
+  m.flags = (names->access_flags & JVM_ACC_NATIVE) != 0 ? JITSCOPE_JVM_METHOD_NATIVE : 0;
   m.class_size = (uint32_t)strlen(owner->name);
-  m.name_size = (uint32_t)strlen(name);
-  m.signature_size = (uint32_t)strlen(signature);
+  m.name_size = (uint32_t)names->name_size;
+  m.signature_size = (uint32_t)names->signature_size;
   m.file_size = owner->file != NULL ? (uint32_t)strlen(owner->file) : 0;
-  m.line_count = (uint32_t)line_count;
+  m.line_count = (uint32_t)names->line_count;
   at = start_record(out, JITSCOPE_JVM_RECORD_METHOD, since);
   put(out, &m, sizeof(m));
-  for (i = 0; i < line_count; ++i) {
+  for (i = 0; i < names->line_count; ++i) {
     struct JitscopeJvmLine line;
-    line.start_bci = (uint32_t)lines[i].start_location;
-    line.line = (uint32_t)lines[i].line_number;
+    line.start_bci = names->lines[i].start_bci;
+    line.line = names->lines[i].line;
     put(out, &line, sizeof(line));
   }
   put(out, owner->name, m.class_size);
-  put(out, name, m.name_size);
-  put(out, signature, m.signature_size);
+  put(out, names->name, m.name_size);
+  put(out, names->signature, m.signature_size);
   if (owner->file != NULL) put(out, owner->file, m.file_size);
   finish_record(out, at);
-  deallocate(jvmti, lines);
+}
+
+/* `id`'s line table from JVMTI into `lines` (NULL and 0 when it has none); the caller frees it. */
+static void jvmti_lines(jvmtiEnv* jvmti, jmethodID id, struct method_line** lines, size_t* count) {
+  jvmtiLineNumberEntry* entries = NULL;
+  jint entry_count = 0, i;
+  *lines = NULL;
+  *count = 0;
+  if ((*jvmti)->GetLineNumberTable(jvmti, id, &entry_count, &entries) != JVMTI_ERROR_NONE) return;
+  if (entry_count > 0 && (*lines = malloc((size_t)entry_count * sizeof(**lines))) != NULL) {
+    for (i = 0; i < entry_count; ++i) {
+      (*lines)[i].start_bci = (uint32_t)entries[i].start_location;
+      (*lines)[i].line = (uint32_t)entries[i].line_number;
+    }
+    *count = (size_t)entry_count;
+  }
+  deallocate(jvmti, entries);
+}
+
+/* The METHOD record of `id`, whose slot holds `method`, from HotSpot's structures: what JVMTI
+ * would say, without a call into the VM. A line table that cannot be a method's is asked of
+ * JVMTI. Returns kNotNamed for a method not to name (abstract: it never runs), kUnnamed when the
+ * structures cannot be read as a method's. */
+static uint32_t put_described_method(jvmtiEnv* jvmti, struct buffer* out, jmethodID id,
+                                     const void* method, const struct class_names* owner,
+                                     uint64_t since) {
+  struct method_description d;
+  struct method_names names;
+  struct method_line some[64];
+  struct method_line* lines = some;
+  long count = 0;
+  if (!describe_method(&layout, method, &d)) return kUnnamed;
+  if ((d.access_flags & JVM_ACC_ABSTRACT) != 0) return kNotNamed;
+  if (d.line_table != NULL && (d.access_flags & JVM_ACC_NATIVE) == 0) {
+    count = decode_line_table(d.line_table, d.code_size, some, 64);
+    if (count > 64 && (lines = malloc((size_t)count * sizeof(*lines))) != NULL) {
+      count = decode_line_table(d.line_table, d.code_size, lines, (size_t)count);
+    }
+  }
+  if (lines == NULL || count < 0) {
+    size_t asked = 0;
+    if (lines != some) free(lines);
+    jvmti_lines(jvmti, id, &lines, &asked);
+    count = (long)asked;
+  }
+  names.access_flags = d.access_flags;
+  names.name = d.name;
+  names.name_size = d.name_size;
+  names.signature = d.signature;
+  names.signature_size = d.signature_size;
+  names.lines = lines;
+  names.line_count = (size_t)count;
+  put_method_record(out, method, owner, &names, since);
+  if (lines != some) free(lines);
+  return kNamed;
+}
+
+/* The METHOD record of `id`, whose slot holds `method`, from JVMTI. */
+static uint32_t put_asked_method(jvmtiEnv* jvmti, struct buffer* out, jmethodID id,
+                                 const void* method, const struct class_names* owner,
+                                 uint64_t since) {
+  char *name = NULL, *signature = NULL;
+  jint modifiers = 0;
+  struct method_names names;
+  struct method_line* lines = NULL;
+  size_t line_count = 0;
+  if ((*jvmti)->GetMethodModifiers(jvmti, id, &modifiers) != JVMTI_ERROR_NONE ||
+      (modifiers & JVM_ACC_ABSTRACT) != 0) {
+    return kNotNamed;
+  }
+  if ((*jvmti)->GetMethodName(jvmti, id, &name, &signature, NULL) != JVMTI_ERROR_NONE) {
+    count_failure();
+    return kNotNamed;
+  }
+  if ((modifiers & JVM_ACC_NATIVE) == 0) jvmti_lines(jvmti, id, &lines, &line_count);
+  names.access_flags = (uint32_t)modifiers;
+  names.name = name;
+  names.name_size = strlen(name);
+  names.signature = signature;
+  names.signature_size = strlen(signature);
+  names.lines = lines;
+  names.line_count = line_count;
+  put_method_record(out, method, owner, &names, since);
+  free(lines);
   deallocate(jvmti, name);
   deallocate(jvmti, signature);
-  return 1;
+  return kNamed;
+}
+
+/* Appends a METHOD record for `id`, whose slot holds `method`, of class `class_index`, from
+ * HotSpot's structures where it can, else from JVMTI. The slot is read again after: a method
+ * gone meanwhile (its memory may be freed, and hold anything) is not named from what was read.
+ * Returns kNamed; kNotNamed when the method is not one to name (abstract: it never runs) or JVMTI
+ * cannot describe it; kUnnamed when its slot changed (the next check sees why). */
+static uint32_t put_method(jvmtiEnv* jvmti, struct buffer* out, jmethodID id, const void* method,
+                           uint32_t class_index, uint64_t since) {
+  const struct class_names* owner = &classes[class_index];
+  const size_t at = out->size;
+  uint32_t state = put_described_method(jvmti, out, id, method, owner, since);
+  if (state == kUnnamed) state = put_asked_method(jvmti, out, id, method, owner, since);
+  if (slot_value(id) != method) {
+    out->size = at;
+    return kUnnamed;
+  }
+  return state;
 }
 
 /* A class whose names are read when the first of its methods is named. */
@@ -352,13 +450,44 @@ static int add_class(uint32_t* index) {
   return 1;
 }
 
-/* Reads the names of the class that declares `id` (its class_index's), unless they are read. */
-static int read_class_names(jvmtiEnv* jvmti, JNIEnv* jni, jmethodID id, uint32_t class_index) {
-  struct class_names* names = &classes[class_index];
+/* The names of the class that declares `method` from HotSpot's structures, into `names`; 0 when
+ * they cannot be read so, or the class is hidden (JVMTI writes the last '+' of its name as '.').
+ */
+static int described_class_names(const void* method, struct class_names* names) {
+  const char *name, *file;
+  uint16_t name_size, file_size;
+  char* signature;
+  if (!describe_class(&layout, method, &name, &name_size, &file, &file_size) ||
+      memchr(name, '+', name_size) != NULL || (signature = malloc(name_size + 3u)) == NULL) {
+    return 0;
+  }
+  /* As GetClassSignature gives it: "Lpkg/Outer$Inner;". */
+  signature[0] = 'L';
+  memcpy(signature + 1, name, name_size);
+  signature[name_size + 1] = ';';
+  signature[name_size + 2] = '\0';
+  names->name = class_name_of(signature);
+  if (names->name != NULL && file != NULL) {
+    char* file_name = malloc(file_size + 1u);
+    if (file_name != NULL) {
+      memcpy(file_name, file, file_size);
+      file_name[file_size] = '\0';
+      names->file = source_path_of(signature, file_name);
+      free(file_name);
+    }
+  }
+  free(signature);
+  return names->name != NULL;
+}
+
+/* The names of the class that declares `id` from JVMTI, into `names` (`listed`: the class, or
+ * NULL). */
+static int asked_class_names(jvmtiEnv* jvmti, JNIEnv* jni, jmethodID id, jclass listed,
+                             struct class_names* names) {
   char *signature = NULL, *file = NULL;
-  jclass klass = NULL;
-  if (names->name != NULL) return 1;
-  if ((*jvmti)->GetMethodDeclaringClass(jvmti, id, &klass) != JVMTI_ERROR_NONE) return 0;
+  jclass klass = listed;
+  if (klass == NULL && (*jvmti)->GetMethodDeclaringClass(jvmti, id, &klass) != JVMTI_ERROR_NONE)
+    return 0;
   if ((*jvmti)->GetClassSignature(jvmti, klass, &signature, NULL) == JVMTI_ERROR_NONE) {
     names->name = class_name_of(signature);
     if (names->name != NULL && (*jvmti)->GetSourceFileName(jvmti, klass, &file) == JVMTI_ERROR_NONE)
@@ -366,8 +495,29 @@ static int read_class_names(jvmtiEnv* jvmti, JNIEnv* jni, jmethodID id, uint32_t
   }
   deallocate(jvmti, file);
   deallocate(jvmti, signature);
-  (*jni)->DeleteLocalRef(jni, klass);
+  if (listed == NULL) (*jni)->DeleteLocalRef(jni, klass);
   return names->name != NULL;
+}
+
+/* Reads the names of the class of known method `m` (its class_index's), unless they are read:
+ * from HotSpot's structures where it can, else from JVMTI (`listed`: the class, or NULL). The
+ * method's slot is read again after: names read from a method gone meanwhile are dropped.
+ * Returns 1 when the names are read, 0 when they cannot be, -1 when the slot changed. */
+static int read_class_names(jvmtiEnv* jvmti, JNIEnv* jni, const struct known_method* m,
+                            jclass listed) {
+  struct class_names* names = &classes[m->class_index];
+  if (names->name != NULL) return 1;
+  if (!described_class_names(m->method, names) &&
+      !asked_class_names(jvmti, jni, m->id, listed, names)) {
+    return 0;
+  }
+  if (slot_value(m->id) != m->method) {
+    free(names->name);
+    free(names->file);
+    names->name = names->file = NULL;
+    return -1;
+  }
+  return 1;
 }
 
 static int add_unnamed(size_t k) {
@@ -391,33 +541,6 @@ static int add_known(jmethodID id, const void* method, uint32_t class_index, uin
   known[known_count].state = kUnnamed;
   index_method(known_count++);
   return add_unnamed(known_count - 1);
-}
-
-static const void* slot_value(jmethodID id) {
-  return *(const void* const volatile*)(const void*)id;
-}
-
-/* Lists the methods of a prepared class (one not yet prepared has none to list: its ClassPrepare
- * comes later), to be named once they have run. */
-static void list_class(jvmtiEnv* jvmti, jclass klass, uint64_t since) {
-  jint count = 0, i;
-  jmethodID* methods = NULL;
-  uint32_t class_index = 0;
-  int added = 0;
-  if ((*jvmti)->GetClassMethods(jvmti, klass, &count, &methods) != JVMTI_ERROR_NONE) return;
-  for (i = 0; i < count; ++i) {
-    const void* method = slot_value(methods[i]);
-    if ((uintptr_t)method < FIRST_POINTER || find_known(method) != 0) continue;
-    if (!added) {
-      if (!add_class(&class_index)) {
-        count_failure();
-        break;
-      }
-      added = 1;
-    }
-    if (!add_known(methods[i], method, class_index, since)) count_failure();
-  }
-  deallocate(jvmti, methods);
 }
 
 /* Reads every known method's slot again: a named method whose slot changed is ended at the last
@@ -454,29 +577,91 @@ static void check_slots(struct buffer* out) {
   last_check_ns = now;
 }
 
-/* Whether the method of `m` may have run: it has counters, or calls are not counted (-Xint). A
- * method that has not, and that no compiled code inlined, is in no frame. Its slot is read again
- * first, as close as can be to reading the Method*: one gone since the last check may be freed. */
-static int may_have_run(const struct known_method* m) {
+/* Whether `method`, which the slot `id` held, may have run: it has counters, or calls are not
+ * counted (-Xint). A method that has not, and that no compiled code inlined, is in no frame. Its
+ * slot is read again first, as close as can be to reading the Method*: one gone since the last
+ * check may be freed. */
+static int may_have_run(jmethodID id, const void* method) {
   if (!interpreter_counts) return 1;
-  return slot_value(m->id) == m->method && method_has_counters(&layout, m->method) != 0;
+  return slot_value(id) == method && method_has_counters(&layout, method) != 0;
 }
 
 /* Writes the METHOD record of known method k (its slot read again first: a method gone since the
- * last check is not named). Returns 1 when it is named, or never will be. */
-static int name_known(jvmtiEnv* jvmti, JNIEnv* jni, size_t k, struct buffer* out) {
+ * last check is not named); `klass`: its class, or NULL. Returns 1 when it is named, or never
+ * will be. */
+static int name_known(jvmtiEnv* jvmti, JNIEnv* jni, size_t k, jclass klass, struct buffer* out) {
   struct known_method* m = &known[k];
+  int class_named;
   if (m->state != kUnnamed || m->method == NULL) return 1;
   if (slot_value(m->id) != m->method) return 0; /* the next check sees why */
-  if (!read_class_names(jvmti, jni, m->id, m->class_index)) {
+  class_named = read_class_names(jvmti, jni, m, klass);
+  if (class_named < 0) return 0; /* the next check sees why */
+  if (class_named == 0) {
     count_failure();
     m->state = kNotNamed;
     return 1;
   }
-  m->state =
-      put_method(jvmti, out, m->id, m->method, m->class_index, m->since) ? kNamed : kNotNamed;
+  m->state = put_method(jvmti, out, m->id, m->method, m->class_index, m->since);
   if (out->size >= FLUSH_BYTES) flush(out);
-  return 1;
+  return m->state != kUnnamed;
+}
+
+/* A round of listing: the records it writes, and whether it is the last (the table closes). The
+ * last keeps no method that did not run and that no compiled code inlined: none will be named,
+ * and keeping thousands of them (most methods listed at a JVM's start never run) cost as much as
+ * naming those that ran. */
+struct listing {
+  struct buffer* out;
+  int last;
+  int keep_unrun;       /* keep every method: all rounds but the last */
+  const void** inlined; /* sorted: the Method*s inline scopes named, at the last round */
+  size_t inlined_count;
+};
+
+static int compare_pointers(const void* a, const void* b) {
+  const uintptr_t x = (uintptr_t)(*(const void* const*)a);
+  const uintptr_t y = (uintptr_t)(*(const void* const*)b);
+  return x < y ? -1 : x > y;
+}
+
+/* Whether the round keeps `method`, which has not run. */
+static int keeps_unrun(const struct listing* listing, const void* method) {
+  return listing->keep_unrun || (listing->inlined_count != 0 &&
+                                 bsearch(&method, listing->inlined, listing->inlined_count,
+                                         sizeof(*listing->inlined), compare_pointers) != NULL);
+}
+
+/* Lists the methods of a prepared class (one not yet prepared has none to list: its ClassPrepare
+ * comes later), and names those that may have run at once, while what JVMTI read of them to list
+ * them is still in the CPU's caches (that and the naming touch the same Method and ConstMethod,
+ * mostly memory nothing else read since the class was loaded); the others wait in `unnamed`. */
+static void list_class(jvmtiEnv* jvmti, JNIEnv* jni, jclass klass, uint64_t since,
+                       const struct listing* listing) {
+  jint count = 0, i;
+  jmethodID* methods = NULL;
+  uint32_t class_index = 0;
+  int added = 0;
+  if ((*jvmti)->GetClassMethods(jvmti, klass, &count, &methods) != JVMTI_ERROR_NONE) return;
+  for (i = 0; i < count; ++i) {
+    const void* method = slot_value(methods[i]);
+    int ran;
+    if ((uintptr_t)method < FIRST_POINTER || find_known(method) != 0) continue;
+    ran = may_have_run(methods[i], method);
+    if (!ran && !keeps_unrun(listing, method)) continue;
+    if (!added) {
+      if (!add_class(&class_index)) {
+        count_failure();
+        break;
+      }
+      added = 1;
+    }
+    if (!add_known(methods[i], method, class_index, since)) {
+      count_failure();
+    } else if (ran) {
+      name_known(jvmti, jni, known_count - 1, klass, listing->out);
+    }
+  }
+  deallocate(jvmti, methods);
 }
 
 /* Names the unnamed methods that may be met in a frame now; keeps the others for later. */
@@ -486,7 +671,8 @@ static void name_what_ran(jvmtiEnv* jvmti, JNIEnv* jni, struct buffer* out) {
     const uint32_t k = unnamed[i];
     const struct known_method* m = &known[k];
     if (m->state != kUnnamed || m->method == NULL) continue;
-    if (!may_have_run(m) || !name_known(jvmti, jni, k, out)) unnamed[kept++] = k;
+    if (!may_have_run(m->id, m->method) || !name_known(jvmti, jni, k, NULL, out))
+      unnamed[kept++] = k;
   }
   unnamed_count = kept;
 }
@@ -558,7 +744,7 @@ static void name_inlined(jvmtiEnv* jvmti, JNIEnv* jni, const void** methods, siz
   for (i = 0; i < count; ++i) {
     const uint32_t v = find_known(methods[i]);
     if (v != 0) {
-      name_known(jvmti, jni, v - 1, out);
+      name_known(jvmti, jni, v - 1, NULL, out);
     } else if (!last) {
       const void** grown = room_for_one(inlined_later, &inlined_later_capacity, inlined_later_size,
                                         sizeof(*inlined_later), 256);
@@ -591,11 +777,13 @@ static int keep_waiting(const struct queued* q) {
 /* Lists `q`'s class if it was initialized (or failed to be) and keeps it waiting if it may still
  * be (its reference moves to `waiting`, and `q`'s is NULL); the caller lets the others go (an
  * array, or `last`: the table closes). */
-static void list_if_initialized(jvmtiEnv* jvmti, struct queued* q, int last) {
+static void list_if_initialized(jvmtiEnv* jvmti, JNIEnv* jni, struct queued* q,
+                                const struct listing* listing) {
+  const int last = listing->last;
   jint status = 0;
   if ((*jvmti)->GetClassStatus(jvmti, q->klass, &status) != JVMTI_ERROR_NONE) status = 0;
   if ((status & (JVMTI_CLASS_STATUS_INITIALIZED | JVMTI_CLASS_STATUS_ERROR)) != 0) {
-    list_class(jvmti, q->klass, q->since);
+    list_class(jvmti, jni, q->klass, q->since, listing);
   } else if (!last && (status & (JVMTI_CLASS_STATUS_ARRAY | JVMTI_CLASS_STATUS_PRIMITIVE)) == 0 &&
              keep_waiting(q)) {
     q->klass = NULL;
@@ -611,10 +799,28 @@ static void release_classes(JNIEnv* jni, struct queued* queued, size_t count) {
   free(queued);
 }
 
-/* Checks the slots, lists what is queued and what waited for its initialization, then names the
- * methods inline scopes named and those that ran (in that order: a Method* freed and reused by a
- * class queued meanwhile must be ended before the new class's method can be named), and only
- * then lets the classes listed go (no class can be unloaded while its methods are named). Under
+/* The last round's set of inlined Method*s: `a` and `b`, sorted. Without memory for it, the
+ * round keeps every method, as the others do. */
+static void inline_set(struct listing* listing, const void** a, size_t a_count, const void** b,
+                       size_t b_count) {
+  const size_t count = a_count + b_count;
+  if (count == 0) return;
+  listing->inlined = malloc(count * sizeof(*listing->inlined));
+  if (listing->inlined == NULL) {
+    listing->keep_unrun = 1;
+    return;
+  }
+  if (a_count != 0) memcpy(listing->inlined, a, a_count * sizeof(*a));
+  if (b_count != 0) memcpy(listing->inlined + a_count, b, b_count * sizeof(*b));
+  qsort(listing->inlined, count, sizeof(*listing->inlined), compare_pointers);
+  listing->inlined_count = count;
+}
+
+/* Checks the slots, lists what is queued and what waited for its initialization (naming those
+ * of its methods that ran), then names the methods inline scopes named and those listed before
+ * that ran since (all after the check: a Method* freed and reused by a class queued meanwhile
+ * must be ended before the new class's method can be named), and only then lets the classes
+ * listed go (no class can be unloaded while its methods are named). Under
  * work_lock. `last`: the table closes, and what has not been initialized by then never ran.
  * `jni` NULL: nothing more is named (VM exit, JNI gone). */
 static void work(jvmtiEnv* jvmti, JNIEnv* jni, int last) {
@@ -634,8 +840,11 @@ static void work(jvmtiEnv* jvmti, JNIEnv* jni, int last) {
   inlined_later_size = inlined_later_capacity = 0;
   taken = take_queue(jvmti, &count, &methods, &method_count);
   if (jni != NULL) {
-    for (i = 0; i < earlier_size; ++i) list_if_initialized(jvmti, &earlier[i], last);
-    for (i = 0; i < count; ++i) list_if_initialized(jvmti, &taken[i], last);
+    struct listing listing = {&out, last, !last, NULL, 0};
+    if (last) inline_set(&listing, inlined_earlier, inlined_earlier_size, methods, method_count);
+    for (i = 0; i < earlier_size; ++i) list_if_initialized(jvmti, jni, &earlier[i], &listing);
+    for (i = 0; i < count; ++i) list_if_initialized(jvmti, jni, &taken[i], &listing);
+    free(listing.inlined);
     name_inlined(jvmti, jni, inlined_earlier, inlined_earlier_size, last, &out);
     name_inlined(jvmti, jni, methods, method_count, last, &out);
     name_what_ran(jvmti, jni, &out);

@@ -10,12 +10,16 @@
  * they are prepared (ClassPrepare: a class's methods cannot run before). A class is only pinned
  * (a global reference) and queued by the thread that prepares it; a thread of the agent's own
  * lists its methods once it is initialized, so class loading pays a queue push and nothing more.
- * Only the methods a frame can hold are named (JVMTI's questions about a method, ~1 us each, were
- * nearly all of the table's cost at a JVM's start, and most methods listed never run): those that
- * ran, which HotSpot's interpreter gave counters on their first call (vm_structs.h), and those
- * compiled code inlined (they run there without counting, and deoptimization turns them into
- * interpreter frames). Each is named as from when its class was listed, however much later the
- * thread sees that it ran; the others are looked at again every 100 ms and when the table closes.
+ * Only the methods a frame can hold are named (most methods listed at a JVM's start never run):
+ * those that ran, which HotSpot's interpreter gave counters on their first call (vm_structs.h),
+ * and those compiled code inlined (they run there without counting, and deoptimization turns
+ * them into interpreter frames). Those that ran by the time their class is listed are named at
+ * once, while what listing read of them is in the CPU's caches; names, signatures, line tables
+ * and class names are read from HotSpot's structures (vm_structs.h: what JVMTI would answer,
+ * without its transitions into the VM and allocations), from JVMTI where they cannot be. Each is
+ * named as from when its class was listed, however much later the thread sees that it ran; the
+ * others are looked at again every 100 ms, and when the table closes (whose last listing keeps
+ * only the methods that ran or were inlined).
  * Under -Xint the interpreter counts nothing, and every method is named. The same thread reads
  * every known method's slot again every 100 ms: a slot that changed means the method is gone (its
  * class was unloaded: HotSpot clears the slot when it frees the method) or replaced (redefined:
