@@ -11,6 +11,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -24,7 +25,7 @@ namespace {
 using namespace Xbyak::util;  // NOLINT: register names read like assembly
 
 // DWARF numbers (registers.h).
-constexpr int kRbp = 6, kRsp = 7, kR13 = 13, kPc = 16;
+constexpr int kRbx = 3, kRbp = 6, kRsp = 7, kR13 = 13, kPc = 16;
 
 constexpr uint64_t kInterpreter = 0x100000;  // the interpreter's code: 64 KiB
 constexpr uint64_t kInterpreterSize = 0x10000;
@@ -271,6 +272,103 @@ TEST(HotspotInterpreterTest, AReturnEntrysFirstInstructionsRunInTheFrameReturned
   Walk walk = InterpreterLeaf(space);
   walk.registers.Set(kPc, kReturnEntry + 0x48);  // inside the second instruction
   walk.stack.Put(kLeafRbp - 16, kSp + 0x10);
+  EXPECT_EQ(walk.Run(space).reason, StopReason::kBadInterpreterFrame);
+}
+
+// A method entry's generate_fixed_frame, at kFixedFrame: the code the walk reads before a pc in it.
+constexpr uint64_t kFixedFrame = kInterpreter + 0x3000;
+
+struct FixedFrameCode {
+  std::vector<uint64_t> pcs;   // after each instruction from `mov rbp, rsp` on
+  std::vector<size_t> pushed;  // the slots pushed by then
+  std::vector<bool> codebase;  // whether r13 holds the code base by then
+  uint64_t before_enter = 0;   // `mov rbp, rsp` itself
+};
+
+FixedFrameCode PutFixedFrameCode(JvmSpace& space) {
+  Xbyak::CodeGenerator code(4096);
+  code.mov(rdx, ptr[rbx + 0x10]);  // the end of the method entry's locals loop
+  code.pop(rax);                   // not a push of the frame: before its start
+  code.push(rax);                  // the return address the entry popped
+  code.push(rbp);
+  FixedFrameCode out;
+  out.before_enter = kFixedFrame + code.getSize();
+  code.mov(rbp, rsp);
+  size_t pushed = 0;
+  bool codebase = false;
+  auto mark = [&](size_t pushes) {
+    pushed += pushes;
+    out.pcs.push_back(kFixedFrame + code.getSize());
+    out.pushed.push_back(pushed);
+    out.codebase.push_back(codebase);
+  };
+  mark(0);
+  code.push(r13);  // the sender sp
+  mark(1);
+  code.push(0);  // the last sp
+  mark(1);
+  code.mov(r13, ptr[rbx + 8]);
+  mark(0);
+  code.lea(r13, ptr[r13 + 0x30]);
+  codebase = true;
+  mark(0);
+  code.push(rbx);  // the Method*
+  mark(1);
+  code.mov(rdx, ptr[rbx + 0x18]);
+  mark(0);
+  code.test(rdx, rdx);
+  mark(0);
+  Xbyak::Label no_data;
+  code.jz(no_data);
+  mark(0);
+  code.add(rdx, 0x100);  // skipped or not, no push
+  code.L(no_data);
+  mark(0);
+  code.push(rdx);  // the mdp
+  mark(1);
+  // The interpreter's code before it (the walk reads 128 bytes before the pc).
+  for (uint64_t address = kFixedFrame - 0x100; address < kFixedFrame; ++address) {
+    space.code[address] = 0x90;
+  }
+  for (size_t i = 0; i < code.getSize(); ++i) space.code[kFixedFrame + i] = code.getCode()[i];
+  return out;
+}
+
+// Sampled while generate_fixed_frame pushes the fixed slots: rbp is the frame's, which is not
+// complete; its code says how far it got.
+Walk FrameBeingBuilt(const JvmSpace& space, uint64_t pc, size_t pushed, bool codebase) {
+  Walk walk = InterpreterLeaf(space);
+  walk.registers.Set(kPc, pc);
+  walk.registers.Set(kRsp, kLeafRbp - 8 * pushed);
+  walk.registers.Set(kRbx, kMethod1);
+  // The sender sp until the entry loads the code base (kBcp1: the test's method at its start).
+  walk.registers.Set(kR13, codebase ? kBcp1 : kLeafRbp + 0x20);
+  walk.stack.Put(kLeafRbp - 24, pushed >= 3 ? kMethod1 : 0);
+  walk.stack.Put(kLeafRbp - 16, 0);
+  return walk;
+}
+
+TEST(HotspotInterpreterTest, AFrameGenerateFixedFrameIsBuildingIsWalkedByItsCode) {
+  JvmSpace space;
+  const FixedFrameCode code = PutFixedFrameCode(space);
+  for (size_t i = 0; i < code.pcs.size(); ++i) {
+    const UnwindResult result =
+        FrameBeingBuilt(space, code.pcs[i], code.pushed[i], code.codebase[i]).Run(space);
+    ASSERT_EQ(result.frames.size(), 3u) << i;
+    EXPECT_EQ(result.frames[1].pc, kReturnEntry);
+    EXPECT_EQ(result.frames[1].interpreter, (InterpreterFrame{kMethod2, kBcp2}));
+    EXPECT_EQ(result.reason, StopReason::kOutermost);
+    // The Method* from rbx, then its slot; the bcp once r13 holds the code base.
+    EXPECT_EQ(result.frames[0].interpreter,
+              (InterpreterFrame{kMethod1, code.codebase[i] ? kBcp1 : 0}))
+        << i;
+  }
+  // The stack not as deep as the code pushed: not that frame.
+  EXPECT_EQ(FrameBeingBuilt(space, code.pcs[3], 1, false).Run(space).reason,
+            StopReason::kBadInterpreterFrame);
+  // Before `mov rbp, rsp`, rbp is the caller's, whose frame is at an invoke: refused.
+  Walk walk = FrameBeingBuilt(space, code.before_enter, 0, false);
+  walk.registers.Set(kRbp, kCallerRbp);
   EXPECT_EQ(walk.Run(space).reason, StopReason::kBadInterpreterFrame);
 }
 

@@ -38,6 +38,14 @@
 //    still set: `mov rsp, [rbp - 16]` restores the expression stack from it and
 //    `mov qword ptr [rbp - 16], 0` clears it (HotSpot's assembler encodes both so). r13 then holds
 //    what the callee left; the frame's bcp is its slot's, which the entry reloads next.
+// A running frame still being built is taken too, where its code says so exactly: the code
+// before the pc is generate_fixed_frame's start (`push rax`, the return address the method entry
+// popped; `push rbp`; `mov rbp, rsp`), then straight-line code that pushes the fixed slots one by
+// one, the sender sp (r13) first, and rsp lies as far below rbp as those pushes took it. Its
+// return address and the caller's rbp are then in place, the sender sp in r13 or its slot, the
+// Method* in rbx (the method entries' convention) or its slot once pushed, and the bcp is the
+// code base once the entry made r13 that (`lea r13, [r13 + codes]`), else unknown (0). Before
+// `mov rbp, rsp` rbp is the caller's: refused, as above.
 // A frame that fails is not unwound ("interpreter frame not valid"): nothing past it is trusted.
 //
 // The frame's Method* and bcp are kept with it, for naming the Java method it runs: the bcp is r13
@@ -47,6 +55,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 
 #include "jitscope/unwind/registers.h"
@@ -67,16 +76,16 @@ enum class InterpreterStep : uint8_t {
   kStackCopyTooShort,  // a slot lies past the end of the stack copy
 };
 
-// How many bytes of the code at a running frame's pc the step looks at.
-inline constexpr size_t kInterpreterInstructionBytes = 8;
+// The code at an address as the sample ran it, into `out`: how many bytes are known from there on
+// (AddressSpace::ReadCode).
+using CodeReader = std::function<size_t(uint64_t address, std::span<uint8_t> out)>;
 
 // The caller of the interpreter frame whose registers are `callee` (x86-64 only). `running`: the
-// frame's pc is the instruction that ran, not a return address; `code`, the bytes there as far as
-// they are known (up to kInterpreterInstructionBytes; none is allowed). Fills `caller` with the
-// caller's pc, rsp and rbp (every other register is unknown: HotSpot's Java calls save none) and
-// `frame`.
+// frame's pc is the instruction that ran, not a return address. `read_code` is asked for the code
+// around a running frame's pc where the checks above need it. Fills `caller` with the caller's pc,
+// rsp and rbp (every other register is unknown: HotSpot's Java calls save none) and `frame`.
 InterpreterStep StepInterpreterFrame(const RegisterFile& callee, const StackMemory& stack,
-                                     bool running, std::span<const uint8_t> code,
+                                     bool running, const CodeReader& read_code,
                                      RegisterFile& caller, InterpreterFrame& frame);
 
 }  // namespace jitscope::unwind

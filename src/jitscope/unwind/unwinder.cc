@@ -185,10 +185,10 @@ void Unwind(const RegisterFile& registers, const StackMemory& stack, AddressSpac
     bool signal_frame = false;
     if (found && at.interpreter) {
       InterpreterFrame frame;
-      std::array<uint8_t, kInterpreterInstructionBytes> code{};
-      const size_t known = activation ? space.ReadCode(lookup, code) : 0;
-      switch (StepInterpreterFrame(current, stack, activation, std::span(code.data(), known),
-                                   caller, frame)) {
+      const CodeReader read_code = [&space](uint64_t address, std::span<uint8_t> out) {
+        return space.ReadCode(address, out);
+      };
+      switch (StepInterpreterFrame(current, stack, activation, read_code, caller, frame)) {
         case InterpreterStep::kOk:
           break;
         case InterpreterStep::kNotAFrame:
