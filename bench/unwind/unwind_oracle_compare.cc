@@ -97,6 +97,7 @@ bool ChainSkippedCaller(const session::Sample& sample, const std::vector<uint64_
     if (walk[i + 1] != chain[i]) return false;
   }
   unwind::ModuleAt at;
+  walker.address_space().At(sample.pid, sample.time_ns, walker.JitTime(sample.time_ns));
   if (!walker.address_space().Find(chain[0], at) || at.interpreter) return false;
   const unwind::CfiRow* row = at.module != nullptr ? at.module->Find(chain[0] - at.bias) : nullptr;
   if (row == nullptr && at.derived != nullptr) row = at.derived->FindRow(chain[0]);
