@@ -690,6 +690,10 @@ static struct queued* queue;
 static size_t queue_size, queue_capacity;
 static const void** inlined;
 static size_t inlined_size, inlined_capacity;
+/* The COMPILED records written since: they go to the file with the naming thread's next batch
+ * (or once they fill one), not with a write() each, which was most of what a compiled method
+ * cost the JVM. */
+static struct buffer compiled_records;
 static volatile int table_open;
 static int thread_started;
 
@@ -714,7 +718,7 @@ static void enqueue(JNIEnv* jni, jclass klass, uint64_t since) {
 
 /* Takes the queues out from under the monitor. */
 static struct queued* take_queue(jvmtiEnv* jvmti, size_t* size, const void*** methods,
-                                 size_t* method_count) {
+                                 size_t* method_count, struct buffer* compiled) {
   struct queued* taken;
   (*jvmti)->RawMonitorEnter(jvmti, queue_monitor);
   taken = queue;
@@ -725,6 +729,8 @@ static struct queued* take_queue(jvmtiEnv* jvmti, size_t* size, const void*** me
   *method_count = inlined_size;
   inlined = NULL;
   inlined_size = inlined_capacity = 0;
+  *compiled = compiled_records;
+  memset(&compiled_records, 0, sizeof(compiled_records));
   (*jvmti)->RawMonitorExit(jvmti, queue_monitor);
   return taken;
 }
@@ -824,7 +830,7 @@ static void inline_set(struct listing* listing, const void** a, size_t a_count, 
  * work_lock. `last`: the table closes, and what has not been initialized by then never ran.
  * `jni` NULL: nothing more is named (VM exit, JNI gone). */
 static void work(jvmtiEnv* jvmti, JNIEnv* jni, int last) {
-  struct buffer out = {NULL, 0, 0, 0};
+  struct buffer out = {NULL, 0, 0, 0}, compiled;
   size_t count = 0, method_count = 0, i;
   struct queued* taken;
   const void** methods;
@@ -838,7 +844,9 @@ static void work(jvmtiEnv* jvmti, JNIEnv* jni, int last) {
   waiting_size = waiting_capacity = 0;
   inlined_later = NULL;
   inlined_later_size = inlined_later_capacity = 0;
-  taken = take_queue(jvmti, &count, &methods, &method_count);
+  taken = take_queue(jvmti, &count, &methods, &method_count, &compiled);
+  flush(&compiled);
+  release_buffer(&compiled);
   if (jni != NULL) {
     struct listing listing = {&out, last, !last, NULL, 0};
     if (last) inline_set(&listing, inlined_earlier, inlined_earlier_size, methods, method_count);
@@ -914,6 +922,10 @@ int method_table_open(jvmtiEnv* jvmti, JNIEnv* jni, const char* dir, int since_s
       (*jvmti)->CreateRawMonitor(jvmti, "jitscope JVM table", &queue_monitor) != JVMTI_ERROR_NONE) {
     return EIO;
   }
+  /* What a callback that raced with the last close left. */
+  (*jvmti)->RawMonitorEnter(jvmti, queue_monitor);
+  release_buffer(&compiled_records);
+  (*jvmti)->RawMonitorExit(jvmti, queue_monitor);
   pthread_mutex_lock(&work_lock);
   if (!layout.known) read_method_layout(&layout);
   fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
@@ -996,7 +1008,7 @@ void method_table_compiled(jvmtiEnv* jvmti, const void* code, jint size, const v
   const jvmtiCompiledMethodLoadRecordHeader* header = compile_info;
   const jvmtiCompiledMethodLoadInlineRecord* record = NULL;
   struct JitscopeJvmCompiled compiled;
-  struct buffer out = {NULL, 0, 0, 0};
+  struct buffer out = {NULL, 0, 0, 0}, full = {NULL, 0, 0, 0};
   uint32_t frames = 0;
   size_t at, first_queued;
   jint p, f;
@@ -1042,9 +1054,19 @@ void method_table_compiled(jvmtiEnv* jvmti, const void* code, jint size, const v
       if ((uintptr_t)method >= FIRST_POINTER) queue_inlined(method, first_queued);
     }
   }
-  (*jvmti)->RawMonitorExit(jvmti, queue_monitor);
   finish_record(&out, at);
-  flush(&out);
+  if (out.failed) {
+    count_failure();
+  } else {
+    put(&compiled_records, out.data, out.size);
+  }
+  if (compiled_records.size >= FLUSH_BYTES) {
+    full = compiled_records;
+    memset(&compiled_records, 0, sizeof(compiled_records));
+  }
+  (*jvmti)->RawMonitorExit(jvmti, queue_monitor);
+  flush(&full);
+  release_buffer(&full);
   release_buffer(&out);
 }
 

@@ -29,7 +29,8 @@
  *
  * Compiled code. CompiledMethodLoad's compile_info carries jvmtiCompiledMethodLoadInlineRecord:
  * for each debug pc of the code, the methods inlined there (innermost first) and their bytecode
- * indexes; written as they come, after the code's load in the trace.
+ * indexes; gathered as they come (after the code's load in the trace), and written with the
+ * naming thread's next batch, when the table closes, or once they fill a batch.
  *
  * Writes: records are gathered and written with one write() on an O_APPEND descriptor, whole, by
  * any thread; one mutex guards the descriptor's life. Failures are counted (the agent prints them
