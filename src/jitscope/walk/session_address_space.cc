@@ -55,19 +55,26 @@ const symbolize::CodeVersion* SessionAddressSpace::JitVersionAt(uint64_t pc) {
 }
 
 size_t SessionAddressSpace::ReadCode(uint64_t address, std::span<uint8_t> out) {
-  const symbolize::CodeVersion* version = JitVersionAt(address);
-  if (version == nullptr) return 0;
-  for (const symbolize::CodeVersion::Region& region : version->regions) {
-    if (address - region.address >= region.size) continue;
-    const uint64_t size = std::min<uint64_t>(out.size(), region.address + region.size - address);
-    const symbolize::CodeBytes bytes =
-        JitCodeOfProcess()->store.Read(address, size, region.loaded_ns);
-    const size_t known = static_cast<size_t>(
-        std::find(bytes.known.begin(), bytes.known.end(), false) - bytes.known.begin());
-    std::copy_n(bytes.bytes.begin(), known, out.begin());
-    return known;
+  JitCode* code = JitCodeOfProcess();
+  if (code == nullptr) return 0;
+  symbolize::CodeBytes bytes;
+  if (const symbolize::CodeVersion* version = JitVersionAt(address)) {
+    for (const symbolize::CodeVersion::Region& region : version->regions) {
+      if (address - region.address >= region.size) continue;
+      const uint64_t size = std::min<uint64_t>(out.size(), region.address + region.size - address);
+      bytes = code->store.Read(address, size, region.loaded_ns);
+      break;
+    }
+  } else if (InInterpreter(address)) {
+    // HotSpot generates its interpreter once and never changes it, so any read of its code holds
+    // the code every sample ran: one made after the sample (a perf map's code, which record reads
+    // while it records) or a JVM agent's later report of it.
+    bytes = code->store.Read(address, out.size(), symbolize::kLatest);
   }
-  return 0;
+  const size_t known = static_cast<size_t>(
+      std::find(bytes.known.begin(), bytes.known.end(), false) - bytes.known.begin());
+  std::copy_n(bytes.bytes.begin(), known, out.begin());
+  return known;
 }
 
 const unwind::DerivedRules& SessionAddressSpace::RulesOf(const symbolize::CodeVersion& version) {

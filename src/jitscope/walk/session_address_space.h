@@ -75,7 +75,8 @@ class SessionAddressSpace : public unwind::AddressSpace, private unwind::CallTar
   }
 
   bool Find(uint64_t pc, unwind::ModuleAt& found) override;
-  // JIT code's bytes, as the code version at the time the lookups are for holds them.
+  // JIT code's bytes, as the code version at the time the lookups are for holds them; HotSpot's
+  // interpreter's as any read of it holds them (it never changes).
   size_t ReadCode(uint64_t address, std::span<uint8_t> out) override;
 
   // Has the ELF files' modules opened from now on log what the walks read of them
