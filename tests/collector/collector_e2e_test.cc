@@ -416,7 +416,7 @@ TEST(CollectorEndToEnd, ABoundedTraceKeepsLiveCodeNamedAfterCleaning) {
 // separate traces, and nobody deadlocks.
 TEST(CollectorEndToEnd, ForkedChildrenRecordIntoTheirOwnTraces) {
   TempDir dir;
-  constexpr int kForks = 100 / test_support::kFaultRepeatDivisor;
+  constexpr int kForks = 100 / test_support::kRepeatDivisor;
   auto client =
       RunProgram({JITSCOPE_CLIENT, "fork", std::to_string(kForks)}, CollectorEnv(dir.path()));
   ASSERT_EQ(client.exit_code, 0) << client.err;

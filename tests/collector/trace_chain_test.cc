@@ -22,7 +22,6 @@
 #include "jitscope/symbolize/source_set.h"
 #include "jitscope/trace/chain.h"
 #include "jitscope/trace/reader.h"
-#include "support/fault_runs.h"
 #include "support/temp_dir.h"
 
 namespace jitscope::collector {
@@ -281,9 +280,9 @@ TEST_F(TraceChainTest, ThreadsLoadingAcrossMovesLoseNothing) {
   ExpectEveryLoadOnceAndTheLiveNamed(files, kPerThread, loaded, kLive);
 }
 
-// 2,000 moves; 500 under ASan, several times slower; 50 under TSan, which slows every event many
-// times more (500 moves took 7 minutes there, 100 took 85 s) and looks for races, which need the
-// moves to overlap appends, not to be many.
+// 2,000 moves; 100 under ASan+UBSan and 50 under TSan, which slow every event several and many
+// times (500 moves took 23 s under ASan+UBSan, 7 minutes under TSan): a sanitizer looks for memory
+// errors and races, which need the moves to overlap appends, not to be many.
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)
 #define JITSCOPE_TSAN 1
@@ -291,8 +290,10 @@ TEST_F(TraceChainTest, ThreadsLoadingAcrossMovesLoseNothing) {
 #endif
 #ifdef JITSCOPE_TSAN
 constexpr uint32_t kStressMoves = 50;
+#elif defined(JITSCOPE_SANITIZED_BUILD)
+constexpr uint32_t kStressMoves = 100;
 #else
-constexpr uint32_t kStressMoves = 2000 / test_support::kFaultRepeatDivisor;
+constexpr uint32_t kStressMoves = 2000;
 #endif
 
 // The stress test's descheduler (TraceSink::Options::pause): at one in 64 of the points where a

@@ -20,17 +20,10 @@
 #include <gtest/gtest.h>
 
 #include "support/process.h"
+#include "support/repeats.h"
 #include "support/temp_dir.h"
 
 namespace jitscope::test_support {
-
-// Sanitized builds run processes and forks several times slower: they repeat the faults fewer
-// times, to look for races; the unsanitized build repeats them to look for lost events.
-#ifdef JITSCOPE_SANITIZED_BUILD
-inline constexpr int kFaultRepeatDivisor = 4;
-#else
-inline constexpr int kFaultRepeatDivisor = 1;
-#endif
 
 // A fault of the matrix: the client's FAULT argument (ack_loop.h's EndBy), how the client ends
 // (the signal that ends it, or 0 and the status it exits with), and how often a test repeats it
@@ -40,7 +33,7 @@ struct Fault {
   int signal;
   int exit_code;  // -1 when a signal ends it (ProcessResult)
   int unsanitized_runs;
-  int runs() const { return unsanitized_runs / kFaultRepeatDivisor; }
+  int runs() const { return unsanitized_runs / kRepeatDivisor; }
 };
 inline constexpr Fault kSigkill{"kill", SIGKILL, -1, 20};
 inline constexpr Fault kSigsegv{"segv", SIGSEGV, -1, 10};

@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "support/repeats.h"
 #include "symbolize/index_test_util.h"
 
 namespace jitscope::symbolize {
@@ -415,7 +416,7 @@ void ExpectAnswersOfTheRegions(void (*make)(uint32_t seed, std::vector<uint64_t>
 }
 
 TEST(IndexLayout, AnswersWhatTheRegionsSay) {
-  ExpectAnswersOfTheRegions(RandomHistory, 200, 0x1400);
+  ExpectAnswersOfTheRegions(RandomHistory, 200 / test_support::kRepeatDivisor, 0x1400);
 }
 
 // Histories whose loads the builder takes straight into pieces (index_builder.h: in time order,
@@ -510,7 +511,7 @@ void StreamedHistory(uint32_t seed, std::vector<uint64_t>& times, IndexBuilder& 
 }
 
 TEST(IndexLayout, StreamedLoadsAnswerWhatTheRegionsSay) {
-  ExpectAnswersOfTheRegions(StreamedHistory, 120, 0x1600);
+  ExpectAnswersOfTheRegions(StreamedHistory, 120 / test_support::kRepeatDivisor, 0x1600);
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 
 #include "jitscope/unwind/call_effect.h"
 #include "jitscope/unwind/unwinder.h"
+#include "unwind/dwarf_registers.h"
 
 namespace jitscope::unwind {
 namespace {
@@ -27,8 +28,7 @@ namespace {
 using namespace Xbyak::util;  // NOLINT: register names read like assembly
 
 constexpr uint64_t kBase = 0x700000;
-// DWARF numbers (registers.h).
-constexpr int kRbx = 3, kRbp = 6, kRsp = 7, kR10 = 10, kR12 = 12, kR15 = 15;
+using namespace test;  // DWARF register numbers
 
 struct Expected {
   DerivedRule rule;

@@ -18,14 +18,14 @@
 #include "jitscope/disasm/decoder.h"
 #include "jitscope/unwind/derived_rules.h"
 #include "jitscope/unwind/unwinder.h"
+#include "unwind/dwarf_registers.h"
 
 namespace jitscope::unwind {
 namespace {
 
 using namespace Xbyak::util;  // NOLINT: register names read like assembly
 
-// DWARF numbers (registers.h).
-constexpr int kRbx = 3, kRbp = 6, kRsp = 7, kR13 = 13, kPc = 16;
+using namespace test;  // DWARF register numbers
 
 constexpr uint64_t kInterpreter = 0x100000;  // the interpreter's code: 64 KiB
 constexpr uint64_t kInterpreterSize = 0x10000;
