@@ -2,6 +2,7 @@
 //
 // `jitscope dump` on traces written here with the trace writer: exact text output, and what a
 // damaged or foreign file gives.
+#include <malloc.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -232,7 +233,11 @@ TEST(DumpCommandTest, AHugeLineTableIsWrittenWithoutHoldingIt) {
 // The peak resident memory of this process made what it is now (proc(5), clear_refs). A program
 // it starts takes on that peak (posix_spawn's child shares this process's memory until exec), so
 // a test that measures its children's peak (RUSAGE_CHILDREN) calls this before starting each.
+// What this process freed goes back to the system first: the tens of megabytes of the run before
+// (its output, what it was compared with) can stay in malloc's heap, resident, depending on the
+// sizes in which the output was read, and the child would take them on.
 void ResetPeakMemory() {
+  ::malloc_trim(0);
   std::ofstream clear_refs("/proc/self/clear_refs");
   clear_refs << "5";
   clear_refs.close();

@@ -599,6 +599,11 @@ class AttachSession {
   base::StatusOr<SessionResult> Finish() {
     session::RecordSink& writer = *sink_;
     agents_->Stop(result_.notes);
+    // The samples file whole, and the unwinding thread (walk/recording_unwinder.h) done with its
+    // last batches, before anything more is written into the session: those batches read the JIT
+    // files as they stand, and one that read a file being kept or copied there would leave its
+    // samples for the end. The samples are also read back below, for the ELF files they touched.
+    if (write_status_.ok()) write_status_ = writer.Flush();
     if (options_.jvm_perf_map) {
       // The JVMs that still run have compiled more since: their maps again.
       std::erase_if(jvms_, [](pid_t pid) { return !IsJavaVm(pid); });
@@ -617,8 +622,6 @@ class AttachSession {
       if (!options_.system_wide) {
         for (const std::string& problem : children_->problems()) result_.notes.push_back(problem);
       }
-      // The samples are read back to find the ELF files they touched.
-      if (write_status_.ok()) write_status_ = writer.Flush();
       CopyContainerElfFiles(containers_, options_.output_dir, info_, result_.notes);
       const std::set<pid_t> started(children_->children().begin(), children_->children().end());
       CopyContainerFiles(containers_, options_.system_wide, started, options_.output_dir, info_,
@@ -644,7 +647,6 @@ class AttachSession {
       while (::waitpid(command_->pid(), &wait_status_, 0) < 0 && errno == EINTR) {
       }
     }
-    if (write_status_.ok()) write_status_ = writer.Flush();
     result_.records_bytes = writer.records_bytes();
     RETURN_IF_ERROR(write_status_);
     info_.end_time_ns = base::MonotonicNowNs();
