@@ -86,8 +86,8 @@ std::vector<Dwarf_Op> AtCfa(int64_t offset) {
 // function's entry fails: the middle of a function (a stub's tail, a block reached only through a
 // table) meets its function's code in another state, or reaches its epilogue with the stack not
 // as a call left it, or never returns.
-bool Agrees(const disasm::Decoder& decoder, std::span<const CodeRegion> regions,
-            const stack_state::Exploration& candidate, const stack_state::Exploration& accepted) {
+bool Agrees(std::span<const CodeRegion> regions, const stack_state::Exploration& candidate,
+            const stack_state::Exploration& accepted) {
   if (!candidate.complete) return false;
   size_t returns = 0;
   for (const auto& [pc, visit] : candidate.visits) {
@@ -102,18 +102,14 @@ bool Agrees(const disasm::Decoder& decoder, std::span<const CodeRegion> regions,
     } else if (stack_state::OverlapsKnownInstruction(accepted, pc, visit.length)) {
       return false;
     }
-    const auto instruction = decoder.Decode(region->bytes.subspan(pc - region->address), pc);
-    if (!instruction) return false;
+    // The exploration is complete: it decoded every instruction it visited, and kept what
+    // this asks of it.
     const bool on_top = visit.state.ReturnAddressOnTop();
-    if (instruction->IsReturn()) {
+    if (visit.returns) {
       if (!on_top) return false;
       ++returns;
     }
-    const std::optional<uint64_t> target = instruction->BranchTarget();
-    if (instruction->IsJump() && target && stack_state::RegionOf(regions, *target) == nullptr &&
-        !on_top) {
-      return false;
-    }
+    if (visit.jumps_out && !on_top) return false;
   }
   return returns > 0;
 }
@@ -190,7 +186,7 @@ void ExploreFunctionsEndToEnd(const disasm::Decoder& decoder, std::span<const Co
         stack_state::Exploration candidate =
             stack_state::Explore(decoder, regions, pc, targets, /*switch_cases=*/true);
         budget -= std::min<uint64_t>(budget, candidate.visits.size());
-        if (Agrees(decoder, regions, candidate, explored)) {
+        if (Agrees(regions, candidate, explored)) {
           for (auto& [at, visit] : candidate.visits) explored.visits.try_emplace(at, visit);
           explored.call_ends.insert(explored.call_ends.end(), candidate.call_ends.begin(),
                                     candidate.call_ends.end());

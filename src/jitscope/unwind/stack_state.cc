@@ -372,6 +372,20 @@ bool IsIndirectJump(const disasm::Instruction& instruction) {
   return instruction.IsJump() && !instruction.BranchTarget();
 }
 
+// What a visit keeps of the instruction it decoded: what later checks of the exploration ask,
+// without decoding it again.
+void NoteInstruction(const disasm::Instruction& instruction, std::span<const CodeRegion> regions,
+                     Visit& visit) {
+  visit.length = instruction.length;
+  visit.indirect_jump = IsIndirectJump(instruction);
+  visit.ends_flow = instruction.EndsFlow();
+  visit.call = instruction.IsCall();
+  visit.returns = instruction.IsReturn();
+  const std::optional<uint64_t> target =
+      instruction.IsJump() ? instruction.BranchTarget() : std::nullopt;
+  visit.jumps_out = target && RegionOf(regions, *target) == nullptr;
+}
+
 // True when `address` is inside (not at the start of) an instruction `result` decoded:
 // instructions are at most 15 bytes long.
 bool InsideKnownInstruction(const Exploration& result, uint64_t address) {
@@ -461,10 +475,7 @@ std::optional<std::unordered_map<uint64_t, Visit>> ExploreCase(const disasm::Dec
     if (!instruction || CoversKnownInstruction(result, pc, instruction->length)) {
       return std::nullopt;
     }
-    visit.length = instruction->length;
-    visit.indirect_jump = IsIndirectJump(*instruction);
-    visit.ends_flow = instruction->EndsFlow();
-    visit.call = instruction->IsCall();
+    NoteInstruction(*instruction, regions, visit);
     if (instruction->IsReturn() && !visit.state.ReturnAddressOnTop()) return std::nullopt;
     State after = visit.state;
     Apply(after, *instruction, targets);
@@ -583,10 +594,7 @@ Exploration Explore(const disasm::Decoder& decoder, std::span<const CodeRegion> 
       visit.decodes = false;
       continue;
     }
-    visit.length = instruction->length;
-    visit.indirect_jump = IsIndirectJump(*instruction);
-    visit.ends_flow = instruction->EndsFlow();
-    visit.call = instruction->IsCall();
+    NoteInstruction(*instruction, regions, visit);
     if (visit.call) result.call_ends.push_back(instruction->End());
     State after = visit.state;
     Apply(after, *instruction, targets);

@@ -88,6 +88,8 @@ struct Visit {
   bool indirect_jump = false;  // jmp through a register or memory
   bool ends_flow = false;      // control never goes on to the next instruction
   bool call = false;
+  bool returns = false;    // a `ret`
+  bool jumps_out = false;  // a direct jump out of the regions explored (a tail call)
 };
 
 struct Exploration {
