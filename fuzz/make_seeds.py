@@ -12,7 +12,10 @@
 # The real seed corpus/jvm_table/openjdk17.jsm holds records of the JVM table libjvmti_opagent.so
 # wrote into OpenJDK 17 running `CallChain 3000 20000` (examples/jvmti-opagent): its header, the
 # METHOD records of java.lang.Object, java.lang.System and CallChain, and its first two COMPILED
-# records with inlined scopes, in the order the agent wrote them.
+# records with inlined scopes, in the order the agent wrote them. corpus/jvm_table/
+# openjdk17_redefined.jsm is the JVM table of tests/report/recorded/java-redefined (OpenJDK 17
+# running Redefining, which redefines a class five times: METHOD and END records of Method*s
+# that held one method, then another).
 # The real seeds corpus/eh_frame_subset/* are the section address, a pc and the .eh_frame (objcopy
 # -O binary --only-section=.eh_frame) of gcc 12 builds: archived_library of
 # tests/record/archived_library.c (-g -O1 -fPIC -shared, its ArchivedWork), personality_lsda of

@@ -182,6 +182,9 @@ static size_t unnamed_count, unnamed_capacity;
 static uint32_t* by_method;
 static size_t by_method_capacity, by_method_used;
 #define TOMBSTONE UINT32_MAX
+/* check_slots' list of the known methods whose slots changed, by index into `known`. */
+static uint32_t* replaced;
+static size_t replaced_capacity;
 static uint64_t last_check_ns;
 
 static size_t slot_of(const void* method) {
@@ -262,6 +265,9 @@ static void forget_everything(void) {
   free(by_method);
   by_method = NULL;
   by_method_capacity = by_method_used = 0;
+  free(replaced);
+  replaced = NULL;
+  replaced_capacity = 0;
 }
 
 /* "Lpkg/Outer$Inner;" → "pkg.Outer$Inner". */
@@ -545,16 +551,17 @@ static int add_known(jmethodID id, const void* method, uint32_t class_index, uin
 
 /* Reads every known method's slot again: a named method whose slot changed is ended at the last
  * check; if the slot holds another Method* (redefined), that one is known from now on, to be
- * named once it has run. */
+ * named once it has run. Every changed slot's old Method* is ended and forgotten before any new
+ * one is looked up: the methods a redefinition frees hold the class's next version's methods
+ * after the next one (HotSpot reuses their memory at once), so one slot's new Method* can be
+ * another's old one, and it is not known any more. */
 static void check_slots(struct buffer* out) {
   const uint64_t now = now_ns();
-  size_t k;
+  size_t k, count = 0, i;
   for (k = 0; k < known_count; ++k) {
     struct known_method* m = &known[k];
-    const void* current;
-    if (m->method == NULL) continue;
-    current = slot_value(m->id);
-    if (current == m->method) continue;
+    uint32_t* grown;
+    if (m->method == NULL || slot_value(m->id) == m->method) continue;
     if (m->state == kNamed) {
       struct JitscopeJvmEnd end;
       const size_t at = start_record(out, JITSCOPE_JVM_RECORD_END, now);
@@ -565,13 +572,25 @@ static void check_slots(struct buffer* out) {
     }
     unindex_method(k);
     m->method = NULL;
+    grown = room_for_one(replaced, &replaced_capacity, count, sizeof(*replaced), 64);
+    if (grown == NULL) {
+      count_failure(); /* the method is not followed any more */
+      continue;
+    }
+    replaced = grown;
+    replaced[count++] = (uint32_t)k;
+  }
+  for (i = 0; i < count; ++i) {
+    struct known_method* m = &known[replaced[i]];
+    const void* current = slot_value(m->id);
     if ((uintptr_t)current >= FIRST_POINTER && find_known(current) == 0) {
       const uint32_t was = m->state;
       m->method = current;
       m->since = now;
       m->state = kUnnamed;
-      index_method(k);
-      if (was != kUnnamed && !add_unnamed(k)) count_failure(); /* an unnamed one is there still */
+      index_method(replaced[i]);
+      /* an unnamed one is in `unnamed` still */
+      if (was != kUnnamed && !add_unnamed(replaced[i])) count_failure();
     }
   }
   last_check_ns = now;

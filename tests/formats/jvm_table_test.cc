@@ -75,6 +75,23 @@ TEST(JvmTableTest, EndsCloseTheEntryTheyFollow) {
   EXPECT_EQ(parsed->unmatched_ends, 1u);
 }
 
+// The agent ends what a check found gone before it names what the check found new, both at the
+// check's time: a Method* freed by one redefinition and holding another method after the next
+// begins its new entry at its old entry's END's time, and that END still closes the old one.
+TEST(JvmTableTest, AnEndClosesAnEntryReadBeforeItNotOneBegunAtItsTime) {
+  JvmTableBuilder::Method reused = WorkRun();
+  reused.name = "other";
+  JvmTableBuilder table(1);
+  table.AddMethod(100, WorkRun()).AddEnd(900, WorkRun().method, 800).AddMethod(900, reused);
+  const auto parsed = ParseJvmTable(Span(table.bytes()), "jvm-1.jsm");
+  ASSERT_TRUE(parsed.ok());
+  ASSERT_EQ(parsed->methods.size(), 2u);
+  EXPECT_EQ(parsed->methods[0].until_ns, 800u);
+  EXPECT_EQ(parsed->methods[1].since_ns, 900u);
+  EXPECT_EQ(parsed->methods[1].until_ns, kJvmForever);
+  EXPECT_EQ(parsed->unmatched_ends, 0u);
+}
+
 TEST(JvmTableTest, ReadsCompiledCodesInlineScopes) {
   JvmTableBuilder table(1);
   table.AddCompiled(2000, 0x7f1000000000, 0x200,

@@ -29,6 +29,7 @@
 
 #include "support/folded.h"
 #include "support/process.h"
+#include "support/redefined_versions.h"
 
 namespace jitscope::report {
 namespace {
@@ -123,6 +124,41 @@ TEST(RecordedSessionsTest, JavaInterpreterFramesAreWalkedAndNamedFromTheJvmTable
                     }));
 }
 
+// OpenJDK 17 under -Xint running Redefining, which redefines its class Redefined five times, from
+// version 1 (hot calls before) to version 2 (hot calls after) and back; its JVM table kept for
+// Redefining's and Redefined's methods and the ENDs of their Method*s (keep_jvm_session.py).
+// Each version's methods are new Method*s, from the third on in the memory of the version
+// before last's, often another method's (version 1's hot is version 3's constructor): every
+// frame is named from the entry of the version that held its Method* at the sample's time, at
+// that version's lines (support/redefined_versions.h).
+TEST(RecordedSessionsTest, AJavaClassRedefinedIsNamedFromTheVersionThatRanEachFrame) {
+  const std::string dir = kRecorded + "/java-redefined";
+  // One sample is deep in the JDK's own methods, whose entries were not kept: 37 interpreter
+  // frames, none named.
+  std::string unnamed = "Interpreter";
+  for (int i = 1; i < 37; ++i) unnamed += ";Interpreter";
+  const auto chains = SamplesByJitChain(Report({dir}));
+  EXPECT_EQ(chains, (std::map<std::string, uint64_t>{
+                        {"", 3},
+                        {unnamed, 1},
+                        {"Redefining.main([Ljava/lang/String:)V;Redefined.hot(JI)J;"
+                         "Redefined.before(JI)J",
+                         44},
+                        {"Redefining.main([Ljava/lang/String:)V;Redefined.hot(JI)J;"
+                         "Redefined.after(JI)J",
+                         26},
+                    }));
+  // By the lines, version 1's hot calling before in 44 samples, version 2's calling after in 26.
+  const auto speedscope = RunProgram({JITSCOPE_CLI, "report", dir, "--format", "speedscope"});
+  ASSERT_TRUE(speedscope.ok()) << speedscope.Describe();
+  const auto share = test_support::CheckRedefinedStacks(speedscope.out);
+  EXPECT_EQ(share.wrong, std::vector<std::string>{});
+  EXPECT_EQ(share.work, 70u);
+  EXPECT_EQ(share.named, 70u);
+  EXPECT_EQ(share.version_samples[0], 44u);
+  EXPECT_EQ(share.version_samples[1], 26u);
+}
+
 // Node 20 with only a perf map (`node --perf-basic-prof three_levels.js`): its code named from the
 // perf map kept in the session; TurboFan's code (*outer, holding middle and leaf inlined, and
 // *leaf) unwound by rules derived from the code record read from the running process
@@ -201,7 +237,7 @@ TEST_P(SelfContainedSessionTest, EveryFileItsSamplesNeedIsInside) {
 
 INSTANTIATE_TEST_SUITE_P(RecordedSessions, SelfContainedSessionTest,
                          ::testing::Values("jitvm-nofp", "lli", "onednn", "java-xint",
-                                           "node-perfmap"),
+                                           "java-redefined", "node-perfmap"),
                          [](const auto& info) {
                            std::string name = info.param;
                            std::erase(name, '-');

@@ -82,6 +82,28 @@ bool ReadCompiled(const Payload& p, uint64_t time, JvmCompiled& out) {
   return true;
 }
 
+// Closes the entry `end` ends: the latest-begun entry of its Method* that was read before it (the
+// agent writes a check's ENDs before it names what the check found, which may be the same
+// Method*, freed by one class and reused by another, with the END's own time as its start), that
+// began no later than it, and that is open still.
+void CloseEntry(ParsedJvmTable& parsed,
+                const std::unordered_map<uint64_t, std::vector<size_t>>& entries_of, JvmEnd& end) {
+  JvmMethod* latest = nullptr;
+  if (auto it = entries_of.find(end.method); it != entries_of.end()) {
+    for (size_t i : it->second) {
+      JvmMethod& m = parsed.methods[i];
+      if (m.since_ns > end.time_ns || m.until_ns != kJvmForever) continue;
+      if (latest == nullptr || m.since_ns >= latest->since_ns) latest = &m;
+    }
+  }
+  if (latest == nullptr) {
+    ++parsed.unmatched_ends;
+    return;
+  }
+  latest->until_ns = end.valid_until_ns;
+  end.matched = true;
+}
+
 }  // namespace
 
 bool LooksLikeJvmTable(std::span<const uint8_t> bytes) {
@@ -113,6 +135,8 @@ base::StatusOr<ParsedJvmTable> ParseJvmTable(std::span<const uint8_t> bytes,
   ParsedJvmTable parsed;
   parsed.pid = *pid;
   parsed.start_ns = *start;
+  // Each Method*'s entries read so far, by index into `methods`: an END closes one of these.
+  std::unordered_map<uint64_t, std::vector<size_t>> entries_of;
   uint64_t offset = *header_size;
   while (offset < bytes.size()) {
     const auto type = reader.Int<uint32_t>(offset);
@@ -131,7 +155,11 @@ base::StatusOr<ParsedJvmTable> ParseJvmTable(std::span<const uint8_t> bytes,
       case JITSCOPE_JVM_RECORD_METHOD:
         index = parsed.methods.size();
         read = ReadMethod(payload, *time, parsed.methods.emplace_back());
-        if (!read) parsed.methods.pop_back();
+        if (!read) {
+          parsed.methods.pop_back();
+        } else {
+          entries_of[parsed.methods.back().method].push_back(index);
+        }
         break;
       case JITSCOPE_JVM_RECORD_END:
         index = parsed.ends.size();
@@ -139,6 +167,7 @@ base::StatusOr<ParsedJvmTable> ParseJvmTable(std::span<const uint8_t> bytes,
         if (read) {
           parsed.ends.push_back({*time, *reader.Int<uint64_t>(payload.begin),
                                  *reader.Int<uint64_t>(payload.begin + 8), false});
+          CloseEntry(parsed, entries_of, parsed.ends.back());
         }
         break;
       case JITSCOPE_JVM_RECORD_COMPILED:
@@ -158,27 +187,6 @@ base::StatusOr<ParsedJvmTable> ParseJvmTable(std::span<const uint8_t> bytes,
     }
     parsed.records.push_back({*type, offset, *time, index});
     offset += *size;
-  }
-  // An END closes the latest entry of its Method* that began before it and is not closed yet.
-  std::unordered_map<uint64_t, std::vector<size_t>> entries_of;
-  for (size_t i = 0; i < parsed.methods.size(); ++i) {
-    entries_of[parsed.methods[i].method].push_back(i);
-  }
-  for (JvmEnd& end : parsed.ends) {
-    JvmMethod* latest = nullptr;
-    if (auto it = entries_of.find(end.method); it != entries_of.end()) {
-      for (size_t i : it->second) {
-        JvmMethod& m = parsed.methods[i];
-        if (m.since_ns > end.time_ns || m.until_ns != kJvmForever) continue;
-        if (latest == nullptr || m.since_ns >= latest->since_ns) latest = &m;
-      }
-    }
-    if (latest == nullptr) {
-      ++parsed.unmatched_ends;
-      continue;
-    }
-    latest->until_ns = end.valid_until_ns;
-    end.matched = true;
   }
   return parsed;
 }

@@ -92,7 +92,7 @@ struct ParsedJvmTable {
   std::vector<JvmEnd> ends;
   std::vector<JvmCompiled> compiled;
   std::vector<JvmRecord> records;
-  // ENDs of a Method* no entry held at the time: dropped.
+  // ENDs of a Method* no entry read before them held at the time: dropped.
   uint64_t unmatched_ends = 0;
   base::Status error;  // where a record did not parse (a torn last record included)
 };
