@@ -52,7 +52,9 @@ static int reporting_since_start;
 /* The directory the VM's own configuration names (-agentpath:...=dir=DIR), for the JVM table that
  * opens at VMInit; NULL: the environment's. */
 static char* start_dir;
-static volatile unsigned long failed_calls; /* approximate under races; only reported */
+/* Approximate under races; only reported. */
+static volatile unsigned long failed_calls;   /* op_* calls that failed */
+static volatile unsigned long failed_queries; /* compiled methods JVMTI could not describe */
 
 static void note_failure(int result) {
   if (result != 0) __atomic_add_fetch(&failed_calls, 1, __ATOMIC_RELAXED);
@@ -135,10 +137,15 @@ static void JNICALL compiled_method_load(jvmtiEnv* jvmti, jmethodID method, jint
   char class_buffer[512], symbol[2048];
   const op_agent_t reporter = current_agent();
   if (reporter == NULL) return;
-  if ((*jvmti)->GetMethodDeclaringClass(jvmti, method, &klass) != JVMTI_ERROR_NONE ||
-      (*jvmti)->GetClassSignature(jvmti, klass, &class_signature, NULL) != JVMTI_ERROR_NONE ||
-      (*jvmti)->GetMethodName(jvmti, method, &name, &signature, NULL) != JVMTI_ERROR_NONE) {
-    note_failure(-1);
+  jvmtiError error;
+  if ((error = (*jvmti)->GetMethodDeclaringClass(jvmti, method, &klass)) != JVMTI_ERROR_NONE ||
+      (error = (*jvmti)->GetClassSignature(jvmti, klass, &class_signature, NULL)) !=
+          JVMTI_ERROR_NONE ||
+      (error = (*jvmti)->GetMethodName(jvmti, method, &name, &signature, NULL)) !=
+          JVMTI_ERROR_NONE) {
+    /* The VM posts what its compilers finish while it exits, after VMDeath, when JVMTI answers
+     * nothing (JVMTI_ERROR_WRONG_PHASE): that code never runs, and there is nothing to report. */
+    if (error != JVMTI_ERROR_WRONG_PHASE) __atomic_add_fetch(&failed_queries, 1, __ATOMIC_RELAXED);
   } else {
     class_name(class_signature, class_buffer, sizeof(class_buffer));
     snprintf(symbol, sizeof(symbol), "%s.%s%s", class_buffer, name, signature);
@@ -440,10 +447,16 @@ JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM* vm, char* options, void* reserved)
 /* Once for each successful load of the library, at VM exit. */
 JNIEXPORT void JNICALL Agent_OnUnload(JavaVM* vm) {
   const unsigned long failed = __atomic_exchange_n(&failed_calls, 0, __ATOMIC_RELAXED);
+  const unsigned long undescribed = __atomic_exchange_n(&failed_queries, 0, __ATOMIC_RELAXED);
   unsigned long table_failed;
   (void)vm;
   if (failed != 0) {
     fprintf(stderr, "jvmti_opagent: %lu op_* calls failed (see the jitscope log)\n", failed);
+  }
+  if (undescribed != 0) {
+    fprintf(stderr,
+            "jvmti_opagent: %lu compiled methods were not reported: JVMTI could not name them\n",
+            undescribed);
   }
   stop_reporting(NULL);
   table_failed = method_table_failures();

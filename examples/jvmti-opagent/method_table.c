@@ -185,6 +185,9 @@ static size_t by_method_capacity, by_method_used;
 /* check_slots' list of the known methods whose slots changed, by index into `known`. */
 static uint32_t* replaced;
 static size_t replaced_capacity;
+/* list_class's list of the methods of the class it lists that ran, by index into `known`. */
+static uint32_t* listed_ran;
+static size_t listed_ran_capacity;
 static uint64_t last_check_ns;
 
 static size_t slot_of(const void* method) {
@@ -268,6 +271,9 @@ static void forget_everything(void) {
   free(replaced);
   replaced = NULL;
   replaced_capacity = 0;
+  free(listed_ran);
+  listed_ran = NULL;
+  listed_ran_capacity = 0;
 }
 
 /* "Lpkg/Outer$Inner;" → "pkg.Outer$Inner". */
@@ -650,6 +656,23 @@ static int keeps_unrun(const struct listing* listing, const void* method) {
                                          sizeof(*listing->inlined), compare_pointers) != NULL);
 }
 
+/* Names the known methods `ran` (indices into `known`) of class `klass`, which have run, a few at
+ * a time: what naming each reads is asked of the CPU for all of them first
+ * (prefetch_descriptions), so that their reads of memory overlap instead of waiting one after
+ * another (about a sixth of what naming them cost). */
+#define NAMED_TOGETHER 32
+static void name_listed(jvmtiEnv* jvmti, JNIEnv* jni, jclass klass, const uint32_t* ran,
+                        size_t count, struct buffer* out) {
+  size_t first, i;
+  for (first = 0; first < count; first += NAMED_TOGETHER) {
+    const size_t n = count - first < NAMED_TOGETHER ? count - first : NAMED_TOGETHER;
+    const void* methods[NAMED_TOGETHER];
+    for (i = 0; i < n; ++i) methods[i] = known[ran[first + i]].method;
+    prefetch_descriptions(&layout, methods, n);
+    for (i = 0; i < n; ++i) name_known(jvmti, jni, ran[first + i], klass, out);
+  }
+}
+
 /* Lists the methods of a prepared class (one not yet prepared has none to list: its ClassPrepare
  * comes later), and names those that may have run at once, while what JVMTI read of them to list
  * them is still in the CPU's caches (that and the naming touch the same Method and ConstMethod,
@@ -659,14 +682,15 @@ static void list_class(jvmtiEnv* jvmti, JNIEnv* jni, jclass klass, uint64_t sinc
   jint count = 0, i;
   jmethodID* methods = NULL;
   uint32_t class_index = 0;
+  size_t ran_count = 0;
   int added = 0;
   if ((*jvmti)->GetClassMethods(jvmti, klass, &count, &methods) != JVMTI_ERROR_NONE) return;
   for (i = 0; i < count; ++i) {
     const void* method = slot_value(methods[i]);
     int ran;
-    if ((uintptr_t)method < FIRST_POINTER || find_known(method) != 0) continue;
+    if ((uintptr_t)method < FIRST_POINTER) continue;
     ran = may_have_run(methods[i], method);
-    if (!ran && !keeps_unrun(listing, method)) continue;
+    if ((!ran && !keeps_unrun(listing, method)) || find_known(method) != 0) continue;
     if (!added) {
       if (!add_class(&class_index)) {
         count_failure();
@@ -677,9 +701,14 @@ static void list_class(jvmtiEnv* jvmti, JNIEnv* jni, jclass klass, uint64_t sinc
     if (!add_known(methods[i], method, class_index, since)) {
       count_failure();
     } else if (ran) {
-      name_known(jvmti, jni, known_count - 1, klass, listing->out);
+      uint32_t* grown =
+          room_for_one(listed_ran, &listed_ran_capacity, ran_count, sizeof(*listed_ran), 256);
+      if (grown == NULL) continue; /* named with the unnamed that ran, after the listing */
+      listed_ran = grown;
+      listed_ran[ran_count++] = (uint32_t)(known_count - 1);
     }
   }
+  name_listed(jvmti, jni, klass, listed_ran, ran_count, listing->out);
   deallocate(jvmti, methods);
 }
 

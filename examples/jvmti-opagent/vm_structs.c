@@ -209,6 +209,52 @@ int describe_method(const struct method_layout* layout, const void* method,
   return 1;
 }
 
+/* The address of the pool entry `index` of `pool`, or NULL when the index is outside it. */
+static const char* pool_entry(const struct method_layout* layout, const char* pool,
+                              uint16_t index) {
+  int32_t length;
+  memcpy(&length, pool + layout->pool_length_offset, sizeof(length));
+  if (index == 0 || index >= length) return NULL;
+  return pool + layout->constant_pool_size + (size_t)index * sizeof(void*);
+}
+
+void prefetch_descriptions(const struct method_layout* layout, const void* const* methods,
+                           size_t count) {
+  size_t i;
+  if (!layout->names_known) return;
+  for (i = 0; i < count; ++i) {
+    const char* const_method;
+    if (!plausible(methods[i])) continue;
+    const_method = pointer_at(methods[i], layout->const_method_offset);
+    __builtin_prefetch(const_method + layout->name_index_offset);
+    __builtin_prefetch(const_method + layout->constants_offset);
+  }
+  for (i = 0; i < count; ++i) {
+    const char *const_method, *pool;
+    uint16_t name_index, signature_index;
+    if (!constants_of(layout, methods[i], &const_method, &pool)) continue;
+    memcpy(&name_index, const_method + layout->name_index_offset, sizeof(name_index));
+    memcpy(&signature_index, const_method + layout->signature_index_offset,
+           sizeof(signature_index));
+    __builtin_prefetch(pool + layout->pool_length_offset);
+    __builtin_prefetch(pool + layout->constant_pool_size + (size_t)name_index * sizeof(void*));
+    __builtin_prefetch(pool + layout->constant_pool_size + (size_t)signature_index * sizeof(void*));
+  }
+  for (i = 0; i < count; ++i) {
+    const char *const_method, *pool, *entry;
+    uint16_t index, code_size;
+    if (!constants_of(layout, methods[i], &const_method, &pool)) continue;
+    memcpy(&index, const_method + layout->name_index_offset, sizeof(index));
+    if ((entry = pool_entry(layout, pool, index)) != NULL)
+      __builtin_prefetch((const char*)pointer_at(entry, 0) + layout->symbol_length_offset);
+    memcpy(&index, const_method + layout->signature_index_offset, sizeof(index));
+    if ((entry = pool_entry(layout, pool, index)) != NULL)
+      __builtin_prefetch((const char*)pointer_at(entry, 0) + layout->symbol_length_offset);
+    memcpy(&code_size, const_method + layout->code_size_offset, sizeof(code_size));
+    __builtin_prefetch(const_method + layout->const_method_size + code_size);
+  }
+}
+
 int describe_class(const struct method_layout* layout, const void* method, const char** name,
                    uint16_t* name_size, const char** file, uint16_t* file_size) {
   const char *const_method, *pool, *klass, *class_pool;

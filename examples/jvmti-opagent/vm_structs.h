@@ -84,6 +84,13 @@ int method_has_counters(const struct method_layout* layout, const void* method);
 int describe_method(const struct method_layout* layout, const void* method,
                     struct method_description* description);
 
+/* Asks the CPU for what describe_method will read of each of `methods` (live Method*s), a step
+ * of the chain Method, ConstMethod, constant pool, Symbol at a time for all of them: naming the
+ * methods of a class one by one waits for each of those reads in turn, most of them memory no
+ * one touched since the class was loaded. */
+void prefetch_descriptions(const struct method_layout* layout, const void* const* methods,
+                           size_t count);
+
 /* Reads the name of the class that declares `method` (a live Method*), as HotSpot keeps it
  * ("pkg/Outer$Inner"), and its source file's ("Outer.java"; NULL and 0 when the class file does
  * not say). Returns 0 when the layout does not say or what it read cannot be a class's. */
