@@ -74,6 +74,26 @@ TEST(SourceSetTest, AJvmsInterpreterAndMethodsAreFoundInItsFiles) {
   EXPECT_TRUE(set->JavaMethodsOf(56).empty());
 }
 
+// A perf map whose engine died, or was copied, in the middle of a line: the lines before it name
+// their code, and the one cut short is left out and said, not read as a name cut short.
+TEST(SourceSetTest, APerfMapsLastLineCutShortIsLeftOutAndSaid) {
+  test_support::TempDir dir;
+  const std::string path = dir.path() + "/perf-66.map";
+  ASSERT_TRUE(test_support::WriteFile(path, "1000 10 whole\n2000 10 cut sh"));
+  auto set = SourceSet::Open({dir.path()});
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  EXPECT_EQ(
+      set->problems(),
+      std::vector<std::string>{path + ": its last line (14 bytes) has no newline: it was cut short "
+                                      "while it was written, and is left out"});
+  SymbolIndex index = set->BuildIndex(66);
+  Resolution resolution;
+  ASSERT_TRUE(index.Resolve(0x1004, kLatest, resolution));
+  ASSERT_FALSE(resolution.frames.empty());
+  EXPECT_EQ(resolution.frames[0].name, "whole");
+  EXPECT_FALSE(index.Resolve(0x2004, kLatest, resolution));
+}
+
 constexpr uint32_t kPid = 77;
 
 // A jitdump of process kPid: its header, then a CODE_LOAD at each of `times`, of 16 bytes of

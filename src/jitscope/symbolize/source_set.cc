@@ -140,6 +140,12 @@ base::Status SourceSet::Add(const std::string& path, bool explicit_path,
       formats::ParsedPerfMap parsed = formats::ParsePerfMap(mapping.bytes(), path);
       file->pid = formats::PerfMapPid(path);
       damage = parsed.error;
+      if (damage.ok() && parsed.torn_tail_bytes > 0) {
+        damage = base::Status::Error(
+            "%s: its last line (%llu bytes) has no newline: it was cut short while it was "
+            "written, and is left out",
+            path.c_str(), static_cast<unsigned long long>(parsed.torn_tail_bytes));
+      }
       file->parsed = std::move(parsed);
       break;
     }
