@@ -11,9 +11,13 @@
 // which reads every method's slot every 100 ms (300: it sees each version in the slots, and each
 // version's methods after they ran; 0: versions come and go between its looks). A fixed amount
 // of work, whatever the machine's speed: rounds × calls of hot, each running `iterations`
-// iterations of its callee's loop.
+// iterations of its callee's loop. Each round but the first redefines the class `burst` times
+// in a row, from one version to the other (an even number: back to the version it ran, mostly
+// between two of the agent's looks, with the memory HotSpot freed and gave again on the way);
+// with more than one, the program prints when each burst began and ended (System.nanoTime:
+// CLOCK_MONOTONIC, as the agent's times), a line "burst <begin> <end>" each, after the versions.
 // Usage: java -jar redefining.jar <directory of version 2's Redefined.class> [rounds [calls
-// [iterations [pause]]]]; prints the version each round ran.
+// [iterations [pause [burst]]]]]; prints the version each round ran.
 import java.io.InputStream;
 import java.lang.instrument.ClassDefinition;
 import java.lang.instrument.Instrumentation;
@@ -40,11 +44,20 @@ public final class Redefining {
     final int calls = args.length > 2 ? Integer.parseInt(args[2]) : 20;
     final int iterations = args.length > 3 ? Integer.parseInt(args[3]) : 1_000_000;
     final long pause = args.length > 4 ? Long.parseLong(args[4]) : 300;
+    final int burst = args.length > 5 ? Integer.parseInt(args[5]) : 1;
     final StringBuilder ran = new StringBuilder();
+    final StringBuilder bursts = new StringBuilder();
     long sum = 0;
+    int redefinitions = 0;
     for (int round = 0; round < rounds; round++) {
       if (round > 0) {
-        instrumentation.redefineClasses(new ClassDefinition(Redefined.class, versions[round % 2]));
+        final long begin = System.nanoTime();
+        for (int i = 0; i < burst; i++) {
+          ++redefinitions;
+          instrumentation.redefineClasses(
+              new ClassDefinition(Redefined.class, versions[redefinitions % 2]));
+        }
+        bursts.append("\nburst ").append(begin).append(' ').append(System.nanoTime());
       }
       Thread.sleep(pause);
       for (int call = 0; call < calls; call++) {
@@ -53,6 +66,7 @@ public final class Redefining {
       ran.append(' ').append(Redefined.version());
       Thread.sleep(pause);
     }
-    System.out.println("Redefining: versions" + ran + ", checksum " + sum);
+    System.out.println(
+        "Redefining: versions" + ran + ", checksum " + sum + (burst > 1 ? bursts : ""));
   }
 }

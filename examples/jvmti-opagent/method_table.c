@@ -156,6 +156,13 @@ static void* room_for_one(void* array, size_t* capacity, size_t count, size_t si
 struct class_names {
   char* name; /* "pkg.Outer$Inner"; NULL until a method of the class is named */
   char* file; /* "pkg/Outer.java", or NULL */
+  /* The class (a weak global reference: it may be unloaded; NULL once it is, or when its count
+   * cannot be read) and its java.lang.Class.classRedefinedCount when last read, which HotSpot
+   * increments at each redefinition of the class (RedefineClasses, at a safepoint): a slot may
+   * hold the same Method* after two redefinitions, but never the same count. */
+  jweak klass;
+  jint redefinitions;
+  int redefined; /* check_slots': the count changed since the last check */
 };
 static struct class_names* classes;
 static size_t class_count, class_capacity;
@@ -189,6 +196,9 @@ static size_t replaced_capacity;
 static uint32_t* listed_ran;
 static size_t listed_ran_capacity;
 static uint64_t last_check_ns;
+/* java.lang.Class.classRedefinedCount; NULL when this JVM has no such field (then only the slots
+ * tell a redefinition). */
+static jfieldID redefinitions_field;
 
 static size_t slot_of(const void* method) {
   uint64_t h = (uint64_t)(uintptr_t)method * 0x9e3779b97f4a7c15u;
@@ -250,11 +260,13 @@ static void unindex_method(size_t k) {
   }
 }
 
-static void forget_everything(void) {
+/* `jni` NULL: at VM exit, when the classes' references are left to the dying VM. */
+static void forget_everything(JNIEnv* jni) {
   size_t i;
   for (i = 0; i < class_count; ++i) {
     free(classes[i].name);
     free(classes[i].file);
+    if (jni != NULL && classes[i].klass != NULL) (*jni)->DeleteWeakGlobalRef(jni, classes[i].klass);
   }
   free(classes);
   classes = NULL;
@@ -450,14 +462,34 @@ static uint32_t put_method(jvmtiEnv* jvmti, struct buffer* out, jmethodID id, co
   return state;
 }
 
-/* A class whose names are read when the first of its methods is named. */
-static int add_class(uint32_t* index) {
+/* `klass`'s classRedefinedCount; -1 when it cannot be read (no such field, or a weak reference
+ * whose class was unloaded). */
+static jint redefinitions_of(JNIEnv* jni, jobject klass) {
+  jobject held;
+  jint count;
+  if (redefinitions_field == NULL || (held = (*jni)->NewLocalRef(jni, klass)) == NULL) return -1;
+  count = (*jni)->GetIntField(jni, held, redefinitions_field);
+  (*jni)->DeleteLocalRef(jni, held);
+  return count;
+}
+
+/* A class whose names are read when the first of its methods is named. `follow`: the class, for
+ * check_slots to follow its redefinitions, redefined `redefinitions` times before its methods
+ * were listed (-1: not known); NULL: not followed (the table closes, or the count is unknown). */
+static int add_class(JNIEnv* jni, jclass follow, jint redefinitions, uint32_t* index) {
   struct class_names* grown =
       room_for_one(classes, &class_capacity, class_count, sizeof(*classes), 1024);
   if (grown == NULL) return 0;
   classes = grown;
   classes[class_count].name = NULL;
   classes[class_count].file = NULL;
+  classes[class_count].klass = NULL;
+  classes[class_count].redefinitions = redefinitions;
+  classes[class_count].redefined = 0;
+  if (follow != NULL && redefinitions >= 0 &&
+      (classes[class_count].klass = (*jni)->NewWeakGlobalRef(jni, follow)) == NULL) {
+    count_failure(); /* its redefinitions are told by its slots alone */
+  }
   *index = (uint32_t)class_count++;
   return 1;
 }
@@ -555,24 +587,59 @@ static int add_known(jmethodID id, const void* method, uint32_t class_index, uin
   return add_unnamed(known_count - 1);
 }
 
-/* Reads every known method's slot again: a named method whose slot changed is ended at the last
- * check; if the slot holds another Method* (redefined), that one is known from now on, to be
- * named once it has run. Every changed slot's old Method* is ended and forgotten before any new
- * one is looked up: the methods a redefinition frees hold the class's next version's methods
- * after the next one (HotSpot reuses their memory at once), so one slot's new Method* can be
- * another's old one, and it is not known any more. */
-static void check_slots(struct buffer* out) {
+/* Marks the classes redefined since the last check (their classRedefinedCount changed), and stops
+ * following those unloaded (their slots tell it). */
+static void read_redefinitions(JNIEnv* jni) {
+  size_t i;
+  for (i = 0; i < class_count; ++i) {
+    struct class_names* c = &classes[i];
+    jint count;
+    c->redefined = 0;
+    if (c->klass == NULL) continue;
+    count = redefinitions_of(jni, c->klass);
+    if (count < 0) {
+      (*jni)->DeleteWeakGlobalRef(jni, c->klass);
+      c->klass = NULL;
+    } else if (count != c->redefinitions) {
+      c->redefinitions = count;
+      c->redefined = 1;
+    }
+  }
+}
+
+/* Reads every known method's class's count of redefinitions (`jni` NULL: not), then every known
+ * method's slot again: a named method whose slot changed, or whose class was redefined, is ended
+ * at the last check; its slot's Method* now is known from after the counts were read on, to be
+ * named once it has run. A slot can hold the same Method* after its class was redefined twice or
+ * more since the last check (HotSpot reuses the memory of the methods it frees at once), and
+ * that is another method or version: only the count tells. The check's time is taken before the
+ * counts are read (a redefinition they miss comes after it: the next check ends the entries at
+ * it), and the new Method*s are known from a time taken after (reading a count waits for a
+ * redefinition under way, the slots do not: an entry begun before a redefinition the next check
+ * sees is ended where it began, empty). Every changed slot's old Method* is ended and forgotten
+ * before any new one is looked up: the methods a redefinition frees hold the class's next
+ * version's methods after the next one, so one slot's new Method* can be another's old one, and
+ * it is not known any more. */
+static void check_slots(JNIEnv* jni, struct buffer* out) {
   const uint64_t now = now_ns();
+  uint64_t since = now;
   size_t k, count = 0, i;
+  if (jni != NULL) {
+    read_redefinitions(jni);
+    since = now_ns();
+  }
   for (k = 0; k < known_count; ++k) {
     struct known_method* m = &known[k];
     uint32_t* grown;
-    if (m->method == NULL || slot_value(m->id) == m->method) continue;
+    if (m->method == NULL ||
+        (slot_value(m->id) == m->method && (jni == NULL || !classes[m->class_index].redefined))) {
+      continue;
+    }
     if (m->state == kNamed) {
       struct JitscopeJvmEnd end;
-      const size_t at = start_record(out, JITSCOPE_JVM_RECORD_END, now);
+      const size_t at = start_record(out, JITSCOPE_JVM_RECORD_END, since);
       end.method = (uint64_t)(uintptr_t)m->method;
-      end.valid_until_ns = last_check_ns;
+      end.valid_until_ns = last_check_ns > m->since ? last_check_ns : m->since;
       put(out, &end, sizeof(end));
       finish_record(out, at);
     }
@@ -592,7 +659,7 @@ static void check_slots(struct buffer* out) {
     if ((uintptr_t)current >= FIRST_POINTER && find_known(current) == 0) {
       const uint32_t was = m->state;
       m->method = current;
-      m->since = now;
+      m->since = since;
       m->state = kUnnamed;
       index_method(replaced[i]);
       /* an unnamed one is in `unnamed` still */
@@ -676,14 +743,22 @@ static void name_listed(jvmtiEnv* jvmti, JNIEnv* jni, jclass klass, const uint32
 /* Lists the methods of a prepared class (one not yet prepared has none to list: its ClassPrepare
  * comes later), and names those that may have run at once, while what JVMTI read of them to list
  * them is still in the CPU's caches (that and the naming touch the same Method and ConstMethod,
- * mostly memory nothing else read since the class was loaded); the others wait in `unnamed`. */
+ * mostly memory nothing else read since the class was loaded); the others wait in `unnamed`.
+ * Its count of redefinitions is read first (a redefinition after it shows at the next check);
+ * a class redefined already (when, nothing tells) has its methods known from that read on, not
+ * from its preparation: a slot's Method* may have held an earlier version before. */
 static void list_class(jvmtiEnv* jvmti, JNIEnv* jni, jclass klass, uint64_t since,
                        const struct listing* listing) {
+  const jint redefinitions = redefinitions_of(jni, klass);
   jint count = 0, i;
   jmethodID* methods = NULL;
   uint32_t class_index = 0;
   size_t ran_count = 0;
   int added = 0;
+  if (redefinitions > 0) {
+    const uint64_t read = now_ns();
+    if (since < read) since = read;
+  }
   if ((*jvmti)->GetClassMethods(jvmti, klass, &count, &methods) != JVMTI_ERROR_NONE) return;
   for (i = 0; i < count; ++i) {
     const void* method = slot_value(methods[i]);
@@ -692,7 +767,7 @@ static void list_class(jvmtiEnv* jvmti, JNIEnv* jni, jclass klass, uint64_t sinc
     ran = may_have_run(methods[i], method);
     if ((!ran && !keeps_unrun(listing, method)) || find_known(method) != 0) continue;
     if (!added) {
-      if (!add_class(&class_index)) {
+      if (!add_class(jni, listing->last ? NULL : klass, redefinitions, &class_index)) {
         count_failure();
         break;
       }
@@ -887,7 +962,7 @@ static void work(jvmtiEnv* jvmti, JNIEnv* jni, int last) {
   const void** inlined_earlier = inlined_later;
   const size_t inlined_earlier_size = inlined_later_size;
   if (!table_open) return;
-  check_slots(&out);
+  check_slots(jni, &out);
   waiting = NULL;
   waiting_size = waiting_capacity = 0;
   inlined_later = NULL;
@@ -948,6 +1023,20 @@ static int start_thread(jvmtiEnv* jvmti, JNIEnv* jni, jmethodID* ran) {
          JVMTI_ERROR_NONE;
 }
 
+/* java.lang.Class.classRedefinedCount, into redefinitions_field (NULL, and counted as a failure,
+ * when this JVM has none: its classes' redefinitions are then told by their slots alone). */
+static void find_redefinitions_field(JNIEnv* jni) {
+  jclass class_class = (*jni)->FindClass(jni, "java/lang/Class");
+  if (class_class != NULL) {
+    redefinitions_field = (*jni)->GetFieldID(jni, class_class, "classRedefinedCount", "I");
+    (*jni)->DeleteLocalRef(jni, class_class);
+  }
+  if (redefinitions_field == NULL) {
+    if ((*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni);
+    count_failure();
+  }
+}
+
 void method_table_capabilities(jvmtiCapabilities* capabilities) {
   capabilities->can_get_line_numbers = 1;
   capabilities->can_get_source_file_name = 1;
@@ -976,6 +1065,7 @@ int method_table_open(jvmtiEnv* jvmti, JNIEnv* jni, const char* dir, int since_s
   (*jvmti)->RawMonitorExit(jvmti, queue_monitor);
   pthread_mutex_lock(&work_lock);
   if (!layout.known) read_method_layout(&layout);
+  if (redefinitions_field == NULL) find_redefinitions_field(jni);
   fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) {
     error = errno;
@@ -1127,7 +1217,7 @@ void method_table_close(jvmtiEnv* jvmti, JNIEnv* jni) {
     if (table_fd >= 0) close(table_fd);
     table_fd = -1;
     pthread_mutex_unlock(&file_lock);
-    forget_everything();
+    forget_everything(jni);
   }
   pthread_mutex_unlock(&work_lock);
 }

@@ -25,7 +25,12 @@
  * class was unloaded: HotSpot clears the slot when it frees the method) or replaced (redefined:
  * the slot then holds the new Method*, named once it has run). The old Method* is ended at the
  * last time its slot still held it, so a frame sampled after that is never named from it: the
- * memory may hold another method by then.
+ * memory may hold another method by then. A slot may hold the same Method* again after two
+ * redefinitions or more between two checks (HotSpot reuses the memory it frees at once), so each
+ * class listed is also kept by a weak global reference with its java.lang.Class
+ * classRedefinedCount, read before its methods are listed and again at each check: a class whose
+ * count changed ends all its methods' entries the same way, and its slots' Method*s are named
+ * anew once they ran. A class unloaded (its weak reference cleared) is dropped: its slots tell.
  *
  * Compiled code. CompiledMethodLoad's compile_info carries jvmtiCompiledMethodLoadInlineRecord:
  * for each debug pc of the code, the methods inlined there (innermost first) and their bytecode

@@ -9,6 +9,7 @@
 // lines, and report must never name a frame from the wrong one. A version's lines differ from the
 // other's for every method, so a frame's line says which version the table named it from.
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <string>
 #include <utility>
@@ -124,6 +125,7 @@ class JvmRedefinitionTest : public ::testing::Test {
                                                 {"JITSCOPE_LOG", dir_ + "/log"}});
     const pid_t pid = java.pid();
     const ProcessResult result = java.Wait();
+    out_ = result.out;
     EXPECT_TRUE(result.ok()) << result.Describe();
     EXPECT_TRUE(result.out.starts_with("Redefining: versions " + versions + ", checksum "))
         << result.out;
@@ -140,6 +142,7 @@ class JvmRedefinitionTest : public ::testing::Test {
   jitscope::test_support::TempDir temp_;
   const std::string dir_ = temp_.path();
   std::string bytes_;  // the last run's JVM table
+  std::string out_;    // and what it printed
 };
 
 // Six rounds, versions 1, 2, 1, 2, 1, 2, the program pausing 300 ms around each round's work
@@ -188,6 +191,61 @@ TEST_F(JvmRedefinitionTest, VersionsThatComeAndGoBetweenTheAgentsLooksNeverOverl
   for (const auto& [name, method] : last) {
     EXPECT_EQ(VersionOf(*method), 2) << name << ": " << versions.at(name);
     EXPECT_EQ(method->until_ns, kJvmForever) << name << ": " << versions.at(name);
+  }
+}
+
+// When each burst of redefinitions began and ended, as Redefining prints them ("burst <begin>
+// <end>" lines, CLOCK_MONOTONIC nanoseconds).
+std::vector<std::pair<uint64_t, uint64_t>> BurstsIn(const std::string& out) {
+  std::vector<std::pair<uint64_t, uint64_t>> bursts;
+  for (size_t at = out.find("\nburst "); at != std::string::npos;
+       at = out.find("\nburst ", at + 1)) {
+    unsigned long long begin = 0, end = 0;
+    if (std::sscanf(out.c_str() + at, "\nburst %llu %llu", &begin, &end) == 2) {
+      bursts.emplace_back(begin, end);
+    }
+  }
+  return bursts;
+}
+
+// Eight rounds, each after the first redefining Redefined 12 times in a row (from version 1 to 2
+// and back, in about 10 ms: mostly between two of the agent's looks) and pausing 300 ms around
+// its work. HotSpot gives a redefinition's methods the memory of the methods it freed at once;
+// after 12, OpenJDK 17 has given every method of version 1 the very Method* it had before the
+// burst, so that its slot holds the same Method* at the agent's looks before and after. It is
+// still another method (a new Method* whose bytecodes, constant pool and counters are new; here
+// the same version, in general any), and no entry may go on across the burst. Under -Xint every
+// method is named once its version is seen: each has, for each burst, an entry of version 1
+// begun after the burst began (before the next) and open after it ended, and none begun before
+// a burst is open after it. (A look in the middle of a burst sees a version that is gone by the
+// next: its entries end where they began.)
+TEST_F(JvmRedefinitionTest, NoEntryLastsAcrossABurstOfRedefinitionsBetweenTheAgentsLooks) {
+  constexpr int kRounds = 8;
+  const auto table = RunWithTheAgent("-Xint", {std::to_string(kRounds), "1", "100000", "300", "12"},
+                                     "1 1 1 1 1 1 1 1");
+  const auto versions = CheckRedefinedEntries(table);
+  const auto bursts = BurstsIn(out_);
+  ASSERT_EQ(bursts.size(), kRounds - 1u) << out_;
+  ASSERT_EQ(versions.size(), RedefinedMethods().size());
+  std::map<std::string, std::vector<int>> after_bursts;  // each burst's entries after it
+  for (const auto& method : table.methods) {
+    if (method.class_name != "Redefined") continue;
+    std::vector<int>& after = after_bursts[std::string(method.name)];
+    after.resize(bursts.size());
+    for (size_t i = 0; i < bursts.size(); ++i) {
+      const auto [begin, end] = bursts[i];
+      EXPECT_FALSE(method.since_ns < begin && method.until_ns > end)
+          << method.name << " (version " << VersionOf(method) << ") from " << method.since_ns
+          << " to " << method.until_ns << " lasts across the burst from " << begin << " to " << end;
+      const uint64_t next = i + 1 < bursts.size() ? bursts[i + 1].first : kJvmForever;
+      if (method.since_ns > begin && method.since_ns < next && method.until_ns > end &&
+          VersionOf(method) == 1) {
+        ++after[i];
+      }
+    }
+  }
+  for (const auto& [name, after] : after_bursts) {
+    EXPECT_EQ(after, std::vector<int>(bursts.size(), 1)) << name << ": " << versions.at(name);
   }
 }
 
