@@ -418,6 +418,78 @@ TEST(DerivedRulesTest, TheCasesOfASwitchTakeTheTableJumpsFrame) {
   a.AnalyzeAndCheck();
 }
 
+// Up to the join of a switch on edi whose case 0 is reached only through its table and zeroes
+// rcx, and whose other case both through it and by falling through (edi above 1), in the frame
+// EmitRbpFrameSavingRbx builds.
+struct RejoiningSwitch {
+  Xbyak::Label table, case0, other, join;
+  const Expected framed = Expected(kRbp, 16).At(kRbp, -16).At(kRbx, -24);
+
+  void EmitCasesUpToTheJoin(Code& a) {
+    a.cmp(edi, 1);
+    a.ja(other, Xbyak::CodeGenerator::T_NEAR);
+    a.lea(rax, a.ptr[rip + table]);
+    a.jmp(a.qword[rax + rdi * 8]);
+    a.L(case0);
+    a.Expect(framed);
+    a.xor_(ecx, ecx);
+    a.jmp(join, Xbyak::CodeGenerator::T_NEAR);
+    a.Unknown();
+    a.int3();  // padding
+    a.L(other);
+    a.Expect(framed);
+    a.mov(eax, 2);
+    a.L(join);
+  }
+  void EmitTable(Code& a) {
+    a.align(8);
+    a.L(table);
+    a.dq(a.AddressOf(case0));
+    a.dq(a.AddressOf(other));
+  }
+};
+
+// Mono's switches: each case computes into scratch registers and rejoins the function's other
+// paths, where those registers hold other values (here rcx: a height on the path that falls
+// through, zero in the case). The case holds together in the table jump's frame, but arriving at
+// the join would change what the analysis knows there: it is merged at the join, and the analysis
+// runs on from it, so that the case has the frame's rule and the join keeps only what holds on
+// both paths (its rule does not depend on rcx).
+TEST(DerivedRulesTest, ACaseThatRejoinsWithOtherScratchValuesIsMergedWhereItJoins) {
+  Code a;
+  RejoiningSwitch s;
+  EmitRbpFrameSavingRbx(a);
+  a.lea(rcx, a.ptr[rsp - 8]);
+  s.EmitCasesUpToTheJoin(a);
+  a.lea(rsp, a.ptr[rbp - 8]);
+  EmitRbxAndRbpRestored(a);
+  a.ret();
+  a.Unknown();
+  s.EmitTable(a);
+  a.AnalyzeAndCheck();
+}
+
+// The same, where the code after the join does depend on what the case changed: it restores rsp
+// from rcx. Merged, rsp is unknown there, so `pop rbx` may not restore rbx (the rule gives it up:
+// lost) and `pop rbp` leaves rbp unknown, and the code after it has no rule; without the case,
+// the path that falls through gave them the rules of an epilogue, which would be wrong for a
+// sample the case led there.
+TEST(DerivedRulesTest, WhatACaseChangesIsForgottenAfterTheJoin) {
+  Code a;
+  RejoiningSwitch s;
+  EmitRbpFrameSavingRbx(a);
+  a.mov(rcx, rsp);
+  s.EmitCasesUpToTheJoin(a);
+  a.mov(rsp, rcx);
+  a.pop(rbx);
+  a.Expect(Expected(kRbp, 16).At(kRbp, -16).Lost(kRbx));
+  a.pop(rbp);
+  a.Unknown();
+  a.ret();
+  s.EmitTable(a);
+  a.AnalyzeAndCheck();
+}
+
 // V8's baseline code of a generator (an async function) resumes through a table of resume
 // points, and leaves through a builtin that tears its frame down (BaselineLeaveFrame): a jump out
 // of the code with the frame still up. A resume point that leaves through the same builtin in the

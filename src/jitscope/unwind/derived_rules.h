@@ -23,7 +23,8 @@
 // its state there. Paths that meet with different states merge to "unknown" field by field, and
 // the analysis runs to a fixed point, bounded by the number of instructions. A switch's cases,
 // reached only through a jump table the analysis cannot read, take the state of the table jump
-// where they hold together in it (stack_state.h). An offset no path reaches, that does not
+// where they hold together in it, or rejoin the other paths with the same frame, merged there
+// (stack_state.h). An offset no path reaches, that does not
 // decode, whose CFA is not known, or whose return address was overwritten, has no rule: the walk
 // stops there rather than guess.
 //

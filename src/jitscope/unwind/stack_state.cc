@@ -418,6 +418,40 @@ bool OverlapsKnownInstruction(const Exploration& explored, uint64_t address, uin
 
 namespace {
 
+// Runs the analysis from the instructions in `work` to a fixed point: each instruction's state
+// flows to its successors, merged where paths meet. False when `steps` passes `max_steps` (the
+// states are not a fixed point then, and give no rule).
+bool Propagate(const disasm::Decoder& decoder, std::span<const CodeRegion> regions,
+               CallTargets* targets, Exploration& result, std::deque<uint64_t>& work,
+               uint64_t max_steps, uint64_t& steps) {
+  while (!work.empty()) {
+    if (++steps > max_steps) return false;
+    const uint64_t pc = work.front();
+    work.pop_front();
+    Visit& visit = result.visits.at(pc);
+    const CodeRegion* region = RegionOf(regions, pc);
+    const auto instruction = decoder.Decode(region->bytes.subspan(pc - region->address), pc);
+    if (!instruction) {
+      visit.decodes = false;
+      continue;
+    }
+    NoteInstruction(*instruction, regions, visit);
+    if (visit.call) result.call_ends.push_back(instruction->End());
+    State after = visit.state;
+    Apply(after, *instruction, targets);
+    auto flow_to = [&](uint64_t target) {
+      if (RegionOf(regions, target) == nullptr) return;  // a tail jump elsewhere, or off the end
+      auto [it, inserted] = result.visits.try_emplace(target, Visit{after});
+      if (inserted || it->second.state.Merge(after)) work.push_back(target);
+    };
+    if (instruction->IsJump()) {
+      if (const auto target = instruction->BranchTarget()) flow_to(*target);
+    }
+    if (!instruction->EndsFlow()) flow_to(instruction->End());
+  }
+  return true;
+}
+
 // Where the code the analysis reached leaves its regions by a direct jump, and the states it does
 // so in, by target: V8's baseline code leaves through a builtin that tears its frame down
 // (BaselineLeaveFrame), with the frame still up.
@@ -447,20 +481,23 @@ bool SameFrame(const State& a, const State& b) {
          a.return_address == b.return_address && a.HoldsReturnAddress() == b.HoldsReturnAddress();
 }
 
+// How a case's flow may join code the analysis knows: in a state the known one already allows
+// (merging changes nothing), or with the same frame (SameFrame: what scratch registers and the
+// frame's other slots hold may differ), to be merged and the analysis run on from there.
+enum class Join : uint8_t { kAllowed, kSameFrame };
+
 // Explores, from `start` in the state `seed`, code no path reached, without touching `result`:
 // the visits it makes, or nullopt when the code does not hold together as a switch's case in
 // that state. It must decode and stay within the regions, never overlapping an instruction
 // decoded before (entering its middle, or covering its start); a `ret` must find the return
-// address on top; flow that reaches code the analysis knows must arrive in a state the known one
-// already allows (merging changes nothing); a direct jump out of the regions is a tail call, and
-// must leave the return address on top too, or leave where the code the analysis reached leaves
-// (`exits`), with the same frame. `steps` is the budget left.
-std::optional<std::unordered_map<uint64_t, Visit>> ExploreCase(const disasm::Decoder& decoder,
-                                                               std::span<const CodeRegion> regions,
-                                                               CallTargets* targets,
-                                                               const Exploration& result,
-                                                               const Exits& exits, uint64_t start,
-                                                               const State& seed, uint64_t& steps) {
+// address on top; flow that reaches code the analysis knows must arrive as `join` says; a direct
+// jump out of the regions is a tail call, and must leave the return address on top too, or leave
+// where the code the analysis reached leaves (`exits`), with the same frame. `steps` is the
+// budget left.
+std::optional<std::unordered_map<uint64_t, Visit>> ExploreCase(
+    const disasm::Decoder& decoder, std::span<const CodeRegion> regions, CallTargets* targets,
+    const Exploration& result, const Exits& exits, uint64_t start, const State& seed, Join join,
+    uint64_t& steps) {
   std::unordered_map<uint64_t, Visit> visits;
   std::deque<uint64_t> work;
   visits.emplace(start, Visit{seed});
@@ -491,7 +528,8 @@ std::optional<std::unordered_map<uint64_t, Visit>> ExploreCase(const disasm::Dec
       }
       if (auto known = result.visits.find(target); known != result.visits.end()) {
         State merged = known->second.state;
-        holds = holds && !merged.Merge(after);
+        holds = holds && (join == Join::kSameFrame ? SameFrame(known->second.state, after)
+                                                   : !merged.Merge(after));
         return;
       }
       // Into the middle of an instruction the analysis decoded: not code it could run.
@@ -509,60 +547,91 @@ std::optional<std::unordered_map<uint64_t, Visit>> ExploreCase(const disasm::Dec
 }
 
 // The cases of a switch: code after a flow-ending instruction that no path reaches, entered
-// through a jump table (jmp [table + index * 8]) whose targets the analysis cannot read — the
-// table is data, often not even among the bytes an engine reports. Such code is taken to start
-// in the state of the indirect jumps the analysis reached (merged), and kept only where it holds
-// together in that state (ExploreCase). A function's table jump runs inside its frame, its
-// indirect tail calls after it is torn down (the return address on top): the states of jumps
-// inside a frame are tried first. Code after one kept case is the next candidate. A generator's
-// resume points (V8's baseline code of an async function) are such cases: entered through their
-// own table, with the frame up.
-void ExploreJumpTableCases(const disasm::Decoder& decoder, std::span<const CodeRegion> regions,
-                           CallTargets* targets, Exploration& result, uint64_t steps) {
-  std::optional<State> framed;     // merged states of indirect jumps inside a frame
-  std::optional<State> frameless;  // and with the return address on top
-  std::set<uint64_t> candidates;
-  for (const auto& [pc, visit] : result.visits) {
-    if (!visit.decodes || visit.length == 0) continue;
-    if (visit.indirect_jump) {
-      std::optional<State>& seed = visit.state.ReturnAddressOnTop() ? frameless : framed;
-      if (seed) {
-        seed->Merge(visit.state);
-      } else {
-        seed = visit.state;
+// through a jump table (jmp [table + index * 8], or jmp reg after loading the entry) whose targets
+// the analysis cannot read — the table is data, often not even among the bytes an engine
+// reports. Such code is taken to start in the state of the indirect jumps the analysis reached
+// (merged), and kept only where it holds together in that state (ExploreCase). A function's table
+// jump runs inside its frame, its indirect tail calls after it is torn down (the return address on
+// top): the states of jumps inside a frame are tried first. Code after one kept case is the next
+// candidate. A generator's resume points (V8's baseline code of an async function) are such cases:
+// entered through their own table, with the frame up. A case that rejoins the function's other
+// paths with the same frame but other values in scratch registers or the frame's other slots
+// (Mono's switches: each case computes into registers the join point overwrites) is kept too, its
+// state merged where it joins, and the analysis run on to its fixed point again from there, so
+// that the code after the join gets only what holds on every path. False when the step bound
+// cuts that short.
+bool ExploreJumpTableCases(const disasm::Decoder& decoder, std::span<const CodeRegion> regions,
+                           CallTargets* targets, Exploration& result, uint64_t max_steps,
+                           uint64_t& steps) {
+  // Each round merges the cases that join with other scratch values, which may reach further
+  // table jumps and further cases; a few rounds are all real code needs.
+  for (int round = 0; round < 4; ++round) {
+    std::optional<State> framed;     // merged states of indirect jumps inside a frame
+    std::optional<State> frameless;  // and with the return address on top
+    std::set<uint64_t> candidates;
+    for (const auto& [pc, visit] : result.visits) {
+      if (!visit.decodes || visit.length == 0) continue;
+      if (visit.indirect_jump) {
+        std::optional<State>& seed = visit.state.ReturnAddressOnTop() ? frameless : framed;
+        if (seed) {
+          seed->Merge(visit.state);
+        } else {
+          seed = visit.state;
+        }
+      }
+      if (visit.ends_flow) candidates.insert(pc + visit.length);
+    }
+    std::vector<State> seeds;
+    for (const std::optional<State>& seed : {framed, frameless}) {
+      if (seed) seeds.push_back(*seed);
+    }
+    if (seeds.empty()) return true;
+    const Exits exits = ExitsOf(decoder, regions, result);
+    std::vector<std::pair<uint64_t, State>> joining;  // cases to merge, by their start
+    while (!candidates.empty()) {
+      uint64_t start = *candidates.begin();
+      candidates.erase(candidates.begin());
+      for (auto padding = DecodeAt(decoder, regions, start);
+           padding && IsPadding(*padding) && !result.visits.contains(start);
+           padding = DecodeAt(decoder, regions, start)) {
+        start = padding->End();
+      }
+      if (result.visits.contains(start) || RegionOf(regions, start) == nullptr ||
+          InsideKnownInstruction(result, start)) {
+        continue;
+      }
+      std::optional<std::unordered_map<uint64_t, Visit>> visits;
+      uint64_t budget = max_steps - std::min(steps, max_steps);
+      for (size_t i = 0; i < seeds.size() && !visits; ++i) {
+        visits = ExploreCase(decoder, regions, targets, result, exits, start, seeds[i],
+                             Join::kAllowed, budget);
+      }
+      if (!visits) {
+        for (size_t i = 0; i < seeds.size(); ++i) {
+          if (ExploreCase(decoder, regions, targets, result, exits, start, seeds[i],
+                          Join::kSameFrame, budget)) {
+            joining.emplace_back(start, seeds[i]);
+            break;
+          }
+        }
+      }
+      steps = max_steps - budget;
+      if (!visits) continue;
+      for (auto& [pc, visit] : *visits) {
+        if (visit.call) result.call_ends.push_back(pc + visit.length);
+        if (visit.ends_flow) candidates.insert(pc + visit.length);
+        result.visits.emplace(pc, std::move(visit));
       }
     }
-    if (visit.ends_flow) candidates.insert(pc + visit.length);
+    if (joining.empty()) return true;
+    std::deque<uint64_t> work;
+    for (const auto& [start, seed] : joining) {
+      auto [it, inserted] = result.visits.try_emplace(start, Visit{seed});
+      if (inserted || it->second.state.Merge(seed)) work.push_back(start);
+    }
+    if (!Propagate(decoder, regions, targets, result, work, max_steps, steps)) return false;
   }
-  std::vector<State> seeds;
-  for (const std::optional<State>& seed : {framed, frameless}) {
-    if (seed) seeds.push_back(*seed);
-  }
-  if (seeds.empty()) return;
-  const Exits exits = ExitsOf(decoder, regions, result);
-  while (!candidates.empty()) {
-    uint64_t start = *candidates.begin();
-    candidates.erase(candidates.begin());
-    for (auto padding = DecodeAt(decoder, regions, start);
-         padding && IsPadding(*padding) && !result.visits.contains(start);
-         padding = DecodeAt(decoder, regions, start)) {
-      start = padding->End();
-    }
-    if (result.visits.contains(start) || RegionOf(regions, start) == nullptr ||
-        InsideKnownInstruction(result, start)) {
-      continue;
-    }
-    std::optional<std::unordered_map<uint64_t, Visit>> visits;
-    for (size_t i = 0; i < seeds.size() && !visits; ++i) {
-      visits = ExploreCase(decoder, regions, targets, result, exits, start, seeds[i], steps);
-    }
-    if (!visits) continue;
-    for (auto& [pc, visit] : *visits) {
-      if (visit.call) result.call_ends.push_back(pc + visit.length);
-      if (visit.ends_flow) candidates.insert(pc + visit.length);
-      result.visits.emplace(pc, std::move(visit));
-    }
-  }
+  return true;
 }
 
 }  // namespace
@@ -583,32 +652,10 @@ Exploration Explore(const disasm::Decoder& decoder, std::span<const CodeRegion> 
   // input is hostile or the analysis wrong, and no rule is better than a wrong one.
   const uint64_t max_steps = 64 * total_bytes + 64;
   uint64_t steps = 0;
-  while (!work.empty()) {
-    if (++steps > max_steps) return result;
-    const uint64_t pc = work.front();
-    work.pop_front();
-    Visit& visit = result.visits.at(pc);
-    const CodeRegion* region = RegionOf(regions, pc);
-    const auto instruction = decoder.Decode(region->bytes.subspan(pc - region->address), pc);
-    if (!instruction) {
-      visit.decodes = false;
-      continue;
-    }
-    NoteInstruction(*instruction, regions, visit);
-    if (visit.call) result.call_ends.push_back(instruction->End());
-    State after = visit.state;
-    Apply(after, *instruction, targets);
-    auto flow_to = [&](uint64_t target) {
-      if (RegionOf(regions, target) == nullptr) return;  // a tail jump elsewhere, or off the end
-      auto [it, inserted] = result.visits.try_emplace(target, Visit{after});
-      if (inserted || it->second.state.Merge(after)) work.push_back(target);
-    };
-    if (instruction->IsJump()) {
-      if (const auto target = instruction->BranchTarget()) flow_to(*target);
-    }
-    if (!instruction->EndsFlow()) flow_to(instruction->End());
+  if (!Propagate(decoder, regions, targets, result, work, max_steps, steps)) return result;
+  if (switch_cases && !ExploreJumpTableCases(decoder, regions, targets, result, max_steps, steps)) {
+    return result;
   }
-  if (switch_cases) ExploreJumpTableCases(decoder, regions, targets, result, max_steps - steps);
   result.complete = true;
   return result;
 }
