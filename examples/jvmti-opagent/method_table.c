@@ -462,13 +462,18 @@ static uint32_t put_method(jvmtiEnv* jvmti, struct buffer* out, jmethodID id, co
   return state;
 }
 
-/* `klass`'s classRedefinedCount; -1 when it cannot be read (no such field, or a weak reference
- * whose class was unloaded). */
-static jint redefinitions_of(JNIEnv* jni, jobject klass) {
-  jobject held;
+/* The classRedefinedCount of `klass` (a strong reference); -1 when this JVM has no such field. */
+static jint redefinitions_of(JNIEnv* jni, jclass klass) {
+  if (redefinitions_field == NULL) return -1;
+  return (*jni)->GetIntField(jni, klass, redefinitions_field);
+}
+
+/* The same of a class held by a weak reference; -1 also when the class was unloaded. */
+static jint followed_redefinitions(JNIEnv* jni, jweak klass) {
+  jobject held = (*jni)->NewLocalRef(jni, klass);
   jint count;
-  if (redefinitions_field == NULL || (held = (*jni)->NewLocalRef(jni, klass)) == NULL) return -1;
-  count = (*jni)->GetIntField(jni, held, redefinitions_field);
+  if (held == NULL) return -1;
+  count = redefinitions_of(jni, held);
   (*jni)->DeleteLocalRef(jni, held);
   return count;
 }
@@ -596,7 +601,7 @@ static void read_redefinitions(JNIEnv* jni) {
     jint count;
     c->redefined = 0;
     if (c->klass == NULL) continue;
-    count = redefinitions_of(jni, c->klass);
+    count = followed_redefinitions(jni, c->klass);
     if (count < 0) {
       (*jni)->DeleteWeakGlobalRef(jni, c->klass);
       c->klass = NULL;
