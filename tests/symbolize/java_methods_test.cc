@@ -135,6 +135,48 @@ TEST(JavaMethodsTest, ABytecodePointerOutsideTheMethodNamesNothing) {
   EXPECT_FALSE(methods.Name(kNative, kNativeCode + 8, 100, miss));
 }
 
+// A class redefined in bursts, as the agent writes it: its check at 500 read the class's count of
+// redefinitions in the middle of a burst (its version 1 ends at the check before, 400; the
+// version it saw is known from 510, when the counts were read); the check at 1000 sees the count
+// changed again, and cannot tell whether that version's Method* was read before the last
+// redefinition or after: that entry ends where it began. Version 3 (the same Method* again,
+// HotSpot having given it the memory back) is known from 1010. No frame between 400 and 1010 is
+// named, and none from version 2.
+TEST(JavaMethodsTest, AnEntryEndedWhereItBeganNamesNothing) {
+  constexpr uint64_t kCode[] = {0x7f0000000e00, 0x7f0000005e00, 0x7f0000006e00};
+  constexpr uint64_t kSince[] = {0, 510, 1010};
+  JvmTableBuilder builder(1);
+  for (int version = 0; version < 3; ++version) {
+    if (version != 0) builder.AddEnd(kSince[version], kOuter, version == 1 ? 400 : 510);
+    builder.AddMethod(kSince[version], {kOuter,
+                                        kCode[version],
+                                        12,
+                                        false,
+                                        "pkg.Work",
+                                        "outer",
+                                        "(I)V",
+                                        "pkg/Work.java",
+                                        {{0, 10u + 10u * version}}});
+  }
+  const formats::ParsedJvmTable table = Parse(builder);
+  ASSERT_EQ(table.methods.size(), 3u);
+  EXPECT_EQ(table.methods[1].since_ns, table.methods[1].until_ns);
+  JavaMethods methods;
+  methods.Add(table);
+  JavaMiss miss{};
+  auto name = methods.Name(kOuter, kCode[0], 399, miss);
+  ASSERT_TRUE(name);
+  EXPECT_EQ(name->line, 10u);
+  for (uint64_t time : {400u, 509u, 510u, 700u, 1009u}) {
+    for (uint64_t code : kCode) {
+      EXPECT_FALSE(methods.Name(kOuter, code, time, miss)) << time << " " << code;
+    }
+  }
+  name = methods.Name(kOuter, kCode[2], 1010, miss);
+  ASSERT_TRUE(name);
+  EXPECT_EQ(name->line, 30u);
+}
+
 std::vector<std::string> Frames(const SymbolIndex& index, uint64_t address, uint64_t time) {
   Resolution resolution;
   std::vector<std::string> frames;
