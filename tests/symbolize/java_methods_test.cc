@@ -30,19 +30,17 @@ formats::ParsedJvmTable Parse(const JvmTableBuilder& builder) {
   return std::move(*parsed);
 }
 
+// pkg.Work.outer.
+JvmTableBuilder::Method Outer() {
+  return {kOuter,          kOuterCode,        12, false, "pkg.Work", "outer", "(I)V",
+          "pkg/Work.java", {{0, 10}, {5, 11}}};
+}
+
 // pkg.Work's outer → middle → leaf, and a native method; outer's Method* is ended at 700 (its
 // class was redefined) and held by another method from 900 on.
 JvmTableBuilder Table() {
   JvmTableBuilder table(1);
-  table.AddMethod(0, {kOuter,
-                      kOuterCode,
-                      12,
-                      false,
-                      "pkg.Work",
-                      "outer",
-                      "(I)V",
-                      "pkg/Work.java",
-                      {{0, 10}, {5, 11}}});
+  table.AddMethod(0, Outer());
   table.AddMethod(0, {kMiddle,
                       0x7f0000001f00,
                       8,
@@ -143,20 +141,15 @@ TEST(JavaMethodsTest, ABytecodePointerOutsideTheMethodNamesNothing) {
 // HotSpot having given it the memory back) is known from 1010. No frame between 400 and 1010 is
 // named, and none from version 2.
 TEST(JavaMethodsTest, AnEntryEndedWhereItBeganNamesNothing) {
-  constexpr uint64_t kCode[] = {0x7f0000000e00, 0x7f0000005e00, 0x7f0000006e00};
+  constexpr uint64_t kCode[] = {kOuterCode, 0x7f0000005e00, 0x7f0000006e00};
   constexpr uint64_t kSince[] = {0, 510, 1010};
   JvmTableBuilder builder(1);
   for (int version = 0; version < 3; ++version) {
+    JvmTableBuilder::Method outer = Outer();
+    outer.code_base = kCode[version];
+    outer.lines = {{0, 10u + 10u * version}};
     if (version != 0) builder.AddEnd(kSince[version], kOuter, version == 1 ? 400 : 510);
-    builder.AddMethod(kSince[version], {kOuter,
-                                        kCode[version],
-                                        12,
-                                        false,
-                                        "pkg.Work",
-                                        "outer",
-                                        "(I)V",
-                                        "pkg/Work.java",
-                                        {{0, 10u + 10u * version}}});
+    builder.AddMethod(kSince[version], outer);
   }
   const formats::ParsedJvmTable table = Parse(builder);
   ASSERT_EQ(table.methods.size(), 3u);
