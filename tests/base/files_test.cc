@@ -150,6 +150,54 @@ TEST_F(FilesTest, ACopyKeepsTheBytesItReadWhateverBecomesOfTheFile) {
   EXPECT_EQ(directory.status().message(), dir_ + " is not a regular file");
 }
 
+// Copies into CopyBuffers: each reads the file as it is now (one that changed is read again, never
+// served from an earlier copy), into a buffer no other copy holds, and a buffer is reused once the
+// copy that held it is gone.
+TEST_F(FilesTest, CopiesIntoKeptBuffersReadTheFileAnewAndReuseOnlyFreeBuffers) {
+  ScopedFd fd;
+  const std::string bytes = WritePages(2, fd);
+  const std::string path = dir_ + "/data";
+  CopyBuffers buffers;
+  const uint8_t* first_buffer = nullptr;
+  {
+    auto first = MappedFile::Copy(path, &buffers);
+    ASSERT_TRUE(first.ok()) << first.status().message();
+    EXPECT_EQ(first->bytes(), bytes);
+    first_buffer = first->data();
+    // Held: a second copy takes a buffer of its own, and the first keeps its bytes.
+    ASSERT_EQ(::pwrite(fd.get(), "XY", 2, 0), 2);
+    auto second = MappedFile::Copy(path, &buffers);
+    ASSERT_TRUE(second.ok()) << second.status().message();
+    EXPECT_NE(second->data(), first_buffer);
+    EXPECT_EQ(second->bytes(), "XY" + bytes.substr(2));
+    EXPECT_EQ(first->bytes(), bytes);
+    EXPECT_EQ(buffers.count(), 2u);
+  }
+  // Both free: the file, changed in place at the same size, is read again into a kept buffer.
+  ASSERT_EQ(::pwrite(fd.get(), "Z", 1, 100), 1);
+  std::string changed = "XY" + bytes.substr(2);
+  changed[100] = 'Z';
+  {
+    auto third = MappedFile::Copy(path, &buffers);
+    ASSERT_TRUE(third.ok()) << third.status().message();
+    EXPECT_EQ(third->bytes(), changed);
+    EXPECT_EQ(buffers.count(), 2u);
+  }
+  // Grown past a quarter more than the buffers hold: a new buffer replaces the largest free one.
+  const std::string more(bytes.size(), 'm');
+  ASSERT_TRUE(WriteAll(fd.get(), more.data(), more.size()).ok());
+  auto grown = MappedFile::Copy(path, &buffers);
+  ASSERT_TRUE(grown.ok()) << grown.status().message();
+  EXPECT_EQ(grown->bytes(), changed + more);
+  EXPECT_EQ(buffers.count(), 2u);
+  // Cut short: the free buffer, which held a longer copy, shows only what the file holds now.
+  ASSERT_EQ(::ftruncate(fd.get(), 3), 0);
+  auto cut = MappedFile::Copy(path, &buffers);
+  ASSERT_TRUE(cut.ok()) << cut.status().message();
+  EXPECT_EQ(cut->bytes(), "XY" + bytes.substr(2, 1));
+  EXPECT_FALSE(MappedFile::Copy(dir_ + "/missing", &buffers).ok());
+}
+
 TEST_F(FilesTest, MappedFileOfAMissingFileSaysWhich) {
   auto file = MappedFile::Open(dir_ + "/missing");
   ASSERT_FALSE(file.ok());

@@ -49,6 +49,36 @@ TEST(SourceSetTest, FilesOfADirectoryGivenAsAProcesssAreItsWhateverTheyName) {
   EXPECT_EQ(resolution.frames[0].name, "nsFunction");
 }
 
+// Copied (record's unwinding while it records), a directory's files are copied only when their
+// first bytes may be a JIT file's, and the set found is the one mapping them finds: a perf map
+// whose first line is longer than those bytes is found too, and a binary file longer than them
+// without a newline is copied to tell.
+TEST(SourceSetTest, CopiedADirectorysFilesAreReadWholeOnlyWhenTheyMayBeJitFiles) {
+  test_support::TempDir dir;
+  const std::string long_name(5000, 'f');
+  ASSERT_TRUE(test_support::WriteFile(dir.path() + "/perf-61.map", "1000 10 " + long_name + "\n"));
+  ASSERT_TRUE(test_support::WriteFile(dir.path() + "/perf-62.map", "2000 10 short\n"));
+  ASSERT_TRUE(test_support::WriteFile(dir.path() + "/samples", std::string(1 << 20, 'x') + "\n"));
+  ASSERT_TRUE(
+      test_support::WriteFile(dir.path() + "/lines", "not a map\n" + std::string(9000, 'y')));
+  ASSERT_TRUE(test_support::WriteFile(dir.path() + "/small", "tiny"));
+  base::CopyBuffers buffers;
+  auto copied = SourceSet::Open({dir.path()}, {}, FileHolding::kCopied, &buffers);
+  ASSERT_TRUE(copied.ok()) << copied.status().message();
+  auto mapped = SourceSet::Open({dir.path()});
+  ASSERT_TRUE(mapped.ok()) << mapped.status().message();
+  EXPECT_EQ(copied->pids(), (std::set<uint32_t>{61, 62}));
+  EXPECT_EQ(copied->pids(), mapped->pids());
+  EXPECT_EQ(copied->file_count(), mapped->file_count());
+  // Copied: the two maps, and `samples` (its first line is longer than the bytes looked at).
+  EXPECT_EQ(buffers.count(), 3u);
+  SymbolIndex index = copied->BuildIndex(61);
+  Resolution resolution;
+  ASSERT_TRUE(index.Resolve(0x1004, kLatest, resolution));
+  ASSERT_FALSE(resolution.frames.empty());
+  EXPECT_EQ(resolution.frames[0].name, long_name);
+}
+
 // A JVM's files: HotSpot's perf map, whose `Interpreter` line says where its interpreter is, and
 // the agent's JVM table, whose methods name the process's interpreter frames.
 TEST(SourceSetTest, AJvmsInterpreterAndMethodsAreFoundInItsFiles) {

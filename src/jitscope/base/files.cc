@@ -12,6 +12,8 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <span>
 #include <vector>
 
 namespace jitscope::base {
@@ -149,7 +151,55 @@ StatusOr<MappedFile> MappedFile::FromFd(int fd, const std::string& name) {
   return MappedFile(ScopedMmap(address, size), size);
 }
 
-StatusOr<MappedFile> MappedFile::Copy(const std::string& path) {
+StatusOr<size_t> ReadUpTo(int fd, std::span<char> out, const std::string& name) {
+  size_t size = 0;
+  while (size < out.size()) {
+    const ssize_t got = ::read(fd, out.data() + size, out.size() - size);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return Status::Errno(errno, "cannot read %s", name.c_str());
+    if (got == 0) break;
+    size += static_cast<size_t>(got);
+  }
+  return size;
+}
+
+namespace {
+
+// `size` bytes of memory, for a copy of `path`.
+StatusOr<ScopedMmap> AnonymousMemory(size_t size, const std::string& path) {
+  void* address = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (address == MAP_FAILED) {
+    return Status::Errno(errno, "cannot take %zu bytes of memory for %s", size, path.c_str());
+  }
+  return ScopedMmap(address, size);
+}
+
+}  // namespace
+
+StatusOr<std::shared_ptr<ScopedMmap>> CopyBuffers::Take(size_t size, const std::string& path) {
+  std::shared_ptr<ScopedMmap>* best = nullptr;     // the smallest free one that fits
+  std::shared_ptr<ScopedMmap>* largest = nullptr;  // the largest free one, too small
+  for (std::shared_ptr<ScopedMmap>& buffer : buffers_) {
+    if (buffer.use_count() > 1) continue;  // a copy holds it
+    if (buffer->size() >= size) {
+      if (best == nullptr || buffer->size() < (*best)->size()) best = &buffer;
+    } else if (largest == nullptr || buffer->size() > (*largest)->size()) {
+      largest = &buffer;
+    }
+  }
+  if (best != nullptr) return *best;
+  // A quarter more: the files copied again are the ones still being written.
+  ASSIGN_OR_RETURN(ScopedMmap memory, AnonymousMemory(size + size / 4, path));
+  auto buffer = std::make_shared<ScopedMmap>(std::move(memory));
+  if (largest != nullptr) {
+    *largest = buffer;
+  } else {
+    buffers_.push_back(buffer);
+  }
+  return buffer;
+}
+
+StatusOr<MappedFile> MappedFile::Copy(const std::string& path, CopyBuffers* buffers) {
   ScopedFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd) return Status::Errno(errno, "cannot open %s", path.c_str());
   struct stat st {};
@@ -157,20 +207,16 @@ StatusOr<MappedFile> MappedFile::Copy(const std::string& path) {
   if (!S_ISREG(st.st_mode)) return Status::Error("%s is not a regular file", path.c_str());
   const auto room = static_cast<size_t>(st.st_size);
   if (room == 0) return MappedFile(ScopedMmap(), 0);
-  void* address = ::mmap(nullptr, room, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (address == MAP_FAILED) {
-    return Status::Errno(errno, "cannot take %zu bytes of memory for %s", room, path.c_str());
-  }
-  ScopedMmap memory(address, room);
   // Up to the size it had: a file that grows meanwhile is read as it was, one cut short as it is.
-  size_t size = 0;
-  while (size < room) {
-    const ssize_t got = ::read(fd.get(), static_cast<char*>(address) + size, room - size);
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) return Status::Errno(errno, "cannot read %s", path.c_str());
-    if (got == 0) break;
-    size += static_cast<size_t>(got);
+  if (buffers != nullptr) {
+    ASSIGN_OR_RETURN(std::shared_ptr<ScopedMmap> buffer, buffers->Take(room, path));
+    ASSIGN_OR_RETURN(const size_t size,
+                     ReadUpTo(fd.get(), {static_cast<char*>(buffer->data()), room}, path));
+    return MappedFile(std::move(buffer), size);
   }
+  ASSIGN_OR_RETURN(ScopedMmap memory, AnonymousMemory(room, path));
+  ASSIGN_OR_RETURN(const size_t size,
+                   ReadUpTo(fd.get(), {static_cast<char*>(memory.data()), room}, path));
   return MappedFile(std::move(memory), size, /*copied=*/true);
 }
 

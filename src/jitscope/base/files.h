@@ -9,8 +9,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "jitscope/base/scoped_resource.h"
 #include "jitscope/base/status.h"
@@ -43,18 +46,43 @@ StatusOr<ScopedFd> OpenOwnDirectory(const std::string& path);
 // must belong to this user or to root: another user could replace what it holds.
 StatusOr<ScopedFd> OpenOrMakeOwnDirectory(const std::string& path, mode_t mode);
 
+// Memory that copies of files (MappedFile::Copy) are read into, kept from one reading to the next.
+// A reader that copies the same growing files again and again (record's unwinding while it
+// records copies the JIT files a few times a second) then reads them into pages it has touched
+// before. Fresh memory costs more than the reading itself: the kernel zeroes each page at its first
+// touch, and unmapping it afterwards takes as long again. A buffer is reused once no copy holds it
+// any more; none is ever shared by two copies. For one thread at a time.
+class CopyBuffers {
+ public:
+  // Memory for a copy of `size` bytes (> 0): the smallest buffer no copy holds that is large
+  // enough, else a new one with room to grow, which takes the place of the largest buffer held by
+  // none (too small), so the buffers stay as many as the copies held at once. `path` names the
+  // file to copy in errors.
+  StatusOr<std::shared_ptr<ScopedMmap>> Take(size_t size, const std::string& path);
+  // How many buffers are kept (held or not).
+  size_t count() const { return buffers_.size(); }
+
+ private:
+  std::vector<std::shared_ptr<ScopedMmap>> buffers_;
+};
+
 // A whole file mapped read-only; an empty file maps to an empty span.
 class MappedFile {
  public:
   static StatusOr<MappedFile> Open(const std::string& path);
   // The file's bytes as they are now, read into memory of this process's own rather than mapped:
   // for a file its writer may still cut short (the collector truncates its trace at exit), where
-  // reading a mapping's cut-off pages would raise SIGBUS.
-  static StatusOr<MappedFile> Copy(const std::string& path);
+  // reading a mapping's cut-off pages would raise SIGBUS. With `buffers`, read into one of theirs,
+  // held until this copy is destroyed. The file is read whole every time: a file written through
+  // a shared mapping (the collector's trace) can change anywhere without a change of size or
+  // modification time, so neither tells whether an earlier copy still holds its bytes.
+  static StatusOr<MappedFile> Copy(const std::string& path, CopyBuffers* buffers = nullptr);
   // Maps the regular file open as `fd` (which stays the caller's); `name` is for messages.
   static StatusOr<MappedFile> FromFd(int fd, const std::string& name);
 
-  const uint8_t* data() const { return static_cast<const uint8_t*>(mapping_.data()); }
+  const uint8_t* data() const {
+    return static_cast<const uint8_t*>(buffer_ ? buffer_->data() : mapping_.data());
+  }
   size_t size() const { return size_; }
   std::string_view bytes() const { return {reinterpret_cast<const char*>(data()), size_}; }
   // Whether `p` points into the file's bytes.
@@ -77,7 +105,10 @@ class MappedFile {
  private:
   MappedFile(ScopedMmap mapping, size_t size, bool copied = false)
       : mapping_(std::move(mapping)), size_(size), copied_(copied) {}
+  MappedFile(std::shared_ptr<ScopedMmap> buffer, size_t size)
+      : buffer_(std::move(buffer)), size_(size), copied_(true) {}
   ScopedMmap mapping_;
+  std::shared_ptr<ScopedMmap> buffer_;  // a CopyBuffers' buffer, in place of mapping_
   size_t size_ = 0;
   bool copied_ = false;  // Copy's: anonymous memory, not the file's pages
 };
@@ -93,6 +124,10 @@ Status ReplaceFile(const std::string& directory, const std::string& name,
 std::string RealPath(const std::string& path);
 // Whether `path` is, or links to, a regular file.
 bool IsRegularFile(const std::string& path);
+
+// Reads `fd` from its offset into `out`, until `out` is full or the file ends, retrying on EINTR
+// and short reads; how many bytes it read. `name` is for messages.
+StatusOr<size_t> ReadUpTo(int fd, std::span<char> out, const std::string& name);
 
 // Writes all of `data` to `fd`, retrying on EINTR and short writes.
 Status WriteAll(int fd, const void* data, size_t size);

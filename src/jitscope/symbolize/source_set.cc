@@ -1,6 +1,8 @@
 // Copyright 2026 The jitscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "jitscope/symbolize/source_set.h"
 
+#include <fcntl.h>
+
 #include <algorithm>
 #include <array>
 #include <filesystem>
@@ -86,6 +88,27 @@ std::optional<SourceFormat> Detect(std::span<const uint8_t> bytes) {
   return std::nullopt;
 }
 
+// How much of a file found in a directory is read to tell whether it is a JIT file, before it is
+// copied whole: every format but the perf map is told by its first 8 bytes, a perf map by its first
+// line.
+constexpr size_t kDetectPrefix = 4096;
+
+// Whether the file at `path` may be one Detect() knows, by its first bytes: false only when they
+// show it is not (the first line is whole in them, or they are the whole file). A file that does
+// not read says true: copying it reports why.
+bool MayBeSource(const std::string& path) {
+  const base::ScopedFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) return true;
+  std::array<char, kDetectPrefix> prefix;
+  const base::StatusOr<size_t> read = base::ReadUpTo(fd.get(), prefix, path);
+  if (!read.ok()) return true;
+  const size_t size = *read;
+  const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(prefix.data()), size);
+  if (Detect(bytes)) return true;
+  // Undecided: a first line longer than the prefix, which only the whole file can tell about.
+  return size == prefix.size() && std::find(bytes.begin(), bytes.end(), '\n') == bytes.end();
+}
+
 std::string Directory(const std::string& path) {
   return std::filesystem::path(path).lexically_normal().parent_path().string();
 }
@@ -103,9 +126,14 @@ std::string RealDirectory(const std::string& path) {
 
 base::Status SourceSet::Add(const std::string& path, bool explicit_path,
                             const std::map<std::string, uint32_t>& directory_pids,
-                            FileHolding holding) {
+                            FileHolding holding, base::CopyBuffers* buffers) {
+  // A copy is made only of what may be a JIT file: record's unwinding while it records reads its
+  // session's directory, which holds the samples file it is writing (gigabytes, in the end).
+  if (holding == FileHolding::kCopied && !explicit_path && !MayBeSource(path)) {
+    return base::Status::Ok();
+  }
   ASSIGN_OR_RETURN(base::MappedFile mapping, holding == FileHolding::kCopied
-                                                 ? base::MappedFile::Copy(path)
+                                                 ? base::MappedFile::Copy(path, buffers)
                                                  : trace::HoldFile(path));
   const std::span<const uint8_t> bytes(mapping.data(), mapping.size());
   const auto format = Detect(bytes);
@@ -190,7 +218,7 @@ base::Status SourceSet::Add(const std::string& path, bool explicit_path,
 
 base::StatusOr<SourceSet> SourceSet::Open(const std::vector<std::string>& paths,
                                           const std::map<std::string, uint32_t>& directory_pids,
-                                          FileHolding holding) {
+                                          FileHolding holding, base::CopyBuffers* buffers) {
   std::map<std::string, uint32_t> normal_pids;
   for (const auto& [dir, pid] : directory_pids) {
     normal_pids.emplace(std::filesystem::path(dir).lexically_normal().string(), pid);
@@ -208,10 +236,10 @@ base::StatusOr<SourceSet> SourceSet::Open(const std::vector<std::string>& paths,
       if (ec) return base::Status::Errno(ec.value(), "%s: cannot list the directory", path.c_str());
       std::sort(found.begin(), found.end());
       for (const std::string& file : found) {
-        RETURN_IF_ERROR(set.Add(file, false, normal_pids, holding));
+        RETURN_IF_ERROR(set.Add(file, false, normal_pids, holding, buffers));
       }
     } else {
-      RETURN_IF_ERROR(set.Add(path, true, normal_pids, holding));
+      RETURN_IF_ERROR(set.Add(path, true, normal_pids, holding, buffers));
     }
   }
   set.ResolveChains();

@@ -29,6 +29,7 @@
 #include <utility>
 #include <vector>
 
+#include "jitscope/base/files.h"
 #include "jitscope/base/status.h"
 #include "jitscope/formats/registered_frames.h"
 #include "jitscope/symbolize/code_history.h"
@@ -63,9 +64,11 @@ class SourceSet {
   // explicitly is of no supported format or cannot be parsed at all. A file found in a directory
   // of `directory_pids` belongs to that pid, whatever its header or name says: the copies record
   // keeps of a process in another pid namespace carry its pid there (record/container_files.h).
+  // Copies (kCopied) are read into `buffers`' memory, when given.
   static base::StatusOr<SourceSet> Open(const std::vector<std::string>& paths,
                                         const std::map<std::string, uint32_t>& directory_pids = {},
-                                        FileHolding holding = FileHolding::kMapped);
+                                        FileHolding holding = FileHolding::kMapped,
+                                        base::CopyBuffers* buffers = nullptr);
 
   SourceSet(SourceSet&&) noexcept;
   SourceSet& operator=(SourceSet&&) noexcept;
@@ -140,7 +143,8 @@ class SourceSet {
   struct File;
   SourceSet();
   base::Status Add(const std::string& path, bool explicit_path,
-                   const std::map<std::string, uint32_t>& directory_pids, FileHolding holding);
+                   const std::map<std::string, uint32_t>& directory_pids, FileHolding holding,
+                   base::CopyBuffers* buffers);
   void ResolveChains();
   // The files an index of `pid` reads, in order.
   std::vector<const File*> FilesOf(std::optional<uint32_t> pid) const;

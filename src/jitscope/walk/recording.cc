@@ -123,7 +123,8 @@ base::StatusOr<symbolize::SourceSet> OpenJitSources(const std::vector<std::strin
                                                     std::vector<std::string>* missing) {
   const session::SampleData& data = recording.data;
   auto open = [&recording](const std::vector<std::string>& paths) {
-    return symbolize::SourceSet::Open(paths, recording.copies_of, recording.jit_files);
+    return symbolize::SourceSet::Open(paths, recording.copies_of, recording.jit_files,
+                                      recording.copy_buffers);
   };
   std::optional<symbolize::SourceSet> sources;
   ASSIGN_OR_RETURN(sources, open(own_paths));

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "jitscope/base/files.h"
 #include "jitscope/base/status.h"
 #include "jitscope/session/perf_record.h"
 #include "jitscope/session/samples_file.h"
@@ -51,6 +52,9 @@ struct Recording {
   // How its JIT files are read: copied while their writers may still run (record's unwinding
   // while it records), mapped otherwise.
   symbolize::FileHolding jit_files = symbolize::FileHolding::kMapped;
+  // The memory those copies are read into, kept by a reader that reads them again and again
+  // (record's, at every batch); nullptr: fresh memory for each.
+  base::CopyBuffers* copy_buffers = nullptr;
   // The recording was made of processes rather than of one command (record -a, record -p of
   // several, perf record -a or -p of several): its processes are kept apart. The processes a
   // command starts (or a sanitizer's helper process) are its own, and are not.

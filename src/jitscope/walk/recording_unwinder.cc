@@ -172,11 +172,13 @@ base::Status RecordingUnwinder::Unwind(std::string batch) {
   recording.session_directory = directory_;
   ReadSessionDescription(recording);  // record -p: where the processes' collectors write
   recording.jit_files = symbolize::FileHolding::kCopied;  // their writers run
+  recording.copy_buffers = &copy_buffers_;
   const std::string_view records = std::string_view(*recording.data.copy).substr(batch_start);
   NoteProcesses(records);  // whatever becomes of this batch: the later ones need to know
   base::StatusOr<symbolize::SourceSet> sources = OpenRecordingJitSources(recording, {});
   if (!sources.ok()) return WriteAsRecorded(records);
   SampleWalker walker(recording.data, *sources, recording.vdso_path, /*latest_code=*/false);
+  walker.address_space().ShareModules(&modules_);
   // The files as report reads them: a session unwound again (an archived one, say) reads its
   // archive's copies.
   DescribeSessionFiles(recording, walker.files());

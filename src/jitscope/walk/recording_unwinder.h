@@ -27,7 +27,8 @@
 // (session::kCheckpointIntervalNs) when no other batch waits, so that is the samples of the last
 // interval and of the batch being unwound (a few milliseconds' work, when the JIT files are not
 // large). A batch is not handed over more often than the unwinding thread takes them: each one
-// reads the JIT files anew.
+// reads the JIT files anew, though into memory kept from the batch before (base::CopyBuffers),
+// and takes the ELF files' modules opened by the batches before (ModuleCache).
 #pragma once
 
 #include <condition_variable>
@@ -39,9 +40,11 @@
 #include <string>
 #include <thread>
 
+#include "jitscope/base/files.h"
 #include "jitscope/base/status.h"
 #include "jitscope/session/samples_file.h"
 #include "jitscope/unwind/unwinder.h"
+#include "jitscope/walk/module_cache.h"
 
 namespace jitscope::walk {
 
@@ -116,6 +119,9 @@ class RecordingUnwinder : public session::RecordSink {
   std::set<uint32_t> ended_;
   // The processes in other namespaces, and those they started.
   std::set<uint32_t> elsewhere_;
+  // What the JIT files are copied into, and the ELF files' modules, kept from batch to batch.
+  base::CopyBuffers copy_buffers_;
+  ModuleCache modules_;
   RecordingUnwinding counts_;
   std::shared_ptr<RecordingUnwinding> done_;
   std::thread thread_;

@@ -260,10 +260,14 @@ void SessionAddressSpace::ForEachFileModule(
 unwind::CfiModule* SessionAddressSpace::ModuleFor(const std::string& path) {
   auto [it, inserted] = modules_.try_emplace(path);
   if (inserted) {
-    auto module = files_ != nullptr ? unwind::CfiModule::Open(path, files_->DebugPath())
-                                    : unwind::CfiModule::Open(path);
-    if (module.ok()) it->second = std::move(*module);
-    if (log_reads_ && it->second != nullptr) it->second->LogReads();
+    const std::string debug_path =
+        files_ != nullptr ? files_->DebugPath() : unwind::CfiModule::kDefaultDebugPath;
+    if (shared_modules_ != nullptr && !log_reads_) {
+      it->second = shared_modules_->Open(path, debug_path);
+    } else if (auto module = unwind::CfiModule::Open(path, debug_path); module.ok()) {
+      it->second = std::move(*module);
+      if (log_reads_) it->second->LogReads();
+    }
   }
   return it->second.get();
 }

@@ -48,6 +48,7 @@
 #include "jitscope/unwind/derived_rules.h"
 #include "jitscope/unwind/unwinder.h"
 #include "jitscope/walk/file_identity.h"
+#include "jitscope/walk/module_cache.h"
 #include "jitscope/walk/process_maps.h"
 
 namespace jitscope::walk {
@@ -80,8 +81,12 @@ class SessionAddressSpace : public unwind::AddressSpace, private unwind::CallTar
   size_t ReadCode(uint64_t address, std::span<uint8_t> out) override;
 
   // Has the ELF files' modules opened from now on log what the walks read of them
-  // (unwind::CfiModule::LogReads).
+  // (unwind::CfiModule::LogReads). Those are opened for this object alone, not shared.
   void LogReads() { log_reads_ = true; }
+  // Takes the ELF files' modules from `modules` (which must outlive this object) from now on,
+  // instead of opening them for this object alone: walkers of the same files one after another
+  // open each once.
+  void ShareModules(ModuleCache* modules) { shared_modules_ = modules; }
   // Calls `visit` with each ELF file's module the walks opened so far and the file's path as the
   // recording named it: what they read of it (unwind::CfiModule::code_read, rows_read).
   void ForEachFileModule(const std::function<void(const std::string& path,
@@ -121,7 +126,8 @@ class SessionAddressSpace : public unwind::AddressSpace, private unwind::CallTar
   uint32_t pid_ = 0;
   uint64_t time_ns_ = 0;
   uint64_t jit_time_ns_ = 0;
-  std::map<std::string, std::unique_ptr<unwind::CfiModule>> modules_;  // nullptr: unreadable
+  std::map<std::string, std::shared_ptr<unwind::CfiModule>> modules_;  // nullptr: unreadable
+  ModuleCache* shared_modules_ = nullptr;
   std::unordered_map<const session::Mapping*, unwind::CfiModule*> module_of_mapping_;
   std::map<const unwind::CfiModule*, std::string> recorded_path_;  // of each file module
   bool log_reads_ = false;
